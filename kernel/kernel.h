@@ -1,0 +1,188 @@
+/*
+ * kernel.h -- everything cgengine says to the kernel.
+ *
+ *   hier_   hierarchy discovery from /proc/self/mountinfo
+ *   task_   task snapshots from /proc/PID
+ *   cgfs_   creating groups, applying settings, moving processes
+ *   procev_ the proc connector (netlink) and its event decoder
+ *
+ * No policy lives here.  Functions return 0 (or a count) on success
+ * and -errno on failure; -ESRCH always means "the task is gone", which
+ * callers treat as a normal outcome.
+ */
+#ifndef CGENGINE_KERNEL_H
+#define CGENGINE_KERNEL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define KERNEL_WUR __attribute__((warn_unused_result))
+
+/* ---- hierarchies ------------------------------------------------------ */
+
+enum hier_version {
+	HIER_V1,
+	HIER_V2,
+};
+
+struct hier {
+	char *name;  /* as in /proc/PID/cgroup: "cpu,cpuacct", "name=x", "" */
+	char *mount; /* mount point */
+	enum hier_version version;
+	bool named;  /* a v1 hierarchy with name= */
+};
+
+struct hier_list {
+	struct hier *v;
+	size_t n;
+};
+
+/*
+ * Read a mountinfo file (normally /proc/self/mountinfo) into out: one
+ * entry per hierarchy (the first mount of each, preferring mounts of
+ * the hierarchy's root).  Free with hier_list_free.
+ */
+int hier_discover(const char *mountinfo, struct hier_list *out) KERNEL_WUR;
+void hier_list_free(struct hier_list *l);
+
+/*
+ * Find a hierarchy by the name a config or rule uses: any one of its
+ * controllers ("cpu" finds "cpu,cpuacct"), "name=x", or "unified" for
+ * the v2 mount.  NULL if none.
+ */
+const struct hier *hier_find(const struct hier_list *l, const char *spec);
+
+/* The name a config uses for h: its /proc name, or "unified" for v2. */
+const char *hier_label(const struct hier *h);
+
+/* ---- tasks ------------------------------------------------------------- */
+
+#define TASK_GROUPS_MAX 256
+
+#define TASK_EXE     0x1u /* readlink exe */
+#define TASK_SCRIPT  0x2u /* script path from cmdline (needs TASK_EXE) */
+#define TASK_RT      0x4u /* realtime scheduling policy */
+
+struct task {
+	pid_t pid, ppid;
+	uid_t uid, euid;
+	gid_t gid, egid;
+	gid_t groups[TASK_GROUPS_MAX];
+	size_t ngroups;
+	char comm[64];
+	char exe[PATH_MAX];    /* "" when unknown (kernel threads) */
+	char script[PATH_MAX]; /* "" when not an interpreted script */
+	bool kthread;
+	bool realtime;
+};
+
+/*
+ * Snapshot thread group pid from procroot (normally "/proc"): one read
+ * of status, plus what `what` asks for.  -ESRCH when the task is gone.
+ */
+int task_read(const char *procroot, pid_t pid, unsigned what, struct task *t)
+	KERNEL_WUR;
+
+/*
+ * Given the executable and the NUL-separated command line of a task,
+ * find the script an interpreter runs: the first argument after argv[0]
+ * that is not an option, when exe is a known interpreter.  Writes "" if
+ * none.  Pure; exposed for tests.
+ */
+void task_script_from_cmdline(const char *exe, const char *cmdline,
+			      size_t len, char *out, size_t outlen);
+
+/* A task's current groups, parsed from /proc/PID/cgroup. */
+struct task_cgroups {
+	char buf[4096];
+	struct {
+		const char *hier; /* second field: "cpu,cpuacct", "" for v2 */
+		const char *path;
+	} v[64];
+	size_t n;
+};
+
+int task_read_cgroups(const char *procroot, pid_t pid,
+		      struct task_cgroups *out) KERNEL_WUR;
+/* Parse the text of a /proc/PID/cgroup file (copied into out). */
+int task_parse_cgroups(const char *text, size_t len, struct task_cgroups *out)
+	KERNEL_WUR;
+/* The path for hierarchy name hier, or NULL. */
+const char *task_cgroup_of(const struct task_cgroups *cg, const char *hier);
+
+/*
+ * Call fn for every numeric entry of procroot (every thread group).
+ * Stops early when fn returns non-zero and returns that value.
+ */
+int task_foreach(const char *procroot, int (*fn)(void *arg, pid_t pid),
+		 void *arg);
+
+/* ---- cgroupfs ------------------------------------------------------------ */
+
+/*
+ * Create group path (relative to h's root), parents first.  *created
+ * tells whether the last component was made by this call.
+ */
+int cgfs_mkdir(const struct hier *h, const char *path, bool *created)
+	KERNEL_WUR;
+/* Write value to the control file key of group path. */
+int cgfs_set(const struct hier *h, const char *path, const char *key,
+	     const char *value) KERNEL_WUR;
+/*
+ * Move thread group tgid into group path: cgroup.procs, or for v1
+ * kernels without it every thread through "tasks".
+ */
+int cgfs_move(const struct hier *h, const char *path, pid_t tgid) KERNEL_WUR;
+/* Remove an empty group; -EBUSY while it holds tasks or children. */
+int cgfs_rmdir(const struct hier *h, const char *path) KERNEL_WUR;
+/* True when group path has no task (and so may be removed). */
+bool cgfs_is_empty(const struct hier *h, const char *path);
+
+/* ---- the proc connector ---------------------------------------------------- */
+
+enum procev_type {
+	PROCEV_FORK,
+	PROCEV_EXEC,
+	PROCEV_UID,
+	PROCEV_GID,
+	PROCEV_EXIT,
+};
+
+struct procev_event {
+	enum procev_type type;
+	pid_t pid, tgid;	       /* the task concerned (child for FORK) */
+	pid_t parent_pid, parent_tgid; /* FORK only */
+	uint32_t rid, eid;	       /* UID/GID: real and effective id */
+	uint32_t exit_code;	       /* EXIT only */
+};
+
+/*
+ * Decode one datagram received from sender port `sender` (0 = the
+ * kernel).  Stores at most max events and returns how many, or -EPERM
+ * when the datagram is not from the kernel, -EBADMSG when malformed.
+ * Events the daemon has no use for (comm, sid, ptrace, ...) are skipped.
+ */
+int procev_decode(const void *buf, size_t len, uint32_t sender,
+		  struct procev_event *ev, size_t max) KERNEL_WUR;
+
+struct procev;
+
+/* Open a socket, subscribe to process events.  -EPERM without root. */
+int procev_open(struct procev **out, int rcvbuf) KERNEL_WUR;
+void procev_close(struct procev *p);
+int procev_fd(const struct procev *p);
+/*
+ * Receive and decode one datagram.  Returns the number of events,
+ * -EAGAIN when nothing is waiting, -ENOBUFS when the kernel dropped
+ * events (the caller should rescan), another -errno on error.
+ * Datagrams not from the kernel yield 0 events.
+ */
+int procev_recv(struct procev *p, struct procev_event *ev, size_t max)
+	KERNEL_WUR;
+/* Double the receive buffer (up to a limit); the new size or -errno. */
+int procev_grow(struct procev *p) KERNEL_WUR;
+
+#endif

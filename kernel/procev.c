@@ -1,0 +1,246 @@
+/*
+ * procev.c -- the kernel's process connector over netlink.
+ *
+ * libnl-3 creates, binds and subscribes the socket; datagrams are then
+ * read with recvfrom() into one buffer and decoded by procev_decode(),
+ * a pure function that unit tests and fuzzers can feed any bytes.
+ */
+#include "kernel_private.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/netlink.h>
+#include <netlink/netlink.h>
+#include <netlink/socket.h>
+
+#define RCVBUF_MAX (64 << 20)
+
+struct procev {
+	struct nl_sock *sk;
+	int fd;
+	int rcvbuf;
+	char buf[8192];
+};
+
+/* Copy one proc_event out of a (possibly unaligned) payload. */
+static bool
+event_at(const struct cn_msg *cn, size_t avail, struct proc_event *ev,
+	 size_t need)
+{
+	size_t len = cn->len;
+
+	if (len > avail || len < need)
+		return false;
+	memset(ev, 0, sizeof(*ev));
+	memcpy(ev, cn->data, len < sizeof(*ev) ? len : sizeof(*ev));
+	return true;
+}
+
+#define EVENT_NEED(member) \
+	(offsetof(struct proc_event, event_data) + \
+	 sizeof(((struct proc_event *)0)->event_data.member))
+
+/* Decode one connector message; 1 if an event was stored, else 0. */
+static int
+decode_one(const struct cn_msg *cn, size_t avail, struct procev_event *out)
+{
+	struct proc_event ev;
+
+	if (cn->id.idx != CN_IDX_PROC || cn->id.val != CN_VAL_PROC)
+		return 0;
+	if (!event_at(cn, avail, &ev, offsetof(struct proc_event, event_data)))
+		return 0;
+	memset(out, 0, sizeof(*out));
+	switch (ev.what) {
+	case PROC_EVENT_FORK:
+		if (!event_at(cn, avail, &ev, EVENT_NEED(fork)))
+			return 0;
+		out->type = PROCEV_FORK;
+		out->pid = ev.event_data.fork.child_pid;
+		out->tgid = ev.event_data.fork.child_tgid;
+		out->parent_pid = ev.event_data.fork.parent_pid;
+		out->parent_tgid = ev.event_data.fork.parent_tgid;
+		return 1;
+	case PROC_EVENT_EXEC:
+		if (!event_at(cn, avail, &ev, EVENT_NEED(exec)))
+			return 0;
+		out->type = PROCEV_EXEC;
+		out->pid = ev.event_data.exec.process_pid;
+		out->tgid = ev.event_data.exec.process_tgid;
+		return 1;
+	case PROC_EVENT_UID:
+	case PROC_EVENT_GID:
+		if (!event_at(cn, avail, &ev, EVENT_NEED(id)))
+			return 0;
+		out->type = ev.what == PROC_EVENT_UID ? PROCEV_UID : PROCEV_GID;
+		out->pid = ev.event_data.id.process_pid;
+		out->tgid = ev.event_data.id.process_tgid;
+		out->rid = ev.event_data.id.r.ruid;
+		out->eid = ev.event_data.id.e.euid;
+		return 1;
+	case PROC_EVENT_EXIT:
+		if (!event_at(cn, avail, &ev, EVENT_NEED(exit)))
+			return 0;
+		out->type = PROCEV_EXIT;
+		out->pid = ev.event_data.exit.process_pid;
+		out->tgid = ev.event_data.exit.process_tgid;
+		out->exit_code = ev.event_data.exit.exit_code;
+		return 1;
+	default:
+		return 0; /* comm, sid, ptrace, coredump, acks */
+	}
+}
+
+int
+procev_decode(const void *buf, size_t len, uint32_t sender,
+	      struct procev_event *ev, size_t max)
+{
+	size_t n = 0, off = 0;
+
+	if (sender != 0)
+		return -EPERM;
+	while (off + sizeof(struct nlmsghdr) <= len) {
+		struct nlmsghdr nh;
+
+		memcpy(&nh, (const char *)buf + off, sizeof(nh));
+		if (nh.nlmsg_len < sizeof(nh) || nh.nlmsg_len > len - off)
+			return n > 0 ? (int)n : -EBADMSG;
+		size_t payload = nh.nlmsg_len - NLMSG_HDRLEN;
+		if (nh.nlmsg_type != NLMSG_NOOP && nh.nlmsg_type != NLMSG_ERROR &&
+		    payload >= sizeof(struct cn_msg) && n < max) {
+			const char *data = (const char *)buf + off + NLMSG_HDRLEN;
+			/* cn_msg header, then its data: copy to an aligned place */
+			char aligned[sizeof(struct cn_msg) + sizeof(struct proc_event)]
+				__attribute__((aligned(8)));
+			size_t take = payload < sizeof(aligned) ? payload
+								: sizeof(aligned);
+
+			memcpy(aligned, data, take);
+			n += (size_t)decode_one((const struct cn_msg *)aligned,
+						take - sizeof(struct cn_msg),
+						&ev[n]);
+		}
+		off += NLMSG_ALIGN(nh.nlmsg_len);
+	}
+	return (int)n;
+}
+
+static int
+subscribe(struct procev *p, enum proc_cn_mcast_op op)
+{
+	char buf[NLMSG_SPACE(sizeof(struct cn_msg) + sizeof(op))]
+		__attribute__((aligned(8)));
+	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+	struct cn_msg *cn = NLMSG_DATA(nh);
+
+	memset(buf, 0, sizeof(buf));
+	nh->nlmsg_len = NLMSG_LENGTH(sizeof(*cn) + sizeof(op));
+	nh->nlmsg_type = NLMSG_DONE;
+	nh->nlmsg_pid = nl_socket_get_local_port(p->sk);
+	cn->id.idx = CN_IDX_PROC;
+	cn->id.val = CN_VAL_PROC;
+	cn->len = sizeof(op);
+	memcpy(cn->data, &op, sizeof(op));
+	int rc = nl_sendto(p->sk, buf, nh->nlmsg_len);
+	return rc < 0 ? -EPERM : 0;
+}
+
+static int
+set_rcvbuf(struct procev *p, int size)
+{
+	if (setsockopt(p->fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0 &&
+	    setsockopt(p->fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)) < 0)
+		return -errno;
+	p->rcvbuf = size;
+	return 0;
+}
+
+int
+procev_open(struct procev **out, int rcvbuf)
+{
+	struct procev *p = calloc(1, sizeof(*p));
+	int rc = -ENOMEM;
+
+	*out = NULL;
+	if (p == NULL)
+		return -ENOMEM;
+	if ((p->sk = nl_socket_alloc()) == NULL)
+		goto fail;
+	nl_socket_disable_seq_check(p->sk);
+	nl_socket_disable_auto_ack(p->sk);
+	rc = -EPERM;
+	if (nl_connect(p->sk, NETLINK_CONNECTOR) < 0)
+		goto fail;
+	if (nl_socket_add_membership(p->sk, CN_IDX_PROC) < 0)
+		goto fail;
+	if (nl_socket_set_nonblocking(p->sk) < 0)
+		goto fail;
+	p->fd = nl_socket_get_fd(p->sk);
+	if (rcvbuf > 0 && (rc = set_rcvbuf(p, rcvbuf)) < 0)
+		goto fail;
+	if ((rc = subscribe(p, PROC_CN_MCAST_LISTEN)) < 0)
+		goto fail;
+	*out = p;
+	return 0;
+fail:
+	if (p->sk)
+		nl_socket_free(p->sk);
+	free(p);
+	return rc;
+}
+
+void
+procev_close(struct procev *p)
+{
+	if (p == NULL)
+		return;
+	(void)subscribe(p, PROC_CN_MCAST_IGNORE);
+	nl_socket_free(p->sk);
+	free(p);
+}
+
+int
+procev_fd(const struct procev *p)
+{
+	return p->fd;
+}
+
+int
+procev_recv(struct procev *p, struct procev_event *ev, size_t max)
+{
+	struct sockaddr_nl from;
+	socklen_t fromlen = sizeof(from);
+	ssize_t n;
+
+	do
+		n = recvfrom(p->fd, p->buf, sizeof(p->buf), 0,
+			     (struct sockaddr *)&from, &fromlen);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	if (fromlen < sizeof(from) || from.nl_family != AF_NETLINK)
+		return 0;
+	int rc = procev_decode(p->buf, (size_t)n, from.nl_pid, ev, max);
+	return rc < 0 ? 0 : rc; /* foreign or malformed: nothing to do */
+}
+
+int
+procev_grow(struct procev *p)
+{
+	int size = 0;
+	socklen_t len = sizeof(size);
+
+	if (getsockopt(p->fd, SOL_SOCKET, SO_RCVBUF, &size, &len) < 0)
+		return -errno;
+	if (size >= RCVBUF_MAX)
+		return size;
+	size = size * 2 > RCVBUF_MAX ? RCVBUF_MAX : size * 2;
+	int rc = set_rcvbuf(p, size);
+	return rc < 0 ? rc : size;
+}

@@ -1,0 +1,173 @@
+/*
+ * rules.h -- the cgrules.conf language: parse, index, match.
+ *
+ * This module is pure: besides reading rule files (and resolving user
+ * and group names once, at load time, through an injectable resolver)
+ * it does no I/O.  It knows nothing about netlink, libev or Lua.
+ *
+ * Life cycle:
+ *   set = rules_load(&opts);          parse main file + rules directory
+ *   rules_bind(set, hiers, n);        name the managed hierarchies
+ *   rules_match(set, &task, out);     one decision per hierarchy
+ *   rules_free(set);
+ */
+#ifndef CGENGINE_RULES_H
+#define CGENGINE_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define RULES_WUR __attribute__((warn_unused_result))
+
+/* Longest destination path after template expansion, NUL included. */
+#define RULES_DEST_MAX 1024
+/* Most hierarchies one rule set can be bound to. */
+#define RULES_MAX_HIERS 64
+
+enum rules_semantics {
+	RULES_PER_HIERARCHY, /* first rule naming a hierarchy decides it */
+	RULES_FIRST_MATCH,   /* libcgroup: first matching rule decides all */
+};
+
+enum rules_severity {
+	RULES_WARNING,
+	RULES_ERROR,
+};
+
+enum rules_key_kind {
+	RULES_KEY_USER,  /* "alice" */
+	RULES_KEY_GROUP, /* "@students" */
+	RULES_KEY_ANY,   /* "*" */
+};
+
+#define RULES_OPT_IGNORE    0x1u /* leave alone if already at/below dest */
+#define RULES_OPT_IGNORE_RT 0x2u /* leave realtime tasks alone */
+
+/*
+ * Resolves user and group names while a rule set loads.  Each function
+ * returns 0 on success or -ENOENT.  group() hands back the uids of the
+ * group's listed members in a malloc'd array the caller frees (may be
+ * NULL when there are none).
+ */
+struct rules_names {
+	int (*user)(void *arg, const char *name, uid_t *uid);
+	int (*group)(void *arg, const char *name, gid_t *gid, uid_t **members,
+		     size_t *nmembers);
+	void *arg;
+};
+
+/* The resolver backed by the system's NSS (getpwnam_r, getgrnam_r). */
+extern const struct rules_names rules_nss_names;
+
+struct rules_options {
+	const char *file;	     /* main rules file; required */
+	const char *dir;	     /* rules directory; NULL or "" = none */
+	enum rules_semantics semantics;
+	const struct rules_names *names; /* NULL = rules_nss_names */
+	/*
+	 * Called once per problem with a complete "file:line: message"
+	 * (warnings read "file:line: warning: ...").  May be NULL.
+	 */
+	void (*report)(void *arg, enum rules_severity sev, const char *msg);
+	void *report_arg;
+};
+
+/* One rule as written; owned by its rule set. */
+struct rules_rule {
+	const char *file;     /* file the rule came from */
+	unsigned line;	      /* 1-based line number */
+	enum rules_key_kind kind;
+	const char *key;      /* user or group name, or "*" */
+	uint32_t id;	      /* uid or gid; 0 for "*" */
+	const char *process;  /* process pattern, or NULL */
+	const char *controllers; /* as written, e.g. "cpu,name=classes" */
+	const char *dest;     /* destination as written (escapes kept) */
+	unsigned options;     /* RULES_OPT_* */
+	bool continuation;    /* written as "%" */
+	bool templated;	      /* dest has %u %U %g %G %p %P */
+	uint64_t hits;	      /* decisions this rule made */
+	/* private to rules/ */
+	uint32_t head;	      /* index of the rule this one continues */
+	uint64_t mask;	      /* bound hierarchies the rule names */
+	uint8_t pmode;	      /* how the process field is matched */
+};
+
+/*
+ * What the matcher needs to know about a task.  Pointers are borrowed.
+ * cgroups, when not NULL, has one entry per bound hierarchy: the task's
+ * current group there (NULL = unknown).  user and group are the names
+ * of euid and egid for %u and %g; NULL makes those expand to numbers.
+ */
+struct rules_task {
+	pid_t pid;
+	uid_t uid, euid;
+	gid_t gid, egid;
+	const gid_t *groups; /* supplementary groups */
+	size_t ngroups;
+	const char *exe;     /* executable path, NULL if unknown */
+	const char *comm;    /* kernel command name */
+	const char *script;  /* script run through an interpreter, or NULL */
+	const char *user;
+	const char *group;
+	const char *const *cgroups;
+	bool realtime;
+};
+
+/* One decision per bound hierarchy. */
+struct rules_decision {
+	const struct rules_rule *rule; /* rule that decided, NULL = no rule */
+	bool move;		       /* true: put the task in dest */
+	char dest[RULES_DEST_MAX];     /* expanded destination when move */
+};
+
+/*
+ * Parse opts->file and then the *.conf files of opts->dir in sorted
+ * order.  Returns a new set (free with rules_free) or NULL when any
+ * error was reported (or memory ran out).
+ */
+struct rules_set *rules_load(const struct rules_options *opts) RULES_WUR;
+
+/* Parse rules from memory; name is used in messages.  As rules_load. */
+struct rules_set *rules_parse_buffer(const char *name, const char *text,
+				     size_t len,
+				     const struct rules_options *opts) RULES_WUR;
+
+void rules_free(struct rules_set *set);
+
+/*
+ * Tell the set which hierarchies it decides for: names as the second
+ * field of /proc/PID/cgroup shows them ("cpu,cpuacct", "name=classes").
+ * A rule controller names a hierarchy when it equals one of the
+ * hierarchy's comma-separated parts; "*" names them all.
+ * Returns 0, or -E2BIG beyond RULES_MAX_HIERS.
+ */
+int rules_bind(struct rules_set *set, const char *const *hiers, size_t n)
+	RULES_WUR;
+
+/*
+ * Decide, for each bound hierarchy i, what to do with the task; fills
+ * out[0..n-1] where n is the count given to rules_bind.  Counts hits.
+ * Does no I/O and no name look-ups.
+ */
+void rules_match(struct rules_set *set, const struct rules_task *task,
+		 struct rules_decision *out);
+
+size_t rules_count(const struct rules_set *set);
+const struct rules_rule *rules_get(const struct rules_set *set, size_t i);
+enum rules_semantics rules_semantics(const struct rules_set *set);
+/* True when some rule uses ignore_rt (callers then fill task.realtime). */
+bool rules_need_realtime(const struct rules_set *set);
+/* True when some rule has a process field (callers then fill exe etc.). */
+bool rules_need_process(const struct rules_set *set);
+
+/*
+ * Expand a destination template for a task into buf: %u %U %g %G %p
+ * %P and backslash escapes.  Expanded values never contain '/' and are
+ * never "." or "..".  Returns 0 or -ENAMETOOLONG.
+ */
+int rules_expand(const char *tmpl, const struct rules_task *task, char *buf,
+		 size_t len) RULES_WUR;
+
+#endif

@@ -1,0 +1,64 @@
+/*
+ * rules_private.h -- shared between the files of rules/ only.
+ */
+#ifndef CGENGINE_RULES_PRIVATE_H
+#define CGENGINE_RULES_PRIVATE_H
+
+#include "rules.h"
+
+/* How a rule's process field is matched (rules_rule.pmode). */
+enum {
+	PMODE_NONE,    /* no process field */
+	PMODE_NAME,    /* exact name: basename of exe/script, or comm */
+	PMODE_PATH,    /* exact full path of exe or script */
+	PMODE_PATTERN, /* glob over names or paths */
+};
+
+/* Index key kinds: key kind x process mode. */
+enum {
+	IDX_GENERAL, /* no process field, or a pattern */
+	IDX_NAME,
+	IDX_PATH,
+};
+
+/* A bump allocator: strings live as long as the rule set. */
+struct arena {
+	struct arena_chunk *head;
+};
+
+char *arena_strdup(struct arena *a, const char *s);
+void arena_free(struct arena *a);
+
+/* Sorted list of rule numbers. */
+struct rule_list {
+	uint32_t *v;
+	uint32_t n, cap;
+};
+
+struct rules_index;
+struct rules_index *index_new(void);
+void index_free(struct rules_index *ix);
+/* Append rule number r under (kind, pmode, id, name); 0 or -ENOMEM. */
+int index_add(struct rules_index *ix, int kind, int pmode, uint32_t id,
+	      const char *name, uint32_t r);
+const struct rule_list *index_get(const struct rules_index *ix, int kind,
+				  int pmode, uint32_t id, const char *name);
+
+struct rules_set {
+	struct rules_rule *rules;
+	size_t n, cap;
+	struct arena strings;
+	struct rules_index *index;
+	enum rules_semantics semantics;
+	size_t nhiers;
+	uint64_t named;	  /* union of bound rule masks */
+	bool need_rt;
+	bool need_process;
+};
+
+/* Glob match of a process field against a task (pattern or exact). */
+bool process_matches(const struct rules_rule *r, const struct rules_task *t);
+/* Pointer to the last path component of p. */
+const char *base_name(const char *p);
+
+#endif

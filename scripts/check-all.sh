@@ -1,0 +1,44 @@
+#!/bin/sh
+# Build cgengine from scratch twice -- plain and with ASan+UBSan -- in
+# separate build directories, run the whole test suite in each, and
+# print one summary line: "N passed, N failed, N skipped".
+# Usage: scripts/check-all.sh [--distcheck]
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+[ -x configure ] || autoreconf -fi || exit 1
+
+pass=0 fail=0 skip=0 status=0
+tally() { # $1 = make output file
+	p=$(sed -n 's/^# PASS: *//p' "$1" | tail -1)
+	f=$(sed -n 's/^# FAIL: *//p' "$1" | tail -1)
+	e=$(sed -n 's/^# ERROR: *//p' "$1" | tail -1)
+	s=$(sed -n 's/^# SKIP: *//p' "$1" | tail -1)
+	pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0} + ${e:-0})); skip=$((skip + ${s:-0}))
+}
+
+for variant in plain sanitizers; do
+	dir="$top/build-$variant"
+	rm -rf "$dir" && mkdir -p "$dir" || exit 1
+	flags=""
+	[ "$variant" = sanitizers ] && flags="--enable-sanitizers"
+	echo "=== $variant build ==="
+	(cd "$dir" && "$top/configure" -q $flags && make -j2 >/dev/null) || { echo "build failed ($variant)"; status=1; fail=$((fail + 1)); continue; }
+	(cd "$dir" && make -j2 check) >"$dir/check.out" 2>&1 || status=1
+	grep -E '^(PASS|FAIL|ERROR|SKIP|XFAIL|XPASS):' "$dir/check.out" | grep -v '^PASS' | sed "s/^/[$variant] /"
+	sed -n '/^# TOTAL/,/^# ERROR/p' "$dir/check.out" | sed "s/^/[$variant] /"
+	[ $status -ne 0 ] && [ -f "$dir/test-suite.log" ] && sed -n '1,200p' "$dir/test-suite.log"
+	tally "$dir/check.out"
+done
+
+if [ "${1:-}" = "--distcheck" ]; then
+	echo "=== make distcheck ==="
+	if (cd "$top/build-plain" && make -j2 distcheck >distcheck.out 2>&1); then
+		echo "distcheck: ok"; pass=$((pass + 1))
+	else
+		tail -40 "$top/build-plain/distcheck.out"; echo "distcheck: FAILED"
+		fail=$((fail + 1)); status=1
+	fi
+fi
+echo "$pass passed, $fail failed, $skip skipped"
+exit $status

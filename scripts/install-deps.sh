@@ -1,0 +1,10 @@
+#!/bin/sh
+# Install everything cgengine needs to build, test and run its demo on
+# Debian 12. Run as root.
+set -e
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends \
+    build-essential autoconf automake pkg-config \
+    libconfuse-dev libnl-3-dev libev-dev liblua5.4-dev \
+    cgroup-tools procps passwd >/dev/null

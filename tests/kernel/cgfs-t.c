@@ -1,0 +1,73 @@
+/*
+ * cgfs-t.c -- integration tests for kernel/cgfs.c as root on a private
+ * named hierarchy: create with parents, settings, moving a child the
+ * test started, reading it back, removal rules.
+ */
+#include "kernel/kernel.h"
+#include "tests/lib/testenv.h"
+#include "tests/tap/tap.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+int
+main(void)
+{
+	const char *why = testenv_unavailable();
+	struct testhier th;
+	struct hier_list l;
+	char key[96], buf[4096];
+	bool created;
+
+	if (why != NULL)
+		skip_all("%s", why);
+	plan(21);
+	if (testenv_mount(&th, "cgfs") < 0)
+		bail("mount failed");
+	if (hier_discover("/proc/self/mountinfo", &l) < 0)
+		bail("mountinfo");
+	snprintf(key, sizeof(key), "name=%s", th.name);
+	const struct hier *h = hier_find(&l, key);
+	ok(h != NULL, "the private hierarchy is discovered");
+	if (h == NULL)
+		bail("not found");
+	is_string(th.dir, h->mount, "at its mount point");
+
+	is_int(0, cgfs_mkdir(h, "/a/b/c", &created), "mkdir with parents");
+	ok(created, "the leaf was created");
+	is_int(0, cgfs_mkdir(h, "/a/b/c", &created), "mkdir again");
+	ok(!created, "second time nothing is created");
+	is_int(0, cgfs_mkdir(h, "/", &created), "mkdir of the root is a no-op");
+
+	is_int(0, cgfs_set(h, "/a/b/c", "notify_on_release", "1"), "write a setting");
+	snprintf(buf, sizeof(buf), "%s/a/b/c/notify_on_release", th.dir);
+	FILE *f = fopen(buf, "r");
+	int v = -1;
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -2;
+		fclose(f);
+	}
+	is_int(1, v, "the setting reads back");
+	is_int(-ENOENT, cgfs_set(h, "/a/b/c", "no.such.file", "1"), "unknown setting: -ENOENT");
+	is_int(-EINVAL, cgfs_set(h, "/a", "../x", "1"), "a key with '/' is refused");
+
+	pid_t child = testenv_sleeper();
+	ok(cgfs_is_empty(h, "/a/b/c"), "new group is empty");
+	is_int(0, cgfs_move(h, "/a/b/c", child), "move our child");
+	is_string("/a/b/c", testenv_cgroup_of(child, key, buf, sizeof(buf)),
+		  "the kernel shows it in /a/b/c");
+	ok(!cgfs_is_empty(h, "/a/b/c"), "group is no longer empty");
+	is_int(-EBUSY, cgfs_rmdir(h, "/a/b/c"), "cannot remove a busy group");
+	is_int(0, cgfs_move(h, "/", child), "move back to the root");
+	is_int(0, cgfs_rmdir(h, "/a/b/c"), "remove the empty group");
+	is_int(-ENOENT, cgfs_move(h, "/a/b/c", child), "moving into a missing group: -ENOENT");
+	testenv_stop(child);
+	is_int(-ESRCH, cgfs_move(h, "/a", child), "moving a task that exited: -ESRCH");
+	is_int(-EINVAL, cgfs_rmdir(h, "/"), "the root is never removed");
+
+	hier_list_free(&l);
+	testenv_umount(&th);
+	return tap_done();
+}

@@ -1,0 +1,220 @@
+/*
+ * parse-t.c -- tests for rules/parse.c: the cgrules.conf grammar and
+ * its error messages, asserted exactly.
+ */
+#include "fake.h"
+#include "tests/tap/tap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct bad_case {
+	const char *text;
+	const char *msg; /* the one message expected */
+};
+
+static const struct bad_case bad[] = {
+	{ "alice cpu\n", "t.conf:1: expected '<key> <controllers> <destination> [<options>]'" },
+	{ "alice\n", "t.conf:1: expected '<key> <controllers> <destination> [<options>]'" },
+	{ "\n# c\nalice cpu /a ignore extra\n", "t.conf:3: unexpected text 'extra' after options" },
+	{ "alice cpu /a bogus\n", "t.conf:1: unknown option 'bogus'" },
+	{ "alice cpu /a ignore,bogus\n", "t.conf:1: unknown option 'bogus'" },
+	{ "% cpu /a\n", "t.conf:1: '%' continuation without a preceding rule" },
+	{ "\"alice cpu /a\n", "t.conf:1: unterminated quote" },
+	{ "alice: cpu /a\n", "t.conf:1: empty process name" },
+	{ "@ cpu /a\n", "t.conf:1: empty group name" },
+	{ ":foo cpu /a\n", "t.conf:1: empty user name" },
+	{ "alice cpu,,mem /a\n", "t.conf:1: invalid controller ''" },
+	{ "alice CPU! /a\n", "t.conf:1: invalid controller 'CPU!'" },
+	{ "alice name= /a\n", "t.conf:1: invalid controller 'name='" },
+	{ "alice cpu /a/../b\n", "t.conf:1: destination must not contain '..'" },
+	{ "alice cpu ..\n", "t.conf:1: destination must not contain '..'" },
+	{ "alice cpu /a/%x\n", "t.conf:1: unknown template '%x' in destination" },
+	{ "alice cpu /a/%\n", "t.conf:1: unknown template '% ' in destination" },
+	{ "alice cpu /a\\\n", "t.conf:1: trailing backslash in destination" },
+	{ "alice cpu /a\n%:vi cpu /b\n", "t.conf:2: '%' takes its process from the rule it continues" },
+	{ "alice cpu /a\x00x\n", "t.conf:1: line contains a NUL byte" },
+};
+
+struct warn_case {
+	const char *text;
+	const char *msg;
+	size_t rules; /* rules loaded despite the warning */
+};
+
+static const struct warn_case warn[] = {
+	{ "nobody cpu /a\n% net_cls /b\nalice cpu /c\n",
+	  "t.conf:1: warning: unknown user 'nobody'; rule skipped", 1 },
+	{ "@nogroup cpu /a\n%\tcpu /b\n% cpu /c\nbob cpu /d\n",
+	  "t.conf:1: warning: unknown group 'nogroup'; rule skipped", 1 },
+	{ "alice cpu /a\nghost:vim * /b\n% * /c\n",
+	  "t.conf:2: warning: unknown user 'ghost'; rule skipped", 1 },
+};
+
+static void
+test_bad(void)
+{
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct fake_log log;
+		const char *t = bad[i].text;
+		size_t len = strlen(t);
+		struct rules_options o = { .file = "t.conf", .names = &fake_names,
+					   .report = fake_report,
+					   .report_arg = &log };
+
+		if (strstr(bad[i].msg, "NUL") != NULL)
+			len = strlen(t) + 3; /* the text holds a NUL */
+		log.n = 0;
+		struct rules_set *s = rules_parse_buffer("t.conf", t, len, &o);
+		ok(s == NULL, "bad input %zu is refused", i);
+		is_int(1, log.n, "bad input %zu gives one message", i);
+		is_string(bad[i].msg, log.n > 0 ? log.msg[0] : NULL,
+			  "bad input %zu message", i);
+		rules_free(s);
+	}
+}
+
+static void
+test_warn(void)
+{
+	for (size_t i = 0; i < sizeof(warn) / sizeof(warn[0]); i++) {
+		struct fake_log log;
+		struct rules_set *s = fake_load(warn[i].text, RULES_PER_HIERARCHY, &log);
+
+		ok(s != NULL, "warning case %zu still loads", i);
+		is_int(1, log.n, "warning case %zu: one message", i);
+		is_string(warn[i].msg, log.n ? log.msg[0] : NULL,
+			  "warning case %zu message", i);
+		is_int((long long)warn[i].rules, s ? (long long)rules_count(s) : -1,
+		       "warning case %zu: other rules kept", i);
+		rules_free(s);
+	}
+}
+
+static void
+test_fields(void)
+{
+	struct fake_log log;
+	const char *text =
+		"# the university\n"
+		"\n"
+		"  alice\tcpu,memory\t/profs   # trailing comment\n"
+		"@students:firefox net_cls /www ignore\n"
+		"%  cpu  students/%u ignore_rt,ignore\n"
+		"*:/usr/bin/nfs* name=classes /nfs\n"
+		"\"prof:my prog\" \"cpu\" \"/with space\"\n"
+		"bob:vi * /x#comment right after\n";
+	struct rules_set *s = fake_load(text, RULES_PER_HIERARCHY, &log);
+	const struct rules_rule *r;
+
+	if (!ok(s != NULL, "the sample file loads"))
+		bail("cannot go on: %s", log.n ? log.msg[0] : "?");
+	is_int(0, log.n, "no messages");
+	is_int(6, (long long)rules_count(s), "six rules");
+
+	r = rules_get(s, 0);
+	is_int(3, r->line, "rule 0 line");
+	is_int(RULES_KEY_USER, r->kind, "rule 0 is a user rule");
+	is_int(1000, r->id, "rule 0 uid");
+	is_string("cpu,memory", r->controllers, "rule 0 controllers");
+	is_string("/profs", r->dest, "rule 0 dest");
+	ok(r->process == NULL, "rule 0 has no process");
+
+	r = rules_get(s, 1);
+	is_int(RULES_KEY_GROUP, r->kind, "rule 1 is a group rule");
+	is_int(500, r->id, "rule 1 gid");
+	is_string("students", r->key, "rule 1 key");
+	is_string("firefox", r->process, "rule 1 process");
+	is_int(RULES_OPT_IGNORE, r->options, "rule 1 ignore");
+
+	r = rules_get(s, 2);
+	ok(r->continuation, "rule 2 continues");
+	is_string("firefox", r->process, "rule 2 inherits the process");
+	is_int(500, r->id, "rule 2 inherits the key");
+	is_string("/students/%u", r->dest, "relative dest gets a leading slash");
+	ok(r->templated, "rule 2 is templated");
+	is_int(RULES_OPT_IGNORE | RULES_OPT_IGNORE_RT, r->options, "two options");
+
+	r = rules_get(s, 3);
+	is_int(RULES_KEY_ANY, r->kind, "rule 3 is '*'");
+	is_string("/usr/bin/nfs*", r->process, "rule 3 path pattern");
+	is_string("name=classes", r->controllers, "named hierarchy");
+
+	r = rules_get(s, 4);
+	is_string("my prog", r->process, "quoted key with a blank");
+	is_string("/with space", r->dest, "quoted destination");
+	is_string("t.conf", r->file, "file name kept");
+	rules_free(s);
+	(void)0;
+}
+
+static void
+test_nasty(void)
+{
+	struct fake_log log;
+	size_t big = 1 << 20;
+	char *text = malloc(big + 64);
+	struct rules_set *s;
+
+	/* one very long line */
+	memset(text, 'a', big);
+	memcpy(text + big, " cpu /x\n", 9);
+	s = fake_load(text, RULES_PER_HIERARCHY, &log);
+	ok(s != NULL && log.n == 1, "a 1 MiB user name is just an unknown user");
+	rules_free(s);
+
+	/* binary junk of every byte value except newline and NUL */
+	for (size_t i = 0; i < 4096; i++) {
+		unsigned char c = (unsigned char)(i * 131 + 7);
+		text[i] = c == 0 ? 1 : (char)c;
+	}
+	text[4096] = '\0';
+	s = fake_load(text, RULES_PER_HIERARCHY, &log);
+	ok(log.n > 0, "binary junk is reported, not crashed on");
+	rules_free(s);
+
+	s = fake_load("", RULES_PER_HIERARCHY, &log);
+	ok(s != NULL && rules_count(s) == 0 && log.n == 0, "empty text is valid");
+	rules_free(s);
+	s = fake_load("%\n", RULES_PER_HIERARCHY, &log);
+	ok(s == NULL && log.n == 1, "a lone %% at the top is an error");
+	rules_free(s);
+	s = fake_load("alice cpu /a", RULES_PER_HIERARCHY, &log);
+	ok(s != NULL && rules_count(s) == 1, "no final newline is fine");
+	rules_free(s);
+	s = fake_load("alice cpu /a\r\n", RULES_PER_HIERARCHY, &log);
+	ok(s != NULL && strcmp(rules_get(s, 0)->dest, "/a") == 0,
+	   "CRLF line ends are blanks");
+	rules_free(s);
+	s = fake_load("a b c d e f g h\nalice cpu /a bad\n", RULES_PER_HIERARCHY, &log);
+	is_int(2, log.n, "every bad line is reported, not just the first");
+	rules_free(s);
+	free(text);
+}
+
+static void
+test_missing_file(void)
+{
+	struct fake_log log = { .n = 0 };
+	struct rules_options o = { .file = "/nonexistent/cgrules.conf",
+				   .names = &fake_names, .report = fake_report,
+				   .report_arg = &log };
+	struct rules_set *s = rules_load(&o);
+
+	ok(s == NULL, "a missing main file is an error");
+	is_string("/nonexistent/cgrules.conf: cannot open: No such file or directory",
+		  log.n ? log.msg[0] : NULL, "missing file message");
+}
+
+int
+main(void)
+{
+	plan(20 * 3 + 3 * 4 + 26 + 7 + 2);
+	test_bad();
+	test_warn();
+	test_fields();
+	test_nasty();
+	test_missing_file();
+	return tap_done();
+}

@@ -1,0 +1,81 @@
+/*
+ * template-t.c -- tests for rules/template.c: every template, escapes,
+ * values made safe as one path component, and the length limit.
+ */
+#include "rules/rules.h"
+#include "tests/tap/tap.h"
+
+#include <errno.h>
+#include <string.h>
+
+static const struct rules_task task = {
+	.pid = 77, .uid = 1000, .euid = 1001, .gid = 100, .egid = 101,
+	.exe = "/usr/bin/firefox-esr", .comm = "firefox", .user = "alice",
+	.group = "students",
+};
+
+struct tcase {
+	const char *tmpl, *want;
+};
+
+static const struct tcase cases[] = {
+	{ "/plain", "/plain" },
+	{ "/u/%u", "/u/alice" },
+	{ "/U/%U", "/U/1001" },
+	{ "/g/%g", "/g/students" },
+	{ "/G/%G", "/G/101" },
+	{ "/p/%p", "/p/firefox-esr" },
+	{ "/P/%P", "/P/77" },
+	{ "/%u/%p/%P", "/alice/firefox-esr/77" },
+	{ "/lit\\%u", "/lit%u" },
+	{ "/back\\\\slash", "/back\\slash" },
+	{ "/%u%U", "/alice1001" },
+	{ "/100\\%", "/100%" },
+};
+
+static const char *
+expand(const char *tmpl, const struct rules_task *t)
+{
+	static char out[RULES_DEST_MAX];
+
+	return rules_expand(tmpl, t, out, sizeof(out)) == 0 ? out : NULL;
+}
+
+int
+main(void)
+{
+	char buf[RULES_DEST_MAX];
+	size_t n = sizeof(cases) / sizeof(cases[0]);
+
+	plan((int)n + 8);
+	for (size_t i = 0; i < n; i++) {
+		int rc = rules_expand(cases[i].tmpl, &task, buf, sizeof(buf));
+		is_string(cases[i].want, rc == 0 ? buf : NULL, "expand %s", cases[i].tmpl);
+	}
+
+	struct rules_task t = task;
+	t.user = NULL;
+	t.group = NULL;
+	is_string("/1001/101", expand("/%u/%g", &t), "no names: numbers");
+
+	t = task;
+	t.exe = NULL;
+	t.comm = "kworker/0:1";
+	is_string("/k/kworker_0:1", expand("/k/%p", &t), "a '/' in a value becomes '_'");
+
+	t.comm = "..";
+	is_string("/k/_", expand("/k/%p", &t), "'..' as a value becomes '_'");
+
+	t = task;
+	t.user = "";
+	is_string("/u/_", expand("/u/%u", &t), "an empty value becomes '_'");
+
+	t = task;
+	t.script = "/home/alice/bin/job.py";
+	is_string("/p/job.py", expand("/p/%p", &t), "%%p names the script of an interpreted program");
+
+	is_int(-ENAMETOOLONG, rules_expand("/%u/%u", &task, buf, 8), "too long: -ENAMETOOLONG");
+	is_int(-ENAMETOOLONG, rules_expand("/abcdefgh", &task, buf, 4), "too long literal");
+	is_int(0, rules_expand("/abc", &task, buf, 5), "exact fit");
+	return tap_done();
+}
