@@ -8,7 +8,9 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int
@@ -43,6 +45,50 @@ test_script_heuristic(void)
 	}
 }
 
+/*
+ * Build a /proc look-alike in a temporary directory: the text files of
+ * tests/data/proc linked in, plus the exe links (which make dist would
+ * turn into copies of the binaries, so they are made here).
+ */
+static void
+make_procroot(char *root, size_t len)
+{
+	static const char *const files[] = { "1234/status", "1234/cmdline",
+		"1234/cgroup", "2/status", "3000/status", "4000/status" };
+	char from[8192], to[8192], data[4096];
+
+	if (realpath(tap_data_dir(), data) == NULL)
+		bail("no fixtures at %s", tap_data_dir());
+	snprintf(root, len, "/tmp/cgetest-proc.XXXXXX");
+	if (mkdtemp(root) == NULL)
+		bail("mkdtemp");
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(to, sizeof(to), "%s/%s", root, files[i]);
+		to[strlen(root) + 1 + strcspn(files[i], "/")] = '\0';
+		mkdir(to, 0755);
+		snprintf(from, sizeof(from), "%s/proc/%s", data, files[i]);
+		snprintf(to, sizeof(to), "%s/%s", root, files[i]);
+		if (symlink(from, to) < 0)
+			bail("symlink %s", to);
+	}
+	snprintf(to, sizeof(to), "%s/1234/exe", root);
+	if (symlink("/usr/bin/python3.11", to) < 0)
+		bail("symlink");
+	snprintf(to, sizeof(to), "%s/4000/exe", root);
+	if (symlink("/usr/bin/vim (deleted)", to) < 0)
+		bail("symlink");
+}
+
+static void
+remove_procroot(const char *root)
+{
+	char cmd[4200];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	if (system(cmd) != 0)
+		diag("could not remove %s", root);
+}
+
 int
 main(void)
 {
@@ -51,7 +97,7 @@ main(void)
 	struct task_cgroups cg;
 
 	plan(47);
-	snprintf(procroot, sizeof(procroot), "%s/proc", tap_data_dir());
+	make_procroot(procroot, sizeof(procroot));
 
 	is_int(0, task_read(procroot, 1234, TASK_EXE | TASK_SCRIPT, &t), "read 1234");
 	is_string("python3", t.comm, "comm");
@@ -104,5 +150,6 @@ main(void)
 	is_int(4, n, "four tasks in the fixture");
 
 	test_script_heuristic();
+	remove_procroot(procroot);
 	return tap_done();
 }
