@@ -95,6 +95,13 @@ int task_read(const char *procroot, pid_t pid, unsigned what, struct task *t)
 void task_script_from_cmdline(const char *exe, const char *cmdline,
 			      size_t len, char *out, size_t outlen);
 
+/*
+ * Start time of pid (clock ticks since boot, field 22 of stat): with
+ * the pid it identifies a process even after the pid is reused.
+ */
+int task_start_time(const char *procroot, pid_t pid, uint64_t *start)
+	KERNEL_WUR;
+
 /* A task's current groups, parsed from /proc/PID/cgroup. */
 struct task_cgroups {
 	char buf[4096];

@@ -215,6 +215,29 @@ task_read(const char *procroot, pid_t pid, unsigned what, struct task *t)
 }
 
 int
+task_start_time(const char *procroot, pid_t pid, uint64_t *start)
+{
+	char path[128], buf[1024];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%d/stat", procroot, (int)pid);
+	if ((n = read_file(path, buf, sizeof(buf))) < 0)
+		return gone((int)n);
+	/* the command name may hold blanks and parentheses: skip past the last ')' */
+	char *s = strrchr(buf, ')');
+	if (s == NULL)
+		return -EBADMSG;
+	s++;
+	for (int field = 3; field < 22; field++) {
+		s = strchr(s + 1, ' ');
+		if (s == NULL)
+			return -EBADMSG;
+	}
+	*start = strtoull(s + 1, NULL, 10);
+	return 0;
+}
+
+int
 task_parse_cgroups(const char *text, size_t len, struct task_cgroups *out)
 {
 	if (len >= sizeof(out->buf))

@@ -1,0 +1,218 @@
+/*
+ * engined.h -- the daemon's internal interfaces (engined/ only).
+ *
+ *   log.c      logging to stderr, syslog or a file
+ *   config.c   cgengined.conf (libconfuse)
+ *   policy.c   config + hierarchies + rules, built and swapped as one
+ *   tasktab.c  per-process bookkeeping (sticky flags)
+ *   engine.c   the libev loop: events, classification, rescans, reload
+ *   sticky.c   libcgroup's sticky socket (cgexec/cgclassify --sticky)
+ *   main.c     command line, daemonizing, start-up
+ */
+#ifndef CGENGINE_ENGINED_H
+#define CGENGINE_ENGINED_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "kernel/kernel.h"
+#include "rules/rules.h"
+
+#define ENGINED_WUR __attribute__((warn_unused_result))
+
+/* ---- log.c ---------------------------------------------------------- */
+
+enum log_level {
+	LOG_LEVEL_ERROR,
+	LOG_LEVEL_WARNING,
+	LOG_LEVEL_NOTICE,
+	LOG_LEVEL_INFO,
+	LOG_LEVEL_DEBUG,
+};
+
+/* target: "-" or "stderr", "syslog", or a file path.  0 or -errno. */
+int log_open(const char *target, enum log_level level) ENGINED_WUR;
+void log_set_level(enum log_level level);
+enum log_level log_get_level(void);
+/* Parse "error", "warning", "notice", "info", "debug"; -1 if unknown. */
+int log_level_parse(const char *s);
+void log_close(void);
+void log_msg(enum log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#define log_error(...)	 log_msg(LOG_LEVEL_ERROR, __VA_ARGS__)
+#define log_warning(...) log_msg(LOG_LEVEL_WARNING, __VA_ARGS__)
+#define log_notice(...)	 log_msg(LOG_LEVEL_NOTICE, __VA_ARGS__)
+#define log_info(...)	 log_msg(LOG_LEVEL_INFO, __VA_ARGS__)
+#define log_debug(...)	 log_msg(LOG_LEVEL_DEBUG, __VA_ARGS__)
+
+/* ---- config.c --------------------------------------------------------- */
+
+/* Settings applied to a group when the daemon creates it. */
+struct group_conf {
+	char *hier;  /* "cpu", "name=classes", ... */
+	char *path;  /* "/profs" */
+	char **set;  /* "cpu.shares=512", ... */
+	size_t nset;
+};
+
+struct boost_profile {
+	char *name;
+	char **allow; /* user names and @groups */
+	size_t nallow;
+	char *hier;
+	char *dest;
+	long max_seconds;
+};
+
+struct config {
+	char *file;	      /* the file read, or "" for built-in defaults */
+	char *rules;
+	char *rules_dir;
+	enum rules_semantics match;
+	char **hierarchies;   /* NULL = default selection */
+	size_t nhierarchies;
+	char *control_socket;
+	char *sticky_socket;  /* "" disables */
+	char *pidfile;
+	char *state_file;
+	char *log;
+	enum log_level log_level;
+	bool remove_empty;
+	char *lua_script;     /* "" = no hooks */
+	long lua_instructions;
+	long lua_memory;
+	struct group_conf *groups;
+	size_t ngroups;
+	struct boost_profile *profiles;
+	size_t nprofiles;
+};
+
+/* Called with one complete "file:line: message" per problem. */
+struct report {
+	void (*fn)(void *arg, const char *msg);
+	void *arg;
+};
+
+void report_msg(const struct report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Read a daemon config.  A missing file is an error unless optional,
+ * in which case built-in defaults are returned.  NULL after reporting
+ * errors.  Free with config_free.
+ */
+struct config *config_load(const char *path, bool optional,
+			   const struct report *rep) ENGINED_WUR;
+void config_free(struct config *c);
+/* Parse "90s", "15m", "2h", "1d" (or plain seconds); -1 if invalid. */
+long parse_duration(const char *s);
+
+/* ---- policy.c ---------------------------------------------------------- */
+
+/* Command-line values that override the config file (NULL = keep). */
+struct overrides {
+	const char *config;	 /* config file (NULL = default path) */
+	bool config_explicit;	 /* -c given: the file must exist */
+	const char *rules;
+	const char *pidfile;
+	const char *control_socket;
+	const char *log;
+	int verbosity;		 /* -v minus -q */
+};
+
+struct policy {
+	struct config *cfg;
+	struct rules_set *rules;
+	struct hier_list all;	    /* every mounted hierarchy */
+	const struct hier *managed[RULES_MAX_HIERS];
+	const char *names[RULES_MAX_HIERS]; /* managed[i]->name */
+	size_t n;
+	/* group settings resolved to a managed hierarchy index */
+	struct {
+		size_t hier;
+		const struct group_conf *conf;
+	} *settings;
+	size_t nsettings;
+	bool need_cgroups; /* some rule uses ignore */
+	bool need_names;   /* some destination uses %u or %g */
+};
+
+/* Build everything from the config file and rules; NULL on error. */
+struct policy *policy_build(const struct overrides *o, const struct report *rep)
+	ENGINED_WUR;
+void policy_free(struct policy *p);
+/* Settings configured for group path in managed hierarchy h, or NULL. */
+const struct group_conf *policy_settings(const struct policy *p, size_t h,
+					 const char *path);
+
+/* ---- tasktab.c --------------------------------------------------------- */
+
+#define TASK_STICKY	     0x1u /* never reclassify */
+#define TASK_STICKY_CHILDREN 0x2u /* and children forked later */
+
+struct tasktab;
+
+struct tasktab *tasktab_new(void);
+void tasktab_free(struct tasktab *t);
+/* Flags of pid (0 if unknown). */
+unsigned tasktab_flags(const struct tasktab *t, pid_t pid);
+/* Set flags (and the start time that identifies the process); 0/-ENOMEM. */
+int tasktab_set(struct tasktab *t, pid_t pid, uint64_t start, unsigned flags)
+	ENGINED_WUR;
+uint64_t tasktab_start(const struct tasktab *t, pid_t pid);
+void tasktab_forget(struct tasktab *t, pid_t pid);
+size_t tasktab_count(const struct tasktab *t);
+/* Call fn for every entry; fn may not modify the table. */
+void tasktab_foreach(const struct tasktab *t,
+		     void (*fn)(void *arg, pid_t pid, unsigned flags), void *arg);
+
+/* ---- engine.c ---------------------------------------------------------- */
+
+struct engine;
+
+struct engine_stats {
+	uint64_t ev_fork, ev_exec, ev_uid, ev_gid, ev_exit;
+	uint64_t classified, moves, move_failures, vanished;
+	uint64_t lost, rescans, reloads, reload_failures;
+	uint64_t groups_created, groups_removed;
+};
+
+struct engine_options {
+	struct overrides ov;
+	bool dry_run;
+};
+
+/*
+ * Set up: build the policy, open the proc connector, open the sticky
+ * socket.  Errors are logged; NULL on failure.  No process is touched.
+ */
+struct engine *engine_new(const struct engine_options *opts) ENGINED_WUR;
+/* fd to write one byte to once classification has started (or -1). */
+void engine_set_ready_fd(struct engine *e, int fd);
+/* After a fork: write the pid file, scan /proc, run the loop until a
+ * terminating signal.  Returns the exit status. */
+int engine_run(struct engine *e);
+void engine_free(struct engine *e);
+const struct engine_stats *engine_stats(const struct engine *e);
+/* The configuration in force. */
+const struct config *engine_config(const struct engine *e);
+
+/* Used by sticky.c: register pid as sticky.  0 or -errno. */
+int engine_make_sticky(struct engine *e, pid_t pid, uid_t peer, int flag);
+
+/* ---- sticky.c ---------------------------------------------------------- */
+
+struct sticky_server;
+struct ev_loop;
+
+/* Listen on path; NULL after logging an error. */
+struct sticky_server *sticky_open(const char *path, struct engine *e)
+	ENGINED_WUR;
+void sticky_start(struct sticky_server *s, struct ev_loop *loop);
+void sticky_close(struct sticky_server *s, struct ev_loop *loop);
+
+#endif

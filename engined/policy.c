@@ -1,0 +1,196 @@
+/*
+ * policy.c -- everything a classification depends on, built as one
+ * object: the daemon config, the mounted hierarchies, the managed
+ * subset, and the compiled rules bound to it.  Reload builds a new
+ * policy and swaps it in only when every part is valid.
+ */
+#include "engined.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef SYSCONFDIR
+#define SYSCONFDIR "/etc"
+#endif
+
+static void
+rules_report(void *arg, enum rules_severity sev, const char *msg)
+{
+	const struct report *rep = arg;
+
+	if (sev == RULES_WARNING) {
+		log_warning("%s", msg);
+		return;
+	}
+	report_msg(rep, "%s", msg);
+}
+
+static void
+apply_overrides(struct config *c, const struct overrides *o)
+{
+	char **slots[] = { &c->rules, &c->pidfile, &c->control_socket, &c->log };
+	const char *values[] = { o->rules, o->pidfile, o->control_socket, o->log };
+
+	for (size_t i = 0; i < 4; i++) {
+		char *v;
+
+		if (values[i] == NULL || (v = strdup(values[i])) == NULL)
+			continue;
+		free(*slots[i]);
+		*slots[i] = v;
+	}
+	int level = (int)c->log_level + o->verbosity;
+	if (level < LOG_LEVEL_ERROR)
+		level = LOG_LEVEL_ERROR;
+	if (level > LOG_LEVEL_DEBUG)
+		level = LOG_LEVEL_DEBUG;
+	c->log_level = (enum log_level)level;
+}
+
+static int
+add_managed(struct policy *p, const struct hier *h)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->managed[i] == h)
+			return 0;
+	if (p->n == RULES_MAX_HIERS)
+		return -1;
+	p->managed[p->n] = h;
+	p->names[p->n] = h->name;
+	p->n++;
+	return 0;
+}
+
+/* Choose the managed hierarchies; 0 or -1 after reporting. */
+static int
+select_hierarchies(struct policy *p, const struct report *rep)
+{
+	const struct config *c = p->cfg;
+	const char *where = c->file[0] ? c->file : "built-in config";
+
+	if (c->hierarchies == NULL) {
+		for (size_t i = 0; i < p->all.n; i++) {
+			const struct hier *h = &p->all.v[i];
+
+			if (h->version == HIER_V1 && strcmp(h->name, "name=systemd") != 0 &&
+			    add_managed(p, h) < 0)
+				break;
+		}
+		return 0;
+	}
+	int bad = 0;
+	for (size_t i = 0; i < c->nhierarchies; i++) {
+		const struct hier *h = hier_find(&p->all, c->hierarchies[i]);
+
+		if (h == NULL) {
+			report_msg(rep, "%s: hierarchies: \"%s\" is not mounted", where,
+				   c->hierarchies[i]);
+			bad++;
+		} else if (add_managed(p, h) < 0) {
+			report_msg(rep, "%s: hierarchies: more than %d", where,
+				   RULES_MAX_HIERS);
+			bad++;
+		}
+	}
+	return bad ? -1 : 0;
+}
+
+/* Resolve group settings to managed hierarchies; 0 or -1. */
+static int
+resolve_settings(struct policy *p, const struct report *rep)
+{
+	const struct config *c = p->cfg;
+
+	p->settings = calloc(c->ngroups + 1, sizeof(*p->settings));
+	if (p->settings == NULL)
+		return -1;
+	for (size_t i = 0; i < c->ngroups; i++) {
+		const struct hier *h = hier_find(&p->all, c->groups[i].hier);
+		size_t k;
+
+		for (k = 0; k < p->n && p->managed[k] != h; k++)
+			;
+		if (h == NULL || k == p->n) {
+			log_warning("%s: group \"%s:%s\": hierarchy not managed; settings unused",
+				    c->file, c->groups[i].hier, c->groups[i].path);
+			continue;
+		}
+		p->settings[p->nsettings].hier = k;
+		p->settings[p->nsettings].conf = &c->groups[i];
+		p->nsettings++;
+	}
+	(void)rep;
+	return 0;
+}
+
+static void
+scan_rules(struct policy *p)
+{
+	for (size_t i = 0; i < rules_count(p->rules); i++) {
+		const struct rules_rule *r = rules_get(p->rules, i);
+
+		if (r->options & RULES_OPT_IGNORE)
+			p->need_cgroups = true;
+		if (r->templated && (strstr(r->dest, "%u") || strstr(r->dest, "%g")))
+			p->need_names = true;
+	}
+}
+
+struct policy *
+policy_build(const struct overrides *o, const struct report *rep)
+{
+	struct policy *p = calloc(1, sizeof(*p));
+	const char *path = o->config ? o->config
+				     : SYSCONFDIR "/cgengine/cgengined.conf";
+
+	if (p == NULL)
+		return NULL;
+	if ((p->cfg = config_load(path, !o->config_explicit, rep)) == NULL)
+		goto fail;
+	apply_overrides(p->cfg, o);
+	int rc = hier_discover("/proc/self/mountinfo", &p->all);
+	if (rc < 0) {
+		report_msg(rep, "/proc/self/mountinfo: cannot read: %s", strerror(-rc));
+		goto fail;
+	}
+	if (select_hierarchies(p, rep) < 0 || resolve_settings(p, rep) < 0)
+		goto fail;
+
+	struct rules_options ro = {
+		.file = p->cfg->rules, .dir = p->cfg->rules_dir,
+		.semantics = p->cfg->match, .report = rules_report,
+		.report_arg = (void *)rep,
+	};
+	if ((p->rules = rules_load(&ro)) == NULL)
+		goto fail;
+	if (rules_bind(p->rules, p->names, p->n) < 0)
+		goto fail;
+	scan_rules(p);
+	return p;
+fail:
+	policy_free(p);
+	return NULL;
+}
+
+void
+policy_free(struct policy *p)
+{
+	if (p == NULL)
+		return;
+	rules_free(p->rules);
+	hier_list_free(&p->all);
+	config_free(p->cfg);
+	free(p->settings);
+	free(p);
+}
+
+const struct group_conf *
+policy_settings(const struct policy *p, size_t h, const char *path)
+{
+	for (size_t i = 0; i < p->nsettings; i++)
+		if (p->settings[i].hier == h &&
+		    strcmp(p->settings[i].conf->path, path) == 0)
+			return p->settings[i].conf;
+	return NULL;
+}
