@@ -94,6 +94,7 @@ struct config {
 /* Called with one complete "file:line: message" per problem. */
 struct report {
 	void (*fn)(void *arg, const char *msg);
+	void (*warn)(void *arg, const char *msg); /* NULL: log a warning */
 	void *arg;
 };
 

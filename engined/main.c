@@ -69,12 +69,19 @@ print_report(void *arg, const char *msg)
 	(*count)++;
 }
 
+static void
+print_warning(void *arg, const char *msg)
+{
+	fprintf(stderr, "%s\n", msg);
+}
+
 /* --check: build the whole policy, print every problem. */
 static int
 check(const struct overrides *ov)
 {
 	int errors = 0;
-	struct report rep = { .fn = print_report, .arg = &errors };
+	struct report rep = { .fn = print_report, .warn = print_warning,
+			      .arg = &errors };
 	struct policy *p;
 
 	if (log_open("stderr", LOG_LEVEL_WARNING) < 0)

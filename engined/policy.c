@@ -20,7 +20,10 @@ rules_report(void *arg, enum rules_severity sev, const char *msg)
 	const struct report *rep = arg;
 
 	if (sev == RULES_WARNING) {
-		log_warning("%s", msg);
+		if (rep != NULL && rep->warn != NULL)
+			rep->warn(rep->arg, msg);
+		else
+			log_warning("%s", msg);
 		return;
 	}
 	report_msg(rep, "%s", msg);

@@ -58,16 +58,29 @@ tasktab_free(struct tasktab *t)
 	free(t);
 }
 
+/* The entry of pid, or NULL. */
+static const struct entry *
+lookup(const struct tasktab *t, pid_t pid)
+{
+	const struct entry *e = pid > 0 ? find(t, pid) : NULL;
+
+	return e != NULL && e->pid == pid ? e : NULL;
+}
+
 unsigned
 tasktab_flags(const struct tasktab *t, pid_t pid)
 {
-	return pid > 0 ? find(t, pid)->flags : 0;
+	const struct entry *e = lookup(t, pid);
+
+	return e ? e->flags : 0;
 }
 
 uint64_t
 tasktab_start(const struct tasktab *t, pid_t pid)
 {
-	return pid > 0 ? find(t, pid)->start : 0;
+	const struct entry *e = lookup(t, pid);
+
+	return e ? e->start : 0;
 }
 
 static int
@@ -113,7 +126,7 @@ tasktab_forget(struct tasktab *t, pid_t pid)
 	if (e->pid == 0)
 		return;
 	size_t hole = (size_t)(e - t->v);
-	t->v[hole].pid = 0;
+	t->v[hole] = (struct entry){ .pid = 0 };
 	t->n--;
 	/* backward-shift the entries of the cluster after the hole */
 	for (size_t i = (hole + 1) & (t->cap - 1); t->v[i].pid != 0;
@@ -123,7 +136,7 @@ tasktab_forget(struct tasktab *t, pid_t pid)
 					 : (home <= hole && home > i);
 		if (movable) {
 			t->v[hole] = t->v[i];
-			t->v[i].pid = 0;
+			t->v[i] = (struct entry){ .pid = 0 };
 			hole = i;
 		}
 	}

@@ -1,0 +1,48 @@
+#!/bin/sh
+# cgengined --check: exit status and the exact messages for good and
+# bad daemon configs and rules files.
+. "$SRCDIR/tests/lib/daemon.sh"
+require_root
+plan 14
+
+mount_hier a; MANAGED="a"
+check() { "$CGENGINED" --check -c "$T/cgengined.conf" >"$T/out" 2>&1; echo $?; }
+
+echo "root name=${TAG}a /x" >"$T/cgrules.conf"
+write_config
+is 0 "$(check)" "a valid setup: exit 0"
+is "$T/cgrules.conf: 1 rules, 1 managed hierarchies: OK" "$(cat "$T/out")" "and says so"
+
+cat >"$T/cgrules.conf" <<EOF
+root name=${TAG}a /x bogus
+root
+% name=${TAG}a /x
+"root name=${TAG}a /x
+nosuchuser${TAG} name=${TAG}a /y
+EOF
+is 1 "$(check)" "bad rules: exit 1"
+is "$T/cgrules.conf:1: unknown option 'bogus'" "$(sed -n 1p "$T/out")" "message 1"
+is "$T/cgrules.conf:2: expected '<key> <controllers> <destination> [<options>]'" "$(sed -n 2p "$T/out")" "message 2"
+is "$T/cgrules.conf:4: unterminated quote" "$(sed -n 3p "$T/out")" "message 3 (the % line after an error is not reported again)"
+is "$T/cgrules.conf:5: warning: unknown user 'nosuchuser${TAG}'; rule skipped" \
+	"$(sed -n 4p "$T/out")" "unknown users are a warning"
+is 4 "$(wc -l <"$T/out" | tr -d ' ')" "nothing else"
+
+echo "root name=${TAG}a /x" >"$T/cgrules.conf"
+write_config 'colour = "blue"'
+is 1 "$(check)" "unknown config key: exit 1"
+is "$T/cgengined.conf:8: no such option 'colour'" "$(sed -n 1p "$T/out")" "names file and line"
+
+write_config 'match = "best-match"'
+check >/dev/null
+is "$T/cgengined.conf:8: match: expected \"per-hierarchy\" or \"first-match\", not \"best-match\"" \
+	"$(sed -n 1p "$T/out")" "bad match value"
+
+write_config 'group "nopath" { set = {"a=b"} }'
+check >/dev/null
+is "$T/cgengined.conf:8: group \"nopath\": expected \"HIERARCHY:/PATH\"" "$(sed -n 1p "$T/out")" "bad group title"
+
+"$CGENGINED" --check -c "$T/missing.conf" >"$T/out" 2>&1
+is 1 "$?" "an explicit -c file that is missing: exit 1"
+is "$T/missing.conf: cannot open: No such file or directory" "$(cat "$T/out")" "and says so"
+done_testing

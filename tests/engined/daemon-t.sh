@@ -1,0 +1,40 @@
+#!/bin/sh
+# Running as a daemon: the starting command returns once classification
+# has started, the pid file names the daemon, SIGTERM removes pid file
+# and sockets; a second instance is refused; --dry-run moves nothing.
+. "$SRCDIR/tests/lib/daemon.sh"
+require_root
+plan 13
+
+mount_hier cls; MANAGED="cls"
+program "${TAG}job"
+echo "*:${TAG}job name=${TAG}cls /jobs" >"$T/cgrules.conf"
+write_config "log = \"$T/daemon.log\""
+"$CGENGINED" -c "$T/cgengined.conf"
+is 0 "$?" "cgengined returns 0 once it runs in the background"
+pid=$(cat "$T/cgengined.pid" 2>/dev/null)
+ok "the pid file names a running process" kill -0 "$pid"
+is "cgengined" "$(cat /proc/$pid/comm 2>/dev/null)" "and that process is cgengined"
+is "$pid" "$(ps -o sid= -p "$pid" | tr -d ' ')" "it leads its own session"
+ok "the sticky socket is there" test -S "$T/cgred.socket"
+ok "it logs to the configured file" grep -q "ready: running processes classified" "$T/daemon.log"
+start "$T/bin/${TAG}job" 300; j=$LAST
+ok "and classifies" wait_group "$j" cls /jobs
+
+sed 's|^sticky-socket = .*|sticky-socket = ""|' "$T/cgengined.conf" >"$T/second.conf"
+"$CGENGINED" -n -c "$T/second.conf" -l "$T/second.log"
+is 1 "$?" "a second instance with the same pid file exits 1"
+ok "saying who runs" grep -q "cgengined is already running as pid $pid" "$T/second.log"
+
+kill -TERM "$pid"
+i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
+ok "SIGTERM stops it" sh -c "! kill -0 $pid 2>/dev/null"
+ok "the pid file is removed" sh -c "! test -e '$T/cgengined.pid'"
+ok "the sticky socket is removed" sh -c "! test -e '$T/cgred.socket'"
+
+write_config
+daemon_start --dry-run || bail "daemon"
+start "$T/bin/${TAG}job" 300; j=$LAST
+wait_log "would move pid $j (${TAG}job) to name=${TAG}cls:/jobs"
+is "/" "$(cgroup_of "$j" cls)" "--dry-run logs the decision and moves nothing"
+done_testing
