@@ -24,7 +24,6 @@
 #define EVENTS_PER_DGRAM 16
 #define RESCAN_INTERVAL 1.0 /* seconds between two rescans at most */
 #define CLEANUP_INTERVAL 2.0
-#define RCVBUF_INITIAL (4 << 20)
 
 /* A group the daemon made from a template, removed once empty. */
 struct made_group {
@@ -518,7 +517,7 @@ engine_new(const struct engine_options *opts)
 	if ((e->pol = policy_build(&opts->ov, &rep)) == NULL)
 		goto fail;
 	/* subscribe before anything is scanned, so no exec is missed */
-	if ((rc = procev_open(&e->pe, RCVBUF_INITIAL)) < 0) {
+	if ((rc = procev_open(&e->pe, (int)e->pol->cfg->netlink_buffer)) < 0) {
 		log_error("cannot subscribe to the kernel's process events: %s%s",
 			  strerror(-rc), rc == -EPERM ? " (run as root)" : "");
 		goto fail;

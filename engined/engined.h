@@ -85,6 +85,7 @@ struct config {
 	char *lua_script;     /* "" = no hooks */
 	long lua_instructions;
 	long lua_memory;
+	long netlink_buffer;  /* initial receive buffer of the proc connector */
 	struct group_conf *groups;
 	size_t ngroups;
 	struct boost_profile *profiles;
