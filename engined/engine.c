@@ -39,8 +39,9 @@ struct engine {
 	struct procev *pe;
 	struct tasktab *tasks;
 	struct sticky_server *sticky;
-	struct name_table users, groups;
 	struct rules_decision *dec; /* RULES_MAX_HIERS of them */
+	struct hooks_slot *slots;   /* the same, as the Lua hook sees them */
+	bool *hooked;		    /* decision i was made by the hook */
 	pid_t *pending;
 	size_t npending, cap;
 	ev_io pe_watcher;
@@ -181,6 +182,76 @@ is_sticky(struct engine *e, pid_t pid)
 	return false;
 }
 
+/* Callbacks through which the Lua hook reads a task. */
+struct hook_view {
+	const struct task *t;
+	const struct task_cgroups *cg;
+};
+
+static int
+hook_cmdline(void *arg, char *buf, size_t len)
+{
+	const struct hook_view *v = arg;
+
+	return task_read_cmdline("/proc", v->t->pid, buf, len);
+}
+
+static const char *
+hook_cgroup(void *arg, const char *hier)
+{
+	const struct hook_view *v = arg;
+
+	return task_cgroup_of(v->cg, hier);
+}
+
+/* Let the Lua hook revise e->dec; mark what it changed in e->hooked. */
+static void
+run_hook(struct engine *e, const struct task *t, const struct task_cgroups *cg)
+{
+	struct policy *p = e->pol;
+	struct hook_view view = { .t = t, .cg = cg };
+	static char why[RULES_MAX_HIERS][256];
+	struct hooks_task ht = {
+		.pid = t->pid, .ppid = t->ppid, .uid = t->uid, .euid = t->euid,
+		.gid = t->gid, .egid = t->egid, .groups = t->groups,
+		.ngroups = t->ngroups, .comm = t->comm, .exe = t->exe,
+		.cmdline = hook_cmdline, .cgroup = hook_cgroup, .arg = &view,
+	};
+
+	for (size_t i = 0; i < p->n; i++) {
+		const struct rules_decision *d = &e->dec[i];
+		struct hooks_slot *s = &e->slots[i];
+
+		s->hier = p->names[i];
+		s->set = d->move;
+		snprintf(s->dest, sizeof(s->dest), "%s", d->move ? d->dest : "");
+		s->why = NULL;
+		if (d->rule != NULL) {
+			snprintf(why[i], sizeof(why[i]), "%s:%u", d->rule->file,
+				 d->rule->line);
+			s->why = why[i];
+		}
+	}
+	e->stats.hook_calls++;
+	if (hooks_classify(p->hooks, &ht, e->slots, p->n) < 0) {
+		e->stats.hook_errors++;
+		return; /* the rules' decision stands */
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		struct rules_decision *d = &e->dec[i];
+		const struct hooks_slot *s = &e->slots[i];
+
+		if (!s->changed)
+			continue;
+		e->stats.hook_changes++;
+		e->hooked[i] = true;
+		d->move = s->set;
+		snprintf(d->dest, sizeof(d->dest), "%s", s->dest);
+		log_debug("pid %d (%s): Lua hook %s %s:%s", (int)t->pid, t->comm,
+			  s->set ? "chose" : "cleared", s->hier, s->set ? s->dest : "");
+	}
+}
+
 static void
 classify(struct engine *e, pid_t pid)
 {
@@ -223,10 +294,17 @@ classify(struct engine *e, pid_t pid)
 		.cgroups = current, .realtime = t.realtime,
 	};
 	if (p->need_names) {
-		rt.user = names_user(&e->users, t.euid);
-		rt.group = names_group(&e->groups, t.egid);
+		rt.user = policy_user(p, t.euid);
+		rt.group = policy_group(p, t.egid);
 	}
 	rules_match(p->rules, &rt, e->dec);
+	memset(e->hooked, 0, p->n * sizeof(*e->hooked));
+	char hook_reason[512] = "";
+	if (hooks_has_classify(p->hooks)) {
+		run_hook(e, &t, &cg);
+		snprintf(hook_reason, sizeof(hook_reason), "Lua hook %s",
+			 p->cfg->lua_script);
+	}
 	for (size_t i = 0; i < p->n; i++) {
 		const struct rules_decision *d = &e->dec[i];
 
@@ -237,7 +315,7 @@ classify(struct engine *e, pid_t pid)
 				  p->names[i], d->dest);
 			continue;
 		}
-		move(e, i, &t, d->dest, d->rule, "rules");
+		move(e, i, &t, d->dest, e->hooked[i] ? NULL : d->rule, hook_reason);
 	}
 }
 
@@ -442,8 +520,6 @@ reload(struct engine *e)
 	struct policy *old = e->pol;
 	e->pol = np;
 	policy_free(old);
-	names_clear(&e->users);
-	names_clear(&e->groups);
 	log_set_level(np->cfg->log_level);
 	e->stats.reloads++;
 	log_notice("reloaded: %zu rules, %zu managed hierarchies",
@@ -512,7 +588,9 @@ engine_new(const struct engine_options *opts)
 	LIST_INIT(&e->made);
 	e->tasks = tasktab_new();
 	e->dec = calloc(RULES_MAX_HIERS, sizeof(*e->dec));
-	if (e->tasks == NULL || e->dec == NULL)
+	e->slots = calloc(RULES_MAX_HIERS, sizeof(*e->slots));
+	e->hooked = calloc(RULES_MAX_HIERS, sizeof(*e->hooked));
+	if (e->tasks == NULL || e->dec == NULL || e->slots == NULL || e->hooked == NULL)
 		goto fail;
 	if ((e->pol = policy_build(&opts->ov, &rep)) == NULL)
 		goto fail;
@@ -619,8 +697,6 @@ engine_free(struct engine *e)
 	procev_close(e->pe);
 	policy_free(e->pol);
 	tasktab_free(e->tasks);
-	names_clear(&e->users);
-	names_clear(&e->groups);
 	while ((g = LIST_FIRST(&e->made)) != NULL) {
 		LIST_REMOVE(g, link);
 		free(g->hier);
@@ -628,6 +704,8 @@ engine_free(struct engine *e)
 		free(g);
 	}
 	free(e->dec);
+	free(e->slots);
+	free(e->hooked);
 	free(e->pending);
 	free(e);
 }

@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include "kernel/kernel.h"
+#include "lua/hooks.h"
 #include "rules/rules.h"
 
 #define ENGINED_WUR __attribute__((warn_unused_result))
@@ -93,6 +94,8 @@ struct config {
 };
 
 /* Called with one complete "file:line: message" per problem. */
+struct name_table;
+
 struct report {
 	void (*fn)(void *arg, const char *msg);
 	void (*warn)(void *arg, const char *msg); /* NULL: log a warning */
@@ -141,12 +144,18 @@ struct policy {
 	size_t nsettings;
 	bool need_cgroups; /* some rule uses ignore */
 	bool need_names;   /* some destination uses %u or %g */
+	struct hooks *hooks;	     /* Lua hooks, or NULL */
+	struct name_table *users;    /* uid -> name cache */
+	struct name_table *groups;   /* gid -> name cache */
 };
 
 /* Build everything from the config file and rules; NULL on error. */
 struct policy *policy_build(const struct overrides *o, const struct report *rep)
 	ENGINED_WUR;
 void policy_free(struct policy *p);
+/* Cached names (NSS asked once per id per policy); NULL if unknown. */
+const char *policy_user(struct policy *p, uid_t uid);
+const char *policy_group(struct policy *p, gid_t gid);
 /* Settings configured for group path in managed hierarchy h, or NULL. */
 const struct group_conf *policy_settings(const struct policy *p, size_t h,
 					 const char *path);
@@ -181,6 +190,7 @@ struct engine_stats {
 	uint64_t classified, moves, move_failures, vanished;
 	uint64_t lost, rescans, reloads, reload_failures;
 	uint64_t groups_created, groups_removed;
+	uint64_t hook_calls, hook_errors, hook_changes;
 };
 
 struct engine_options {

@@ -5,6 +5,7 @@
  * policy and swaps it in only when every part is valid.
  */
 #include "engined.h"
+#include "engined_private.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,6 +141,57 @@ scan_rules(struct policy *p)
 	}
 }
 
+const char *
+policy_user(struct policy *p, uid_t uid)
+{
+	return names_user(p->users, uid);
+}
+
+const char *
+policy_group(struct policy *p, gid_t gid)
+{
+	return names_group(p->groups, gid);
+}
+
+static const char *
+hook_user(void *arg, uid_t uid)
+{
+	return policy_user(arg, uid);
+}
+
+static const char *
+hook_group(void *arg, gid_t gid)
+{
+	return policy_group(arg, gid);
+}
+
+static void
+hook_log(void *arg, enum hooks_level level, const char *msg)
+{
+	log_msg((enum log_level)level, "%s", msg);
+}
+
+/* Load the Lua script, if any; 0 or -1 after reporting. */
+static int
+load_hooks(struct policy *p, const struct report *rep)
+{
+	const struct config *c = p->cfg;
+	char err[1024];
+
+	if (c->lua_script[0] == '\0')
+		return 0;
+	struct hooks_options o = {
+		.script = c->lua_script, .instructions = c->lua_instructions,
+		.memory = c->lua_memory, .log = hook_log, .user_name = hook_user,
+		.group_name = hook_group, .arg = p,
+	};
+	if ((p->hooks = hooks_load(&o, err, sizeof(err))) == NULL) {
+		report_msg(rep, "%s", err);
+		return -1;
+	}
+	return 0;
+}
+
 struct policy *
 policy_build(const struct overrides *o, const struct report *rep)
 {
@@ -149,6 +201,10 @@ policy_build(const struct overrides *o, const struct report *rep)
 
 	if (p == NULL)
 		return NULL;
+	p->users = calloc(1, sizeof(*p->users));
+	p->groups = calloc(1, sizeof(*p->groups));
+	if (p->users == NULL || p->groups == NULL)
+		goto fail;
 	if ((p->cfg = config_load(path, !o->config_explicit, rep)) == NULL)
 		goto fail;
 	apply_overrides(p->cfg, o);
@@ -170,6 +226,8 @@ policy_build(const struct overrides *o, const struct report *rep)
 	if (rules_bind(p->rules, p->names, p->n) < 0)
 		goto fail;
 	scan_rules(p);
+	if (load_hooks(p, rep) < 0)
+		goto fail;
 	return p;
 fail:
 	policy_free(p);
@@ -181,6 +239,13 @@ policy_free(struct policy *p)
 {
 	if (p == NULL)
 		return;
+	hooks_free(p->hooks);
+	if (p->users != NULL)
+		names_clear(p->users);
+	if (p->groups != NULL)
+		names_clear(p->groups);
+	free(p->users);
+	free(p->groups);
 	rules_free(p->rules);
 	hier_list_free(&p->all);
 	config_free(p->cfg);

@@ -95,6 +95,10 @@ int task_read(const char *procroot, pid_t pid, unsigned what, struct task *t)
 void task_script_from_cmdline(const char *exe, const char *cmdline,
 			      size_t len, char *out, size_t outlen);
 
+/* The NUL-separated command line of pid into buf; bytes or -errno. */
+int task_read_cmdline(const char *procroot, pid_t pid, char *buf, size_t len)
+	KERNEL_WUR;
+
 /*
  * Start time of pid (clock ticks since boot, field 22 of stat): with
  * the pid it identifies a process even after the pid is reused.

@@ -215,6 +215,17 @@ task_read(const char *procroot, pid_t pid, unsigned what, struct task *t)
 }
 
 int
+task_read_cmdline(const char *procroot, pid_t pid, char *buf, size_t len)
+{
+	char path[128];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%d/cmdline", procroot, (int)pid);
+	n = read_file(path, buf, len);
+	return n < 0 ? gone((int)n) : (int)n;
+}
+
+int
 task_start_time(const char *procroot, pid_t pid, uint64_t *start)
 {
 	char path[128], buf[1024];

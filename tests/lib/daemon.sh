@@ -126,7 +126,8 @@ EOC
 # daemon_start [ARGS...]: run cgengined in the foreground, wait until ready
 daemon_start() {
 	: >"$T/daemon.log"
-	"$CGENGINED" -n -c "$T/cgengined.conf" -l "$T/daemon.log" "$@" &
+	# start-up messages (before the log file is opened) go to stderr
+	"$CGENGINED" -n -c "$T/cgengined.conf" -l "$T/daemon.log" "$@" 2>>"$T/daemon.log" &
 	DAEMON_PID=$!
 	i=0
 	while [ $i -lt 100 ]; do

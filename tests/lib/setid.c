@@ -1,6 +1,6 @@
 /*
  * setid.c -- test helper: sleep, change ids without exec, sleep.
- * Usage: setid UID|- GID|- DELAY SECONDS
+ * Usage: setid UID|- GID|- DELAY SECONDS [IGNORED...]
  * Produces proc connector UID/GID events (and no EXEC) for its pid.
  */
 #include <stdio.h>
@@ -17,7 +17,7 @@ nap(const char *s)
 int
 main(int argc, char **argv)
 {
-	if (argc != 5) {
+	if (argc < 5) {
 		fprintf(stderr, "usage: setid UID|- GID|- DELAY SECONDS\n");
 		return 2;
 	}

@@ -1,0 +1,87 @@
+#!/bin/sh
+# Lua hooks with the real daemon: the shipped examples change decisions
+# for real processes; a hook that clears, keeps, raises or loops; a
+# broken script on reload keeps the old one; --check reports it.
+. "$SRCDIR/tests/lib/daemon.sh"
+require_root
+plan 19
+
+mount_hier cpu; mount_hier net; MANAGED="cpu net"
+add_group "${TAG}profs"; add_group "${TAG}studs"
+add_user "${TAG}p" "${TAG}profs"; add_user "${TAG}s" "${TAG}studs"
+for p in browser nfs keep boom loop; do program "${TAG}$p"; done
+program "${TAG}job" "$BUILDDIR/tests/lib/setid" # ignores extra arguments
+cat >"$T/cgrules.conf" <<EOF
+@${TAG}profs          name=${TAG}cpu   /profs
+@${TAG}studs          name=${TAG}cpu   /students
+*:${TAG}browser       name=${TAG}net   /www
+*:${TAG}nfs           name=${TAG}net   /nfs
+*:${TAG}keep          name=${TAG}net   /www
+*:${TAG}boom          name=${TAG}net   /www
+*:${TAG}loop          name=${TAG}net   /www
+*:${TAG}job           name=${TAG}net   /jobs
+EOF
+example() { # the shipped example, pointed at the test's hierarchies
+	sed -e "s|^local CPU = .*|local CPU = \"name=${TAG}cpu\"|" \
+	    -e "s|^local NET = .*|local NET = \"name=${TAG}net\"|" \
+	    "$SRCDIR/examples/lua/$1" >"$T/$1"
+}
+example www-split.lua; example batch-arg.lua
+write_config "lua-script = \"$T/www-split.lua\"
+lua-instructions = 100000"
+daemon_start || bail "daemon"
+ok "init() ran" grep -q "www-split: WWW traffic is split by CPU class" "$T/daemon.log"
+
+run_as "${TAG}p" "$T/bin/${TAG}browser" 300; pb=$LAST
+run_as "${TAG}s" "$T/bin/${TAG}browser" 300; sb=$LAST
+run_as "${TAG}s" "$T/bin/${TAG}nfs" 300; sn=$LAST
+ok "www-split: a professor's browser goes to /www/profs" wait_group "$pb" net /www/profs
+ok "www-split: a student's browser goes to /www/students" wait_group "$sb" net /www/students
+ok "www-split: the CPU class is the rules' one" wait_group "$sb" cpu /students
+ok "www-split: other decisions are kept" wait_group "$sn" net /nfs
+ok "the move log names the hook" grep -qF "moved pid $pb (${TAG}browser) to name=${TAG}net:/www/profs (Lua hook $T/www-split.lua)" "$T/daemon.log"
+
+sed -i "s|^lua-script = .*|lua-script = \"$T/batch-arg.lua\"|" "$T/cgengined.conf"
+kill -HUP "$DAEMON_PID"; wait_log "reloaded"
+run_as "${TAG}p" "$T/bin/${TAG}job" - - 0 300 --batch; bj=$LAST
+run_as "${TAG}p" "$T/bin/${TAG}job" - - 0 300; nj=$LAST
+ok "batch-arg: a job started with --batch goes to /batch" wait_group "$bj" cpu /batch
+ok "batch-arg: the same job without it stays in /profs" wait_group "$nj" cpu /profs
+ok "batch-arg: the network decision of the rules stands" wait_group "$bj" net /jobs
+
+cat >"$T/mixed.lua" <<EOF
+local NET = "name=${TAG}net"
+function classify(task, decision, why)
+  if task.comm == "${TAG}keep" then decision[NET] = nil end
+  if task.comm == "${TAG}boom" then error("boom for " .. task.pid) end
+  if task.comm == "${TAG}loop" then while true do end end
+end
+EOF
+sed -i "s|^lua-script = .*|lua-script = \"$T/mixed.lua\"|" "$T/cgengined.conf"
+kill -HUP "$DAEMON_PID"; wait_log "reloaded: 8 rules" 5
+start "$T/bin/${TAG}keep" 300; k=$LAST
+start "$T/bin/${TAG}boom" 300; b=$LAST
+start "$T/bin/${TAG}loop" 300; l=$LAST
+start "$T/bin/${TAG}browser" 300; after=$LAST
+ok "a hook that raises: the rules' decision stands" wait_group "$b" net /www
+ok "the error is logged with file and line" wait_log "Lua hook classify() failed: $T/mixed.lua:4: boom for $b"
+ok "a hook that loops: the rules' decision stands" wait_group "$l" net /www
+ok "classification goes on after them" wait_group "$after" net /www
+sleep 0.5
+is "/" "$(cgroup_of "$k" net)" "a hook that clears a decision: the process is left alone"
+ok "the daemon is alive" kill -0 "$DAEMON_PID"
+
+printf 'function classify(t, d)\n  d[ = 1\nend\n' >"$T/broken.lua"
+sed -i "s|^lua-script = .*|lua-script = \"$T/broken.lua\"|" "$T/cgengined.conf"
+kill -HUP "$DAEMON_PID"
+ok "a broken script on reload is reported as file:line: message" \
+	wait_log "$T/broken.lua:2: unexpected symbol near '='"
+start "$T/bin/${TAG}keep" 300; k2=$LAST
+sleep 1
+is "/" "$(cgroup_of "$k2" net)" "and the old hook stays in force"
+daemon_stop
+
+"$CGENGINED" --check -c "$T/cgengined.conf" >"$T/check.out" 2>&1
+is 1 "$?" "--check fails on a broken script"
+is "$T/broken.lua:2: unexpected symbol near '='" "$(cat "$T/check.out")" "with the same message"
+done_testing
