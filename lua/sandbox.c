@@ -47,8 +47,12 @@ budget_hook(lua_State *L, lua_Debug *ar)
 	struct hooks *h = hooks_of(L);
 
 	h->budget_left -= h->step;
-	if (h->budget_left < 0)
-		luaL_error(L, "instruction budget exceeded");
+	if (h->budget_left >= 0)
+		return;
+	if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0)
+		luaL_error(L, "%s:%d: instruction budget exceeded", ar->short_src,
+			   ar->currentline);
+	luaL_error(L, "instruction budget exceeded");
 }
 
 void
