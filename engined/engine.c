@@ -25,300 +25,6 @@
 #define RESCAN_INTERVAL 1.0 /* seconds between two rescans at most */
 #define CLEANUP_INTERVAL 2.0
 
-/* A group the daemon made from a template, removed once empty. */
-struct made_group {
-	char *hier;  /* hierarchy name, as in /proc/PID/cgroup */
-	char *path;
-	LIST_ENTRY(made_group) link;
-};
-
-struct engine {
-	struct ev_loop *loop;
-	struct engine_options opts;
-	struct policy *pol;
-	struct procev *pe;
-	struct tasktab *tasks;
-	struct sticky_server *sticky;
-	struct rules_decision *dec; /* RULES_MAX_HIERS of them */
-	struct hooks_slot *slots;   /* the same, as the Lua hook sees them */
-	bool *hooked;		    /* decision i was made by the hook */
-	pid_t *pending;
-	size_t npending, cap;
-	ev_io pe_watcher;
-	ev_signal sig_hup, sig_usr2, sig_term, sig_int;
-	ev_timer rescan_timer, cleanup_timer;
-	ev_tstamp last_rescan;
-	LIST_HEAD(, made_group) made;
-	struct engine_stats stats;
-	int ready_fd;
-};
-
-/* ---- acting on decisions ------------------------------------------------ */
-
-static const struct hier *
-managed_by_name(const struct policy *p, const char *name)
-{
-	for (size_t i = 0; i < p->n; i++)
-		if (strcmp(p->names[i], name) == 0)
-			return p->managed[i];
-	return NULL;
-}
-
-static void
-remember_made(struct engine *e, const struct hier *h, const char *path)
-{
-	struct made_group *g;
-
-	LIST_FOREACH(g, &e->made, link)
-		if (strcmp(g->hier, h->name) == 0 && strcmp(g->path, path) == 0)
-			return;
-	if ((g = calloc(1, sizeof(*g))) == NULL)
-		return;
-	g->hier = strdup(h->name);
-	g->path = strdup(path);
-	if (g->hier == NULL || g->path == NULL) {
-		free(g->hier);
-		free(g->path);
-		free(g);
-		return;
-	}
-	LIST_INSERT_HEAD(&e->made, g, link);
-	if (!ev_is_active(&e->cleanup_timer))
-		ev_timer_again(e->loop, &e->cleanup_timer);
-}
-
-static void
-apply_settings(const struct hier *h, const char *path,
-	       const struct group_conf *g)
-{
-	for (size_t i = 0; g != NULL && i < g->nset; i++) {
-		char key[256];
-		const char *eq = strchr(g->set[i], '=');
-		size_t klen = (size_t)(eq - g->set[i]);
-
-		if (klen >= sizeof(key))
-			continue;
-		memcpy(key, g->set[i], klen);
-		key[klen] = '\0';
-		int rc = cgfs_set(h, path, key, eq + 1);
-		if (rc < 0)
-			log_warning("cannot set %s=%s on %s:%s: %s", key, eq + 1,
-				    h->name, path, strerror(-rc));
-		else
-			log_info("set %s=%s on %s:%s", key, eq + 1, h->name, path);
-	}
-}
-
-/* Create group path in managed hierarchy i, with its settings. */
-static int
-create_group(struct engine *e, size_t i, const char *path,
-	     const struct rules_rule *rule)
-{
-	const struct policy *p = e->pol;
-	const struct hier *h = p->managed[i];
-	bool created;
-	int rc = cgfs_mkdir(h, path, &created);
-
-	if (rc < 0 || !created)
-		return rc;
-	e->stats.groups_created++;
-	log_info("created group %s:%s", h->name, path);
-	const struct group_conf *g = policy_settings(p, i, path);
-	if (g == NULL && rule != NULL && rule->templated)
-		g = policy_settings(p, i, rule->dest); /* settings for the template */
-	apply_settings(h, path, g);
-	if (rule != NULL && rule->templated && p->cfg->remove_empty)
-		remember_made(e, h, path);
-	return 0;
-}
-
-static void
-move(struct engine *e, size_t i, const struct task *t, const char *dest,
-     const struct rules_rule *rule, const char *why)
-{
-	const struct hier *h = e->pol->managed[i];
-	char reason[512];
-
-	if (rule != NULL)
-		snprintf(reason, sizeof(reason), "%s:%u", rule->file, rule->line);
-	else
-		snprintf(reason, sizeof(reason), "%s", why);
-	if (e->opts.dry_run) {
-		log_info("would move pid %d (%s) to %s:%s (%s)", (int)t->pid,
-			 t->comm, h->name, dest, reason);
-		return;
-	}
-	int rc = cgfs_move(h, dest, t->pid);
-	if (rc == -ENOENT && (rc = create_group(e, i, dest, rule)) == 0)
-		rc = cgfs_move(h, dest, t->pid);
-	if (rc == 0) {
-		e->stats.moves++;
-		log_info("moved pid %d (%s) to %s:%s (%s)", (int)t->pid, t->comm,
-			 h->name, dest, reason);
-	} else if (rc == -ESRCH) {
-		e->stats.vanished++;
-	} else {
-		e->stats.move_failures++;
-		log_warning("cannot move pid %d (%s) to %s:%s: %s (%s%s/cgroup.procs)",
-			    (int)t->pid, t->comm, h->name, dest, strerror(-rc),
-			    h->mount, dest);
-	}
-}
-
-/* ---- classification ----------------------------------------------------- */
-
-/* Is pid a sticky process (and still the same process)? */
-static bool
-is_sticky(struct engine *e, pid_t pid)
-{
-	uint64_t start;
-
-	if (!(tasktab_flags(e->tasks, pid) & TASK_STICKY))
-		return false;
-	if (task_start_time("/proc", pid, &start) == 0 &&
-	    start == tasktab_start(e->tasks, pid))
-		return true;
-	tasktab_forget(e->tasks, pid); /* exited; the pid was reused */
-	return false;
-}
-
-/* Callbacks through which the Lua hook reads a task. */
-struct hook_view {
-	const struct task *t;
-	const struct task_cgroups *cg;
-};
-
-static int
-hook_cmdline(void *arg, char *buf, size_t len)
-{
-	const struct hook_view *v = arg;
-
-	return task_read_cmdline("/proc", v->t->pid, buf, len);
-}
-
-static const char *
-hook_cgroup(void *arg, const char *hier)
-{
-	const struct hook_view *v = arg;
-
-	return task_cgroup_of(v->cg, hier);
-}
-
-/* Let the Lua hook revise e->dec; mark what it changed in e->hooked. */
-static void
-run_hook(struct engine *e, const struct task *t, const struct task_cgroups *cg)
-{
-	struct policy *p = e->pol;
-	struct hook_view view = { .t = t, .cg = cg };
-	static char why[RULES_MAX_HIERS][256];
-	struct hooks_task ht = {
-		.pid = t->pid, .ppid = t->ppid, .uid = t->uid, .euid = t->euid,
-		.gid = t->gid, .egid = t->egid, .groups = t->groups,
-		.ngroups = t->ngroups, .comm = t->comm, .exe = t->exe,
-		.cmdline = hook_cmdline, .cgroup = hook_cgroup, .arg = &view,
-	};
-
-	for (size_t i = 0; i < p->n; i++) {
-		const struct rules_decision *d = &e->dec[i];
-		struct hooks_slot *s = &e->slots[i];
-
-		s->hier = p->names[i];
-		s->set = d->move;
-		snprintf(s->dest, sizeof(s->dest), "%s", d->move ? d->dest : "");
-		s->why = NULL;
-		if (d->rule != NULL) {
-			snprintf(why[i], sizeof(why[i]), "%s:%u", d->rule->file,
-				 d->rule->line);
-			s->why = why[i];
-		}
-	}
-	e->stats.hook_calls++;
-	if (hooks_classify(p->hooks, &ht, e->slots, p->n) < 0) {
-		e->stats.hook_errors++;
-		return; /* the rules' decision stands */
-	}
-	for (size_t i = 0; i < p->n; i++) {
-		struct rules_decision *d = &e->dec[i];
-		const struct hooks_slot *s = &e->slots[i];
-
-		if (!s->changed)
-			continue;
-		e->stats.hook_changes++;
-		e->hooked[i] = true;
-		d->move = s->set;
-		snprintf(d->dest, sizeof(d->dest), "%s", s->dest);
-		log_debug("pid %d (%s): Lua hook %s %s:%s", (int)t->pid, t->comm,
-			  s->set ? "chose" : "cleared", s->hier, s->set ? s->dest : "");
-	}
-}
-
-static void
-classify(struct engine *e, pid_t pid)
-{
-	struct policy *p = e->pol;
-	static struct task t; /* 8 KiB: kept off the stack */
-	struct task_cgroups cg;
-	const char *current[RULES_MAX_HIERS] = { 0 };
-	unsigned what = 0;
-
-	if (is_sticky(e, pid))
-		return;
-	if (rules_need_process(p->rules))
-		what |= TASK_EXE | TASK_SCRIPT;
-	if (rules_need_realtime(p->rules))
-		what |= TASK_RT;
-	int rc = task_read("/proc", pid, what, &t);
-	if (rc < 0) {
-		if (rc == -ESRCH)
-			e->stats.vanished++;
-		else
-			log_debug("cannot read /proc/%d: %s", (int)pid, strerror(-rc));
-		return;
-	}
-	if (t.kthread)
-		return;
-	if ((rc = task_read_cgroups("/proc", pid, &cg)) < 0) {
-		if (rc == -ESRCH)
-			e->stats.vanished++;
-		return;
-	}
-	for (size_t i = 0; i < p->n; i++)
-		current[i] = task_cgroup_of(&cg, p->names[i]);
-	e->stats.classified++;
-
-	struct rules_task rt = {
-		.pid = t.pid, .uid = t.uid, .euid = t.euid, .gid = t.gid,
-		.egid = t.egid, .groups = t.groups, .ngroups = t.ngroups,
-		.exe = t.exe[0] ? t.exe : NULL, .comm = t.comm,
-		.script = t.script[0] ? t.script : NULL,
-		.cgroups = current, .realtime = t.realtime,
-	};
-	if (p->need_names) {
-		rt.user = policy_user(p, t.euid);
-		rt.group = policy_group(p, t.egid);
-	}
-	rules_match(p->rules, &rt, e->dec);
-	memset(e->hooked, 0, p->n * sizeof(*e->hooked));
-	char hook_reason[512] = "";
-	if (hooks_has_classify(p->hooks)) {
-		run_hook(e, &t, &cg);
-		snprintf(hook_reason, sizeof(hook_reason), "Lua hook %s",
-			 p->cfg->lua_script);
-	}
-	for (size_t i = 0; i < p->n; i++) {
-		const struct rules_decision *d = &e->dec[i];
-
-		if (!d->move)
-			continue;
-		if (current[i] != NULL && strcmp(current[i], d->dest) == 0) {
-			log_debug("pid %d (%s) already in %s:%s", (int)pid, t.comm,
-				  p->names[i], d->dest);
-			continue;
-		}
-		move(e, i, &t, d->dest, e->hooked[i] ? NULL : d->rule, hook_reason);
-	}
-}
-
 static int
 classify_cb(void *arg, pid_t pid)
 {
@@ -326,8 +32,8 @@ classify_cb(void *arg, pid_t pid)
 	return 0;
 }
 
-static void
-rescan(struct engine *e)
+void
+engine_rescan(struct engine *e)
 {
 	e->last_rescan = ev_now(e->loop);
 	e->stats.rescans++;
@@ -342,7 +48,7 @@ rescan_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	struct engine *e = w->data;
 
 	log_notice("rescanning /proc after lost events");
-	rescan(e);
+	engine_rescan(e);
 }
 
 /* Schedule a rescan, at most one per RESCAN_INTERVAL. */
@@ -394,12 +100,18 @@ on_fork(struct engine *e, const struct procev_event *ev)
 	e->stats.ev_fork++;
 	if (ev->pid != ev->tgid)
 		return; /* a new thread, not a new process */
-	if (!(tasktab_flags(e->tasks, ev->parent_tgid) & TASK_STICKY_CHILDREN))
+	unsigned pflags = tasktab_flags(e->tasks, ev->parent_tgid);
+	if (pflags == 0)
+		return; /* the common case: nothing to inherit */
+	if (pflags & TASK_BOOSTED)
+		boost_fork(e, ev->parent_tgid, ev->tgid);
+	if (!(pflags & TASK_STICKY_CHILDREN))
 		return;
 	if (task_start_time("/proc", ev->tgid, &start) < 0)
 		return;
+	unsigned flags = tasktab_flags(e->tasks, ev->tgid);
 	if (tasktab_set(e->tasks, ev->tgid, start,
-			TASK_STICKY | TASK_STICKY_CHILDREN) < 0)
+			flags | TASK_STICKY | TASK_STICKY_CHILDREN) < 0)
 		log_warning("out of memory: pid %d not marked sticky", (int)ev->tgid);
 }
 
@@ -426,6 +138,8 @@ handle_event(struct engine *e, const struct procev_event *ev)
 		e->stats.ev_exit++;
 		if (ev->pid == ev->tgid) {
 			drop_pending(e, ev->tgid);
+			if (tasktab_flags(e->tasks, ev->tgid) & TASK_BOOSTED)
+				boost_exit(e, ev->tgid);
 			tasktab_forget(e->tasks, ev->tgid);
 		}
 		break;
@@ -489,9 +203,7 @@ cleanup_cb(struct ev_loop *loop, ev_timer *w, int revents)
 			log_info("removed empty group %s:%s", g->hier, g->path);
 		}
 		LIST_REMOVE(g, link);
-		free(g->hier);
-		free(g->path);
-		free(g);
+		made_free(g);
 	}
 	if (LIST_EMPTY(&e->made))
 		ev_timer_stop(loop, w);
@@ -505,8 +217,8 @@ log_report(void *arg, const char *msg)
 	log_error("%s", msg);
 }
 
-static void
-reload(struct engine *e)
+void
+engine_reload(struct engine *e)
 {
 	struct report rep = { .fn = log_report };
 	struct policy *np;
@@ -524,7 +236,7 @@ reload(struct engine *e)
 	e->stats.reloads++;
 	log_notice("reloaded: %zu rules, %zu managed hierarchies",
 		   rules_count(np->rules), np->n);
-	rescan(e); /* apply the new rules to running processes */
+	engine_rescan(e); /* apply the new rules to running processes */
 }
 
 static void
@@ -535,7 +247,7 @@ signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 	switch (w->signum) {
 	case SIGHUP:
 	case SIGUSR2:
-		reload(e);
+		engine_reload(e);
 		break;
 	default:
 		log_notice("signal %d: exiting", w->signum);
@@ -559,15 +271,17 @@ engine_make_sticky(struct engine *e, pid_t pid, uid_t peer, int flag)
 		return rc;
 	if (peer != 0 && t.uid != peer && t.euid != peer)
 		return -EPERM;
-	if (flag == 2) {
-		tasktab_forget(e->tasks, pid);
-		log_info("pid %d (%s) is no longer sticky", (int)pid, t.comm);
-		return 0;
-	}
 	if ((rc = task_start_time("/proc", pid, &start)) < 0)
 		return rc;
+	unsigned flags = classify_known(e, pid) ? tasktab_flags(e->tasks, pid) : 0;
+	flags &= ~(TASK_STICKY | TASK_STICKY_CHILDREN);
+	if (flag == 2) {
+		rc = tasktab_set(e->tasks, pid, start, flags);
+		log_info("pid %d (%s) is no longer sticky", (int)pid, t.comm);
+		return rc;
+	}
 	rc = tasktab_set(e->tasks, pid, start,
-			 TASK_STICKY | (flag == 1 ? TASK_STICKY_CHILDREN : 0));
+			 flags | TASK_STICKY | (flag == 1 ? TASK_STICKY_CHILDREN : 0));
 	if (rc == 0)
 		log_info("pid %d (%s) is sticky%s (sticky)", (int)pid, t.comm,
 			 flag == 1 ? " with its children" : "");
@@ -586,11 +300,15 @@ engine_new(const struct engine_options *opts)
 	e->opts = *opts;
 	e->ready_fd = -1;
 	LIST_INIT(&e->made);
+	TAILQ_INIT(&e->boosts);
+	e->next_boost = 1;
+	e->started = time(NULL);
 	e->tasks = tasktab_new();
 	e->dec = calloc(RULES_MAX_HIERS, sizeof(*e->dec));
 	e->slots = calloc(RULES_MAX_HIERS, sizeof(*e->slots));
-	e->hooked = calloc(RULES_MAX_HIERS, sizeof(*e->hooked));
-	if (e->tasks == NULL || e->dec == NULL || e->slots == NULL || e->hooked == NULL)
+	e->verdicts = calloc(RULES_MAX_HIERS, sizeof(*e->verdicts));
+	if (e->tasks == NULL || e->dec == NULL || e->slots == NULL ||
+	    e->verdicts == NULL)
 		goto fail;
 	if ((e->pol = policy_build(&opts->ov, &rep)) == NULL)
 		goto fail;
@@ -602,6 +320,9 @@ engine_new(const struct engine_options *opts)
 	}
 	if (e->pol->cfg->sticky_socket[0] != '\0' &&
 	    (e->sticky = sticky_open(e->pol->cfg->sticky_socket, e)) == NULL)
+		goto fail;
+	if (e->pol->cfg->control_socket[0] != '\0' &&
+	    (e->control = control_open(e->pol->cfg->control_socket, e)) == NULL)
 		goto fail;
 	return e;
 fail:
@@ -636,6 +357,8 @@ start_watchers(struct engine *e)
 	e->cleanup_timer.data = e;
 	if (e->sticky != NULL)
 		sticky_start(e->sticky, e->loop);
+	if (e->control != NULL)
+		control_start(e->control, e->loop);
 }
 
 int
@@ -655,7 +378,8 @@ engine_run(struct engine *e)
 		   e->opts.dry_run ? ", dry run" : "");
 	for (size_t i = 0; i < e->pol->n; i++)
 		log_info("managing %s at %s", e->pol->names[i], e->pol->managed[i]->mount);
-	rescan(e); /* every process already running */
+	boost_restore(e);   /* before the scan, which applies them */
+	engine_rescan(e);   /* every process already running */
 	log_notice("ready: running processes classified (%llu moves)",
 		   (unsigned long long)e->stats.moves);
 	if (e->ready_fd >= 0) {
@@ -668,6 +392,8 @@ engine_run(struct engine *e)
 	if (e->sticky != NULL)
 		sticky_close(e->sticky, e->loop);
 	e->sticky = NULL;
+	control_close(e->control);
+	e->control = NULL;
 	pidfile_remove(pidfile);
 	log_notice("stopped");
 	return 0;
@@ -694,18 +420,18 @@ engine_free(struct engine *e)
 		return;
 	if (e->sticky != NULL)
 		sticky_close(e->sticky, NULL);
+	control_close(e->control);
+	boost_free_all(e);
 	procev_close(e->pe);
 	policy_free(e->pol);
 	tasktab_free(e->tasks);
 	while ((g = LIST_FIRST(&e->made)) != NULL) {
 		LIST_REMOVE(g, link);
-		free(g->hier);
-		free(g->path);
-		free(g);
+		made_free(g);
 	}
 	free(e->dec);
 	free(e->slots);
-	free(e->hooked);
+	free(e->verdicts);
 	free(e->pending);
 	free(e);
 }

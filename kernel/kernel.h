@@ -106,13 +106,19 @@ int task_read_cmdline(const char *procroot, pid_t pid, char *buf, size_t len)
 int task_start_time(const char *procroot, pid_t pid, uint64_t *start)
 	KERNEL_WUR;
 
-/* A task's current groups, parsed from /proc/PID/cgroup. */
+/*
+ * A task's current groups, parsed from /proc/PID/cgroup.  Large enough
+ * for a few hundred hierarchies; beyond that the last lines are
+ * dropped (their groups read as unknown), never misparsed.
+ */
+#define TASK_CGROUPS_BUF 32768
+#define TASK_CGROUPS_MAX 512
 struct task_cgroups {
-	char buf[4096];
+	char buf[TASK_CGROUPS_BUF];
 	struct {
 		const char *hier; /* second field: "cpu,cpuacct", "" for v2 */
 		const char *path;
-	} v[64];
+	} v[TASK_CGROUPS_MAX];
 	size_t n;
 };
 

@@ -253,7 +253,7 @@ task_parse_cgroups(const char *text, size_t len, struct task_cgroups *out)
 {
 	if (len >= sizeof(out->buf))
 		len = sizeof(out->buf) - 1;
-	memcpy(out->buf, text, len);
+	memmove(out->buf, text, len); /* text may be out->buf itself */
 	out->buf[len] = '\0';
 	out->n = 0;
 	for (char *line = out->buf; line && *line;) {
@@ -263,6 +263,8 @@ task_parse_cgroups(const char *text, size_t len, struct task_cgroups *out)
 
 		if (nl)
 			*nl = '\0';
+		if (nl == NULL && len == sizeof(out->buf) - 1)
+			break; /* a line cut by the buffer's end: drop it */
 		if (c2 == NULL || (nl && c2 > nl))
 			return -EBADMSG;
 		*c2 = '\0';
@@ -279,13 +281,13 @@ task_parse_cgroups(const char *text, size_t len, struct task_cgroups *out)
 int
 task_read_cgroups(const char *procroot, pid_t pid, struct task_cgroups *out)
 {
-	char path[128], buf[sizeof(out->buf)];
+	char path[128];
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "%s/%d/cgroup", procroot, (int)pid);
-	if ((n = read_file(path, buf, sizeof(buf))) < 0)
+	if ((n = read_file(path, out->buf, sizeof(out->buf))) < 0)
 		return gone((int)n);
-	return task_parse_cgroups(buf, (size_t)n, out);
+	return task_parse_cgroups(out->buf, (size_t)n, out);
 }
 
 const char *

@@ -16,16 +16,27 @@ CGENGINED=${CGENGINED:-$top/cgengined}
 D=$(mktemp -d /tmp/cgengine-demo.XXXXXX)
 chmod 755 "$D"
 KIDS=""; DAEMON=""
+# Remove a hierarchy's groups and unmount it.  The kernel keeps a v1
+# hierarchy alive when a child group (even a dying one) exists at
+# unmount time, so make sure it is gone and retry if it is not.
+release() { # MOUNTPOINT NAME
+	for try in $(seq 50); do
+		find "$1" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
+		umount "$1" 2>/dev/null
+		sleep 0.1
+		grep -q "name=$2:" /proc/self/cgroup || return 0
+		mount -t cgroup -o "none,name=$2" cgroup "$1" 2>/dev/null || return 1
+	done
+	umount "$1" 2>/dev/null # never leave it mounted
+	echo "run-demo.sh: could not release hierarchy $2" >&2
+}
 cleanup() {
 	[ -n "$DAEMON" ] && kill "$DAEMON" 2>/dev/null && wait "$DAEMON" 2>/dev/null
 	for p in $KIDS; do kill "$p" 2>/dev/null; done
 	for p in $KIDS; do wait "$p" 2>/dev/null; done
 	sleep 0.2
 	for h in cpu mem net; do
-		if mountpoint -q "$D/$h"; then
-			find "$D/$h" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
-			umount "$D/$h"
-		fi
+		mountpoint -q "$D/$h" && release "$D/$h" "cgdemo_$h"
 	done
 	for u in cgdemo_prof cgdemo_stud; do userdel "$u" 2>/dev/null; done
 	for g in cgdemo_profs cgdemo_students; do groupdel "$g" 2>/dev/null; done

@@ -21,7 +21,7 @@ ok "it logs to the configured file" grep -q "ready: running processes classified
 start "$T/bin/${TAG}job" 300; j=$LAST
 ok "and classifies" wait_group "$j" cls /jobs
 
-sed 's|^sticky-socket = .*|sticky-socket = ""|' "$T/cgengined.conf" >"$T/second.conf"
+sed -e 's|^sticky-socket = .*|sticky-socket = ""|' -e 's|^control-socket = .*|control-socket = ""|' "$T/cgengined.conf" >"$T/second.conf"
 "$CGENGINED" -n -c "$T/second.conf" -l "$T/second.log"
 is 1 "$?" "a second instance with the same pid file exits 1"
 ok "saying who runs" grep -q "cgengined is already running as pid $pid" "$T/second.log"

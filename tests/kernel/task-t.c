@@ -96,7 +96,7 @@ main(void)
 	struct task t;
 	struct task_cgroups cg;
 
-	plan(47);
+	plan(49);
 	make_procroot(procroot, sizeof(procroot));
 
 	is_int(0, task_read(procroot, 1234, TASK_EXE | TASK_SCRIPT, &t), "read 1234");
@@ -133,6 +133,15 @@ main(void)
 	ok(task_cgroup_of(&cg, "cpu") == NULL, "partial names do not match");
 	is_int(-ESRCH, task_read_cgroups(procroot, 999, &cg), "missing task cgroups: -ESRCH");
 	is_int(-EBADMSG, task_parse_cgroups("garbage\n", 8, &cg), "malformed cgroup file");
+	{
+		/* more hierarchies than fit: the cut last line is dropped, not an error */
+		static char big[TASK_CGROUPS_BUF + 100];
+		size_t o = 0;
+		for (int i = 0; o + 40 < sizeof(big); i++)
+			o += (size_t)snprintf(big + o, sizeof(big) - o, "%d:name=h%d:/g\n", i, i);
+		is_int(0, task_parse_cgroups(big, o, &cg), "an over-long cgroup file still parses");
+		is_string("/g", task_cgroup_of(&cg, "name=h7"), "its early lines are there");
+	}
 
 	is_int(0, task_read(procroot, 4000, TASK_EXE | TASK_SCRIPT, &t), "read 4000");
 	is_string("/usr/bin/vim", t.exe, "' (deleted)' is cut from an upgraded binary");

@@ -27,14 +27,30 @@ cleanup() {
 	for p in $KIDS; do wait "$p" 2>/dev/null; done
 	sleep 0.1
 	for m in $HIERS; do
-		# remove groups deepest first, then unmount
-		find "$m" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
-		umount "$m" 2>/dev/null || diag "cannot unmount $m"
+		release_hier "$m" "$TAG$(basename "$m")" || diag "hierarchy at $m not released"
 	done
 	for u in $USERS; do userdel "$u" >/dev/null 2>&1; groupdel "$u" >/dev/null 2>&1; done
 	for g in $GROUPS_; do groupdel "$g" >/dev/null 2>&1; done
 	rm -rf "$T"
 }
+# release_hier MOUNTPOINT NAME: remove the groups (deepest first) and
+# unmount.  The kernel keeps a v1 hierarchy alive if it still has a
+# child group at unmount time -- even one just removed and still dying
+# -- so check that it is really gone, and if not, mount it again and
+# repeat.
+release_hier() {
+	for try in $(seq 50); do
+		find "$1" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
+		umount "$1" 2>/dev/null
+		sleep 0.1
+		grep -q "name=$2:" /proc/self/cgroup || { rmdir "$1" 2>/dev/null; return 0; }
+		mount -t cgroup -o "none,name=$2" cgroup "$1" 2>/dev/null || return 1
+	done
+	find "$1" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
+	umount "$1" 2>/dev/null # never leave it mounted
+	return 1
+}
+
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 

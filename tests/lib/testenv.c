@@ -75,14 +75,47 @@ remove_below(const char *path)
 	closedir(d);
 }
 
+/* Is a hierarchy called name still known to the kernel? */
+static bool
+hier_alive(const char *name)
+{
+	char line[4096], want[128];
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	bool alive = false;
+
+	if (f == NULL)
+		return false;
+	snprintf(want, sizeof(want), ":name=%s:", name);
+	while (!alive && fgets(line, sizeof(line), f) != NULL)
+		alive = strstr(line, want) != NULL;
+	fclose(f);
+	return alive;
+}
+
+/*
+ * The kernel keeps a v1 hierarchy alive when a child group -- even one
+ * just removed and still dying -- exists at unmount time.  So check it
+ * is gone, and if not, mount it again, empty it and unmount again.
+ */
 void
 testenv_umount(struct testhier *h)
 {
+	char opts[128];
+
 	if (!h->mounted)
 		return;
-	remove_below(h->dir);
-	if (umount(h->dir) < 0)
-		fprintf(stderr, "# umount %s: %s\n", h->dir, strerror(errno));
+	snprintf(opts, sizeof(opts), "none,name=%s", h->name);
+	for (int i = 0; i < 50; i++) {
+		remove_below(h->dir);
+		if (umount(h->dir) < 0)
+			fprintf(stderr, "# umount %s: %s\n", h->dir, strerror(errno));
+		usleep(100000);
+		if (!hier_alive(h->name) || i == 49 ||
+		    mount("cgroup", h->dir, "cgroup", 0, opts) < 0)
+			break;
+	}
+	if (hier_alive(h->name))
+		fprintf(stderr, "# hierarchy %s could not be released\n", h->name);
 	rmdir(h->dir);
 	h->mounted = false;
 }
