@@ -169,7 +169,14 @@ main(int argc, char **argv)
 	if (fd < 0)
 		return 3;
 	char reply[4200];
-	if (!read_line(fd, reply, sizeof(reply)) || strcmp(reply, "CGENGINE 1") != 0) {
+	if (!read_line(fd, reply, sizeof(reply)))
+		reply[0] = '\0';
+	if (strncmp(reply, "ERR ", 4) == 0) { /* e.g. too many clients */
+		fprintf(stderr, "cgenginectl: %s\n", reply + 4);
+		close(fd);
+		return 1;
+	}
+	if (strcmp(reply, "CGENGINE 1") != 0) {
 		fprintf(stderr, "cgenginectl: %s does not speak protocol 1 (got '%s')\n", path,
 			reply);
 		close(fd);

@@ -4,7 +4,8 @@
 _tap_n=0
 _tap_failed=0
 
-plan() { echo "1..$1"; }
+_tap_plan=""
+plan() { _tap_plan=$1; echo "1..$1"; }
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 diag() { echo "# $*" >&2; }
 bail() { echo "Bail out! $*"; exit 255; }
@@ -49,6 +50,10 @@ skip() { # skip N REASON
 }
 
 done_testing() {
+	if [ -n "$_tap_plan" ] && [ "$_tap_plan" -ne "$_tap_n" ]; then
+		diag "planned $_tap_plan tests but ran $_tap_n"
+		exit 1
+	fi
 	[ "$_tap_failed" -eq 0 ]
 	exit $?
 }
