@@ -5,7 +5,7 @@
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
 command -v jq >/dev/null || skip_all "needs jq"
-plan 36
+plan 39
 
 mount_hier cpu; MANAGED="cpu"
 add_user "${TAG}a"; add_user "${TAG}b"
@@ -84,6 +84,11 @@ pids=""
 for i in $(seq 30); do ( ctl status >/dev/null && echo ok >>"$T/many" ) & pids="$pids $!"; done
 for p in $pids; do wait "$p"; done
 is 30 "$(wc -l <"$T/many" | tr -d ' ')" "30 concurrent clients are all served"
+seq 100 | sed 's/.*/version/' | as "${TAG}b" "$RAW" "$SOCK" >"$T/rate"
+ok "a user making 100 requests at once is rate-limited" grep -q "^ERR rate limit exceeded" "$T/rate"
+ok "after its burst was served" test "$(grep -c '^OK' "$T/rate")" -ge 30
+seq 100 | sed 's/.*/version/' | "$RAW" "$SOCK" >"$T/rate"
+is 100 "$(grep -c '^OK' "$T/rate")" "root is not rate-limited"
 ok "the daemon is alive" kill -0 "$DAEMON_PID"
 daemon_stop
 ok "the control socket is removed at exit" sh -c "! test -e '$SOCK'"

@@ -1,0 +1,176 @@
+/*
+ * loadgen.c -- a fork/exec storm for benchmarking a classification
+ * daemon.  Keeps CONCURRENCY spawners busy until COUNT probes ran, each
+ * as the test user; collects every probe's exec-to-classified latency;
+ * reads the daemon's CPU time and RSS before and after.
+ *
+ * Usage: loadgen -d DAEMON_PID -u UID -g GID -n COUNT -c CONCURRENCY
+ *                [-t TIMEOUT_MS] [-p PROBE] NAME=GROUP...
+ * Prints one line of key=value results.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static long long
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* utime + stime of pid, in clock ticks. */
+static long long
+cpu_ticks(pid_t pid)
+{
+	char path[64], buf[2048];
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	char *s = strrchr(buf, ')');
+	unsigned long long ut = 0, st = 0;
+	/* fields after ')': state(3) ... utime(14) stime(15) */
+	if (s == NULL || sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+				&ut, &st) != 2)
+		return -1;
+	return (long long)(ut + st);
+}
+
+static long
+rss_kib(pid_t pid)
+{
+	char path[64], line[256];
+	long kib = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+static int
+cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return x < y ? -1 : x > y;
+}
+
+int
+main(int argc, char **argv)
+{
+	pid_t daemon = 0;
+	uid_t uid = 0;
+	gid_t gid = 0;
+	int count = 1000, conc = 8, timeout = 1000, ch;
+	const char *probe = "./probe";
+
+	while ((ch = getopt(argc, argv, "d:u:g:n:c:t:p:")) != -1) {
+		switch (ch) {
+		case 'd': daemon = atoi(optarg); break;
+		case 'u': uid = (uid_t)atoi(optarg); break;
+		case 'g': gid = (gid_t)atoi(optarg); break;
+		case 'n': count = atoi(optarg); break;
+		case 'c': conc = atoi(optarg); break;
+		case 't': timeout = atoi(optarg); break;
+		case 'p': probe = optarg; break;
+		default: return 2;
+		}
+	}
+	int nwant = argc - optind;
+	if (daemon <= 0 || nwant < 1 || count < 1 || conc < 1) {
+		fprintf(stderr, "usage: loadgen -d PID -u UID -g GID -n N -c C [-t MS] [-p PROBE] NAME=GROUP...\n");
+		return 2;
+	}
+	int p[2];
+	if (pipe(p) < 0)
+		return 1;
+	long long *lat = calloc((size_t)count, sizeof(*lat));
+	char tmo[16];
+	snprintf(tmo, sizeof(tmo), "%d", timeout);
+
+	long long cpu0 = cpu_ticks(daemon);
+	if (cpu0 < 0) {
+		fprintf(stderr, "loadgen: daemon pid %d is not running\n", (int)daemon);
+		return 1;
+	}
+	long long t0 = now_ns();
+	int started = 0, running = 0, done = 0;
+	while (done < count) {
+		while (running < conc && started < count) {
+			char start[32];
+			snprintf(start, sizeof(start), "%lld", now_ns());
+			pid_t pid = fork();
+			if (pid == 0) {
+				dup2(p[1], 3);
+				if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 ||
+				    setresuid(uid, uid, uid) < 0)
+					_exit(3);
+				char **args = calloc((size_t)nwant + 4, sizeof(char *));
+				args[0] = (char *)probe;
+				args[1] = start;
+				args[2] = tmo;
+				for (int i = 0; i < nwant; i++)
+					args[3 + i] = argv[optind + i];
+				execv(probe, args);
+				_exit(4);
+			}
+			if (pid > 0) {
+				started++;
+				running++;
+			}
+		}
+		if (waitpid(-1, NULL, 0) > 0) {
+			running--;
+			done++;
+		}
+	}
+	long long t1 = now_ns();
+	close(p[1]);
+	/* collect the records */
+	FILE *f = fdopen(p[0], "r");
+	int n = 0, ok = 0;
+	long long v;
+	int pid;
+	while (n < count && fscanf(f, "%lld %d", &v, &pid) == 2) {
+		lat[n++] = v;
+		if (v >= 0)
+			ok++;
+	}
+	long long cpu1 = cpu_ticks(daemon);
+	long hz = sysconf(_SC_CLK_TCK);
+
+	/* percentiles over classified probes; unclassified ones count as the timeout */
+	for (int i = 0; i < n; i++)
+		if (lat[i] < 0)
+			lat[i] = (long long)timeout * 1000 + 1;
+	qsort(lat, (size_t)n, sizeof(*lat), cmp_ll);
+	double secs = (double)(t1 - t0) / 1e9;
+	double cpu_us = (double)(cpu1 - cpu0) * 1e6 / (double)hz;
+	printf("count=%d classified=%d pct=%.1f p50_us=%lld p90_us=%lld p99_us=%lld max_us=%lld "
+	       "rate=%.0f cpu_us_per_exec=%.1f rss_kib=%ld secs=%.2f\n",
+	       n, ok, n ? 100.0 * ok / n : 0.0, n ? lat[n / 2] : 0, n ? lat[n * 9 / 10] : 0,
+	       n ? lat[n * 99 / 100] : 0, n ? lat[n - 1] : 0, n / secs, n ? cpu_us / n : 0.0,
+	       rss_kib(daemon), secs);
+	return 0;
+}

@@ -1,0 +1,80 @@
+/*
+ * probe.c -- the tiny program a benchmark storm executes.  It polls
+ * /proc/self/cgroup until it sees itself in every expected group, then
+ * writes one result record to fd 3 and exits.
+ *
+ * Usage: probe START_NS TIMEOUT_MS NAME=GROUP...
+ *   START_NS   CLOCK_MONOTONIC time (ns) the spawner took just before
+ *              exec, so the latency covers exec-to-classified
+ *   NAME=GROUP e.g. "name=cgbench_a=/bench" -- hierarchy and path
+ * The record is "<latency_us> <pid>\n", latency -1 if never classified.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static long long
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Are all expected "hier=path" pairs in the text of /proc/self/cgroup? */
+static int
+classified(char **want, int n)
+{
+	char buf[16384];
+	int fd = open("/proc/self/cgroup", O_RDONLY);
+	ssize_t len = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = '\0';
+	for (int i = 0; i < n; i++) {
+		char line[512];
+		char *eq = strrchr(want[i], '=');
+
+		if (eq == NULL)
+			return 0;
+		snprintf(line, sizeof(line), ":%.*s:%s\n", (int)(eq - want[i]), want[i], eq + 1);
+		if (strstr(buf, line) == NULL)
+			return 0;
+	}
+	return 1;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc < 4)
+		return 2;
+	long long start = atoll(argv[1]);
+	long long deadline = start + atoll(argv[2]) * 1000000LL;
+	long long lat = -1;
+	struct timespec nap = { 0, 50000 }; /* 50 us between looks */
+
+	for (;;) {
+		long long t = now_ns();
+
+		if (classified(argv + 3, argc - 3)) {
+			lat = (t - start) / 1000;
+			break;
+		}
+		if (t > deadline)
+			break;
+		nanosleep(&nap, NULL);
+	}
+	char rec[64];
+	int n = snprintf(rec, sizeof(rec), "%lld %d\n", lat, (int)getpid());
+	if (write(3, rec, (size_t)n) != n)
+		return 1;
+	return 0;
+}
