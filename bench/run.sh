@@ -1,0 +1,141 @@
+#!/bin/sh
+# bench/run.sh -- cgengined against libcgroup's cgrulesengd, same
+# machine, same run: exec storms of a tiny probe as a test user at
+# concurrency 2, 8 and 32, with 10, 1,000 and 100,000 rules (the rule
+# that matches the test user last).  Prints one table and the ratios.
+#
+# Run as root from a built source tree:  sh bench/run.sh [--quick]
+# Safety (SPEC 9): private named hierarchies, a throwaway user, daemons
+# stopped by pid; /etc/cgrules.conf (read by cgrulesengd) is backed up
+# and restored, /etc/cgconfig.conf and /etc/cgconfig.d are created only
+# if missing and removed again.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=$top/bench
+[ "$(id -u)" -eq 0 ] || { echo "bench/run.sh: run as root" >&2; exit 1; }
+for f in "$top/cgengined" "$B/loadgen" "$B/probe"; do
+	[ -x "$f" ] || { echo "bench/run.sh: build first (make); $f missing" >&2; exit 1; }
+done
+if ! command -v cgrulesengd >/dev/null; then
+	apt-get install -y -qq cgroup-tools >/dev/null 2>&1 || echo "(cgroup-tools not installable: cgengine only)"
+fi
+QUICK=${1:-}
+TAG=cgbench$$
+D=$(mktemp -d "/tmp/cgengine-bench.XXXXXX"); chmod 755 "$D"
+USER_=$TAG
+RULES=/etc/cgrules.conf
+DAEMON=""
+made_cgconfig=""; made_cgconfigd=""; had_cgred="" 
+
+release() { # MOUNTPOINT NAME (see tests/lib/daemon.sh)
+	for try in $(seq 50); do
+		find "$1" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
+		umount "$1" 2>/dev/null
+		sleep 0.1
+		grep -q "name=$2:" /proc/self/cgroup || return 0
+		mount -t cgroup -o "none,name=$2" cgroup "$1" 2>/dev/null || return 1
+	done
+	umount "$1" 2>/dev/null
+}
+stop_daemon() {
+	[ -n "$DAEMON" ] || return 0
+	kill "$DAEMON" 2>/dev/null; wait "$DAEMON" 2>/dev/null; DAEMON=""
+}
+cleanup() {
+	stop_daemon
+	sleep 0.2
+	for h in a b; do mountpoint -q "$D/$h" && release "$D/$h" "${TAG}_$h"; done
+	if [ -e "$D/cgrules.conf.saved" ]; then cp -p "$D/cgrules.conf.saved" "$RULES"; else rm -f "$RULES"; fi
+	[ -n "$made_cgconfig" ] && rm -f /etc/cgconfig.conf
+	[ -n "$made_cgconfigd" ] && rmdir /etc/cgconfig.d 2>/dev/null
+	# cgrulesengd leaves its socket behind when stopped
+	[ -z "$had_cgred" ] && rm -f /var/run/cgred.socket
+	userdel "$USER_" 2>/dev/null; groupdel "$USER_" 2>/dev/null
+	rm -rf "$D"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+[ -e "$RULES" ] && cp -p "$RULES" "$D/cgrules.conf.saved"
+[ -e /var/run/cgred.socket ] && had_cgred=1
+[ -e /etc/cgconfig.conf ] || { touch /etc/cgconfig.conf; made_cgconfig=1; }
+[ -d /etc/cgconfig.d ] || { mkdir /etc/cgconfig.d; made_cgconfigd=1; }
+for h in a b; do
+	mkdir -p "$D/$h"
+	mount -t cgroup -o "none,name=${TAG}_$h" cgroup "$D/$h" || exit 1
+done
+useradd --system --no-create-home --user-group "$USER_" || exit 1
+U=$(id -u "$USER_"); G=$(id -g "$USER_")
+
+# rules: N-1 rules for other programs, then the test user's rule
+write_rules() { # COUNT
+	awk -v n="$1" -v t="$TAG" -v u="$USER_" 'BEGIN {
+		for (i = 0; i < n - 1; i++)
+			printf "*:benchprog%d name=%s_a /other%d\n", i, t, i
+		printf "%s name=%s_a,name=%s_b /bench\n", u, t, t
+	}' >"$RULES"
+}
+cat >"$D/cgengined.conf" <<EOF
+rules = "$RULES"
+rules-dir = ""
+hierarchies = {"name=${TAG}_a", "name=${TAG}_b"}
+sticky-socket = ""
+control-socket = "$D/control.sock"
+pidfile = "$D/cgengined.pid"
+state-file = ""
+log-level = "warning"
+EOF
+
+start_daemon() { # NAME
+	case $1 in
+	cgengined) "$top/cgengined" -n -c "$D/cgengined.conf" -l "$D/cgengined.log" & DAEMON=$! ;;
+	cgrulesengd) cgrulesengd -n -Q & DAEMON=$! ;;
+	esac
+	# wait until it has loaded the rules (its CPU use settles)
+	sleep 1
+	i=0; while [ $i -lt 600 ]; do
+		a=$(awk '{print $1}' /proc/$DAEMON/schedstat 2>/dev/null) || return 1
+		sleep 0.5
+		b=$(awk '{print $1}' /proc/$DAEMON/schedstat 2>/dev/null) || return 1
+		[ $((b - a)) -lt 50000000 ] && return 0
+		i=$((i + 1))
+	done
+}
+
+printf '%-12s %7s %5s %6s %7s %8s %8s %8s %8s %10s %8s\n' DAEMON RULES CONC COUNT CLASS% \
+	P50_US P90_US P99_US MAX_US CPU_US/EXEC RSS_KIB | tee "$D/table"
+sizes="10 1000 100000"; concs="2 8 32"
+[ "$QUICK" = "--quick" ] && { sizes="10"; concs="2"; }
+for n in $sizes; do
+	write_rules "$n"
+	for d in cgengined cgrulesengd; do
+		command -v "$d" >/dev/null 2>&1 || [ "$d" = cgengined ] || continue
+		# cgrulesengd scans its rules linearly: fewer probes for big files
+		count=2000
+		[ "$d" = cgrulesengd ] && [ "$n" -ge 1000 ] && count=200
+		[ "$d" = cgrulesengd ] && [ "$n" -ge 100000 ] && count=40
+		[ "$QUICK" = "--quick" ] && count=200
+		start_daemon "$d" || { echo "$d did not start" >&2; continue; }
+		for c in $concs; do
+			r=$("$B/loadgen" -d "$DAEMON" -u "$U" -g "$G" -n "$count" -c "$c" -t 1000 \
+				-p "$B/probe" "name=${TAG}_a=/bench" "name=${TAG}_b=/bench") || continue
+			eval "$r" # sets count classified pct p50_us ... rss_kib
+			printf '%-12s %7s %5s %6s %7s %8s %8s %8s %8s %10s %8s\n' "$d" "$n" "$c" \
+				"$count" "$pct" "$p50_us" "$p90_us" "$p99_us" "$max_us" \
+				"$cpu_us_per_exec" "$rss_kib" | tee -a "$D/table"
+		done
+		stop_daemon
+		sleep 0.5
+	done
+done
+echo
+echo "ratios (cgrulesengd / cgengined, same rules and concurrency):"
+awk 'NR > 1 { key = $2 " " $3; if ($1 == "cgengined") { e[key] = $10; p[key] = $8 }
+	      else { r[key] = $10; q[key] = $8 } }
+     END { for (k in e) if (k in r && e[k] > 0)
+		printf "  rules %-7s conc %-3s  cpu/exec x%.1f  p99 x%.1f\n", substr(k, 1, index(k, " ") - 1),
+		       substr(k, index(k, " ") + 1), r[k] / e[k], (p[k] > 0 ? q[k] / p[k] : 0) }' "$D/table" | sort -n -k2 -k4
+echo
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), kernel $(uname -r)"
+echo "matcher alone:"
+"$B/matchbench" 100000 | sed 's/^/  /'

@@ -264,7 +264,7 @@ boost_start(struct engine *e, const struct boost_request *r, char *err,
 		   (unsigned)r->owner, r->profile ? ", profile " : "",
 		   r->profile ? r->profile : "");
 	(void)boost_save(e);
-	classify(e, r->pid);
+	classify(e, r->pid, true);
 	return b->id;
 }
 
@@ -291,7 +291,7 @@ boost_end(struct engine *e, unsigned id, const char *why)
 		   b->n, b->n == 1 ? "" : "es");
 	(void)boost_save(e);
 	for (size_t i = 0; i < b->n; i++)
-		classify(e, b->m[i].pid);
+		classify(e, b->m[i].pid, true);
 	boost_free(b);
 	return 0;
 }

@@ -110,9 +110,9 @@ move(struct engine *e, size_t i, const struct task *t, const struct verdict *v)
 			 t->comm, h->name, v->dest, v->reason);
 		return;
 	}
-	int rc = cgfs_move(h, v->dest, t->pid);
+	int rc = cgfs_move_cached(e->fds, h, v->dest, t->pid);
 	if (rc == -ENOENT && (rc = create_group(e, i, v->dest, v->rule)) == 0)
-		rc = cgfs_move(h, v->dest, t->pid);
+		rc = cgfs_move_cached(e->fds, h, v->dest, t->pid);
 	if (rc == 0) {
 		e->stats.moves++;
 		log_info("moved pid %d (%s) to %s:%s (%s)", (int)t->pid, t->comm,
@@ -266,7 +266,7 @@ all_sticky(struct engine *e)
 
 enum decide_result
 classify_decide(struct engine *e, pid_t pid, struct task *t,
-		struct task_cgroups *cg)
+		struct task_cgroups *cg, bool want_current)
 {
 	struct policy *p = e->pol;
 	const char *current[RULES_MAX_HIERS] = { 0 };
@@ -292,7 +292,9 @@ classify_decide(struct engine *e, pid_t pid, struct task *t,
 	}
 	if (t->kthread)
 		return DECIDE_KTHREAD;
-	if (task_read_cgroups("/proc", pid, cg) < 0)
+	cg->n = 0;
+	if ((want_current || p->need_cgroups || p->hooks != NULL) &&
+	    task_read_cgroups("/proc", pid, cg) < 0)
 		return DECIDE_GONE;
 	for (size_t i = 0; i < p->n; i++)
 		current[i] = task_cgroup_of(cg, p->names[i]);
@@ -338,14 +340,14 @@ classify_whatif(struct engine *e, const struct task *t, const char *cmd,
 }
 
 void
-classify(struct engine *e, pid_t pid)
+classify(struct engine *e, pid_t pid, bool careful)
 {
 	static struct task t;	     /* 8 KiB: kept off the stack */
 	static struct task_cgroups cg; /* 40 KiB: likewise */
 
 	if (e->paused)
 		return;
-	switch (classify_decide(e, pid, &t, &cg)) {
+	switch (classify_decide(e, pid, &t, &cg, careful)) {
 	case DECIDE_GONE:
 		e->stats.vanished++;
 		return;

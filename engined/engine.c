@@ -20,15 +20,15 @@
 #include <sys/queue.h>
 #include <unistd.h>
 
-#define BATCH_DATAGRAMS 64  /* datagrams read per wake-up */
-#define EVENTS_PER_DGRAM 16
+#define BATCH_READS 16	    /* recvmmsg() calls per wake-up */
+#define EVENTS_PER_READ 64
 #define RESCAN_INTERVAL 1.0 /* seconds between two rescans at most */
 #define CLEANUP_INTERVAL 2.0
 
 static int
 classify_cb(void *arg, pid_t pid)
 {
-	classify(arg, pid);
+	classify(arg, pid, true);
 	return 0;
 }
 
@@ -64,15 +64,19 @@ request_rescan(struct engine *e)
 
 /* ---- events -------------------------------------------------------------- */
 
+#define DEFER_DELAY 0.002 /* how long a uid/gid-only entry may wait */
+
 static void
-add_pending(struct engine *e, pid_t tgid)
+add_pending(struct engine *e, pid_t tgid, bool exec)
 {
 	for (size_t i = 0; i < e->npending; i++)
-		if (e->pending[i] == tgid)
+		if (e->pending[i].tgid == tgid) {
+			e->pending[i].exec |= exec;
 			return;
+		}
 	if (e->npending == e->cap) {
 		size_t cap = e->cap ? e->cap * 2 : 256;
-		pid_t *v = realloc(e->pending, cap * sizeof(*v));
+		struct pending *v = realloc(e->pending, cap * sizeof(*v));
 
 		if (v == NULL) {
 			request_rescan(e); /* cannot remember: catch up later */
@@ -81,15 +85,51 @@ add_pending(struct engine *e, pid_t tgid)
 		e->pending = v;
 		e->cap = cap;
 	}
-	e->pending[e->npending++] = tgid;
+	e->pending[e->npending++] = (struct pending){ .tgid = tgid, .exec = exec };
 }
 
 static void
 drop_pending(struct engine *e, pid_t tgid)
 {
 	for (size_t i = 0; i < e->npending; i++)
-		if (e->pending[i] == tgid)
-			e->pending[i] = 0;
+		if (e->pending[i].tgid == tgid)
+			e->pending[i].tgid = 0;
+}
+
+/*
+ * Classify what the batch asked for.  A uid/gid change is usually
+ * followed at once by an exec (su, sudo, login, setpriv): such entries
+ * wait one batch (at most DEFER_DELAY) so the process is classified
+ * once, after its exec, instead of twice.  `all` flushes everything.
+ */
+static void
+run_pending(struct engine *e, bool all)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < e->npending; i++) {
+		struct pending *p = &e->pending[i];
+
+		if (p->tgid == 0)
+			continue;
+		if (!all && !p->exec && !p->waited) {
+			p->waited = true;
+			e->pending[kept++] = *p;
+			continue;
+		}
+		classify(e, p->tgid, false);
+	}
+	e->npending = kept;
+	if (kept > 0 && !ev_is_active(&e->defer_timer)) {
+		ev_timer_set(&e->defer_timer, DEFER_DELAY, 0);
+		ev_timer_start(e->loop, &e->defer_timer);
+	}
+}
+
+static void
+defer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	run_pending(w->data, true);
 }
 
 static void
@@ -124,15 +164,15 @@ handle_event(struct engine *e, const struct procev_event *ev)
 		break;
 	case PROCEV_EXEC:
 		e->stats.ev_exec++;
-		add_pending(e, ev->tgid);
+		add_pending(e, ev->tgid, true);
 		break;
 	case PROCEV_UID:
 		e->stats.ev_uid++;
-		add_pending(e, ev->tgid);
+		add_pending(e, ev->tgid, false);
 		break;
 	case PROCEV_GID:
 		e->stats.ev_gid++;
-		add_pending(e, ev->tgid);
+		add_pending(e, ev->tgid, false);
 		break;
 	case PROCEV_EXIT:
 		e->stats.ev_exit++;
@@ -150,10 +190,10 @@ static void
 procev_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct engine *e = w->data;
-	struct procev_event ev[EVENTS_PER_DGRAM];
+	struct procev_event ev[EVENTS_PER_READ];
 
-	for (int i = 0; i < BATCH_DATAGRAMS; i++) {
-		int n = procev_recv(e->pe, ev, EVENTS_PER_DGRAM);
+	for (int i = 0; i < BATCH_READS; i++) {
+		int n = procev_recv(e->pe, ev, EVENTS_PER_READ);
 
 		if (n == -EAGAIN)
 			break;
@@ -172,10 +212,7 @@ procev_cb(struct ev_loop *loop, ev_io *w, int revents)
 		for (int k = 0; k < n; k++)
 			handle_event(e, &ev[k]);
 	}
-	for (size_t i = 0; i < e->npending; i++)
-		if (e->pending[i] != 0)
-			classify(e, e->pending[i]);
-	e->npending = 0;
+	run_pending(e, false);
 }
 
 /* ---- empty template groups ------------------------------------------------ */
@@ -194,6 +231,7 @@ cleanup_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		if (h != NULL) {
 			if (!cgfs_is_empty(h, g->path))
 				continue;
+			cgfs_cache_flush(e->fds); /* no open file inside it */
 			rc = cgfs_rmdir(h, g->path);
 		}
 		if (rc == -EBUSY)
@@ -230,6 +268,7 @@ engine_reload(struct engine *e)
 		return;
 	}
 	struct policy *old = e->pol;
+	cgfs_cache_flush(e->fds); /* mounts may have changed */
 	e->pol = np;
 	policy_free(old);
 	log_set_level(np->cfg->log_level);
@@ -307,8 +346,9 @@ engine_new(const struct engine_options *opts)
 	e->dec = calloc(RULES_MAX_HIERS, sizeof(*e->dec));
 	e->slots = calloc(RULES_MAX_HIERS, sizeof(*e->slots));
 	e->verdicts = calloc(RULES_MAX_HIERS, sizeof(*e->verdicts));
+	e->fds = cgfs_cache_new();
 	if (e->tasks == NULL || e->dec == NULL || e->slots == NULL ||
-	    e->verdicts == NULL)
+	    e->verdicts == NULL || e->fds == NULL)
 		goto fail;
 	if ((e->pol = policy_build(&opts->ov, &rep)) == NULL)
 		goto fail;
@@ -352,6 +392,8 @@ start_watchers(struct engine *e)
 	ev_io_start(e->loop, &e->pe_watcher);
 	ev_init(&e->rescan_timer, rescan_timer_cb);
 	e->rescan_timer.data = e;
+	ev_init(&e->defer_timer, defer_cb);
+	e->defer_timer.data = e;
 	ev_init(&e->cleanup_timer, cleanup_cb);
 	e->cleanup_timer.repeat = CLEANUP_INTERVAL;
 	e->cleanup_timer.data = e;
@@ -432,6 +474,7 @@ engine_free(struct engine *e)
 	free(e->dec);
 	free(e->slots);
 	free(e->verdicts);
+	cgfs_cache_free(e->fds);
 	free(e->pending);
 	free(e);
 }

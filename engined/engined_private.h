@@ -28,6 +28,13 @@ void pidfile_remove(const char *path);
 
 #define TASK_BOOSTED 0x4u /* member of at least one boost (tasktab flag) */
 
+/* A thread group an event asked to classify. */
+struct pending {
+	pid_t tgid;   /* 0 = dropped (it exited) */
+	bool exec;    /* an EXEC was seen, not only a uid/gid change */
+	bool waited;  /* a uid/gid-only entry already waited one batch */
+};
+
 /* A group the daemon made from a template, removed once empty. */
 struct made_group {
 	char *hier; /* hierarchy name, as in /proc/PID/cgroup */
@@ -76,8 +83,10 @@ struct engine {
 	struct rules_decision *dec; /* RULES_MAX_HIERS of them */
 	struct hooks_slot *slots;   /* the same, as the Lua hook sees them */
 	struct verdict *verdicts;   /* RULES_MAX_HIERS of them */
-	pid_t *pending;
+	struct cgfs_cache *fds;	    /* open cgroup.procs files */
+	struct pending *pending;    /* thread groups to classify after a batch */
 	size_t npending, cap;
+	ev_timer defer_timer;	    /* flushes deferred uid/gid-only entries */
 	ev_io pe_watcher;
 	ev_signal sig_hup, sig_usr2, sig_term, sig_int;
 	ev_timer rescan_timer, cleanup_timer;
@@ -98,14 +107,24 @@ enum decide_result {
 	DECIDE_KTHREAD, /* a kernel thread: never touched */
 	DECIDE_STICKY,	/* sticky: never reclassified */
 };
-/* Work out e->verdicts for pid; t and cg receive the snapshot. */
+/*
+ * Work out e->verdicts for pid; t and cg receive the snapshot.  The
+ * current groups are read when `current` is set or the policy needs
+ * them (ignore rules, a Lua hook); otherwise cg is left empty.
+ */
 enum decide_result classify_decide(struct engine *e, pid_t pid, struct task *t,
-				   struct task_cgroups *cg);
+				   struct task_cgroups *cg, bool current);
 /* Verdicts for a process that does not exist: rules and Lua hook only. */
 void classify_whatif(struct engine *e, const struct task *t, const char *cmd,
 		     size_t cmdlen);
-/* Decide and act for one process (thread group). */
-void classify(struct engine *e, pid_t pid);
+/*
+ * Decide and act for one process (thread group).  `careful` reads the
+ * current groups first so that nothing is moved (or logged) needlessly
+ * -- for scans and boosts.  The event path skips that read: a freshly
+ * exec'd process is seldom in place already, and a move into the group
+ * a process already has is a no-op for the kernel.
+ */
+void classify(struct engine *e, pid_t pid, bool careful);
 /* Is pid known to the task table and still the same process?  Forgets
  * it (and its boost memberships) when the pid was reused. */
 bool classify_known(struct engine *e, pid_t pid);

@@ -212,7 +212,7 @@ v_explain(const struct request *rq, int argc, char **argv, struct buf *out,
 
 	if (argc != 2 || !parse_pid(argv[1], &pid))
 		return ERR("usage: explain PID");
-	enum decide_result r = classify_decide(e, pid, &t, &cg);
+	enum decide_result r = classify_decide(e, pid, &t, &cg, true);
 	if (r == DECIDE_GONE)
 		return ERR("no process %d", (int)pid);
 	if (r == DECIDE_KTHREAD)

@@ -158,3 +158,103 @@ cgfs_is_empty(const struct hier *h, const char *path)
 		return false;
 	return read_file(file, buf, sizeof(buf)) == 0;
 }
+
+/* ---- the cache of open cgroup.procs files ------------------------------ */
+
+#define CACHE_SLOTS 64
+
+struct cgfs_cache {
+	struct {
+		char *file; /* full path of the cgroup.procs file; NULL = free */
+		int fd;
+		unsigned long used; /* for LRU eviction */
+	} slot[CACHE_SLOTS];
+	unsigned long clock;
+};
+
+struct cgfs_cache *
+cgfs_cache_new(void)
+{
+	return calloc(1, sizeof(struct cgfs_cache));
+}
+
+static void
+drop(struct cgfs_cache *c, size_t i)
+{
+	close(c->slot[i].fd);
+	free(c->slot[i].file);
+	c->slot[i].file = NULL;
+}
+
+void
+cgfs_cache_flush(struct cgfs_cache *c)
+{
+	for (size_t i = 0; c != NULL && i < CACHE_SLOTS; i++)
+		if (c->slot[i].file != NULL)
+			drop(c, i);
+}
+
+void
+cgfs_cache_free(struct cgfs_cache *c)
+{
+	cgfs_cache_flush(c);
+	free(c);
+}
+
+/* The slot holding an open fd for file, opening it if needed; -errno. */
+static int
+cached_fd(struct cgfs_cache *c, const char *file)
+{
+	size_t victim = 0;
+
+	for (size_t i = 0; i < CACHE_SLOTS; i++) {
+		if (c->slot[i].file != NULL && strcmp(c->slot[i].file, file) == 0) {
+			c->slot[i].used = ++c->clock;
+			return (int)i;
+		}
+		if (c->slot[i].file == NULL ||
+		    (c->slot[victim].file != NULL && c->slot[i].used < c->slot[victim].used))
+			victim = i;
+	}
+	int fd = open(file, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	char *copy = strdup(file);
+	if (copy == NULL) {
+		close(fd);
+		return -ENOMEM;
+	}
+	if (c->slot[victim].file != NULL)
+		drop(c, victim);
+	c->slot[victim].file = copy;
+	c->slot[victim].fd = fd;
+	c->slot[victim].used = ++c->clock;
+	return (int)victim;
+}
+
+int
+cgfs_move_cached(struct cgfs_cache *c, const struct hier *h, const char *path,
+		 pid_t tgid)
+{
+	char file[PATH_MAX], num[24];
+	int rc, len;
+
+	if (c == NULL)
+		return cgfs_move(h, path, tgid);
+	if ((rc = join(file, sizeof(file), h, path, "cgroup.procs")) < 0)
+		return rc;
+	len = snprintf(num, sizeof(num), "%d", (int)tgid);
+	for (int attempt = 0; attempt < 2; attempt++) {
+		int i = cached_fd(c, file);
+
+		if (i < 0)
+			return i == -ENOENT ? cgfs_move(h, path, tgid) : i;
+		if (write(c->slot[i].fd, num, (size_t)len) == len)
+			return 0;
+		int e = errno;
+		if (e != ENODEV && e != ENOENT && e != EBADF)
+			return -e; /* ESRCH: the task exited; others are real */
+		drop(c, (size_t)i); /* the group went away; try a fresh open */
+	}
+	return cgfs_move(h, path, tgid);
+}

@@ -153,6 +153,20 @@ int cgfs_set(const struct hier *h, const char *path, const char *key,
  * kernels without it every thread through "tasks".
  */
 int cgfs_move(const struct hier *h, const char *path, pid_t tgid) KERNEL_WUR;
+/*
+ * A small cache of open cgroup.procs files, so moving a process costs
+ * one write(2) instead of open, write and close.  A group removed
+ * behind the cache's back is noticed (ENODEV) and reopened.
+ */
+struct cgfs_cache;
+struct cgfs_cache *cgfs_cache_new(void);
+/* Close every cached file (after a reload, or removing groups). */
+void cgfs_cache_flush(struct cgfs_cache *c);
+void cgfs_cache_free(struct cgfs_cache *c);
+/* As cgfs_move, through the cache. */
+int cgfs_move_cached(struct cgfs_cache *c, const struct hier *h,
+		     const char *path, pid_t tgid) KERNEL_WUR;
+
 /* Remove an empty group; -EBUSY while it holds tasks or children. */
 int cgfs_rmdir(const struct hier *h, const char *path) KERNEL_WUR;
 /* True when group path has no task (and so may be removed). */
@@ -192,7 +206,8 @@ int procev_open(struct procev **out, int rcvbuf) KERNEL_WUR;
 void procev_close(struct procev *p);
 int procev_fd(const struct procev *p);
 /*
- * Receive and decode one datagram.  Returns the number of events,
+ * Receive and decode the datagrams waiting (up to 32, and up to max
+ * events) with one system call.  Returns the number of events,
  * -EAGAIN when nothing is waiting, -ENOBUFS when the kernel dropped
  * events (the caller should rescan), another -errno on error.
  * Datagrams not from the kernel yield 0 events.

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <linux/cn_proc.h>
@@ -20,12 +21,17 @@
 #include <netlink/socket.h>
 
 #define RCVBUF_MAX (64 << 20)
+#define DGRAMS 32	  /* datagrams taken per recvmmsg() */
+#define DGRAM_SIZE 1024 /* one proc event needs about 80 bytes */
 
 struct procev {
 	struct nl_sock *sk;
 	int fd;
 	int rcvbuf;
-	char buf[8192];
+	char buf[DGRAMS][DGRAM_SIZE];
+	struct sockaddr_nl from[DGRAMS];
+	struct iovec iov[DGRAMS];
+	struct mmsghdr msg[DGRAMS];
 };
 
 /* Copy one proc_event out of a (possibly unaligned) payload. */
@@ -214,20 +220,35 @@ procev_fd(const struct procev *p)
 int
 procev_recv(struct procev *p, struct procev_event *ev, size_t max)
 {
-	struct sockaddr_nl from;
-	socklen_t fromlen = sizeof(from);
-	ssize_t n;
+	unsigned want = max < DGRAMS ? (unsigned)max : DGRAMS;
+	int n;
 
+	for (unsigned i = 0; i < want; i++) {
+		p->iov[i] = (struct iovec){ .iov_base = p->buf[i], .iov_len = DGRAM_SIZE };
+		p->msg[i].msg_hdr = (struct msghdr){
+			.msg_name = &p->from[i], .msg_namelen = sizeof(p->from[i]),
+			.msg_iov = &p->iov[i], .msg_iovlen = 1,
+		};
+	}
 	do
-		n = recvfrom(p->fd, p->buf, sizeof(p->buf), 0,
-			     (struct sockaddr *)&from, &fromlen);
+		n = recvmmsg(p->fd, p->msg, want, MSG_DONTWAIT, NULL);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
-	if (fromlen < sizeof(from) || from.nl_family != AF_NETLINK)
-		return 0;
-	int rc = procev_decode(p->buf, (size_t)n, from.nl_pid, ev, max);
-	return rc < 0 ? 0 : rc; /* foreign or malformed: nothing to do */
+
+	size_t got = 0;
+	for (int i = 0; i < n && got < max; i++) {
+		const struct sockaddr_nl *from = &p->from[i];
+
+		if (p->msg[i].msg_hdr.msg_namelen < sizeof(*from) ||
+		    from->nl_family != AF_NETLINK)
+			continue;
+		int rc = procev_decode(p->buf[i], p->msg[i].msg_len, from->nl_pid,
+				       ev + got, max - got);
+		if (rc > 0) /* foreign or malformed datagrams yield nothing */
+			got += (size_t)rc;
+	}
+	return (int)got;
 }
 
 int
