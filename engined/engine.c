@@ -262,9 +262,11 @@ engine_reload(struct engine *e)
 	struct policy *np;
 
 	log_notice("reloading configuration and rules");
+	notify_systemd("RELOADING=1");
 	if ((np = policy_build(&e->opts.ov, &rep)) == NULL) {
 		e->stats.reload_failures++;
 		log_error("reload failed; the previous configuration and rules stay in force");
+		notify_systemd("READY=1");
 		return;
 	}
 	struct policy *old = e->pol;
@@ -276,6 +278,7 @@ engine_reload(struct engine *e)
 	log_notice("reloaded: %zu rules, %zu managed hierarchies",
 		   rules_count(np->rules), np->n);
 	engine_rescan(e); /* apply the new rules to running processes */
+	notify_systemd("READY=1");
 }
 
 static void
@@ -424,6 +427,7 @@ engine_run(struct engine *e)
 	engine_rescan(e);   /* every process already running */
 	log_notice("ready: running processes classified (%llu moves)",
 		   (unsigned long long)e->stats.moves);
+	notify_systemd("READY=1");
 	if (e->ready_fd >= 0) {
 		if (write(e->ready_fd, "1", 1) != 1)
 			log_debug("the starting parent has gone");
@@ -431,6 +435,7 @@ engine_run(struct engine *e)
 		e->ready_fd = -1;
 	}
 	ev_run(e->loop, 0);
+	notify_systemd("STOPPING=1");
 	if (e->sticky != NULL)
 		sticky_close(e->sticky, e->loop);
 	e->sticky = NULL;

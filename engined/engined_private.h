@@ -20,6 +20,9 @@ const char *names_user(struct name_table *t, uid_t uid);
 const char *names_group(struct name_table *t, gid_t gid);
 void names_clear(struct name_table *t);
 
+/* notify.c: "READY=1", "RELOADING=1", "STOPPING=1" to $NOTIFY_SOCKET */
+void notify_systemd(const char *state);
+
 /* pidfile.c */
 int pidfile_write(const char *path) ENGINED_WUR;
 void pidfile_remove(const char *path);

@@ -27,8 +27,9 @@ is 1 "$?" "a second instance with the same pid file exits 1"
 ok "saying who runs" grep -q "cgengined is already running as pid $pid" "$T/second.log"
 
 kill -TERM "$pid"
-i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
-ok "SIGTERM stops it" sh -c "! kill -0 $pid 2>/dev/null"
+i=0; while alive "$pid" && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
+! alive "$pid"
+_tap_result $? "SIGTERM stops it"
 ok "the pid file is removed" sh -c "! test -e '$T/cgengined.pid'"
 ok "the sticky socket is removed" sh -c "! test -e '$T/cgred.socket'"
 

@@ -10,6 +10,7 @@
 # Needs: SRCDIR, BUILDDIR in the environment (set by make check).
 
 : "${SRCDIR:=.}" "${BUILDDIR:=.}"
+BUILDDIR=$(cd "$BUILDDIR" && pwd) # daemons and scripts run from elsewhere
 . "$SRCDIR/tests/tap/tap.sh"
 
 CGENGINED="$BUILDDIR/cgengined"
@@ -171,6 +172,13 @@ wait_log() {
 		sleep 0.05; i=$((i + 1))
 	done
 	return 1
+}
+
+# alive PID: running, not a zombie (an orphaned daemon that exited
+# stays a zombie until init reaps it, which may take a while)
+alive() {
+	st=$(ps -o stat= -p "$1" 2>/dev/null)
+	[ -n "$st" ] && [ "${st#Z}" = "$st" ]
 }
 
 # stop_kids: kill every process the test started so far
