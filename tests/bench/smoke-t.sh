@@ -9,7 +9,7 @@ plan 6
 mount_hier a; mount_hier b; MANAGED="a b"
 add_user "${TAG}u"
 echo "${TAG}u name=${TAG}a,name=${TAG}b /bench" >"$T/cgrules.conf"
-write_config 'log-level = "warning"'
+write_config 'log-level = "notice"'
 daemon_start || bail "daemon"
 out=$("$BUILDDIR/bench/loadgen" -d "$DAEMON_PID" -u "$(id -u "${TAG}u")" -g "$(id -g "${TAG}u")" \
 	-n 40 -c 2 -t 2000 -p "$BUILDDIR/bench/probe" "name=${TAG}a=/bench" "name=${TAG}b=/bench")
