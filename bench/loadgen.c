@@ -196,5 +196,7 @@ main(int argc, char **argv)
 	       n, ok, n ? 100.0 * ok / n : 0.0, n ? lat[n / 2] : 0, n ? lat[n * 9 / 10] : 0,
 	       n ? lat[n * 99 / 100] : 0, n ? lat[n - 1] : 0, n / secs, n ? cpu_us / n : 0.0,
 	       rss_kib(daemon), secs);
+	fclose(f);
+	free(lat);
 	return 0;
 }

@@ -108,23 +108,6 @@ boost_free(struct boost *b)
 
 /* ---- the state file ------------------------------------------------------ */
 
-static int
-mkdir_parents(const char *path)
-{
-	char dir[4096];
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	for (char *s = dir + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*s = '/';
-	}
-	return 0;
-}
-
 int
 boost_save(struct engine *e)
 {
@@ -180,25 +163,14 @@ arm(struct engine *e, struct boost *b)
 	ev_timer_start(e->loop, &b->timer);
 }
 
+/* A boost destination: a valid group path, without blanks (the state
+ * file is blank-separated). */
 static const char *
 bad_dest(const char *d)
 {
-	if (d[0] != '/')
-		return "must be an absolute path";
-	if (strlen(d) >= RULES_DEST_MAX)
-		return "is too long";
 	if (strpbrk(d, " \t\n") != NULL)
 		return "must not contain blanks";
-	for (const char *p = d; *p;) {
-		size_t n = strcspn(p, "/");
-
-		if (n == 2 && p[0] == '.' && p[1] == '.')
-			return "must not contain '..'";
-		p += n;
-		while (*p == '/')
-			p++;
-	}
-	return NULL;
+	return rules_dest_problem(d);
 }
 
 long

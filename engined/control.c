@@ -20,8 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #define MAX_CLIENTS 64
@@ -372,65 +370,20 @@ accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 
 /* ---- the server ------------------------------------------------------------------- */
 
-static int
-make_parent(const char *path)
-{
-	char dir[4096];
-	char *slash;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	if ((slash = strrchr(dir, '/')) == NULL || slash == dir)
-		return 0;
-	*slash = '\0';
-	for (char *s = dir + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*s = '/';
-	}
-	return mkdir(dir, 0755) < 0 && errno != EEXIST ? -errno : 0;
-}
-
 struct control_server *
 control_open(const char *path, struct engine *e)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	struct control_server *s;
-	int fd;
+	struct control_server *s = calloc(1, sizeof(*s));
 
-	if (strlen(path) >= sizeof(addr.sun_path)) {
-		log_error("%s: control socket path too long", path);
-		return NULL;
-	}
-	strcpy(addr.sun_path, path);
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0 &&
-	    connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0) {
-		close(fd);
-		log_error("%s: already in use (is another cgengined running?)", path);
-		return NULL;
-	}
-	if (fd >= 0)
-		close(fd);
-	if ((s = calloc(1, sizeof(*s))) == NULL || (s->path = strdup(path)) == NULL) {
+	if (s == NULL || (s->path = strdup(path)) == NULL ||
+	    (s->fd = unix_listen(path, 64, "control socket")) < 0) {
+		if (s != NULL)
+			free(s->path);
 		free(s);
 		return NULL;
 	}
 	s->engine = e;
 	LIST_INIT(&s->clients);
-	int rc = make_parent(path);
-	unlink(path);
-	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (rc < 0 || s->fd < 0 || bind(s->fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
-	    chmod(path, 0666) < 0 || listen(s->fd, 64) < 0) {
-		log_error("%s: cannot listen: %s", path, strerror(rc < 0 ? -rc : errno));
-		if (s->fd >= 0)
-			close(s->fd);
-		free(s->path);
-		free(s);
-		return NULL;
-	}
 	return s;
 }
 

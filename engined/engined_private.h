@@ -23,6 +23,16 @@ void names_clear(struct name_table *t);
 /* notify.c: "READY=1", "RELOADING=1", "STOPPING=1" to $NOTIFY_SOCKET */
 void notify_systemd(const char *state);
 
+/* files.c */
+/* Create the missing directories above path; 0 or -errno. */
+int mkdir_parents(const char *path);
+/*
+ * Listen on a world-connectable Unix stream socket at path, creating
+ * its directory; refuses (logging) if another process answers there, and
+ * replaces a stale socket file.  A non-blocking fd, or -1.
+ */
+int unix_listen(const char *path, int backlog, const char *what);
+
 /* pidfile.c */
 int pidfile_write(const char *path) ENGINED_WUR;
 void pidfile_remove(const char *path);

@@ -10,6 +10,7 @@
  * processes sticky; root may make any.
  */
 #include "engined.h"
+#include "engined_private.h"
 
 #include <errno.h>
 #include <ev.h>
@@ -18,8 +19,6 @@
 #include <string.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #define MAX_CLIENTS 64
@@ -150,53 +149,20 @@ accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 	}
 }
 
-/* Is something already answering on path? */
-static bool
-in_use(const struct sockaddr_un *addr)
-{
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	bool used;
-
-	if (fd < 0)
-		return false;
-	used = connect(fd, (const struct sockaddr *)addr, sizeof(*addr)) == 0;
-	close(fd);
-	return used;
-}
-
 struct sticky_server *
 sticky_open(const char *path, struct engine *e)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	struct sticky_server *s;
+	struct sticky_server *s = calloc(1, sizeof(*s));
 
-	if (strlen(path) >= sizeof(addr.sun_path)) {
-		log_error("%s: sticky socket path too long", path);
-		return NULL;
-	}
-	strcpy(addr.sun_path, path);
-	if (in_use(&addr)) {
-		log_error("%s: already in use (is cgrulesengd or another cgengined running?)",
-			  path);
-		return NULL;
-	}
-	if ((s = calloc(1, sizeof(*s))) == NULL || (s->path = strdup(path)) == NULL) {
+	if (s == NULL || (s->path = strdup(path)) == NULL ||
+	    (s->fd = unix_listen(path, 16, "sticky socket")) < 0) {
+		if (s != NULL)
+			free(s->path);
 		free(s);
 		return NULL;
 	}
 	s->engine = e;
 	LIST_INIT(&s->clients);
-	unlink(path); /* a stale socket of a daemon that died */
-	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (s->fd < 0 || bind(s->fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
-	    chmod(path, 0666) < 0 || listen(s->fd, 16) < 0) {
-		log_error("%s: cannot listen: %s", path, strerror(errno));
-		if (s->fd >= 0)
-			close(s->fd);
-		free(s->path);
-		free(s);
-		return NULL;
-	}
 	return s;
 }
 

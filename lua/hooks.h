@@ -19,7 +19,7 @@
 #include <sys/types.h>
 
 #define HOOKS_WUR __attribute__((warn_unused_result))
-#define HOOKS_DEST_MAX 1024
+#define HOOKS_DEST_MAX 1024 /* as RULES_DEST_MAX */
 
 enum hooks_level {
 	HOOKS_ERROR,

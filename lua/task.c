@@ -4,6 +4,7 @@
  * read-only why table, and reading the hook's answer back.
  */
 #include "hooks_private.h"
+#include "rules/rules.h"
 
 #include <string.h>
 
@@ -195,22 +196,9 @@ task_register(lua_State *L)
 static const char *
 bad_dest(const char *s, size_t len)
 {
-	if (len == 0 || s[0] != '/')
-		return "must be an absolute path";
-	if (len >= HOOKS_DEST_MAX)
-		return "is too long";
 	if (strlen(s) != len)
 		return "contains a NUL byte";
-	for (const char *p = s; *p;) {
-		size_t n = strcspn(p, "/");
-
-		if (n == 2 && p[0] == '.' && p[1] == '.')
-			return "must not contain '..'";
-		p += n;
-		while (*p == '/')
-			p++;
-	}
-	return NULL;
+	return rules_dest_problem(s);
 }
 
 /* Read the hook's answer (table at index t) into h->scratch. */

@@ -143,10 +143,16 @@ check_controllers(struct parser *p, const char *list)
 	}
 }
 
-/* Validate a destination; sets *templated.  0 or -1 (reported). */
+/* Validate a destination (made absolute); sets *templated.  0 or -1. */
 static int
 check_dest(struct parser *p, const char *dest, bool *templated)
 {
+	const char *problem = rules_dest_problem(dest);
+
+	if (problem != NULL) {
+		report(p, RULES_ERROR, "destination %s", problem);
+		return -1;
+	}
 	*templated = false;
 	for (const char *s = dest; *s; s++) {
 		if (*s == '\\') {
@@ -166,18 +172,6 @@ check_dest(struct parser *p, const char *dest, bool *templated)
 			*templated = true;
 			s++;
 		}
-	}
-	for (const char *s = dest; *s;) {
-		size_t n = strcspn(s, "/");
-
-		if (n == 2 && s[0] == '.' && s[1] == '.') {
-			report(p, RULES_ERROR,
-			       "destination must not contain '..'");
-			return -1;
-		}
-		s += n;
-		while (*s == '/')
-			s++;
 	}
 	return 0;
 }
@@ -396,7 +390,12 @@ parse_line(struct parser *p, const char *line, size_t len)
 	else if (n > 4)
 		report(p, RULES_ERROR, "unexpected text '%s' after options",
 		       field[4]);
-	else if ((rc = parse_key(p, field[0], &r)) == 1) {
+	char dest[RULES_DEST_MAX + 1];
+	if (n >= 3 && field[2][0] != '/') { /* relative to the root anyway */
+		snprintf(dest, sizeof(dest), "/%s", field[2]);
+		field[2] = dest;
+	}
+	if (n >= 3 && n <= 4 && (rc = parse_key(p, field[0], &r)) == 1) {
 		bool wrong = check_controllers(p, field[1]) < 0 ||
 			     check_dest(p, field[2], &r.templated) < 0 ||
 			     (n == 4 && parse_options(p, field[3], &r.options) < 0);
@@ -409,11 +408,6 @@ parse_line(struct parser *p, const char *line, size_t len)
 		return 0;
 	}
 
-	char dest[RULES_DEST_MAX];
-	if (field[2][0] != '/') {
-		snprintf(dest, sizeof(dest), "/%s", field[2]);
-		field[2] = dest;
-	}
 	r.controllers = field[1];
 	r.dest = field[2];
 	r.pmode = process_mode(r.process);

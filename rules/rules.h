@@ -170,4 +170,12 @@ bool rules_need_process(const struct rules_set *set);
 int rules_expand(const char *tmpl, const struct rules_task *task, char *buf,
 		 size_t len) RULES_WUR;
 
+/*
+ * What is wrong with a destination path, or NULL if nothing: it must be
+ * absolute, shorter than RULES_DEST_MAX and free of ".." components.
+ * The answer completes "destination ...", e.g. "must not contain '..'".
+ * Used for rules, boosts and Lua hook answers alike.
+ */
+const char *rules_dest_problem(const char *dest);
+
 #endif

@@ -15,6 +15,25 @@ base_name(const char *p)
 	return slash ? slash + 1 : p;
 }
 
+const char *
+rules_dest_problem(const char *dest)
+{
+	if (dest[0] != '/')
+		return "must be an absolute path";
+	if (strlen(dest) >= RULES_DEST_MAX)
+		return "is too long";
+	for (const char *p = dest; *p;) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return "must not contain '..'";
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	return NULL;
+}
+
 /*
  * Append one expanded value as a single path component: '/' becomes
  * '_', and "." or ".." (or an empty value) becomes "_".

@@ -1,0 +1,68 @@
+/*
+ * files.c -- small helpers for the daemon's own files and sockets.
+ */
+#include "engined_private.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+int
+mkdir_parents(const char *path)
+{
+	char dir[4096];
+
+	if (strlen(path) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	strcpy(dir, path);
+	for (char *s = dir + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*s = '/';
+	}
+	return 0;
+}
+
+int
+unix_listen(const char *path, int backlog, const char *what)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd, rc;
+
+	if (strlen(path) >= sizeof(addr.sun_path)) {
+		log_error("%s: %s path too long", path, what);
+		return -1;
+	}
+	strcpy(addr.sun_path, path);
+	/* something answering there is another daemon; anything else is stale */
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0 &&
+	    connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0) {
+		close(fd);
+		log_error("%s: %s already in use (is cgrulesengd or another cgengined running?)",
+			  path, what);
+		return -1;
+	}
+	if (fd >= 0)
+		close(fd);
+	if ((rc = mkdir_parents(path)) < 0) {
+		log_error("%s: cannot create its directory: %s", path, strerror(-rc));
+		return -1;
+	}
+	unlink(path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
+	    chmod(path, 0666) < 0 || listen(fd, backlog) < 0) {
+		log_error("%s: cannot listen on the %s: %s", path, what, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
