@@ -7,6 +7,11 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 [ -x configure ] || autoreconf -fi || exit 1
+# the builds below are out of tree; an in-tree configure would stop them
+if [ -f config.status ]; then
+	echo "check-all: cleaning the in-tree build first (make distclean)"
+	make -s distclean >/dev/null 2>&1 || rm -f config.status
+fi
 
 pass=0 fail=0 skip=0 status=0
 tally() { # $1 = make output file
