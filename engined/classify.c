@@ -107,7 +107,7 @@ move(struct engine *e, size_t i, const struct task *t, const struct verdict *v)
 
 	if (e->opts.dry_run) {
 		log_info("would move pid %d (%s) to %s:%s (%s)", (int)t->pid,
-			 t->comm, h->name, v->dest, v->reason);
+			 t->comm, hier_label(h), v->dest, v->reason);
 		return;
 	}
 	int rc = cgfs_move_cached(e->fds, h, v->dest, t->pid);
@@ -116,7 +116,7 @@ move(struct engine *e, size_t i, const struct task *t, const struct verdict *v)
 	if (rc == 0) {
 		e->stats.moves++;
 		log_info("moved pid %d (%s) to %s:%s (%s)", (int)t->pid, t->comm,
-			 h->name, v->dest, v->reason);
+			 hier_label(h), v->dest, v->reason);
 	} else if (rc == -ESRCH) {
 		e->stats.vanished++;
 	} else {

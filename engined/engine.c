@@ -422,7 +422,7 @@ engine_run(struct engine *e)
 		   rules_count(e->pol->rules), e->pol->n,
 		   e->opts.dry_run ? ", dry run" : "");
 	for (size_t i = 0; i < e->pol->n; i++)
-		log_info("managing %s at %s", e->pol->names[i], e->pol->managed[i]->mount);
+		log_info("managing %s at %s", e->pol->labels[i], e->pol->managed[i]->mount);
 	boost_restore(e);   /* before the scan, which applies them */
 	engine_rescan(e);   /* every process already running */
 	log_notice("ready: running processes classified (%llu moves)",

@@ -134,7 +134,9 @@ struct policy {
 	struct rules_set *rules;
 	struct hier_list all;	    /* every mounted hierarchy */
 	const struct hier *managed[RULES_MAX_HIERS];
-	const char *names[RULES_MAX_HIERS]; /* managed[i]->name */
+	const char *names[RULES_MAX_HIERS];  /* managed[i]->name: as /proc shows it */
+	const char *labels[RULES_MAX_HIERS]; /* as rules and people name it
+						("unified" for the v2 tree) */
 	size_t n;
 	/* group settings resolved to a managed hierarchy index */
 	struct {

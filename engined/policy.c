@@ -62,6 +62,7 @@ add_managed(struct policy *p, const struct hier *h)
 		return -1;
 	p->managed[p->n] = h;
 	p->names[p->n] = h->name;
+	p->labels[p->n] = hier_label(h);
 	p->n++;
 	return 0;
 }
@@ -223,7 +224,7 @@ policy_build(const struct overrides *o, const struct report *rep)
 	};
 	if ((p->rules = rules_load(&ro)) == NULL)
 		goto fail;
-	if (rules_bind(p->rules, p->names, p->n) < 0)
+	if (rules_bind(p->rules, p->labels, p->n) < 0)
 		goto fail;
 	scan_rules(p);
 	if (load_hooks(p, rep) < 0)

@@ -77,7 +77,7 @@ v_status(const struct request *rq, int argc, char **argv, struct buf *out,
 			   boost_count(e));
 		for (size_t i = 0; i < e->pol->n; i++) {
 			buf_printf(out, "%s", i ? "," : "");
-			buf_json_str(out, e->pol->names[i]);
+			buf_json_str(out, e->pol->labels[i]);
 		}
 		buf_printf(out, "],\"counters\":{\"fork\":%llu,\"exec\":%llu,\"uid\":%llu,"
 				"\"gid\":%llu,\"exit\":%llu,\"classified\":%llu,\"moves\":%llu,"
@@ -100,7 +100,7 @@ v_status(const struct request *rq, int argc, char **argv, struct buf *out,
 		   e->pol->cfg->match == RULES_FIRST_MATCH ? "first-match" : "per-hierarchy");
 	buf_printf(out, "hierarchies: ");
 	for (size_t i = 0; i < e->pol->n; i++)
-		buf_printf(out, " %s", e->pol->names[i]);
+		buf_printf(out, " %s", e->pol->labels[i]);
 	buf_printf(out, "\nevents:       fork %llu, exec %llu, uid %llu, gid %llu, exit %llu\n",
 		   (unsigned long long)st->ev_fork, (unsigned long long)st->ev_exec,
 		   (unsigned long long)st->ev_uid, (unsigned long long)st->ev_gid,
@@ -177,7 +177,7 @@ verdict_rows(struct engine *e, bool json, const struct task_cgroups *cg,
 
 		if (json) {
 			buf_printf(out, "%s{\"hierarchy\":", i ? "," : "");
-			buf_json_str(out, e->pol->names[i]);
+			buf_json_str(out, e->pol->labels[i]);
 			if (cg != NULL) {
 				buf_printf(out, ",\"current\":");
 				if (cur)
@@ -194,7 +194,7 @@ verdict_rows(struct engine *e, bool json, const struct task_cgroups *cg,
 			buf_json_str(out, v->reason);
 			buf_printf(out, "}");
 		} else {
-			buf_printf(out, "%-20s %-24s %-24s %s\n", e->pol->names[i],
+			buf_printf(out, "%-20s %-24s %-24s %s\n", e->pol->labels[i],
 				   cg ? (cur ? cur : "?") : "",
 				   v->move ? v->dest : "(left alone)", v->reason);
 		}
