@@ -31,8 +31,7 @@ now_ns(void)
  * CPU time of pid in nanoseconds: the scheduler's exact run time from
  * /proc/PID/schedstat, or utime + stime (clock-tick sampled) without it.
  */
-static long long
-cpu_ticks(pid_t pid);
+static long long cpu_ticks(pid_t pid);
 
 static long long
 cpu_ns(pid_t pid)
@@ -71,8 +70,9 @@ cpu_ticks(pid_t pid)
 	char *s = strrchr(buf, ')');
 	unsigned long long ut = 0, st = 0;
 	/* fields after ')': state(3) ... utime(14) stime(15) */
-	if (s == NULL || sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
-				&ut, &st) != 2)
+	if (s == NULL ||
+	    sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
+		   &st) != 2)
 		return -1;
 	return (long long)(ut + st);
 }
@@ -112,19 +112,35 @@ main(int argc, char **argv)
 
 	while ((ch = getopt(argc, argv, "d:u:g:n:c:t:p:")) != -1) {
 		switch (ch) {
-		case 'd': daemon = atoi(optarg); break;
-		case 'u': uid = (uid_t)atoi(optarg); break;
-		case 'g': gid = (gid_t)atoi(optarg); break;
-		case 'n': count = atoi(optarg); break;
-		case 'c': conc = atoi(optarg); break;
-		case 't': timeout = atoi(optarg); break;
-		case 'p': probe = optarg; break;
-		default: return 2;
+		case 'd':
+			daemon = atoi(optarg);
+			break;
+		case 'u':
+			uid = (uid_t)atoi(optarg);
+			break;
+		case 'g':
+			gid = (gid_t)atoi(optarg);
+			break;
+		case 'n':
+			count = atoi(optarg);
+			break;
+		case 'c':
+			conc = atoi(optarg);
+			break;
+		case 't':
+			timeout = atoi(optarg);
+			break;
+		case 'p':
+			probe = optarg;
+			break;
+		default:
+			return 2;
 		}
 	}
 	int nwant = argc - optind;
 	if (daemon <= 0 || nwant < 1 || count < 1 || conc < 1) {
-		fprintf(stderr, "usage: loadgen -d PID -u UID -g GID -n N -c C [-t MS] [-p PROBE] NAME=GROUP...\n");
+		fprintf(stderr,
+			"usage: loadgen -d PID -u UID -g GID -n N -c C [-t MS] [-p PROBE] NAME=GROUP...\n");
 		return 2;
 	}
 	int p[2];
@@ -148,7 +164,8 @@ main(int argc, char **argv)
 			pid_t pid = fork();
 			if (pid == 0) {
 				dup2(p[1], 3);
-				if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 ||
+				if (setgroups(0, NULL) < 0 ||
+				    setresgid(gid, gid, gid) < 0 ||
 				    setresuid(uid, uid, uid) < 0)
 					_exit(3);
 				char **args = calloc((size_t)nwant + 4, sizeof(char *));
@@ -193,9 +210,9 @@ main(int argc, char **argv)
 	double cpu_us = (double)(cpu1 - cpu0) / 1e3;
 	printf("count=%d classified=%d pct=%.1f p50_us=%lld p90_us=%lld p99_us=%lld max_us=%lld "
 	       "rate=%.0f cpu_us_per_exec=%.1f rss_kib=%ld secs=%.2f\n",
-	       n, ok, n ? 100.0 * ok / n : 0.0, n ? lat[n / 2] : 0, n ? lat[n * 9 / 10] : 0,
-	       n ? lat[n * 99 / 100] : 0, n ? lat[n - 1] : 0, n / secs, n ? cpu_us / n : 0.0,
-	       rss_kib(daemon), secs);
+	       n, ok, n ? 100.0 * ok / n : 0.0, n ? lat[n / 2] : 0,
+	       n ? lat[n * 9 / 10] : 0, n ? lat[n * 99 / 100] : 0, n ? lat[n - 1] : 0,
+	       n / secs, n ? cpu_us / n : 0.0, rss_kib(daemon), secs);
 	fclose(f);
 	free(lat);
 	return 0;

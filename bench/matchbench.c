@@ -52,11 +52,16 @@ bench_rules(size_t nrules, long iters)
 	/* other users' rules (with and without a process), a few globs, then ours */
 	for (size_t i = 0; i + 1 < nrules; i++) {
 		if (i % 3 == 0)
-			len += (size_t)snprintf(text + len, cap - len, "u%zu name=a /g%zu\n", i + 100, i);
+			len += (size_t)snprintf(text + len, cap - len,
+						"u%zu name=a /g%zu\n", i + 100, i);
 		else if (i % 3 == 1)
-			len += (size_t)snprintf(text + len, cap - len, "u%zu:prog%zu name=a,name=b /p%zu\n", i + 100, i, i);
+			len += (size_t)snprintf(text + len, cap - len,
+						"u%zu:prog%zu name=a,name=b /p%zu\n",
+						i + 100, i, i);
 		else
-			len += (size_t)snprintf(text + len, cap - len, "@g%zu:/opt/x%zu/* name=b /x%zu\n", i + 100, i, i);
+			len += (size_t)snprintf(text + len, cap - len,
+						"@g%zu:/opt/x%zu/* name=b /x%zu\n",
+						i + 100, i, i);
 	}
 	len += (size_t)snprintf(text + len, cap - len, "u5 name=a,name=b /bench\n");
 
@@ -69,8 +74,14 @@ bench_rules(size_t nrules, long iters)
 		exit(1);
 	}
 	gid_t groups[] = { 5, 27, 100 };
-	struct rules_task t = { .pid = 4242, .uid = 5, .euid = 5, .gid = 5, .egid = 5,
-				.groups = groups, .ngroups = 3, .exe = "/usr/local/bin/probe",
+	struct rules_task t = { .pid = 4242,
+				.uid = 5,
+				.euid = 5,
+				.gid = 5,
+				.egid = 5,
+				.groups = groups,
+				.ngroups = 3,
+				.exe = "/usr/local/bin/probe",
 				.comm = "probe" };
 	struct rules_decision d[2];
 	t0 = now();
@@ -81,8 +92,8 @@ bench_rules(size_t nrules, long iters)
 		fprintf(stderr, "wrong decision\n");
 		exit(1);
 	}
-	printf("rules=%-7zu load_ms=%-8.1f match_ns=%-8.0f matches_per_sec=%.0f\n", nrules,
-	       load * 1e3, secs / iters * 1e9, iters / secs);
+	printf("rules=%-7zu load_ms=%-8.1f match_ns=%-8.0f matches_per_sec=%.0f\n",
+	       nrules, load * 1e3, secs / iters * 1e9, iters / secs);
 	rules_free(s);
 	free(text);
 }

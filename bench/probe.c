@@ -44,7 +44,8 @@ classified(char **want, int n)
 
 		if (eq == NULL)
 			return 0;
-		snprintf(line, sizeof(line), ":%.*s:%s\n", (int)(eq - want[i]), want[i], eq + 1);
+		snprintf(line, sizeof(line), ":%.*s:%s\n", (int)(eq - want[i]), want[i],
+			 eq + 1);
 		if (strstr(buf, line) == NULL)
 			return 0;
 	}

@@ -26,8 +26,8 @@ boost_find(struct engine *e, unsigned id)
 	struct boost *b;
 
 	TAILQ_FOREACH(b, &e->boosts, link)
-		if (b->id == id)
-			return b;
+	if (b->id == id)
+		return b;
 	return NULL;
 }
 
@@ -38,7 +38,7 @@ boost_count(const struct engine *e)
 	size_t n = 0;
 
 	TAILQ_FOREACH(b, &e->boosts, link)
-		n++;
+	n++;
 	return n;
 }
 
@@ -59,8 +59,8 @@ boost_of(const struct engine *e, pid_t pid, const char *hier)
 	if (!(tasktab_flags(e->tasks, pid) & TASK_BOOSTED))
 		return NULL;
 	TAILQ_FOREACH(b, &e->boosts, link)
-		if (strcmp(b->hier, hier) == 0 && has_member(b, pid))
-			return b;
+	if (strcmp(b->hier, hier) == 0 && has_member(b, pid))
+		return b;
 	return NULL;
 }
 
@@ -90,7 +90,7 @@ update_flag(struct engine *e, pid_t pid, uint64_t start)
 	bool member = false;
 
 	TAILQ_FOREACH(b, &e->boosts, link)
-		member = member || has_member(b, pid);
+	member = member || has_member(b, pid);
 	unsigned flags = tasktab_flags(e->tasks, pid) & ~TASK_BOOSTED;
 	if (tasktab_set(e->tasks, pid, start, flags | (member ? TASK_BOOSTED : 0)) < 0)
 		log_warning("out of memory while tracking boosted pid %d", (int)pid);
@@ -120,11 +120,13 @@ boost_save(struct engine *e)
 		return 0;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	if (mkdir_parents(path) < 0 || (f = fopen(tmp, "we")) == NULL) {
-		log_warning("%s: cannot write the boost state: %s", path, strerror(errno));
+		log_warning("%s: cannot write the boost state: %s", path,
+			    strerror(errno));
 		return -errno;
 	}
 	fputs(STATE_HEADER, f);
-	TAILQ_FOREACH(b, &e->boosts, link) {
+	TAILQ_FOREACH(b, &e->boosts, link)
+	{
 		fprintf(f, "boost %u %u %lld %s %s %s", b->id, (unsigned)b->owner,
 			(long long)b->expires, b->hier, b->dest,
 			b->profile ? b->profile : "-");
@@ -136,7 +138,8 @@ boost_save(struct engine *e)
 	int bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
 	bad |= fclose(f) != 0;
 	if (bad || rename(tmp, path) < 0) {
-		log_warning("%s: cannot write the boost state: %s", path, strerror(errno));
+		log_warning("%s: cannot write the boost state: %s", path,
+			    strerror(errno));
 		unlink(tmp);
 		return -EIO;
 	}
@@ -174,8 +177,7 @@ bad_dest(const char *d)
 }
 
 long
-boost_start(struct engine *e, const struct boost_request *r, char *err,
-	    size_t errlen)
+boost_start(struct engine *e, const struct boost_request *r, char *err, size_t errlen)
 {
 	const struct hier *h = hier_find(&e->pol->all, r->hier);
 	struct task t;
@@ -231,10 +233,9 @@ boost_start(struct engine *e, const struct boost_request *r, char *err,
 	TAILQ_INSERT_TAIL(&e->boosts, b, link);
 	update_flag(e, r->pid, start);
 	arm(e, b);
-	log_notice("boost #%u: pid %d (%s) to %s:%s for %lds, asked by uid %u%s%s",
-		   b->id, (int)r->pid, t.comm, b->hier, b->dest, r->seconds,
-		   (unsigned)r->owner, r->profile ? ", profile " : "",
-		   r->profile ? r->profile : "");
+	log_notice("boost #%u: pid %d (%s) to %s:%s for %lds, asked by uid %u%s%s", b->id,
+		   (int)r->pid, t.comm, b->hier, b->dest, r->seconds, (unsigned)r->owner,
+		   r->profile ? ", profile " : "", r->profile ? r->profile : "");
 	(void)boost_save(e);
 	classify(e, r->pid, true);
 	return b->id;
@@ -278,8 +279,8 @@ boost_fork(struct engine *e, pid_t parent, pid_t child)
 	if (task_start_time("/proc", child, &start) < 0)
 		return; /* already gone */
 	TAILQ_FOREACH(b, &e->boosts, link)
-		if (has_member(b, parent) && add_member(b, child, start) == 0)
-			joined = true;
+	if (has_member(b, parent) && add_member(b, child, start) == 0)
+		joined = true;
 	if (joined) {
 		update_flag(e, child, start);
 		(void)boost_save(e);
@@ -342,18 +343,21 @@ restore_line(struct engine *e, char *line, unsigned *max_id)
 	long long expires;
 	int used = 0;
 
-	if (sscanf(line, "boost %u %u %lld %255s %1023s %255s %n", &id, &owner,
-		   &expires, hier, dest, profile, &used) < 6 || used == 0)
+	if (sscanf(line, "boost %u %u %lld %255s %1023s %255s %n", &id, &owner, &expires,
+		   hier, dest, profile, &used) < 6 ||
+	    used == 0)
 		return;
 	if (id > *max_id)
 		*max_id = id;
 	if (expires <= (long long)time(NULL)) {
-		log_notice("boost #%u expired while cgengined was stopped; its processes return to the rules",
-			   id);
+		log_notice(
+			"boost #%u expired while cgengined was stopped; its processes return to the rules",
+			id);
 		return;
 	}
 	if (managed_by_name(e->pol, hier) == NULL) {
-		log_warning("boost #%u dropped: hierarchy %s is no longer managed", id, hier);
+		log_warning("boost #%u dropped: hierarchy %s is no longer managed", id,
+			    hier);
 		return;
 	}
 	struct boost *b = calloc(1, sizeof(*b));
@@ -376,8 +380,8 @@ restore_line(struct engine *e, char *line, unsigned *max_id)
 	for (size_t i = 0; i < b->n; i++)
 		update_flag(e, b->m[i].pid, b->m[i].start);
 	arm(e, b);
-	log_notice("boost #%u restored: %zu process%s in %s:%s for %.0fs more", id,
-		   b->n, b->n == 1 ? "" : "es", b->hier, b->dest,
+	log_notice("boost #%u restored: %zu process%s in %s:%s for %.0fs more", id, b->n,
+		   b->n == 1 ? "" : "es", b->hier, b->dest,
 		   difftime(b->expires, time(NULL)));
 }
 

@@ -17,7 +17,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define DEFAULT_SOCKET "/run/cgengine/control.sock"
+#define DEFAULT_SOCKET	"/run/cgengine/control.sock"
 #define TIMEOUT_SECONDS 60
 
 static void
@@ -57,7 +57,8 @@ connect_to(const char *path)
 	strcpy(a.sun_path, path);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
 	    connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
-		fprintf(stderr, "cgenginectl: cannot connect to %s: %s (is cgengined running?)\n",
+		fprintf(stderr,
+			"cgenginectl: cannot connect to %s: %s (is cgengined running?)\n",
 			path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -152,7 +153,8 @@ main(int argc, char **argv)
 	size_t len = (size_t)snprintf(line, sizeof(line), "%s", json ? "json" : "");
 	for (int i = optind; i < argc; i++) {
 		if (argv[i][0] == '\0' || strpbrk(argv[i], " \t\r\n") != NULL) {
-			fprintf(stderr, "cgenginectl: arguments may not be empty or contain blanks: '%s'\n",
+			fprintf(stderr,
+				"cgenginectl: arguments may not be empty or contain blanks: '%s'\n",
 				argv[i]);
 			return 2;
 		}
@@ -177,13 +179,15 @@ main(int argc, char **argv)
 		return 1;
 	}
 	if (strcmp(reply, "CGENGINE 1") != 0) {
-		fprintf(stderr, "cgenginectl: %s does not speak protocol 1 (got '%s')\n", path,
-			reply);
+		fprintf(stderr, "cgenginectl: %s does not speak protocol 1 (got '%s')\n",
+			path, reply);
 		close(fd);
 		return 3;
 	}
-	if (write(fd, line, len) != (ssize_t)len || !read_line(fd, reply, sizeof(reply))) {
-		fprintf(stderr, "cgenginectl: no answer from %s: %s\n", path, strerror(errno));
+	if (write(fd, line, len) != (ssize_t)len ||
+	    !read_line(fd, reply, sizeof(reply))) {
+		fprintf(stderr, "cgenginectl: no answer from %s: %s\n", path,
+			strerror(errno));
 		close(fd);
 		return 3;
 	}

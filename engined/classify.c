@@ -40,8 +40,8 @@ remember_made(struct engine *e, const struct hier *h, const char *path)
 	struct made_group *g;
 
 	LIST_FOREACH(g, &e->made, link)
-		if (strcmp(g->hier, h->name) == 0 && strcmp(g->path, path) == 0)
-			return;
+	if (strcmp(g->hier, h->name) == 0 && strcmp(g->path, path) == 0)
+		return;
 	if ((g = calloc(1, sizeof(*g))) == NULL)
 		return;
 	g->hier = strdup(h->name);
@@ -56,8 +56,7 @@ remember_made(struct engine *e, const struct hier *h, const char *path)
 }
 
 static void
-apply_settings(const struct hier *h, const char *path,
-	       const struct group_conf *g)
+apply_settings(const struct hier *h, const char *path, const struct group_conf *g)
 {
 	for (size_t i = 0; g != NULL && i < g->nset; i++) {
 		char key[256];
@@ -70,8 +69,8 @@ apply_settings(const struct hier *h, const char *path,
 		key[klen] = '\0';
 		int rc = cgfs_set(h, path, key, eq + 1);
 		if (rc < 0)
-			log_warning("cannot set %s=%s on %s:%s: %s", key, eq + 1,
-				    h->name, path, strerror(-rc));
+			log_warning("cannot set %s=%s on %s:%s: %s", key, eq + 1, h->name,
+				    path, strerror(-rc));
 		else
 			log_info("set %s=%s on %s:%s", key, eq + 1, h->name, path);
 	}
@@ -79,8 +78,7 @@ apply_settings(const struct hier *h, const char *path,
 
 /* Create group path in managed hierarchy i, with its settings. */
 static int
-create_group(struct engine *e, size_t i, const char *path,
-	     const struct rules_rule *rule)
+create_group(struct engine *e, size_t i, const char *path, const struct rules_rule *rule)
 {
 	const struct policy *p = e->pol;
 	const struct hier *h = p->managed[i];
@@ -106,8 +104,8 @@ move(struct engine *e, size_t i, const struct task *t, const struct verdict *v)
 	const struct hier *h = e->pol->managed[i];
 
 	if (e->opts.dry_run) {
-		log_info("would move pid %d (%s) to %s:%s (%s)", (int)t->pid,
-			 t->comm, hier_label(h), v->dest, v->reason);
+		log_info("would move pid %d (%s) to %s:%s (%s)", (int)t->pid, t->comm,
+			 hier_label(h), v->dest, v->reason);
 		return;
 	}
 	int rc = cgfs_move_cached(e->fds, h, v->dest, t->pid);
@@ -178,10 +176,19 @@ run_hook(struct engine *e, const struct task *t, const struct hook_view *view)
 {
 	struct policy *p = e->pol;
 	struct hooks_task ht = {
-		.pid = t->pid, .ppid = t->ppid, .uid = t->uid, .euid = t->euid,
-		.gid = t->gid, .egid = t->egid, .groups = t->groups,
-		.ngroups = t->ngroups, .comm = t->comm, .exe = t->exe,
-		.cmdline = hook_cmdline, .cgroup = hook_cgroup, .arg = (void *)view,
+		.pid = t->pid,
+		.ppid = t->ppid,
+		.uid = t->uid,
+		.euid = t->euid,
+		.gid = t->gid,
+		.egid = t->egid,
+		.groups = t->groups,
+		.ngroups = t->ngroups,
+		.comm = t->comm,
+		.exe = t->exe,
+		.cmdline = hook_cmdline,
+		.cgroup = hook_cgroup,
+		.arg = (void *)view,
 	};
 
 	for (size_t i = 0; i < p->n; i++) {
@@ -265,8 +272,8 @@ all_sticky(struct engine *e)
 }
 
 enum decide_result
-classify_decide(struct engine *e, pid_t pid, struct task *t,
-		struct task_cgroups *cg, bool want_current)
+classify_decide(struct engine *e, pid_t pid, struct task *t, struct task_cgroups *cg,
+		bool want_current)
 {
 	struct policy *p = e->pol;
 	const char *current[RULES_MAX_HIERS] = { 0 };
@@ -312,11 +319,18 @@ decide_rules(struct engine *e, const struct task *t, const char *const *current,
 {
 	struct policy *p = e->pol;
 	struct rules_task rt = {
-		.pid = t->pid, .uid = t->uid, .euid = t->euid, .gid = t->gid,
-		.egid = t->egid, .groups = t->groups, .ngroups = t->ngroups,
-		.exe = t->exe[0] ? t->exe : NULL, .comm = t->comm,
+		.pid = t->pid,
+		.uid = t->uid,
+		.euid = t->euid,
+		.gid = t->gid,
+		.egid = t->egid,
+		.groups = t->groups,
+		.ngroups = t->ngroups,
+		.exe = t->exe[0] ? t->exe : NULL,
+		.comm = t->comm,
 		.script = t->script[0] ? t->script : NULL,
-		.cgroups = current, .realtime = t->realtime,
+		.cgroups = current,
+		.realtime = t->realtime,
 	};
 	if (p->need_names) {
 		rt.user = policy_user(p, t->euid);
@@ -329,8 +343,7 @@ decide_rules(struct engine *e, const struct task *t, const char *const *current,
 }
 
 void
-classify_whatif(struct engine *e, const struct task *t, const char *cmd,
-		size_t cmdlen)
+classify_whatif(struct engine *e, const struct task *t, const char *cmd, size_t cmdlen)
 {
 	static const struct task_cgroups none;
 	const char *current[RULES_MAX_HIERS] = { 0 };
@@ -342,7 +355,7 @@ classify_whatif(struct engine *e, const struct task *t, const char *cmd,
 void
 classify(struct engine *e, pid_t pid, bool careful)
 {
-	static struct task t;	     /* 8 KiB: kept off the stack */
+	static struct task t;	       /* 8 KiB: kept off the stack */
 	static struct task_cgroups cg; /* 40 KiB: likewise */
 
 	if (e->paused)

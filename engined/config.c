@@ -92,7 +92,10 @@ check_match(cfg_t *cfg, cfg_opt_t *opt)
 	const char *v = cfg_opt_getnstr(opt, 0);
 
 	if (strcmp(v, "per-hierarchy") != 0 && strcmp(v, "first-match") != 0) {
-		cfg_error(cfg, "match: expected \"per-hierarchy\" or \"first-match\", not \"%s\"", v);
+		cfg_error(
+			cfg,
+			"match: expected \"per-hierarchy\" or \"first-match\", not \"%s\"",
+			v);
 		return -1;
 	}
 	return 0;
@@ -165,8 +168,10 @@ check_profile(cfg_t *cfg, cfg_opt_t *opt)
 
 	if (cfg_getstr(sec, "hierarchy")[0] == '\0' ||
 	    cfg_getstr(sec, "destination")[0] != '/') {
-		cfg_error(cfg, "boost-profile \"%s\": needs hierarchy and an absolute destination",
-			  cfg_title(sec));
+		cfg_error(
+			cfg,
+			"boost-profile \"%s\": needs hierarchy and an absolute destination",
+			cfg_title(sec));
 		return -1;
 	}
 	return 0;

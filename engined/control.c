@@ -22,13 +22,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define MAX_CLIENTS 64
-#define REQUEST_MAX 4096
+#define MAX_CLIENTS  64
+#define REQUEST_MAX  4096
 #define IDLE_TIMEOUT 10.0
-#define OUTPUT_MAX (16 << 20)
+#define OUTPUT_MAX   (16 << 20)
 #define RATE_PER_SEC 20.0 /* requests a non-root user may make per second */
-#define RATE_BURST 40.0
-#define RATE_SLOTS 64
+#define RATE_BURST   40.0
+#define RATE_SLOTS   64
 
 struct client {
 	struct control_server *srv;
@@ -197,7 +197,8 @@ static void
 answer(struct client *c, bool ok, const struct buf *body, const char *err)
 {
 	if (c->out.len - c->sent > OUTPUT_MAX) {
-		log_warning("control: client pid %d reads too slowly, dropped", (int)c->pid);
+		log_warning("control: client pid %d reads too slowly, dropped",
+			    (int)c->pid);
 		c->closing = true;
 		return;
 	}
@@ -244,7 +245,8 @@ split(char *line, char **argv, int max)
 {
 	int n = 0;
 
-	for (char *tok = strtok(line, " \t\r"); tok && n < max; tok = strtok(NULL, " \t\r"))
+	for (char *tok = strtok(line, " \t\r"); tok && n < max;
+	     tok = strtok(NULL, " \t\r"))
 		argv[n++] = tok;
 	return n;
 }
@@ -339,13 +341,15 @@ accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 			return;
 		if (s->nclients >= MAX_CLIENTS) {
 			static const char full[] = "ERR too many clients, try again\n";
-			if (send(fd, full, sizeof(full) - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+			if (send(fd, full, sizeof(full) - 1,
+				 MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 				log_debug("control: refused client left early");
 			close(fd);
 			continue;
 		}
 		struct client *c = calloc(1, sizeof(*c));
-		if (c == NULL || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+		if (c == NULL ||
+		    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
 			free(c);
 			close(fd);
 			continue;

@@ -19,20 +19,20 @@ struct buf {
 };
 
 void buf_add(struct buf *b, const char *s, size_t n);
-void buf_printf(struct buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void
+buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void buf_json_str(struct buf *b, const char *s);
 void buf_reset(struct buf *b);
 
 struct request {
 	struct engine *engine;
-	uid_t uid;  /* of the peer, from SO_PEERCRED */
+	uid_t uid; /* of the peer, from SO_PEERCRED */
 	pid_t pid;
 	bool json;
 };
 
 /* Serve one request: 0 with the answer in body, or -1 with err set. */
-int control_dispatch(const struct request *rq, int argc, char **argv,
-		     struct buf *body, char *err, size_t errlen);
+int control_dispatch(const struct request *rq, int argc, char **argv, struct buf *body,
+		     char *err, size_t errlen);
 
 #endif

@@ -20,9 +20,9 @@
 #include <sys/queue.h>
 #include <unistd.h>
 
-#define BATCH_READS 16	    /* recvmmsg() calls per wake-up */
-#define EVENTS_PER_READ 64
-#define RESCAN_INTERVAL 1.0 /* seconds between two rescans at most */
+#define BATCH_READS	 16 /* recvmmsg() calls per wake-up */
+#define EVENTS_PER_READ	 64
+#define RESCAN_INTERVAL	 1.0 /* seconds between two rescans at most */
 #define CLEANUP_INTERVAL 2.0
 
 static int
@@ -200,8 +200,9 @@ procev_cb(struct ev_loop *loop, ev_io *w, int revents)
 		if (n == -ENOBUFS) {
 			e->stats.lost++;
 			int size = procev_grow(e->pe);
-			log_warning("kernel dropped process events; receive buffer now %d bytes, rescanning",
-				    size);
+			log_warning(
+				"kernel dropped process events; receive buffer now %d bytes, rescanning",
+				size);
 			request_rescan(e);
 			continue;
 		}
@@ -265,7 +266,8 @@ engine_reload(struct engine *e)
 	notify_systemd("RELOADING=1");
 	if ((np = policy_build(&e->opts.ov, &rep)) == NULL) {
 		e->stats.reload_failures++;
-		log_error("reload failed; the previous configuration and rules stay in force");
+		log_error(
+			"reload failed; the previous configuration and rules stay in force");
 		notify_systemd("READY=1");
 		return;
 	}
@@ -275,8 +277,8 @@ engine_reload(struct engine *e)
 	policy_free(old);
 	log_set_level(np->cfg->log_level);
 	e->stats.reloads++;
-	log_notice("reloaded: %zu rules, %zu managed hierarchies",
-		   rules_count(np->rules), np->n);
+	log_notice("reloaded: %zu rules, %zu managed hierarchies", rules_count(np->rules),
+		   np->n);
 	engine_rescan(e); /* apply the new rules to running processes */
 	notify_systemd("READY=1");
 }
@@ -422,9 +424,10 @@ engine_run(struct engine *e)
 		   rules_count(e->pol->rules), e->pol->n,
 		   e->opts.dry_run ? ", dry run" : "");
 	for (size_t i = 0; i < e->pol->n; i++)
-		log_info("managing %s at %s", e->pol->labels[i], e->pol->managed[i]->mount);
-	boost_restore(e);   /* before the scan, which applies them */
-	engine_rescan(e);   /* every process already running */
+		log_info("managing %s at %s", e->pol->labels[i],
+			 e->pol->managed[i]->mount);
+	boost_restore(e); /* before the scan, which applies them */
+	engine_rescan(e); /* every process already running */
 	log_notice("ready: running processes classified (%llu moves)",
 		   (unsigned long long)e->stats.moves);
 	notify_systemd("READY=1");

@@ -41,8 +41,8 @@ enum log_level log_get_level(void);
 /* Parse "error", "warning", "notice", "info", "debug"; -1 if unknown. */
 int log_level_parse(const char *s);
 void log_close(void);
-void log_msg(enum log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void
+log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define log_error(...)	 log_msg(LOG_LEVEL_ERROR, __VA_ARGS__)
 #define log_warning(...) log_msg(LOG_LEVEL_WARNING, __VA_ARGS__)
@@ -54,9 +54,9 @@ void log_msg(enum log_level level, const char *fmt, ...)
 
 /* Settings applied to a group when the daemon creates it. */
 struct group_conf {
-	char *hier;  /* "cpu", "name=classes", ... */
-	char *path;  /* "/profs" */
-	char **set;  /* "cpu.shares=512", ... */
+	char *hier; /* "cpu", "name=classes", ... */
+	char *path; /* "/profs" */
+	char **set; /* "cpu.shares=512", ... */
 	size_t nset;
 };
 
@@ -70,23 +70,23 @@ struct boost_profile {
 };
 
 struct config {
-	char *file;	      /* the file read, or "" for built-in defaults */
+	char *file; /* the file read, or "" for built-in defaults */
 	char *rules;
 	char *rules_dir;
 	enum rules_semantics match;
-	char **hierarchies;   /* NULL = default selection */
+	char **hierarchies; /* NULL = default selection */
 	size_t nhierarchies;
 	char *control_socket;
-	char *sticky_socket;  /* "" disables */
+	char *sticky_socket; /* "" disables */
 	char *pidfile;
 	char *state_file;
 	char *log;
 	enum log_level log_level;
 	bool remove_empty;
-	char *lua_script;     /* "" = no hooks */
+	char *lua_script; /* "" = no hooks */
 	long lua_instructions;
 	long lua_memory;
-	long netlink_buffer;  /* initial receive buffer of the proc connector */
+	long netlink_buffer; /* initial receive buffer of the proc connector */
 	struct group_conf *groups;
 	size_t ngroups;
 	struct boost_profile *profiles;
@@ -110,8 +110,8 @@ void report_msg(const struct report *r, const char *fmt, ...)
  * in which case built-in defaults are returned.  NULL after reporting
  * errors.  Free with config_free.
  */
-struct config *config_load(const char *path, bool optional,
-			   const struct report *rep) ENGINED_WUR;
+struct config *
+config_load(const char *path, bool optional, const struct report *rep) ENGINED_WUR;
 void config_free(struct config *c);
 /* Parse "90s", "15m", "2h", "1d" (or plain seconds); -1 if invalid. */
 long parse_duration(const char *s);
@@ -120,19 +120,19 @@ long parse_duration(const char *s);
 
 /* Command-line values that override the config file (NULL = keep). */
 struct overrides {
-	const char *config;	 /* config file (NULL = default path) */
-	bool config_explicit;	 /* -c given: the file must exist */
+	const char *config;   /* config file (NULL = default path) */
+	bool config_explicit; /* -c given: the file must exist */
 	const char *rules;
 	const char *pidfile;
 	const char *control_socket;
 	const char *log;
-	int verbosity;		 /* -v minus -q */
+	int verbosity; /* -v minus -q */
 };
 
 struct policy {
 	struct config *cfg;
 	struct rules_set *rules;
-	struct hier_list all;	    /* every mounted hierarchy */
+	struct hier_list all; /* every mounted hierarchy */
 	const struct hier *managed[RULES_MAX_HIERS];
 	const char *names[RULES_MAX_HIERS];  /* managed[i]->name: as /proc shows it */
 	const char *labels[RULES_MAX_HIERS]; /* as rules and people name it
@@ -142,25 +142,25 @@ struct policy {
 	struct {
 		size_t hier;
 		const struct group_conf *conf;
-	} *settings;
+	} * settings;
 	size_t nsettings;
-	bool need_cgroups; /* some rule uses ignore */
-	bool need_names;   /* some destination uses %u or %g */
-	struct hooks *hooks;	     /* Lua hooks, or NULL */
-	struct name_table *users;    /* uid -> name cache */
-	struct name_table *groups;   /* gid -> name cache */
+	bool need_cgroups;	   /* some rule uses ignore */
+	bool need_names;	   /* some destination uses %u or %g */
+	struct hooks *hooks;	   /* Lua hooks, or NULL */
+	struct name_table *users;  /* uid -> name cache */
+	struct name_table *groups; /* gid -> name cache */
 };
 
 /* Build everything from the config file and rules; NULL on error. */
-struct policy *policy_build(const struct overrides *o, const struct report *rep)
-	ENGINED_WUR;
+struct policy *
+policy_build(const struct overrides *o, const struct report *rep) ENGINED_WUR;
 void policy_free(struct policy *p);
 /* Cached names (NSS asked once per id per policy); NULL if unknown. */
 const char *policy_user(struct policy *p, uid_t uid);
 const char *policy_group(struct policy *p, gid_t gid);
 /* Settings configured for group path in managed hierarchy h, or NULL. */
-const struct group_conf *policy_settings(const struct policy *p, size_t h,
-					 const char *path);
+const struct group_conf *
+policy_settings(const struct policy *p, size_t h, const char *path);
 
 /* ---- tasktab.c --------------------------------------------------------- */
 
@@ -174,8 +174,7 @@ void tasktab_free(struct tasktab *t);
 /* Flags of pid (0 if unknown). */
 unsigned tasktab_flags(const struct tasktab *t, pid_t pid);
 /* Set flags (and the start time that identifies the process); 0/-ENOMEM. */
-int tasktab_set(struct tasktab *t, pid_t pid, uint64_t start, unsigned flags)
-	ENGINED_WUR;
+int tasktab_set(struct tasktab *t, pid_t pid, uint64_t start, unsigned flags) ENGINED_WUR;
 uint64_t tasktab_start(const struct tasktab *t, pid_t pid);
 void tasktab_forget(struct tasktab *t, pid_t pid);
 size_t tasktab_count(const struct tasktab *t);
@@ -224,8 +223,7 @@ struct sticky_server;
 struct ev_loop;
 
 /* Listen on path; NULL after logging an error. */
-struct sticky_server *sticky_open(const char *path, struct engine *e)
-	ENGINED_WUR;
+struct sticky_server *sticky_open(const char *path, struct engine *e) ENGINED_WUR;
 void sticky_start(struct sticky_server *s, struct ev_loop *loop);
 void sticky_close(struct sticky_server *s, struct ev_loop *loop);
 

@@ -43,9 +43,9 @@ void pidfile_remove(const char *path);
 
 /* A thread group an event asked to classify. */
 struct pending {
-	pid_t tgid;   /* 0 = dropped (it exited) */
-	bool exec;    /* an EXEC was seen, not only a uid/gid change */
-	bool waited;  /* a uid/gid-only entry already waited one batch */
+	pid_t tgid;  /* 0 = dropped (it exited) */
+	bool exec;   /* an EXEC was seen, not only a uid/gid change */
+	bool waited; /* a uid/gid-only entry already waited one batch */
 };
 
 /* A group the daemon made from a template, removed once empty. */
@@ -63,24 +63,24 @@ struct boost_member {
 
 struct boost {
 	unsigned id;
-	char *hier;	   /* hierarchy name, as in /proc/PID/cgroup */
+	char *hier; /* hierarchy name, as in /proc/PID/cgroup */
 	char *dest;
-	time_t expires;	   /* wall clock, so it survives restarts */
-	uid_t owner;	   /* who asked for it */
-	char *profile;	   /* NULL for a boost root gave directly */
+	time_t expires; /* wall clock, so it survives restarts */
+	uid_t owner;	/* who asked for it */
+	char *profile;	/* NULL for a boost root gave directly */
 	struct boost_member *m;
 	size_t n, cap;
-	ev_timer timer;	   /* fires at expiry; data = the engine */
+	ev_timer timer; /* fires at expiry; data = the engine */
 	TAILQ_ENTRY(boost) link;
 };
 TAILQ_HEAD(boost_list, boost);
 
 /* What the daemon wants for one managed hierarchy of a process. */
 struct verdict {
-	bool move;			/* false: leave alone */
+	bool move; /* false: leave alone */
 	char dest[RULES_DEST_MAX];
-	const struct rules_rule *rule;	/* the rule, when a rule decided */
-	char reason[512];		/* "file:line", "Lua hook F", "boost #N", ... */
+	const struct rules_rule *rule; /* the rule, when a rule decided */
+	char reason[512];	       /* "file:line", "Lua hook F", "boost #N", ... */
 };
 
 struct control_server;
@@ -99,7 +99,7 @@ struct engine {
 	struct cgfs_cache *fds;	    /* open cgroup.procs files */
 	struct pending *pending;    /* thread groups to classify after a batch */
 	size_t npending, cap;
-	ev_timer defer_timer;	    /* flushes deferred uid/gid-only entries */
+	ev_timer defer_timer; /* flushes deferred uid/gid-only entries */
 	ev_io pe_watcher;
 	ev_signal sig_hup, sig_usr2, sig_term, sig_int;
 	ev_timer rescan_timer, cleanup_timer;
@@ -128,8 +128,8 @@ enum decide_result {
 enum decide_result classify_decide(struct engine *e, pid_t pid, struct task *t,
 				   struct task_cgroups *cg, bool current);
 /* Verdicts for a process that does not exist: rules and Lua hook only. */
-void classify_whatif(struct engine *e, const struct task *t, const char *cmd,
-		     size_t cmdlen);
+void
+classify_whatif(struct engine *e, const struct task *t, const char *cmd, size_t cmdlen);
 /*
  * Decide and act for one process (thread group).  `careful` reads the
  * current groups first so that nothing is moved (or logged) needlessly
@@ -149,15 +149,15 @@ void engine_reload(struct engine *e);
 /* boost.c */
 struct boost_request {
 	pid_t pid;
-	const char *hier;    /* as the user wrote it: "cpu", "name=x" */
+	const char *hier; /* as the user wrote it: "cpu", "name=x" */
 	const char *dest;
 	long seconds;
 	uid_t owner;
 	const char *profile; /* NULL for root's direct boosts */
 };
 /* Start a boost; its id, or -1 with a message in err. */
-long boost_start(struct engine *e, const struct boost_request *r, char *err,
-		 size_t errlen);
+long
+boost_start(struct engine *e, const struct boost_request *r, char *err, size_t errlen);
 /* End boost id ("cancelled"); 0, or -ENOENT. */
 int boost_end(struct engine *e, unsigned id, const char *why);
 struct boost *boost_find(struct engine *e, unsigned id);

@@ -45,8 +45,9 @@ unix_listen(const char *path, int backlog, const char *what)
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0 &&
 	    connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0) {
 		close(fd);
-		log_error("%s: %s already in use (is cgrulesengd or another cgengined running?)",
-			  path, what);
+		log_error(
+			"%s: %s already in use (is cgrulesengd or another cgengined running?)",
+			path, what);
 		return -1;
 	}
 	if (fd >= 0)

@@ -20,10 +20,8 @@ static enum sink sink = SINK_STDERR;
 static enum log_level threshold = LOG_LEVEL_INFO;
 static FILE *file;
 
-static const char *const names[] = { "error", "warning", "notice", "info",
-				     "debug" };
-static const int priorities[] = { LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO,
-				  LOG_DEBUG };
+static const char *const names[] = { "error", "warning", "notice", "info", "debug" };
+static const int priorities[] = { LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO, LOG_DEBUG };
 
 int
 log_level_parse(const char *s)

@@ -80,8 +80,7 @@ static int
 check(const struct overrides *ov)
 {
 	int errors = 0;
-	struct report rep = { .fn = print_report, .warn = print_warning,
-			      .arg = &errors };
+	struct report rep = { .fn = print_report, .warn = print_warning, .arg = &errors };
 	struct policy *p;
 
 	if (log_open("stderr", LOG_LEVEL_WARNING) < 0)
@@ -92,8 +91,8 @@ check(const struct overrides *ov)
 			fprintf(stderr, "cgengined: invalid configuration\n");
 		return 1;
 	}
-	printf("%s: %zu rules, %zu managed hierarchies: OK\n",
-	       p->cfg->rules, rules_count(p->rules), p->n);
+	printf("%s: %zu rules, %zu managed hierarchies: OK\n", p->cfg->rules,
+	       rules_count(p->rules), p->n);
 	policy_free(p);
 	return 0;
 }

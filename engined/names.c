@@ -20,8 +20,7 @@ struct name_entry {
 static struct name_entry *
 find(struct name_table *t, uint32_t id)
 {
-	for (size_t i = (id * 2654435761u) & (t->cap - 1);;
-	     i = (i + 1) & (t->cap - 1))
+	for (size_t i = (id * 2654435761u) & (t->cap - 1);; i = (i + 1) & (t->cap - 1))
 		if (t->v[i].name == NULL || t->v[i].id == id)
 			return &t->v[i];
 }

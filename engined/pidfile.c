@@ -46,8 +46,7 @@ pidfile_write(const char *path)
 	if (path == NULL || *path == '\0')
 		return 0;
 	if ((other = running_pid(path)) > 0) {
-		log_error("%s: cgengined is already running as pid %d", path,
-			  (int)other);
+		log_error("%s: cgengined is already running as pid %d", path, (int)other);
 		return -EEXIST;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);

@@ -78,8 +78,8 @@ select_hierarchies(struct policy *p, const struct report *rep)
 		for (size_t i = 0; i < p->all.n; i++) {
 			const struct hier *h = &p->all.v[i];
 
-			if (h->version == HIER_V1 && strcmp(h->name, "name=systemd") != 0 &&
-			    add_managed(p, h) < 0)
+			if (h->version == HIER_V1 &&
+			    strcmp(h->name, "name=systemd") != 0 && add_managed(p, h) < 0)
 				break;
 		}
 		return 0;
@@ -117,8 +117,9 @@ resolve_settings(struct policy *p, const struct report *rep)
 		for (k = 0; k < p->n && p->managed[k] != h; k++)
 			;
 		if (h == NULL || k == p->n) {
-			log_warning("%s: group \"%s:%s\": hierarchy not managed; settings unused",
-				    c->file, c->groups[i].hier, c->groups[i].path);
+			log_warning(
+				"%s: group \"%s:%s\": hierarchy not managed; settings unused",
+				c->file, c->groups[i].hier, c->groups[i].path);
 			continue;
 		}
 		p->settings[p->nsettings].hier = k;
@@ -182,9 +183,13 @@ load_hooks(struct policy *p, const struct report *rep)
 	if (c->lua_script[0] == '\0')
 		return 0;
 	struct hooks_options o = {
-		.script = c->lua_script, .instructions = c->lua_instructions,
-		.memory = c->lua_memory, .log = hook_log, .user_name = hook_user,
-		.group_name = hook_group, .arg = p,
+		.script = c->lua_script,
+		.instructions = c->lua_instructions,
+		.memory = c->lua_memory,
+		.log = hook_log,
+		.user_name = hook_user,
+		.group_name = hook_group,
+		.arg = p,
 	};
 	if ((p->hooks = hooks_load(&o, err, sizeof(err))) == NULL) {
 		report_msg(rep, "%s", err);
@@ -197,8 +202,7 @@ struct policy *
 policy_build(const struct overrides *o, const struct report *rep)
 {
 	struct policy *p = calloc(1, sizeof(*p));
-	const char *path = o->config ? o->config
-				     : SYSCONFDIR "/cgengine/cgengined.conf";
+	const char *path = o->config ? o->config : SYSCONFDIR "/cgengine/cgengined.conf";
 
 	if (p == NULL)
 		return NULL;
@@ -218,8 +222,10 @@ policy_build(const struct overrides *o, const struct report *rep)
 		goto fail;
 
 	struct rules_options ro = {
-		.file = p->cfg->rules, .dir = p->cfg->rules_dir,
-		.semantics = p->cfg->match, .report = rules_report,
+		.file = p->cfg->rules,
+		.dir = p->cfg->rules_dir,
+		.semantics = p->cfg->match,
+		.report = rules_report,
 		.report_arg = (void *)rep,
 	};
 	if ((p->rules = rules_load(&ro)) == NULL)

@@ -21,7 +21,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define MAX_CLIENTS 64
+#define MAX_CLIENTS    64
 #define CLIENT_TIMEOUT 2.0
 
 static const char reply[] = "SUCCESS_STORE_PID"; /* sent with its NUL: 18 bytes */
@@ -89,8 +89,7 @@ static void
 client_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct sticky_client *c = w->data;
-	ssize_t n = recv(c->fd, c->buf + c->got, sizeof(c->buf) - c->got,
-			 MSG_DONTWAIT);
+	ssize_t n = recv(c->fd, c->buf + c->got, sizeof(c->buf) - c->got, MSG_DONTWAIT);
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;

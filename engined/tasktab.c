@@ -149,8 +149,8 @@ tasktab_count(const struct tasktab *t)
 }
 
 void
-tasktab_foreach(const struct tasktab *t,
-		void (*fn)(void *arg, pid_t pid, unsigned flags), void *arg)
+tasktab_foreach(const struct tasktab *t, void (*fn)(void *arg, pid_t pid, unsigned flags),
+		void *arg)
 {
 	for (size_t i = 0; i < t->cap; i++)
 		if (t->v[i].pid != 0)

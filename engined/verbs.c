@@ -10,6 +10,7 @@
 #include "control_private.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -18,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-typedef int verb_fn(const struct request *rq, int argc, char **argv,
-		    struct buf *out, char *err, size_t errlen);
+typedef int verb_fn(const struct request *rq, int argc, char **argv, struct buf *out,
+		    char *err, size_t errlen);
 
 #define ERR(...) (snprintf(err, errlen, __VA_ARGS__), -1)
 
@@ -41,7 +42,8 @@ static void
 duration_text(long secs, char *buf, size_t len)
 {
 	if (secs >= 3600)
-		snprintf(buf, len, "%ldh%02ldm%02lds", secs / 3600, secs / 60 % 60, secs % 60);
+		snprintf(buf, len, "%ldh%02ldm%02lds", secs / 3600, secs / 60 % 60,
+			 secs % 60);
 	else if (secs >= 60)
 		snprintf(buf, len, "%ldm%02lds", secs / 60, secs % 60);
 	else
@@ -57,63 +59,121 @@ owns(uid_t uid, const struct task *t)
 
 /* ---- status, metrics ------------------------------------------------------- */
 
+/* Every counter once: its JSON key, its Prometheus name, its help text. */
+static const struct counter {
+	const char *key;    /* in "json status": counters.KEY */
+	const char *metric; /* cgengine_METRIC; NULL = an events_total type */
+	const char *help;
+	size_t offset; /* in struct engine_stats */
+} counters[] = {
+/* clang-format off */
+#define C(key, metric, help, field) { key, metric, help, offsetof(struct engine_stats, field) }
+	/* clang-format on */
+	C("fork", NULL, NULL, ev_fork),
+	C("exec", NULL, NULL, ev_exec),
+	C("uid", NULL, NULL, ev_uid),
+	C("gid", NULL, NULL, ev_gid),
+	C("exit", NULL, NULL, ev_exit),
+	C("classified", "classifications_total", "Processes classified.", classified),
+	C("moves", "moves_total", "Processes moved into a group.", moves),
+	C("failed_moves", "move_failures_total", "Moves that failed.", move_failures),
+	C("vanished", "vanished_total",
+	  "Processes that exited before they could be handled.", vanished),
+	C("lost_events", "lost_events_total", "Times the kernel dropped process events.",
+	  lost),
+	C("rescans", "rescans_total", "Full scans of /proc.", rescans),
+	C("reloads", "reloads_total", "Successful reloads.", reloads),
+	C("failed_reloads", "reload_failures_total", "Reloads refused because of errors.",
+	  reload_failures),
+	C("lua_calls", "lua_calls_total", "Calls of the Lua classify hook.", hook_calls),
+	C("lua_errors", "lua_errors_total", "Lua hook calls that failed.", hook_errors),
+	C("groups_created", "groups_created_total", "Groups created.", groups_created),
+	C("groups_removed", "groups_removed_total", "Empty template groups removed.",
+	  groups_removed),
+#undef C
+};
+
+#define NCOUNTERS (sizeof(counters) / sizeof(counters[0]))
+
+static unsigned long long
+value(const struct engine *e, const struct counter *c)
+{
+	return (unsigned long long)*(const uint64_t *)((const char *)&e->stats +
+						       c->offset);
+}
+
+/* by name, for the text status */
+static unsigned long long
+count(const struct engine *e, const char *key)
+{
+	for (size_t i = 0; i < NCOUNTERS; i++)
+		if (strcmp(counters[i].key, key) == 0)
+			return value(e, &counters[i]);
+	return 0;
+}
+
+static const char *
+match_name(const struct engine *e)
+{
+	return e->pol->cfg->match == RULES_FIRST_MATCH ? "first-match" : "per-hierarchy";
+}
+
+static void
+status_json(struct engine *e, long up, struct buf *out)
+{
+	buf_printf(out, "{\"version\":\"%s\",\"protocol\":%d,\"pid\":%d,\"uptime\":%ld,",
+		   PACKAGE_VERSION, CONTROL_PROTOCOL, (int)getpid(), up);
+	buf_printf(out, "\"paused\":%s,\"rules\":%zu,\"match\":\"%s\",\"boosts\":%zu,",
+		   e->paused ? "true" : "false", rules_count(e->pol->rules),
+		   match_name(e), boost_count(e));
+	buf_printf(out, "\"hierarchies\":[");
+	for (size_t i = 0; i < e->pol->n; i++) {
+		buf_printf(out, "%s", i ? "," : "");
+		buf_json_str(out, e->pol->labels[i]);
+	}
+	buf_printf(out, "],\"counters\":{");
+	for (size_t i = 0; i < NCOUNTERS; i++)
+		buf_printf(out, "%s\"%s\":%llu", i ? "," : "", counters[i].key,
+			   value(e, &counters[i]));
+	buf_printf(out, "}}\n");
+}
+
 static int
-v_status(const struct request *rq, int argc, char **argv, struct buf *out,
-	 char *err, size_t errlen)
+v_status(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
+	 size_t errlen)
 {
 	struct engine *e = rq->engine;
-	const struct engine_stats *st = &e->stats;
 	long up = (long)difftime(time(NULL), e->started);
 	char upt[64];
 
-	duration_text(up, upt, sizeof(upt));
 	if (rq->json) {
-		buf_printf(out, "{\"version\":\"%s\",\"protocol\":%d,\"pid\":%d,"
-				"\"uptime\":%ld,\"paused\":%s,\"rules\":%zu,\"match\":\"%s\","
-				"\"boosts\":%zu,\"hierarchies\":[",
-			   PACKAGE_VERSION, CONTROL_PROTOCOL, (int)getpid(), up,
-			   e->paused ? "true" : "false", rules_count(e->pol->rules),
-			   e->pol->cfg->match == RULES_FIRST_MATCH ? "first-match" : "per-hierarchy",
-			   boost_count(e));
-		for (size_t i = 0; i < e->pol->n; i++) {
-			buf_printf(out, "%s", i ? "," : "");
-			buf_json_str(out, e->pol->labels[i]);
-		}
-		buf_printf(out, "],\"counters\":{\"fork\":%llu,\"exec\":%llu,\"uid\":%llu,"
-				"\"gid\":%llu,\"exit\":%llu,\"classified\":%llu,\"moves\":%llu,"
-				"\"failed_moves\":%llu,\"vanished\":%llu,\"lost_events\":%llu,"
-				"\"rescans\":%llu,\"reloads\":%llu,\"failed_reloads\":%llu,"
-				"\"lua_calls\":%llu,\"lua_errors\":%llu}}\n",
-			   (unsigned long long)st->ev_fork, (unsigned long long)st->ev_exec,
-			   (unsigned long long)st->ev_uid, (unsigned long long)st->ev_gid,
-			   (unsigned long long)st->ev_exit, (unsigned long long)st->classified,
-			   (unsigned long long)st->moves, (unsigned long long)st->move_failures,
-			   (unsigned long long)st->vanished, (unsigned long long)st->lost,
-			   (unsigned long long)st->rescans, (unsigned long long)st->reloads,
-			   (unsigned long long)st->reload_failures,
-			   (unsigned long long)st->hook_calls, (unsigned long long)st->hook_errors);
+		status_json(e, up, out);
 		return 0;
 	}
+	duration_text(up, upt, sizeof(upt));
 	buf_printf(out, "cgengined %s, pid %d, up %s%s\n", PACKAGE_VERSION, (int)getpid(),
 		   upt, e->paused ? ", PAUSED (moves nothing)" : "");
 	buf_printf(out, "rules:        %zu (%s)\n", rules_count(e->pol->rules),
-		   e->pol->cfg->match == RULES_FIRST_MATCH ? "first-match" : "per-hierarchy");
+		   match_name(e));
 	buf_printf(out, "hierarchies: ");
 	for (size_t i = 0; i < e->pol->n; i++)
 		buf_printf(out, " %s", e->pol->labels[i]);
-	buf_printf(out, "\nevents:       fork %llu, exec %llu, uid %llu, gid %llu, exit %llu\n",
-		   (unsigned long long)st->ev_fork, (unsigned long long)st->ev_exec,
-		   (unsigned long long)st->ev_uid, (unsigned long long)st->ev_gid,
-		   (unsigned long long)st->ev_exit);
-	buf_printf(out, "classified:   %llu, moves %llu, failed moves %llu, exited first %llu\n",
-		   (unsigned long long)st->classified, (unsigned long long)st->moves,
-		   (unsigned long long)st->move_failures, (unsigned long long)st->vanished);
+	buf_printf(
+		out,
+		"\nevents:       fork %llu, exec %llu, uid %llu, gid %llu, exit %llu\n",
+		count(e, "fork"), count(e, "exec"), count(e, "uid"), count(e, "gid"),
+		count(e, "exit"));
+	buf_printf(
+		out,
+		"classified:   %llu, moves %llu, failed moves %llu, exited first %llu\n",
+		count(e, "classified"), count(e, "moves"), count(e, "failed_moves"),
+		count(e, "vanished"));
 	buf_printf(out, "lost events:  %llu, rescans %llu, reloads %llu (%llu failed)\n",
-		   (unsigned long long)st->lost, (unsigned long long)st->rescans,
-		   (unsigned long long)st->reloads, (unsigned long long)st->reload_failures);
+		   count(e, "lost_events"), count(e, "rescans"), count(e, "reloads"),
+		   count(e, "failed_reloads"));
 	buf_printf(out, "lua:          %s, calls %llu, errors %llu\n",
 		   e->pol->hooks ? e->pol->cfg->lua_script : "none",
-		   (unsigned long long)st->hook_calls, (unsigned long long)st->hook_errors);
+		   count(e, "lua_calls"), count(e, "lua_errors"));
 	buf_printf(out, "boosts:       %zu active\n", boost_count(e));
 	return 0;
 }
@@ -122,38 +182,29 @@ static void
 metric(struct buf *out, const char *name, const char *type, const char *help,
        unsigned long long v)
 {
-	buf_printf(out, "# HELP cgengine_%s %s\n# TYPE cgengine_%s %s\ncgengine_%s %llu\n",
+	buf_printf(out,
+		   "# HELP cgengine_%s %s\n# TYPE cgengine_%s %s\ncgengine_%s %llu\n",
 		   name, help, name, type, name, v);
 }
 
 static int
-v_metrics(const struct request *rq, int argc, char **argv, struct buf *out,
-	  char *err, size_t errlen)
+v_metrics(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
+	  size_t errlen)
 {
 	struct engine *e = rq->engine;
-	const struct engine_stats *st = &e->stats;
 
 	if (rq->json)
 		return v_status(rq, argc, argv, out, err, errlen);
 	buf_printf(out, "# HELP cgengine_events_total Process events received, by type.\n"
 			"# TYPE cgengine_events_total counter\n");
-	buf_printf(out, "cgengine_events_total{type=\"fork\"} %llu\n", (unsigned long long)st->ev_fork);
-	buf_printf(out, "cgengine_events_total{type=\"exec\"} %llu\n", (unsigned long long)st->ev_exec);
-	buf_printf(out, "cgengine_events_total{type=\"uid\"} %llu\n", (unsigned long long)st->ev_uid);
-	buf_printf(out, "cgengine_events_total{type=\"gid\"} %llu\n", (unsigned long long)st->ev_gid);
-	buf_printf(out, "cgengine_events_total{type=\"exit\"} %llu\n", (unsigned long long)st->ev_exit);
-	metric(out, "classifications_total", "counter", "Processes classified.", st->classified);
-	metric(out, "moves_total", "counter", "Processes moved into a group.", st->moves);
-	metric(out, "move_failures_total", "counter", "Moves that failed.", st->move_failures);
-	metric(out, "vanished_total", "counter", "Processes that exited before they could be handled.", st->vanished);
-	metric(out, "lost_events_total", "counter", "Times the kernel dropped process events.", st->lost);
-	metric(out, "rescans_total", "counter", "Full scans of /proc.", st->rescans);
-	metric(out, "reloads_total", "counter", "Successful reloads.", st->reloads);
-	metric(out, "reload_failures_total", "counter", "Reloads refused because of errors.", st->reload_failures);
-	metric(out, "lua_calls_total", "counter", "Calls of the Lua classify hook.", st->hook_calls);
-	metric(out, "lua_errors_total", "counter", "Lua hook calls that failed.", st->hook_errors);
-	metric(out, "groups_created_total", "counter", "Groups created.", st->groups_created);
-	metric(out, "groups_removed_total", "counter", "Empty template groups removed.", st->groups_removed);
+	for (size_t i = 0; i < NCOUNTERS; i++)
+		if (counters[i].metric == NULL)
+			buf_printf(out, "cgengine_events_total{type=\"%s\"} %llu\n",
+				   counters[i].key, value(e, &counters[i]));
+	for (size_t i = 0; i < NCOUNTERS; i++)
+		if (counters[i].metric != NULL)
+			metric(out, counters[i].metric, "counter", counters[i].help,
+			       value(e, &counters[i]));
 	metric(out, "boosts_active", "gauge", "Boosts in force.", boost_count(e));
 	metric(out, "rules", "gauge", "Rules loaded.", rules_count(e->pol->rules));
 	metric(out, "paused", "gauge", "1 while paused.", e->paused);
@@ -165,12 +216,11 @@ v_metrics(const struct request *rq, int argc, char **argv, struct buf *out,
 /* ---- explain, test ------------------------------------------------------------ */
 
 static void
-verdict_rows(struct engine *e, bool json, const struct task_cgroups *cg,
-	     struct buf *out)
+verdict_rows(struct engine *e, bool json, const struct task_cgroups *cg, struct buf *out)
 {
 	if (!json)
-		buf_printf(out, "%-20s %-24s %-24s %s\n", "HIERARCHY", cg ? "CURRENT" : "",
-			   "WANTED", "WHY");
+		buf_printf(out, "%-20s %-24s %-24s %s\n", "HIERARCHY",
+			   cg ? "CURRENT" : "", "WANTED", "WHY");
 	for (size_t i = 0; i < e->pol->n; i++) {
 		const struct verdict *v = &e->verdicts[i];
 		const char *cur = cg ? task_cgroup_of(cg, e->pol->names[i]) : NULL;
@@ -202,8 +252,8 @@ verdict_rows(struct engine *e, bool json, const struct task_cgroups *cg,
 }
 
 static int
-v_explain(const struct request *rq, int argc, char **argv, struct buf *out,
-	  char *err, size_t errlen)
+v_explain(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
+	  size_t errlen)
 {
 	struct engine *e = rq->engine;
 	static struct task t;
@@ -216,7 +266,8 @@ v_explain(const struct request *rq, int argc, char **argv, struct buf *out,
 	if (r == DECIDE_GONE)
 		return ERR("no process %d", (int)pid);
 	if (r == DECIDE_KTHREAD)
-		return ERR("pid %d is a kernel thread; cgengined never moves those", (int)pid);
+		return ERR("pid %d is a kernel thread; cgengined never moves those",
+			   (int)pid);
 	if (!owns(rq->uid, &t)) {
 		log_warning("control: uid %u denied: explain of pid %d, not its own",
 			    (unsigned)rq->uid, (int)pid);
@@ -231,7 +282,8 @@ v_explain(const struct request *rq, int argc, char **argv, struct buf *out,
 		buf_printf(out, ",\"uid\":%u,\"user\":", (unsigned)t.euid);
 		buf_json_str(out, user ? user : "");
 		buf_printf(out, ",\"sticky\":%s,\"paused\":%s,\"hierarchies\":[",
-			   r == DECIDE_STICKY ? "true" : "false", e->paused ? "true" : "false");
+			   r == DECIDE_STICKY ? "true" : "false",
+			   e->paused ? "true" : "false");
 		verdict_rows(e, true, &cg, out);
 		buf_printf(out, "]}\n");
 		return 0;
@@ -286,8 +338,8 @@ lookup_group(const char *name, gid_t *gid)
 }
 
 static int
-v_test(const struct request *rq, int argc, char **argv, struct buf *out,
-       char *err, size_t errlen)
+v_test(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
+       size_t errlen)
 {
 	struct engine *e = rq->engine;
 	static struct task t;
@@ -317,11 +369,13 @@ v_test(const struct request *rq, int argc, char **argv, struct buf *out,
 				cmdlen += n;
 			}
 		} else {
-			return ERR("usage: test --user U [--group G] [--exe PATH] [--cmdline ARG...]");
+			return ERR(
+				"usage: test --user U [--group G] [--exe PATH] [--cmdline ARG...]");
 		}
 	}
 	if (!have_user)
-		return ERR("usage: test --user U [--group G] [--exe PATH] [--cmdline ARG...]");
+		return ERR(
+			"usage: test --user U [--group G] [--exe PATH] [--cmdline ARG...]");
 	const char *base = strrchr(t.exe, '/');
 	snprintf(t.comm, sizeof(t.comm), "%.63s", base ? base + 1 : t.exe);
 	if (cmdlen > 0 && t.exe[0] != '\0')
@@ -384,8 +438,7 @@ find_profile(const struct config *c, const char *name)
 	return NULL;
 }
 
-static int
-deny(const struct request *rq, char *err, size_t errlen, const char *fmt, ...)
+static int deny(const struct request *rq, char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 static int
@@ -410,16 +463,18 @@ boost_answer(const struct request *rq, long id, struct buf *out)
 
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime_r(&b->expires, &tm));
 	if (rq->json)
-		buf_printf(out, "{\"id\":%ld,\"expires\":%lld}\n", id, (long long)b->expires);
+		buf_printf(out, "{\"id\":%ld,\"expires\":%lld}\n", id,
+			   (long long)b->expires);
 	else
-		buf_printf(out, "boost #%ld: %s:%s until %s\n", id, b->hier, b->dest, when);
+		buf_printf(out, "boost #%ld: %s:%s until %s\n", id, b->hier, b->dest,
+			   when);
 	return 0;
 }
 
 /* boost --profile NAME PID [DURATION] */
 static int
-boost_profile(const struct request *rq, int argc, char **argv, struct buf *out,
-	      char *err, size_t errlen)
+boost_profile(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
+	      size_t errlen)
 {
 	struct engine *e = rq->engine;
 	struct task t;
@@ -434,8 +489,9 @@ boost_profile(const struct request *rq, int argc, char **argv, struct buf *out,
 	if (secs <= 0)
 		return ERR("invalid duration '%s' (use 90s, 15m, 2h, 1d)", argv[4]);
 	if (rq->uid != 0 && !granted(p, rq->uid))
-		return deny(rq, err, errlen, "boost profile '%s' is not granted to uid %u",
-			    p->name, (unsigned)rq->uid);
+		return deny(rq, err, errlen,
+			    "boost profile '%s' is not granted to uid %u", p->name,
+			    (unsigned)rq->uid);
 	if (task_read("/proc", pid, 0, &t) < 0)
 		return ERR("no process %d", (int)pid);
 	if (!owns(rq->uid, &t))
@@ -444,18 +500,22 @@ boost_profile(const struct request *rq, int argc, char **argv, struct buf *out,
 		char a[32], b[32];
 		duration_text(secs, a, sizeof(a));
 		duration_text(p->max_seconds, b, sizeof(b));
-		return deny(rq, err, errlen, "%s exceeds the maximum of profile '%s' (%s)",
-			    a, p->name, b);
+		return deny(rq, err, errlen,
+			    "%s exceeds the maximum of profile '%s' (%s)", a, p->name, b);
 	}
-	struct boost_request br = { .pid = pid, .hier = p->hier, .dest = p->dest,
-				    .seconds = secs, .owner = rq->uid, .profile = p->name };
+	struct boost_request br = { .pid = pid,
+				    .hier = p->hier,
+				    .dest = p->dest,
+				    .seconds = secs,
+				    .owner = rq->uid,
+				    .profile = p->name };
 	long id = boost_start(e, &br, err, errlen);
 	return id < 0 ? -1 : boost_answer(rq, id, out);
 }
 
 static int
-v_boost(const struct request *rq, int argc, char **argv, struct buf *out,
-	char *err, size_t errlen)
+v_boost(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
+	size_t errlen)
 {
 	pid_t pid;
 
@@ -470,15 +530,18 @@ v_boost(const struct request *rq, int argc, char **argv, struct buf *out,
 	long secs = parse_duration(argv[3]);
 	if (secs <= 0)
 		return ERR("invalid duration '%s' (use 90s, 15m, 2h, 1d)", argv[3]);
-	struct boost_request br = { .pid = pid, .hier = argv[2], .dest = colon + 1,
-				    .seconds = secs, .owner = 0 };
+	struct boost_request br = { .pid = pid,
+				    .hier = argv[2],
+				    .dest = colon + 1,
+				    .seconds = secs,
+				    .owner = 0 };
 	long id = boost_start(rq->engine, &br, err, errlen);
 	return id < 0 ? -1 : boost_answer(rq, id, out);
 }
 
 static int
-v_unboost(const struct request *rq, int argc, char **argv, struct buf *out,
-	  char *err, size_t errlen)
+v_unboost(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
+	  size_t errlen)
 {
 	struct engine *e = rq->engine;
 	const char *arg = argc == 2 ? argv[1] : "";
@@ -495,7 +558,8 @@ v_unboost(const struct request *rq, int argc, char **argv, struct buf *out,
 			return deny(rq, err, errlen, "boost #%u is not yours", b->id);
 		unsigned id = b->id;
 		(void)boost_end(e, id, why);
-		buf_printf(out, rq->json ? "{\"ended\":[%u]}\n" : "boost #%u ended\n", id);
+		buf_printf(out, rq->json ? "{\"ended\":[%u]}\n" : "boost #%u ended\n",
+			   id);
 		return 0;
 	}
 	if (by_id)
@@ -504,23 +568,25 @@ v_unboost(const struct request *rq, int argc, char **argv, struct buf *out,
 	unsigned ended[64];
 	size_t count = 0;
 	TAILQ_FOREACH(b, &e->boosts, link)
-		for (size_t i = 0; i < b->n && count < 64; i++)
-			if (b->m[i].pid == n && (rq->uid == 0 || b->owner == rq->uid))
-				ended[count++] = b->id;
+	for (size_t i = 0; i < b->n && count < 64; i++)
+		if (b->m[i].pid == n && (rq->uid == 0 || b->owner == rq->uid))
+			ended[count++] = b->id;
 	if (count == 0)
-		return ERR("no boost #%d and no boost of yours for pid %d", (int)n, (int)n);
+		return ERR("no boost #%d and no boost of yours for pid %d", (int)n,
+			   (int)n);
 	for (size_t i = 0; i < count; i++)
 		(void)boost_end(e, ended[i], why);
 	buf_printf(out, rq->json ? "{\"ended\":[" : "ended:");
 	for (size_t i = 0; i < count; i++)
-		buf_printf(out, rq->json ? "%s%u" : "%s#%u", i && rq->json ? "," : " ", ended[i]);
+		buf_printf(out, rq->json ? "%s%u" : "%s#%u", i && rq->json ? "," : " ",
+			   ended[i]);
 	buf_printf(out, rq->json ? "]}\n" : "\n");
 	return 0;
 }
 
 static int
-v_boosts(const struct request *rq, int argc, char **argv, struct buf *out,
-	 char *err, size_t errlen)
+v_boosts(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
+	 size_t errlen)
 {
 	struct engine *e = rq->engine;
 	const struct boost *b;
@@ -529,9 +595,11 @@ v_boosts(const struct request *rq, int argc, char **argv, struct buf *out,
 	if (rq->json)
 		buf_printf(out, "[");
 	else
-		buf_printf(out, "%-5s %-20s %-24s %-10s %-6s %-12s %s\n", "ID", "HIERARCHY",
-			   "DESTINATION", "LEFT", "OWNER", "PROFILE", "PIDS");
-	TAILQ_FOREACH(b, &e->boosts, link) {
+		buf_printf(out, "%-5s %-20s %-24s %-10s %-6s %-12s %s\n", "ID",
+			   "HIERARCHY", "DESTINATION", "LEFT", "OWNER", "PROFILE",
+			   "PIDS");
+	TAILQ_FOREACH(b, &e->boosts, link)
+	{
 		long left = (long)difftime(b->expires, time(NULL));
 		char lt[32];
 
@@ -539,7 +607,8 @@ v_boosts(const struct request *rq, int argc, char **argv, struct buf *out,
 			continue;
 		duration_text(left > 0 ? left : 0, lt, sizeof(lt));
 		if (rq->json) {
-			buf_printf(out, "%s{\"id\":%u,\"hierarchy\":", first ? "" : ",", b->id);
+			buf_printf(out, "%s{\"id\":%u,\"hierarchy\":", first ? "" : ",",
+				   b->id);
 			buf_json_str(out, b->hier);
 			buf_printf(out, ",\"destination\":");
 			buf_json_str(out, b->dest);
@@ -554,8 +623,9 @@ v_boosts(const struct request *rq, int argc, char **argv, struct buf *out,
 				buf_printf(out, "%s%d", i ? "," : "", (int)b->m[i].pid);
 			buf_printf(out, "]}");
 		} else {
-			buf_printf(out, "#%-4u %-20s %-24s %-10s %-6u %-12s", b->id, b->hier,
-				   b->dest, lt, (unsigned)b->owner, b->profile ? b->profile : "-");
+			buf_printf(out, "#%-4u %-20s %-24s %-10s %-6u %-12s", b->id,
+				   b->hier, b->dest, lt, (unsigned)b->owner,
+				   b->profile ? b->profile : "-");
 			for (size_t i = 0; i < b->n; i++)
 				buf_printf(out, "%s%d", i ? "," : " ", (int)b->m[i].pid);
 			buf_printf(out, "\n");
@@ -570,23 +640,25 @@ v_boosts(const struct request *rq, int argc, char **argv, struct buf *out,
 /* ---- administration ------------------------------------------------------------- */
 
 static int
-v_reload(const struct request *rq, int argc, char **argv, struct buf *out,
-	 char *err, size_t errlen)
+v_reload(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
+	 size_t errlen)
 {
 	uint64_t failed = rq->engine->stats.reload_failures;
 
 	engine_reload(rq->engine);
 	if (rq->engine->stats.reload_failures != failed)
-		return ERR("reload failed; the previous configuration stays (see the log)");
-	buf_printf(out, rq->json ? "{\"reloaded\":true,\"rules\":%zu}\n"
-				 : "reloaded: %zu rules\n",
+		return ERR(
+			"reload failed; the previous configuration stays (see the log)");
+	buf_printf(out,
+		   rq->json ? "{\"reloaded\":true,\"rules\":%zu}\n"
+			    : "reloaded: %zu rules\n",
 		   rules_count(rq->engine->pol->rules));
 	return 0;
 }
 
 static int
-v_pause(const struct request *rq, int argc, char **argv, struct buf *out,
-	char *err, size_t errlen)
+v_pause(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
+	size_t errlen)
 {
 	rq->engine->paused = true;
 	log_notice("paused by uid %u: processes are no longer moved", (unsigned)rq->uid);
@@ -595,8 +667,8 @@ v_pause(const struct request *rq, int argc, char **argv, struct buf *out,
 }
 
 static int
-v_resume(const struct request *rq, int argc, char **argv, struct buf *out,
-	 char *err, size_t errlen)
+v_resume(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
+	 size_t errlen)
 {
 	struct engine *e = rq->engine;
 	bool was = e->paused;
@@ -611,8 +683,8 @@ v_resume(const struct request *rq, int argc, char **argv, struct buf *out,
 }
 
 static int
-v_rules(const struct request *rq, int argc, char **argv, struct buf *out,
-	char *err, size_t errlen)
+v_rules(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
+	size_t errlen)
 {
 	const struct rules_set *set = rq->engine->pol->rules;
 
@@ -622,7 +694,9 @@ v_rules(const struct request *rq, int argc, char **argv, struct buf *out,
 		char key[512];
 
 		snprintf(key, sizeof(key), "%s%s%s%s",
-			 r->continuation ? "%" : r->kind == RULES_KEY_GROUP ? "@" : "",
+			 r->continuation	      ? "%"
+			 : r->kind == RULES_KEY_GROUP ? "@"
+						      : "",
 			 r->continuation ? "" : r->key, r->process ? ":" : "",
 			 r->process && !r->continuation ? r->process : "");
 		if (rq->json) {
@@ -638,8 +712,8 @@ v_rules(const struct request *rq, int argc, char **argv, struct buf *out,
 			buf_json_str(out, r->dest);
 			buf_printf(out, ",\"hits\":%llu}", (unsigned long long)r->hits);
 		} else {
-			buf_printf(out, "%s:%u: %s %s %s%s%s  hits=%llu\n", r->file, r->line, key,
-				   r->controllers, r->dest,
+			buf_printf(out, "%s:%u: %s %s %s%s%s  hits=%llu\n", r->file,
+				   r->line, key, r->controllers, r->dest,
 				   r->options & RULES_OPT_IGNORE ? " ignore" : "",
 				   r->options & RULES_OPT_IGNORE_RT ? " ignore_rt" : "",
 				   (unsigned long long)r->hits);
@@ -650,11 +724,12 @@ v_rules(const struct request *rq, int argc, char **argv, struct buf *out,
 }
 
 static int
-v_version(const struct request *rq, int argc, char **argv, struct buf *out,
-	  char *err, size_t errlen)
+v_version(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
+	  size_t errlen)
 {
-	buf_printf(out, rq->json ? "{\"version\":\"%s\",\"protocol\":%d}\n"
-				 : "cgengined %s, protocol %d\n",
+	buf_printf(out,
+		   rq->json ? "{\"version\":\"%s\",\"protocol\":%d}\n"
+			    : "cgengined %s, protocol %d\n",
 		   PACKAGE_VERSION, CONTROL_PROTOCOL);
 	return 0;
 }
@@ -670,8 +745,10 @@ static const struct {
 } verbs[] = {
 	{ "status", v_status, false, "status" },
 	{ "explain", v_explain, false, "explain PID" },
-	{ "test", v_test, false, "test --user U [--group G] [--exe PATH] [--cmdline ARG...]" },
-	{ "boost", v_boost, false, "boost PID HIER:PATH DURATION | boost --profile NAME PID [DURATION]" },
+	{ "test", v_test, false,
+	  "test --user U [--group G] [--exe PATH] [--cmdline ARG...]" },
+	{ "boost", v_boost, false,
+	  "boost PID HIER:PATH DURATION | boost --profile NAME PID [DURATION]" },
 	{ "unboost", v_unboost, false, "unboost ID|PID" },
 	{ "boosts", v_boosts, false, "boosts" },
 	{ "reload", v_reload, true, "reload" },
@@ -684,17 +761,18 @@ static const struct {
 };
 
 static int
-v_help(const struct request *rq, int argc, char **argv, struct buf *out,
-       char *err, size_t errlen)
+v_help(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
+       size_t errlen)
 {
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
-		buf_printf(out, "%s%s\n", verbs[i].usage, verbs[i].root_only ? "   (root)" : "");
+		buf_printf(out, "%s%s\n", verbs[i].usage,
+			   verbs[i].root_only ? "   (root)" : "");
 	return 0;
 }
 
 int
-control_dispatch(const struct request *rq, int argc, char **argv,
-		 struct buf *body, char *err, size_t errlen)
+control_dispatch(const struct request *rq, int argc, char **argv, struct buf *body,
+		 char *err, size_t errlen)
 {
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
 		if (strcmp(argv[0], verbs[i].name) != 0)

@@ -33,13 +33,12 @@ write_file(const char *path, const char *s)
 
 /* mount + "/" + path (+ "/" + file); -ENAMETOOLONG if it does not fit. */
 static int
-join(char *buf, size_t len, const struct hier *h, const char *path,
-     const char *file)
+join(char *buf, size_t len, const struct hier *h, const char *path, const char *file)
 {
 	while (*path == '/')
 		path++;
-	int n = snprintf(buf, len, "%s%s%s%s%s", h->mount, *path ? "/" : "",
-			 path, file ? "/" : "", file ? file : "");
+	int n = snprintf(buf, len, "%s%s%s%s%s", h->mount, *path ? "/" : "", path,
+			 file ? "/" : "", file ? file : "");
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
@@ -72,8 +71,7 @@ cgfs_mkdir(const struct hier *h, const char *path, bool *created)
 }
 
 int
-cgfs_set(const struct hier *h, const char *path, const char *key,
-	 const char *value)
+cgfs_set(const struct hier *h, const char *path, const char *key, const char *value)
 {
 	char buf[PATH_MAX];
 	int rc;
@@ -127,8 +125,7 @@ cgfs_move(const struct hier *h, const char *path, pid_t tgid)
 		/* either the group is missing or the kernel lacks cgroup.procs */
 		char dir[PATH_MAX];
 
-		if (join(dir, sizeof(dir), h, path, NULL) == 0 &&
-		    access(dir, F_OK) == 0)
+		if (join(dir, sizeof(dir), h, path, NULL) == 0 && access(dir, F_OK) == 0)
 			return move_threads(h, path, tgid);
 	}
 	return rc;
@@ -212,8 +209,8 @@ cached_fd(struct cgfs_cache *c, const char *file)
 			c->slot[i].used = ++c->clock;
 			return (int)i;
 		}
-		if (c->slot[i].file == NULL ||
-		    (c->slot[victim].file != NULL && c->slot[i].used < c->slot[victim].used))
+		if (c->slot[i].file == NULL || (c->slot[victim].file != NULL &&
+						c->slot[i].used < c->slot[victim].used))
 			victim = i;
 	}
 	int fd = open(file, O_WRONLY | O_CLOEXEC);
@@ -233,8 +230,7 @@ cached_fd(struct cgfs_cache *c, const char *file)
 }
 
 int
-cgfs_move_cached(struct cgfs_cache *c, const struct hier *h, const char *path,
-		 pid_t tgid)
+cgfs_move_cached(struct cgfs_cache *c, const struct hier *h, const char *path, pid_t tgid)
 {
 	char file[PATH_MAX], num[24];
 	int rc, len;
@@ -253,7 +249,7 @@ cgfs_move_cached(struct cgfs_cache *c, const struct hier *h, const char *path,
 			return 0;
 		int e = errno;
 		if (e != ENODEV && e != ENOENT && e != EBADF)
-			return -e; /* ESRCH: the task exited; others are real */
+			return -e;  /* ESRCH: the task exited; others are real */
 		drop(c, (size_t)i); /* the group went away; try a fresh open */
 	}
 	return cgfs_move(h, path, tgid);

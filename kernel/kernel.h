@@ -32,7 +32,7 @@ struct hier {
 	char *name;  /* as in /proc/PID/cgroup: "cpu,cpuacct", "name=x", "" */
 	char *mount; /* mount point */
 	enum hier_version version;
-	bool named;  /* a v1 hierarchy with name= */
+	bool named; /* a v1 hierarchy with name= */
 };
 
 struct hier_list {
@@ -62,9 +62,9 @@ const char *hier_label(const struct hier *h);
 
 #define TASK_GROUPS_MAX 256
 
-#define TASK_EXE     0x1u /* readlink exe */
-#define TASK_SCRIPT  0x2u /* script path from cmdline (needs TASK_EXE) */
-#define TASK_RT      0x4u /* realtime scheduling policy */
+#define TASK_EXE    0x1u /* readlink exe */
+#define TASK_SCRIPT 0x2u /* script path from cmdline (needs TASK_EXE) */
+#define TASK_RT	    0x4u /* realtime scheduling policy */
 
 struct task {
 	pid_t pid, ppid;
@@ -83,8 +83,7 @@ struct task {
  * Snapshot thread group pid from procroot (normally "/proc"): one read
  * of status, plus what `what` asks for.  -ESRCH when the task is gone.
  */
-int task_read(const char *procroot, pid_t pid, unsigned what, struct task *t)
-	KERNEL_WUR;
+int task_read(const char *procroot, pid_t pid, unsigned what, struct task *t) KERNEL_WUR;
 
 /*
  * Given the executable and the NUL-separated command line of a task,
@@ -92,19 +91,17 @@ int task_read(const char *procroot, pid_t pid, unsigned what, struct task *t)
  * that is not an option, when exe is a known interpreter.  Writes "" if
  * none.  Pure; exposed for tests.
  */
-void task_script_from_cmdline(const char *exe, const char *cmdline,
-			      size_t len, char *out, size_t outlen);
+void task_script_from_cmdline(const char *exe, const char *cmdline, size_t len, char *out,
+			      size_t outlen);
 
 /* The NUL-separated command line of pid into buf; bytes or -errno. */
-int task_read_cmdline(const char *procroot, pid_t pid, char *buf, size_t len)
-	KERNEL_WUR;
+int task_read_cmdline(const char *procroot, pid_t pid, char *buf, size_t len) KERNEL_WUR;
 
 /*
  * Start time of pid (clock ticks since boot, field 22 of stat): with
  * the pid it identifies a process even after the pid is reused.
  */
-int task_start_time(const char *procroot, pid_t pid, uint64_t *start)
-	KERNEL_WUR;
+int task_start_time(const char *procroot, pid_t pid, uint64_t *start) KERNEL_WUR;
 
 /*
  * A task's current groups, parsed from /proc/PID/cgroup.  Large enough
@@ -122,11 +119,10 @@ struct task_cgroups {
 	size_t n;
 };
 
-int task_read_cgroups(const char *procroot, pid_t pid,
-		      struct task_cgroups *out) KERNEL_WUR;
+int
+task_read_cgroups(const char *procroot, pid_t pid, struct task_cgroups *out) KERNEL_WUR;
 /* Parse the text of a /proc/PID/cgroup file (copied into out). */
-int task_parse_cgroups(const char *text, size_t len, struct task_cgroups *out)
-	KERNEL_WUR;
+int task_parse_cgroups(const char *text, size_t len, struct task_cgroups *out) KERNEL_WUR;
 /* The path for hierarchy name hier, or NULL. */
 const char *task_cgroup_of(const struct task_cgroups *cg, const char *hier);
 
@@ -134,8 +130,7 @@ const char *task_cgroup_of(const struct task_cgroups *cg, const char *hier);
  * Call fn for every numeric entry of procroot (every thread group).
  * Stops early when fn returns non-zero and returns that value.
  */
-int task_foreach(const char *procroot, int (*fn)(void *arg, pid_t pid),
-		 void *arg);
+int task_foreach(const char *procroot, int (*fn)(void *arg, pid_t pid), void *arg);
 
 /* ---- cgroupfs ------------------------------------------------------------ */
 
@@ -143,8 +138,7 @@ int task_foreach(const char *procroot, int (*fn)(void *arg, pid_t pid),
  * Create group path (relative to h's root), parents first.  *created
  * tells whether the last component was made by this call.
  */
-int cgfs_mkdir(const struct hier *h, const char *path, bool *created)
-	KERNEL_WUR;
+int cgfs_mkdir(const struct hier *h, const char *path, bool *created) KERNEL_WUR;
 /* Write value to the control file key of group path. */
 int cgfs_set(const struct hier *h, const char *path, const char *key,
 	     const char *value) KERNEL_WUR;
@@ -164,8 +158,8 @@ struct cgfs_cache *cgfs_cache_new(void);
 void cgfs_cache_flush(struct cgfs_cache *c);
 void cgfs_cache_free(struct cgfs_cache *c);
 /* As cgfs_move, through the cache. */
-int cgfs_move_cached(struct cgfs_cache *c, const struct hier *h,
-		     const char *path, pid_t tgid) KERNEL_WUR;
+int cgfs_move_cached(struct cgfs_cache *c, const struct hier *h, const char *path,
+		     pid_t tgid) KERNEL_WUR;
 
 /* Remove an empty group; -EBUSY while it holds tasks or children. */
 int cgfs_rmdir(const struct hier *h, const char *path) KERNEL_WUR;
@@ -196,8 +190,8 @@ struct procev_event {
  * when the datagram is not from the kernel, -EBADMSG when malformed.
  * Events the daemon has no use for (comm, sid, ptrace, ...) are skipped.
  */
-int procev_decode(const void *buf, size_t len, uint32_t sender,
-		  struct procev_event *ev, size_t max) KERNEL_WUR;
+int procev_decode(const void *buf, size_t len, uint32_t sender, struct procev_event *ev,
+		  size_t max) KERNEL_WUR;
 
 struct procev;
 
@@ -212,8 +206,7 @@ int procev_fd(const struct procev *p);
  * events (the caller should rescan), another -errno on error.
  * Datagrams not from the kernel yield 0 events.
  */
-int procev_recv(struct procev *p, struct procev_event *ev, size_t max)
-	KERNEL_WUR;
+int procev_recv(struct procev *p, struct procev_event *ev, size_t max) KERNEL_WUR;
 /* Double the receive buffer (up to a limit); the new size or -errno. */
 int procev_grow(struct procev *p) KERNEL_WUR;
 

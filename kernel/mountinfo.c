@@ -16,8 +16,16 @@
 
 /* Super options that are not controllers. */
 static const char *const not_controllers[] = {
-	"rw", "ro", "noprefix", "xattr", "clone_children", "cpuset_v2_mode",
-	"favordynmods", "nofavordynmods", "none", NULL,
+	"rw",
+	"ro",
+	"noprefix",
+	"xattr",
+	"clone_children",
+	"cpuset_v2_mode",
+	"favordynmods",
+	"nofavordynmods",
+	"none",
+	NULL,
 };
 
 static bool
@@ -81,8 +89,7 @@ v1_name(char *opts, bool *named)
 }
 
 static int
-add(struct hier_list *l, char *name, const char *mount, enum hier_version v,
-    bool named)
+add(struct hier_list *l, char *name, const char *mount, enum hier_version v, bool named)
 {
 	for (size_t i = 0; i < l->n; i++)
 		if (strcmp(l->v[i].name, name) == 0) {
@@ -95,8 +102,9 @@ add(struct hier_list *l, char *name, const char *mount, enum hier_version v,
 		return -ENOMEM;
 	}
 	l->v = nv;
-	nv[l->n] = (struct hier){ .name = name, .mount = strdup(mount),
-				  .version = v, .named = named };
+	nv[l->n] = (struct hier){
+		.name = name, .mount = strdup(mount), .version = v, .named = named
+	};
 	if (nv[l->n].mount == NULL) {
 		free(name);
 		return -ENOMEM;

@@ -21,7 +21,7 @@
 #include <netlink/socket.h>
 
 #define RCVBUF_MAX (64 << 20)
-#define DGRAMS 32	  /* datagrams taken per recvmmsg() */
+#define DGRAMS	   32	/* datagrams taken per recvmmsg() */
 #define DGRAM_SIZE 1024 /* one proc event needs about 80 bytes */
 
 struct procev {
@@ -36,8 +36,7 @@ struct procev {
 
 /* Copy one proc_event out of a (possibly unaligned) payload. */
 static bool
-event_at(const struct cn_msg *cn, size_t avail, struct proc_event *ev,
-	 size_t need)
+event_at(const struct cn_msg *cn, size_t avail, struct proc_event *ev, size_t need)
 {
 	size_t len = cn->len;
 
@@ -48,8 +47,8 @@ event_at(const struct cn_msg *cn, size_t avail, struct proc_event *ev,
 	return true;
 }
 
-#define EVENT_NEED(member) \
-	(offsetof(struct proc_event, event_data) + \
+#define EVENT_NEED(member)                                                               \
+	(offsetof(struct proc_event, event_data) +                                       \
 	 sizeof(((struct proc_event *)0)->event_data.member))
 
 /* Decode one connector message; 1 if an event was stored, else 0. */
@@ -104,8 +103,8 @@ decode_one(const struct cn_msg *cn, size_t avail, struct procev_event *out)
 }
 
 int
-procev_decode(const void *buf, size_t len, uint32_t sender,
-	      struct procev_event *ev, size_t max)
+procev_decode(const void *buf, size_t len, uint32_t sender, struct procev_event *ev,
+	      size_t max)
 {
 	size_t n = 0, off = 0;
 
@@ -124,13 +123,12 @@ procev_decode(const void *buf, size_t len, uint32_t sender,
 			/* cn_msg header, then its data: copy to an aligned place */
 			char aligned[sizeof(struct cn_msg) + sizeof(struct proc_event)]
 				__attribute__((aligned(8)));
-			size_t take = payload < sizeof(aligned) ? payload
-								: sizeof(aligned);
+			size_t take =
+				payload < sizeof(aligned) ? payload : sizeof(aligned);
 
 			memcpy(aligned, data, take);
 			n += (size_t)decode_one((const struct cn_msg *)aligned,
-						take - sizeof(struct cn_msg),
-						&ev[n]);
+						take - sizeof(struct cn_msg), &ev[n]);
 		}
 		off += NLMSG_ALIGN(nh.nlmsg_len);
 	}
@@ -224,10 +222,13 @@ procev_recv(struct procev *p, struct procev_event *ev, size_t max)
 	int n;
 
 	for (unsigned i = 0; i < want; i++) {
-		p->iov[i] = (struct iovec){ .iov_base = p->buf[i], .iov_len = DGRAM_SIZE };
+		p->iov[i] =
+			(struct iovec){ .iov_base = p->buf[i], .iov_len = DGRAM_SIZE };
 		p->msg[i].msg_hdr = (struct msghdr){
-			.msg_name = &p->from[i], .msg_namelen = sizeof(p->from[i]),
-			.msg_iov = &p->iov[i], .msg_iovlen = 1,
+			.msg_name = &p->from[i],
+			.msg_namelen = sizeof(p->from[i]),
+			.msg_iov = &p->iov[i],
+			.msg_iovlen = 1,
 		};
 	}
 	do

@@ -93,8 +93,7 @@ parse_status(char *text, struct task *t)
 			t->gid = ids[0];
 			t->egid = ids[1];
 		} else if (strncmp(line, "Groups:", 7) == 0) {
-			t->ngroups = parse_ids(line + 7, t->groups,
-					       TASK_GROUPS_MAX);
+			t->ngroups = parse_ids(line + 7, t->groups, TASK_GROUPS_MAX);
 		} else if (strncmp(line, "Kthread:", 8) == 0) {
 			have_kthread = true;
 			t->kthread = strtol(line + 8, NULL, 10) == 1;
@@ -106,8 +105,8 @@ parse_status(char *text, struct task *t)
 }
 
 static const char *const interpreters[] = {
-	"sh", "bash", "dash", "zsh", "ksh", "mksh", "csh", "tcsh", "fish",
-	"python", "perl", "ruby", "lua", "node", "php", "tclsh", "wish", NULL,
+	"sh",	  "bash", "dash", "zsh", "ksh",	 "mksh", "csh",	  "tcsh", "fish",
+	"python", "perl", "ruby", "lua", "node", "php",	 "tclsh", "wish", NULL,
 };
 
 /* Is basename b an interpreter, allowing a version suffix (python3.11)? */
@@ -129,8 +128,8 @@ is_interpreter(const char *b)
 }
 
 void
-task_script_from_cmdline(const char *exe, const char *cmdline, size_t len,
-			 char *out, size_t outlen)
+task_script_from_cmdline(const char *exe, const char *cmdline, size_t len, char *out,
+			 size_t outlen)
 {
 	const char *slash = strrchr(exe, '/');
 	const char *end = cmdline + len;

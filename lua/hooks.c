@@ -43,8 +43,8 @@ slurp(const char *path, size_t *len, char *err, size_t errlen)
 static void
 take_error(struct hooks *h, char *err, size_t errlen)
 {
-	const char *m = lua_type(h->L, -1) == LUA_TSTRING ? lua_tostring(h->L, -1)
-							  : "error";
+	const char *m =
+		lua_type(h->L, -1) == LUA_TSTRING ? lua_tostring(h->L, -1) : "error";
 	size_t n = strlen(h->script);
 
 	if (strncmp(m, h->script, n) == 0 && m[n] == ':')
@@ -53,7 +53,6 @@ take_error(struct hooks *h, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", h->script, m);
 	lua_pop(h->L, 1);
 }
-
 
 static int
 compile(struct hooks *h, const char *buf, size_t len, char *err, size_t errlen)
@@ -116,7 +115,8 @@ hooks_load(const struct hooks_options *opts, char *err, size_t errlen)
 	    (buf = slurp(opts->script, &len, err, errlen)) == NULL)
 		goto fail;
 	if (sandbox_new(h) == NULL) {
-		snprintf(err, errlen, "%s: cannot create the Lua state (lua-memory too small?)",
+		snprintf(err, errlen,
+			 "%s: cannot create the Lua state (lua-memory too small?)",
 			 opts->script);
 		goto fail;
 	}
@@ -153,8 +153,8 @@ hooks_has_classify(const struct hooks *h)
 }
 
 int
-hooks_classify(struct hooks *h, const struct hooks_task *task,
-	       struct hooks_slot *slots, size_t n)
+hooks_classify(struct hooks *h, const struct hooks_task *task, struct hooks_slot *slots,
+	       size_t n)
 {
 	struct classify_ctx ctx = { .h = h, .slots = slots, .n = n };
 

@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define HOOKS_WUR __attribute__((warn_unused_result))
+#define HOOKS_WUR      __attribute__((warn_unused_result))
 #define HOOKS_DEST_MAX 1024 /* as RULES_DEST_MAX */
 
 enum hooks_level {
@@ -30,9 +30,9 @@ enum hooks_level {
 };
 
 struct hooks_options {
-	const char *script;	 /* path of the Lua file */
-	long instructions;	 /* budget per call (init and classify) */
-	long memory;		 /* cap for the whole Lua state, bytes */
+	const char *script; /* path of the Lua file */
+	long instructions;  /* budget per call (init and classify) */
+	long memory;	    /* cap for the whole Lua state, bytes */
 	/* where cgengine.log() and hook errors go; may be NULL */
 	void (*log)(void *arg, enum hooks_level level, const char *msg);
 	/* cgengine.user(uid) / cgengine.group(gid); may be NULL */
@@ -49,8 +49,8 @@ struct hooks_task {
 	const gid_t *groups;
 	size_t ngroups;
 	const char *comm;
-	const char *exe;   /* "" if unknown */
-	const char *user;  /* NULL: asked of user_name() when read */
+	const char *exe;  /* "" if unknown */
+	const char *user; /* NULL: asked of user_name() when read */
 	const char *group;
 	/* NUL-separated command line into buf; bytes or -errno.  Called
 	 * only if the hook reads task.cmdline. */
@@ -62,11 +62,11 @@ struct hooks_task {
 
 /* One decision per hierarchy, in and out. */
 struct hooks_slot {
-	const char *hier;	    /* "cpu,cpuacct", "name=classes", ... */
-	bool set;		    /* in/out: a destination is chosen */
-	char dest[HOOKS_DEST_MAX];  /* in/out: the destination when set */
-	const char *why;	    /* in: "cgrules.conf:12", or NULL */
-	bool changed;		    /* out: the hook changed this slot */
+	const char *hier;	   /* "cpu,cpuacct", "name=classes", ... */
+	bool set;		   /* in/out: a destination is chosen */
+	char dest[HOOKS_DEST_MAX]; /* in/out: the destination when set */
+	const char *why;	   /* in: "cgrules.conf:12", or NULL */
+	bool changed;		   /* out: the hook changed this slot */
 };
 
 struct hooks_stats {
@@ -79,8 +79,8 @@ struct hooks_stats {
  * On failure returns NULL and writes "file:line: message" (or
  * "file: message") into err.  Free with hooks_free.
  */
-struct hooks *hooks_load(const struct hooks_options *opts, char *err,
-			 size_t errlen) HOOKS_WUR;
+struct hooks *
+hooks_load(const struct hooks_options *opts, char *err, size_t errlen) HOOKS_WUR;
 void hooks_free(struct hooks *h);
 
 /* Does the script define classify()? */

@@ -15,11 +15,11 @@ struct hooks {
 	char *script;
 	size_t mem_used, mem_cap;
 	long budget_left;
-	long step;	   /* instructions between two budget checks */
-	int env_ref;	   /* the sandbox's _ENV table */
-	int classify_ref;  /* classify(), or LUA_NOREF */
-	int task_ref;	   /* the reusable task userdata */
-	int cache_ref;	   /* per-call cache of lazy task fields */
+	long step;		      /* instructions between two budget checks */
+	int env_ref;		      /* the sandbox's _ENV table */
+	int classify_ref;	      /* classify(), or LUA_NOREF */
+	int task_ref;		      /* the reusable task userdata */
+	int cache_ref;		      /* per-call cache of lazy task fields */
 	const struct hooks_task *cur; /* the task of the call in progress */
 	struct hooks_slot *scratch;   /* the hook's answer before it is accepted */
 	size_t nscratch;

@@ -89,8 +89,8 @@ log_failure(struct hooks *h, const char *what, const char *msg)
 		return;
 	}
 	if (h->suppressed > 0)
-		snprintf(line, sizeof(line), "%s: %s (and %u more failures)", what,
-			 msg, h->suppressed);
+		snprintf(line, sizeof(line), "%s: %s (and %u more failures)", what, msg,
+			 h->suppressed);
 	else
 		snprintf(line, sizeof(line), "%s: %s", what, msg);
 	h->last_log = t;
@@ -120,8 +120,9 @@ sandbox_pcall(struct hooks *h, int nargs, const char *what)
 	int rc = lua_pcall(L, nargs, 0, func);
 	if (rc != LUA_OK) {
 		h->stats.errors++;
-		log_failure(h, what, lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1)
-								     : "error");
+		log_failure(h, what,
+			    lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1)
+							   : "error");
 	}
 	lua_settop(L, func - 1);
 	return rc == LUA_OK ? 0 : -1;
@@ -133,7 +134,7 @@ static int
 l_log(lua_State *L)
 {
 	static const char *const levels[] = { "error", "warning", "notice",
-					      "info", "debug", NULL };
+					      "info",  "debug",	  NULL };
 	int level = luaL_checkoption(L, 1, "info", levels);
 	const char *msg = luaL_checkstring(L, 2);
 
@@ -164,8 +165,8 @@ l_user(lua_State *L)
 {
 	struct hooks *h = hooks_of(L);
 	lua_Integer id = luaL_checkinteger(L, 1);
-	const char *name = h->opts.user_name ? h->opts.user_name(h->opts.arg, (uid_t)id)
-					     : NULL;
+	const char *name =
+		h->opts.user_name ? h->opts.user_name(h->opts.arg, (uid_t)id) : NULL;
 
 	if (name != NULL)
 		lua_pushstring(L, name);
@@ -179,8 +180,8 @@ l_group(lua_State *L)
 {
 	struct hooks *h = hooks_of(L);
 	lua_Integer id = luaL_checkinteger(L, 1);
-	const char *name = h->opts.group_name ? h->opts.group_name(h->opts.arg, (gid_t)id)
-					      : NULL;
+	const char *name =
+		h->opts.group_name ? h->opts.group_name(h->opts.arg, (gid_t)id) : NULL;
 
 	if (name != NULL)
 		lua_pushstring(L, name);
@@ -199,18 +200,16 @@ static const luaL_Reg cgengine_lib[] = {
 /* ---- the environment ---------------------------------------------------- */
 
 static const char *const allowed_base[] = {
-	"assert", "error", "getmetatable", "ipairs", "next", "pairs", "pcall",
-	"rawequal", "rawget", "rawlen", "rawset", "select", "setmetatable",
-	"tonumber", "tostring", "type", "xpcall", "_VERSION", NULL,
+	"assert", "error",  "getmetatable", "ipairs",	"next",
+	"pairs",  "pcall",  "rawequal",	    "rawget",	"rawlen",
+	"rawset", "select", "setmetatable", "tonumber", "tostring",
+	"type",	  "xpcall", "_VERSION",	    NULL,
 };
 
 static const luaL_Reg safe_libs[] = {
-	{ LUA_GNAME, luaopen_base },
-	{ LUA_STRLIBNAME, luaopen_string },
-	{ LUA_TABLIBNAME, luaopen_table },
-	{ LUA_MATHLIBNAME, luaopen_math },
-	{ LUA_UTF8LIBNAME, luaopen_utf8 },
-	{ NULL, NULL },
+	{ LUA_GNAME, luaopen_base },	   { LUA_STRLIBNAME, luaopen_string },
+	{ LUA_TABLIBNAME, luaopen_table }, { LUA_MATHLIBNAME, luaopen_math },
+	{ LUA_UTF8LIBNAME, luaopen_utf8 }, { NULL, NULL },
 };
 
 /* Runs protected: open the safe libraries and build _ENV. */
@@ -258,8 +257,7 @@ sandbox_new(struct hooks *h)
 	if (L == NULL)
 		return NULL;
 	h->L = L;
-	h->step = h->opts.instructions < BUDGET_STEP ? h->opts.instructions
-						     : BUDGET_STEP;
+	h->step = h->opts.instructions < BUDGET_STEP ? h->opts.instructions : BUDGET_STEP;
 	if (h->step < 1)
 		h->step = 1;
 	lua_sethook(L, budget_hook, LUA_MASKCOUNT, (int)h->step);

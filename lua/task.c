@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#define TASK_META "cgengine.task"
+#define TASK_META   "cgengine.task"
 #define CMDLINE_MAX 65536
 
 static struct hooks *
@@ -117,13 +117,14 @@ task_index(lua_State *L)
 	else if (strcmp(k, "exe") == 0)
 		lua_pushstring(L, t->exe ? t->exe : "");
 	else if (strcmp(k, "user") == 0)
-		push_name(L, t->user ? t->user
-			  : h->opts.user_name ? h->opts.user_name(h->opts.arg, t->euid)
-					      : NULL);
+		push_name(L, t->user		 ? t->user
+			     : h->opts.user_name ? h->opts.user_name(h->opts.arg, t->euid)
+						 : NULL);
 	else if (strcmp(k, "group") == 0)
 		push_name(L, t->group ? t->group
-			  : h->opts.group_name ? h->opts.group_name(h->opts.arg, t->egid)
-					       : NULL);
+			     : h->opts.group_name
+				     ? h->opts.group_name(h->opts.arg, t->egid)
+				     : NULL);
 	else if (strcmp(k, "cgroup") == 0)
 		lua_pushcfunction(L, task_cgroup);
 	else if (strcmp(k, "groups") == 0) {
@@ -227,8 +228,10 @@ read_answer(lua_State *L, struct classify_ctx *c, int t)
 			out->set = true;
 			memcpy(out->dest, s, len + 1);
 		} else {
-			luaL_error(L, "classify: decision[\"%s\"] must be a string or nil, not a %s",
-				   in->hier, lua_typename(L, type));
+			luaL_error(
+				L,
+				"classify: decision[\"%s\"] must be a string or nil, not a %s",
+				in->hier, lua_typename(L, type));
 		}
 		lua_pop(L, 1);
 		out->changed = out->set != in->set ||

@@ -38,8 +38,7 @@ hash_key(int kind, int pmode, uint32_t id, const char *name)
 }
 
 static struct slot *
-find(const struct rules_index *ix, int kind, int pmode, uint32_t id,
-     const char *name)
+find(const struct rules_index *ix, int kind, int pmode, uint32_t id, const char *name)
 {
 	size_t mask = ix->cap - 1;
 	size_t i = hash_key(kind, pmode, id, name) & mask;
@@ -47,8 +46,8 @@ find(const struct rules_index *ix, int kind, int pmode, uint32_t id,
 	for (;;) {
 		struct slot *s = &ix->slots[i];
 
-		if (!s->used || (s->kind == kind && s->pmode == pmode &&
-				 s->id == id && strcmp(s->name, name) == 0))
+		if (!s->used || (s->kind == kind && s->pmode == pmode && s->id == id &&
+				 strcmp(s->name, name) == 0))
 			return s;
 		i = (i + 1) & mask;
 	}
@@ -93,8 +92,7 @@ grow(struct rules_index *ix)
 		struct slot *old = &ix->slots[i];
 
 		if (old->used)
-			*find(&bigger, old->kind, old->pmode, old->id,
-			      old->name) = *old;
+			*find(&bigger, old->kind, old->pmode, old->id, old->name) = *old;
 	}
 	free(ix->slots);
 	ix->slots = bigger.slots;
@@ -103,8 +101,8 @@ grow(struct rules_index *ix)
 }
 
 int
-index_add(struct rules_index *ix, int kind, int pmode, uint32_t id,
-	  const char *name, uint32_t r)
+index_add(struct rules_index *ix, int kind, int pmode, uint32_t id, const char *name,
+	  uint32_t r)
 {
 	if (name == NULL)
 		name = "";
@@ -113,8 +111,9 @@ index_add(struct rules_index *ix, int kind, int pmode, uint32_t id,
 
 	struct slot *s = find(ix, kind, pmode, id, name);
 	if (!s->used) {
-		*s = (struct slot){ .name = name, .id = id, .kind = kind,
-				    .pmode = pmode, .used = true };
+		*s = (struct slot){
+			.name = name, .id = id, .kind = kind, .pmode = pmode, .used = true
+		};
 		ix->used++;
 	}
 	struct rule_list *l = &s->list;

@@ -186,8 +186,7 @@ apply(struct rules_rule *r, uint64_t decided, const struct rules_task *t,
 }
 
 void
-rules_match(struct rules_set *set, const struct rules_task *t,
-	    struct rules_decision *out)
+rules_match(struct rules_set *set, const struct rules_task *t, struct rules_decision *out)
 {
 	struct merge m;
 	uint64_t decided = 0;

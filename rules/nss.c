@@ -23,8 +23,7 @@ nss_user(void *arg, const char *name, uid_t *uid)
 }
 
 static int
-nss_group(void *arg, const char *name, gid_t *gid, uid_t **members,
-	  size_t *nmembers)
+nss_group(void *arg, const char *name, gid_t *gid, uid_t **members, size_t *nmembers)
 {
 	struct group gr, *res = NULL;
 	size_t size = 16384;

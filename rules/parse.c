@@ -23,10 +23,10 @@ struct parser {
 	const char *file; /* arena copy, shared by the file's rules */
 	unsigned line;
 	int errors;
-	bool have_head;	  /* a rule exists that '%' may continue */
-	bool skipping;	  /* the rule being continued was skipped */
-	uint32_t head;	  /* index of that rule */
-	uid_t *members;	  /* member uids of the head's @group */
+	bool have_head; /* a rule exists that '%' may continue */
+	bool skipping;	/* the rule being continued was skipped */
+	uint32_t head;	/* index of that rule */
+	uid_t *members; /* member uids of the head's @group */
 	size_t nmembers;
 };
 
@@ -78,8 +78,8 @@ split_fields(const char *line, size_t len, char *buf, char **field)
 			field[n] = o;
 		n++;
 		bool quoted = false;
-		while (s < end && (quoted || (!is_blank(*s) && *s != '#' &&
-					      *s != '\n'))) {
+		while (s < end &&
+		       (quoted || (!is_blank(*s) && *s != '#' && *s != '\n'))) {
 			if (*s == '"')
 				quoted = !quoted;
 			else if (n <= MAX_FIELDS)
@@ -238,8 +238,7 @@ index_rule(struct parser *p, uint32_t r)
 	int rc = index_add(p->set->index, rule->kind, ip, rule->id, name, r);
 
 	for (size_t i = 0; rc == 0 && i < p->nmembers; i++)
-		rc = index_add(p->set->index, RULES_KEY_USER, ip,
-			       p->members[i], name, r);
+		rc = index_add(p->set->index, RULES_KEY_USER, ip, p->members[i], name, r);
 	return rc;
 }
 
@@ -265,8 +264,8 @@ resolve_key(struct parser *p, const char *name, struct rules_rule *r)
 		}
 		if (p->names->group(p->names->arg, name + 1, &gid, &p->members,
 				    &p->nmembers) < 0) {
-			report(p, RULES_WARNING,
-			       "unknown group '%s'; rule skipped", name + 1);
+			report(p, RULES_WARNING, "unknown group '%s'; rule skipped",
+			       name + 1);
 			return 0;
 		}
 		r->id = gid;
@@ -276,8 +275,7 @@ resolve_key(struct parser *p, const char *name, struct rules_rule *r)
 	uid_t uid;
 	r->kind = RULES_KEY_USER;
 	if (p->names->user(p->names->arg, name, &uid) < 0) {
-		report(p, RULES_WARNING, "unknown user '%s'; rule skipped",
-		       name);
+		report(p, RULES_WARNING, "unknown user '%s'; rule skipped", name);
 		return 0;
 	}
 	r->id = uid;
@@ -343,8 +341,7 @@ parse_key(struct parser *p, char *key, struct rules_rule *r)
 	if (p->skipping)
 		return 0;
 	if (!p->have_head) {
-		report(p, RULES_ERROR,
-		       "'%%' continuation without a preceding rule");
+		report(p, RULES_ERROR, "'%%' continuation without a preceding rule");
 		return -1;
 	}
 	if (r->process != NULL) {
@@ -385,11 +382,11 @@ parse_line(struct parser *p, const char *line, size_t len)
 	if (n < 0)
 		report(p, RULES_ERROR, "unterminated quote");
 	else if (n < 3)
-		report(p, RULES_ERROR, "expected '<key> <controllers> "
-				       "<destination> [<options>]'");
+		report(p, RULES_ERROR,
+		       "expected '<key> <controllers> "
+		       "<destination> [<options>]'");
 	else if (n > 4)
-		report(p, RULES_ERROR, "unexpected text '%s' after options",
-		       field[4]);
+		report(p, RULES_ERROR, "unexpected text '%s' after options", field[4]);
 	char dest[RULES_DEST_MAX + 1];
 	if (n >= 3 && field[2][0] != '/') { /* relative to the root anyway */
 		snprintf(dest, sizeof(dest), "/%s", field[2]);
@@ -512,8 +509,8 @@ parse_dir(struct parser *p, const char *dir)
 		if (!wanted_name(e->d_name))
 			continue;
 		if (n == cap) {
-			char **v = realloc(names, (cap = cap ? cap * 2 : 16) *
-							  sizeof(*v));
+			char **v =
+				realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*v));
 			if (v == NULL) {
 				rc = -ENOMEM;
 				break;
@@ -579,12 +576,11 @@ finish(struct parser *p, int rc)
 }
 
 static void
-init_parser(struct parser *p, const struct rules_options *opts,
-	    struct rules_set *set)
+init_parser(struct parser *p, const struct rules_options *opts, struct rules_set *set)
 {
-	*p = (struct parser){ .opts = opts, .set = set,
-			      .names = opts->names ? opts->names
-						   : &rules_nss_names };
+	*p = (struct parser){ .opts = opts,
+			      .set = set,
+			      .names = opts->names ? opts->names : &rules_nss_names };
 }
 
 struct rules_set *

@@ -37,9 +37,9 @@ enum rules_severity {
 };
 
 enum rules_key_kind {
-	RULES_KEY_USER,  /* "alice" */
+	RULES_KEY_USER,	 /* "alice" */
 	RULES_KEY_GROUP, /* "@students" */
-	RULES_KEY_ANY,   /* "*" */
+	RULES_KEY_ANY,	 /* "*" */
 };
 
 #define RULES_OPT_IGNORE    0x1u /* leave alone if already at/below dest */
@@ -62,8 +62,8 @@ struct rules_names {
 extern const struct rules_names rules_nss_names;
 
 struct rules_options {
-	const char *file;	     /* main rules file; required */
-	const char *dir;	     /* rules directory; NULL or "" = none */
+	const char *file; /* main rules file; required */
+	const char *dir;  /* rules directory; NULL or "" = none */
 	enum rules_semantics semantics;
 	const struct rules_names *names; /* NULL = rules_nss_names */
 	/*
@@ -76,22 +76,22 @@ struct rules_options {
 
 /* One rule as written; owned by its rule set. */
 struct rules_rule {
-	const char *file;     /* file the rule came from */
-	unsigned line;	      /* 1-based line number */
+	const char *file; /* file the rule came from */
+	unsigned line;	  /* 1-based line number */
 	enum rules_key_kind kind;
-	const char *key;      /* user or group name, or "*" */
-	uint32_t id;	      /* uid or gid; 0 for "*" */
-	const char *process;  /* process pattern, or NULL */
+	const char *key;	 /* user or group name, or "*" */
+	uint32_t id;		 /* uid or gid; 0 for "*" */
+	const char *process;	 /* process pattern, or NULL */
 	const char *controllers; /* as written, e.g. "cpu,name=classes" */
-	const char *dest;     /* destination as written (escapes kept) */
-	unsigned options;     /* RULES_OPT_* */
-	bool continuation;    /* written as "%" */
-	bool templated;	      /* dest has %u %U %g %G %p %P */
-	uint64_t hits;	      /* decisions this rule made */
+	const char *dest;	 /* destination as written (escapes kept) */
+	unsigned options;	 /* RULES_OPT_* */
+	bool continuation;	 /* written as "%" */
+	bool templated;		 /* dest has %u %U %g %G %p %P */
+	uint64_t hits;		 /* decisions this rule made */
 	/* private to rules/ */
-	uint32_t head;	      /* index of the rule this one continues */
-	uint64_t mask;	      /* bound hierarchies the rule names */
-	uint8_t pmode;	      /* how the process field is matched */
+	uint32_t head; /* index of the rule this one continues */
+	uint64_t mask; /* bound hierarchies the rule names */
+	uint8_t pmode; /* how the process field is matched */
 };
 
 /*
@@ -106,9 +106,9 @@ struct rules_task {
 	gid_t gid, egid;
 	const gid_t *groups; /* supplementary groups */
 	size_t ngroups;
-	const char *exe;     /* executable path, NULL if unknown */
-	const char *comm;    /* kernel command name */
-	const char *script;  /* script run through an interpreter, or NULL */
+	const char *exe;    /* executable path, NULL if unknown */
+	const char *comm;   /* kernel command name */
+	const char *script; /* script run through an interpreter, or NULL */
 	const char *user;
 	const char *group;
 	const char *const *cgroups;
@@ -130,8 +130,7 @@ struct rules_decision {
 struct rules_set *rules_load(const struct rules_options *opts) RULES_WUR;
 
 /* Parse rules from memory; name is used in messages.  As rules_load. */
-struct rules_set *rules_parse_buffer(const char *name, const char *text,
-				     size_t len,
+struct rules_set *rules_parse_buffer(const char *name, const char *text, size_t len,
 				     const struct rules_options *opts) RULES_WUR;
 
 void rules_free(struct rules_set *set);
@@ -143,8 +142,7 @@ void rules_free(struct rules_set *set);
  * hierarchy's comma-separated parts; "*" names them all.
  * Returns 0, or -E2BIG beyond RULES_MAX_HIERS.
  */
-int rules_bind(struct rules_set *set, const char *const *hiers, size_t n)
-	RULES_WUR;
+int rules_bind(struct rules_set *set, const char *const *hiers, size_t n) RULES_WUR;
 
 /*
  * Decide, for each bound hierarchy i, what to do with the task; fills

@@ -39,10 +39,10 @@ struct rules_index;
 struct rules_index *index_new(void);
 void index_free(struct rules_index *ix);
 /* Append rule number r under (kind, pmode, id, name); 0 or -ENOMEM. */
-int index_add(struct rules_index *ix, int kind, int pmode, uint32_t id,
-	      const char *name, uint32_t r);
-const struct rule_list *index_get(const struct rules_index *ix, int kind,
-				  int pmode, uint32_t id, const char *name);
+int index_add(struct rules_index *ix, int kind, int pmode, uint32_t id, const char *name,
+	      uint32_t r);
+const struct rule_list *index_get(const struct rules_index *ix, int kind, int pmode,
+				  uint32_t id, const char *name);
 
 struct rules_set {
 	struct rules_rule *rules;
@@ -51,7 +51,7 @@ struct rules_set {
 	struct rules_index *index;
 	enum rules_semantics semantics;
 	size_t nhiers;
-	uint64_t named;	  /* union of bound rule masks */
+	uint64_t named; /* union of bound rule masks */
 	bool need_rt;
 	bool need_process;
 };

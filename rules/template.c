@@ -63,8 +63,7 @@ process_name(const struct rules_task *t)
 }
 
 int
-rules_expand(const char *tmpl, const struct rules_task *t, char *buf,
-	     size_t len)
+rules_expand(const char *tmpl, const struct rules_task *t, char *buf, size_t len)
 {
 	size_t o = 0;
 	char num[24];

@@ -51,10 +51,13 @@ main(void)
 	c = load("no-such.conf", true);
 	ok(c != NULL, "a missing optional file gives the defaults");
 	is_string("", c->file, "no file read");
-	is_string("per-hierarchy", c->match == RULES_PER_HIERARCHY ? "per-hierarchy" : "?", "default match");
+	is_string("per-hierarchy",
+		  c->match == RULES_PER_HIERARCHY ? "per-hierarchy" : "?",
+		  "default match");
 	ok(c->hierarchies == NULL, "default hierarchies: the built-in selection");
 	is_string("/var/run/cgred.socket", c->sticky_socket, "default sticky socket");
-	is_string("/run/cgengine/control.sock", c->control_socket, "default control socket");
+	is_string("/run/cgengine/control.sock", c->control_socket,
+		  "default control socket");
 	is_string("syslog", c->log, "default log");
 	ok(c->remove_empty, "remove-empty defaults to true");
 	is_int(1000000, c->lua_instructions, "default lua-instructions");
@@ -79,23 +82,27 @@ main(void)
 	is_int(2, (long long)c->ngroups, "two groups");
 	is_string("cpu", c->groups[0].hier, "group hierarchy");
 	is_string("/profs", c->groups[0].path, "group path");
-	is_string("cpu.cfs_quota_us=-1", c->groups[0].nset == 2 ? c->groups[0].set[1] : NULL, "group setting");
+	is_string("cpu.cfs_quota_us=-1",
+		  c->groups[0].nset == 2 ? c->groups[0].set[1] : NULL, "group setting");
 	is_int(1, (long long)c->nprofiles, "one boost profile");
 	is_int(4 * 3600, c->profiles[0].max_seconds, "max-duration 4h");
 	is_string("@students", c->profiles[0].allow[0], "profile allow list");
 	config_free(c);
 
 	expect_error("cgengined-unknown.conf", ":2: no such option 'bogus-key'");
-	expect_error("cgengined-baddur.conf",
-		     ":4: max-duration: invalid duration \"forever\" (use 90s, 15m, 2h, 1d)");
-	expect_error("cgengined-badint.conf", ":1: lua-instructions: must be a positive number");
+	expect_error(
+		"cgengined-baddur.conf",
+		":4: max-duration: invalid duration \"forever\" (use 90s, 15m, 2h, 1d)");
+	expect_error("cgengined-badint.conf",
+		     ":1: lua-instructions: must be a positive number");
 
 	is_int(5400, parse_duration("90m"), "90m");
 	ok(parse_duration("1d") == 86400 && parse_duration("90s") == 90 &&
-	   parse_duration("2h") == 7200 && parse_duration("15") == 15,
+		   parse_duration("2h") == 7200 && parse_duration("15") == 15,
 	   "durations: 1d 90s 2h and plain seconds");
-	ok(parse_duration("h") < 0 && parse_duration("5x") < 0 && parse_duration("-5s") < 0 &&
-	   parse_duration("5ss") < 0 && parse_duration("999d") < 0 && parse_duration(NULL) < 0,
+	ok(parse_duration("h") < 0 && parse_duration("5x") < 0 &&
+		   parse_duration("-5s") < 0 && parse_duration("5ss") < 0 &&
+		   parse_duration("999d") < 0 && parse_duration(NULL) < 0,
 	   "bad durations are refused");
 	return tap_done();
 }

@@ -50,7 +50,8 @@ main(void)
 		fclose(f);
 	}
 	is_int(1, v, "the setting reads back");
-	is_int(-ENOENT, cgfs_set(h, "/a/b/c", "no.such.file", "1"), "unknown setting: -ENOENT");
+	is_int(-ENOENT, cgfs_set(h, "/a/b/c", "no.such.file", "1"),
+	       "unknown setting: -ENOENT");
 	is_int(-EINVAL, cgfs_set(h, "/a", "../x", "1"), "a key with '/' is refused");
 
 	pid_t child = testenv_sleeper();
@@ -62,7 +63,8 @@ main(void)
 	is_int(-EBUSY, cgfs_rmdir(h, "/a/b/c"), "cannot remove a busy group");
 	is_int(0, cgfs_move(h, "/", child), "move back to the root");
 	is_int(0, cgfs_rmdir(h, "/a/b/c"), "remove the empty group");
-	is_int(-ENOENT, cgfs_move(h, "/a/b/c", child), "moving into a missing group: -ENOENT");
+	is_int(-ENOENT, cgfs_move(h, "/a/b/c", child),
+	       "moving into a missing group: -ENOENT");
 	testenv_stop(child);
 	is_int(-ESRCH, cgfs_move(h, "/a", child), "moving a task that exited: -ESRCH");
 	is_int(-EINVAL, cgfs_rmdir(h, "/"), "the root is never removed");

@@ -30,11 +30,13 @@ main(void)
 	ok(hier_find(&l, "cpu,cpuacct") == h, "so does the full name");
 
 	h = hier_find(&l, "name=systemd");
-	is_string("name=systemd", h ? h->name : NULL, "xattr and release_agent are not controllers");
+	is_string("name=systemd", h ? h->name : NULL,
+		  "xattr and release_agent are not controllers");
 	ok(h && h->named, "name=systemd is named");
 
 	h = hier_find(&l, "name=classes");
-	is_string("/srv/my classes", h ? h->mount : NULL, "root mount preferred over bind, \\040 unescaped");
+	is_string("/srv/my classes", h ? h->mount : NULL,
+		  "root mount preferred over bind, \\040 unescaped");
 
 	h = hier_find(&l, "unified");
 	ok(h && h->version == HIER_V2, "v2 found as 'unified'");
@@ -52,7 +54,8 @@ main(void)
 	hier_list_free(&l);
 	is_int(0, (long long)l.n, "free empties the list");
 
-	is_int(-ENOENT, hier_discover("/nonexistent/mountinfo", &l), "missing file: -ENOENT");
+	is_int(-ENOENT, hier_discover("/nonexistent/mountinfo", &l),
+	       "missing file: -ENOENT");
 
 	is_int(0, hier_discover("/proc/self/mountinfo", &l), "the live mountinfo parses");
 	hier_list_free(&l);

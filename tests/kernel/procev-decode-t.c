@@ -16,8 +16,7 @@
 
 /* Append one proc connector message for ev to buf at *off. */
 static void
-put(char *buf, size_t *off, const struct proc_event *ev, size_t evlen,
-    unsigned idx)
+put(char *buf, size_t *off, const struct proc_event *ev, size_t evlen, unsigned idx)
 {
 	struct nlmsghdr nh = { 0 };
 	struct cn_msg cn = { 0 };
@@ -55,7 +54,8 @@ main(void)
 	is_int(11, out[0].tgid, "child tgid");
 	is_int(10, out[0].parent_tgid, "parent tgid");
 
-	is_int(-EPERM, procev_decode(buf, off, 4242, out, 8), "a user-space sender is refused");
+	is_int(-EPERM, procev_decode(buf, off, 4242, out, 8),
+	       "a user-space sender is refused");
 
 	memset(&ev, 0, sizeof(ev));
 	ev.what = PROC_EVENT_EXEC;
@@ -89,7 +89,8 @@ main(void)
 	put(buf, &off, &ev, sizeof(ev), CN_IDX_PROC);
 	ev.what = PROC_EVENT_EXEC;
 	put(buf, &off, &ev, sizeof(ev), CN_IDX_PROC + 7); /* another connector */
-	is_int(3, procev_decode(buf, off, 0, out, 8), "uid, gid, exit in one datagram; comm and foreign idx skipped");
+	is_int(3, procev_decode(buf, off, 0, out, 8),
+	       "uid, gid, exit in one datagram; comm and foreign idx skipped");
 	is_int(PROCEV_UID, out[0].type, "uid type");
 	is_int(1000, out[0].rid, "ruid");
 	is_int(1001, out[0].eid, "euid");
@@ -101,12 +102,14 @@ main(void)
 	is_int(2, procev_decode(buf, off, 0, out, 2), "max is respected");
 
 	/* truncations */
-	is_int(0, procev_decode(buf, 10, 0, out, 8), "shorter than a netlink header: nothing");
+	is_int(0, procev_decode(buf, 10, 0, out, 8),
+	       "shorter than a netlink header: nothing");
 	off = 0;
 	ev.what = PROC_EVENT_EXEC;
 	put(buf, &off, &ev, 12, CN_IDX_PROC); /* event cut after the header */
 	is_int(0, procev_decode(buf, off, 0, out, 8), "exec without its data is skipped");
-	is_int(-EBADMSG, procev_decode(buf, off - 4, 0, out, 8), "nlmsg_len beyond the datagram");
+	is_int(-EBADMSG, procev_decode(buf, off - 4, 0, out, 8),
+	       "nlmsg_len beyond the datagram");
 
 	off = 0;
 	put(buf, &off, &ev, sizeof(ev), CN_IDX_PROC);
@@ -114,13 +117,15 @@ main(void)
 	memcpy(&cn, buf + NLMSG_HDRLEN, sizeof(cn));
 	cn.len = 4000; /* lies about its length */
 	memcpy(buf + NLMSG_HDRLEN, &cn, sizeof(cn));
-	is_int(0, procev_decode(buf, off, 0, out, 8), "cn_msg.len beyond the message is skipped");
+	is_int(0, procev_decode(buf, off, 0, out, 8),
+	       "cn_msg.len beyond the message is skipped");
 
 	struct nlmsghdr nh;
 	memcpy(&nh, buf, sizeof(nh));
 	nh.nlmsg_len = 3;
 	memcpy(buf, &nh, sizeof(nh));
-	is_int(-EBADMSG, procev_decode(buf, off, 0, out, 8), "nlmsg_len smaller than a header");
+	is_int(-EBADMSG, procev_decode(buf, off, 0, out, 8),
+	       "nlmsg_len smaller than a header");
 
 	nh.nlmsg_len = NLMSG_LENGTH(0);
 	nh.nlmsg_type = NLMSG_NOOP;
@@ -154,7 +159,8 @@ main(void)
 	ev.what = PROC_EVENT_EXEC;
 	ev.event_data.exec.process_tgid = 99;
 	put(buf, &off, &ev, sizeof(ev), CN_IDX_PROC);
-	is_int(1, procev_decode(buf, off + 3, 0, out, 8), "trailing junk shorter than a header is ignored");
+	is_int(1, procev_decode(buf, off + 3, 0, out, 8),
+	       "trailing junk shorter than a header is ignored");
 	is_int(99, out[0].tgid, "and the event before it is kept");
 	return tap_done();
 }

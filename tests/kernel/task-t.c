@@ -30,7 +30,8 @@ test_script_heuristic(void)
 		size_t len;
 		const char *want;
 	} c[] = {
-		{ "/bin/dash", "/bin/sh\0/usr/local/bin/job\0a\0", 29, "/usr/local/bin/job" },
+		{ "/bin/dash", "/bin/sh\0/usr/local/bin/job\0a\0", 29,
+		  "/usr/local/bin/job" },
 		{ "/usr/bin/python3.11", "python3\0-u\0-O\0x.py\0", 20, "x.py" },
 		{ "/bin/bash", "bash\0-c\0echo hi\0", 16, "" },
 		{ "/bin/bash", "bash\0--\0-weird\0", 15, "-weird" },
@@ -53,8 +54,10 @@ test_script_heuristic(void)
 static void
 make_procroot(char *root, size_t len)
 {
-	static const char *const files[] = { "1234/status", "1234/cmdline",
-		"1234/cgroup", "2/status", "3000/status", "4000/status" };
+	static const char *const files[] = {
+		"1234/status", "1234/cmdline", "1234/cgroup",
+		"2/status",    "3000/status",  "4000/status"
+	};
 	char from[8192], to[8192], data[4096];
 
 	if (realpath(tap_data_dir(), data) == NULL)
@@ -127,20 +130,26 @@ main(void)
 
 	is_int(0, task_read_cgroups(procroot, 1234, &cg), "read cgroup file");
 	is_int(5, (long long)cg.n, "five lines");
-	is_string("/www/students", task_cgroup_of(&cg, "name=classes"), "named hierarchy");
+	is_string("/www/students", task_cgroup_of(&cg, "name=classes"),
+		  "named hierarchy");
 	is_string("/students", task_cgroup_of(&cg, "cpu,cpuacct"), "co-mounted");
 	is_string("/user.slice/session-1.scope", task_cgroup_of(&cg, ""), "v2");
 	ok(task_cgroup_of(&cg, "cpu") == NULL, "partial names do not match");
-	is_int(-ESRCH, task_read_cgroups(procroot, 999, &cg), "missing task cgroups: -ESRCH");
-	is_int(-EBADMSG, task_parse_cgroups("garbage\n", 8, &cg), "malformed cgroup file");
+	is_int(-ESRCH, task_read_cgroups(procroot, 999, &cg),
+	       "missing task cgroups: -ESRCH");
+	is_int(-EBADMSG, task_parse_cgroups("garbage\n", 8, &cg),
+	       "malformed cgroup file");
 	{
 		/* more hierarchies than fit: the cut last line is dropped, not an error */
 		static char big[TASK_CGROUPS_BUF + 100];
 		size_t o = 0;
 		for (int i = 0; o + 40 < sizeof(big); i++)
-			o += (size_t)snprintf(big + o, sizeof(big) - o, "%d:name=h%d:/g\n", i, i);
-		is_int(0, task_parse_cgroups(big, o, &cg), "an over-long cgroup file still parses");
-		is_string("/g", task_cgroup_of(&cg, "name=h7"), "its early lines are there");
+			o += (size_t)snprintf(big + o, sizeof(big) - o,
+					      "%d:name=h%d:/g\n", i, i);
+		is_int(0, task_parse_cgroups(big, o, &cg),
+		       "an over-long cgroup file still parses");
+		is_string("/g", task_cgroup_of(&cg, "name=h7"),
+			  "its early lines are there");
 	}
 
 	is_int(0, task_read(procroot, 4000, TASK_EXE | TASK_SCRIPT, &t), "read 4000");

@@ -22,9 +22,11 @@ main(int argc, char **argv)
 		return 2;
 	}
 	nap(argv[3]);
-	if (strcmp(argv[2], "-") != 0 && setresgid(atoi(argv[2]), atoi(argv[2]), atoi(argv[2])) < 0)
+	if (strcmp(argv[2], "-") != 0 &&
+	    setresgid(atoi(argv[2]), atoi(argv[2]), atoi(argv[2])) < 0)
 		return 3;
-	if (strcmp(argv[1], "-") != 0 && setresuid(atoi(argv[1]), atoi(argv[1]), atoi(argv[1])) < 0)
+	if (strcmp(argv[1], "-") != 0 &&
+	    setresuid(atoi(argv[1]), atoi(argv[1]), atoi(argv[1])) < 0)
 		return 4;
 	nap(argv[4]);
 	return 0;

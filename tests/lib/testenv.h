@@ -11,8 +11,8 @@
 #include <sys/types.h>
 
 struct testhier {
-	char name[64];	/* "cgetest_<pid>_<tag>" (without "name=") */
-	char dir[256];	/* mount point */
+	char name[64]; /* "cgetest_<pid>_<tag>" (without "name=") */
+	char dir[256]; /* mount point */
 	bool mounted;
 };
 
@@ -30,8 +30,7 @@ pid_t testenv_sleeper(void);
 void testenv_stop(pid_t pid);
 
 /* The group of pid in hierarchy key ("name=..."), into buf; NULL if none. */
-const char *testenv_cgroup_of(pid_t pid, const char *key, char *buf,
-			      size_t len);
+const char *testenv_cgroup_of(pid_t pid, const char *key, char *buf, size_t len);
 
 /* Create a system user named name (with group of the same name, and
  * the extra groups in the comma list extra, may be NULL); 0 or -1. */

@@ -55,9 +55,18 @@ cgroup(void *arg, const char *hier)
 
 static const gid_t groups[] = { 100, 27 };
 static const struct hooks_task task = {
-	.pid = 4242, .ppid = 1, .uid = 1000, .euid = 1000, .gid = 100,
-	.egid = 100, .groups = groups, .ngroups = 2, .comm = "sim",
-	.exe = "/usr/bin/sim", .cmdline = cmdline, .cgroup = cgroup,
+	.pid = 4242,
+	.ppid = 1,
+	.uid = 1000,
+	.euid = 1000,
+	.gid = 100,
+	.egid = 100,
+	.groups = groups,
+	.ngroups = 2,
+	.comm = "sim",
+	.exe = "/usr/bin/sim",
+	.cmdline = cmdline,
+	.cgroup = cgroup,
 };
 
 static const char *
@@ -78,8 +87,11 @@ static struct hooks *
 load(const char *name, const char *text, long budget, long memory, char *err)
 {
 	struct hooks_options o = {
-		.script = script(name, text), .instructions = budget,
-		.memory = memory, .log = logger, .user_name = user_name,
+		.script = script(name, text),
+		.instructions = budget,
+		.memory = memory,
+		.log = logger,
+		.user_name = user_name,
 		.group_name = group_name,
 	};
 	err[0] = '\0';
@@ -108,8 +120,10 @@ classify(struct hooks *h, struct hooks_slot *s)
 static void
 test_forbidden(void)
 {
-	static const char *const names[] = { "io", "os", "package", "debug", "load",
-		"loadfile", "dofile", "require", "collectgarbage", "string.dump", NULL };
+	static const char *const names[] = { "io",	    "os",      "package",
+					     "debug",	    "load",    "loadfile",
+					     "dofile",	    "require", "collectgarbage",
+					     "string.dump", NULL };
 	char err[512], text[512];
 
 	for (size_t i = 0; names[i] != NULL; i++) {
@@ -118,9 +132,10 @@ test_forbidden(void)
 		ok(h != NULL, "%s is absent%s%s", names[i], h ? "" : ": ", err);
 		hooks_free(h);
 	}
-	struct hooks *h = load("allowed.lua",
-			       "assert(string.format and table.concat and math.max and utf8.char and pairs and pcall)\n",
-			       100000, 1 << 22, err);
+	struct hooks *h = load(
+		"allowed.lua",
+		"assert(string.format and table.concat and math.max and utf8.char and pairs and pcall)\n",
+		100000, 1 << 22, err);
 	ok(h != NULL, "string, table, math, utf8 and base functions are there");
 	hooks_free(h);
 }
@@ -144,11 +159,14 @@ test_bytecode(void)
 	lua_dump(L, writer, f, 0);
 	fclose(f);
 	lua_close(L);
-	struct hooks_options o = { .script = path, .instructions = 1000, .memory = 1 << 22 };
+	struct hooks_options o = { .script = path,
+				   .instructions = 1000,
+				   .memory = 1 << 22 };
 	struct hooks *h = hooks_load(&o, err, sizeof(err));
 	ok(h == NULL, "bytecode is refused");
 	char want[256];
-	snprintf(want, sizeof(want), "%s: attempt to load a binary chunk (mode is 't')", path);
+	snprintf(want, sizeof(want), "%s: attempt to load a binary chunk (mode is 't')",
+		 path);
 	is_string(want, err, "with a message naming the file");
 }
 
@@ -163,12 +181,14 @@ test_errors_at_load(void)
 	snprintf(want, sizeof(want), "%s/syntax.lua:2: ')' expected near '='", dir);
 	is_string(want, err, "syntax error as file:line: message");
 
-	h = load("init.lua", "function init()\n  error('no config')\nend\n", 100000, 1 << 22, err);
+	h = load("init.lua", "function init()\n  error('no config')\nend\n", 100000,
+		 1 << 22, err);
 	ok(h == NULL, "an init() that fails fails the load");
 	snprintf(want, sizeof(want), "%s/init.lua:2: no config", dir);
 	is_string(want, err, "its message");
 
-	h = load("initloop.lua", "function init() while true do end end\n", 100000, 1 << 22, err);
+	h = load("initloop.lua", "function init() while true do end end\n", 100000,
+		 1 << 22, err);
 	ok(h == NULL && strstr(err, "instruction budget exceeded") != NULL,
 	   "an init() that loops is stopped: %s", err);
 }
@@ -180,7 +200,8 @@ test_classify(void)
 	struct hooks_slot s[2];
 	struct hooks *h;
 
-	h = load("keep.lua", "function classify(task, decision, why) end\n", 100000, 1 << 22, err);
+	h = load("keep.lua", "function classify(task, decision, why) end\n", 100000,
+		 1 << 22, err);
 	ok(h && hooks_has_classify(h), "a script with classify()");
 	is_int(0, classify(h, s), "returning nothing");
 	ok(s[0].set && strcmp(s[0].dest, "/students") == 0 && !s[0].changed && !s[1].set,
@@ -193,7 +214,8 @@ test_classify(void)
 		 "    decision['net_cls'] = '/www/students'\n"
 		 "  end\n"
 		 "  decision['cpu,cpuacct'] = nil\n"
-		 "end\n", 100000, 1 << 22, err);
+		 "end\n",
+		 100000, 1 << 22, err);
 	is_int(0, classify(h, s), "editing in place");
 	ok(s[1].set && strcmp(s[1].dest, "/www/students") == 0 && s[1].changed,
 	   "sets a hierarchy from the task's CPU class");
@@ -203,34 +225,39 @@ test_classify(void)
 	h = load("new.lua",
 		 "function classify(task, decision, why)\n"
 		 "  return { ['net_cls'] = '/batch/' .. task.user }\n"
-		 "end\n", 100000, 1 << 22, err);
+		 "end\n",
+		 100000, 1 << 22, err);
 	is_int(0, classify(h, s), "returning a new table");
 	ok(!s[0].set && s[1].set && strcmp(s[1].dest, "/batch/alice") == 0,
 	   "replaces the decision (and task.user comes from the name callback)");
 	hooks_free(h);
 
-	h = load("fields.lua",
-		 "function classify(t, d, why)\n"
-		 "  assert(t.pid == 4242 and t.ppid == 1 and t.uid == 1000 and t.euid == 1000)\n"
-		 "  assert(t.gid == 100 and t.egid == 100 and t.comm == 'sim' and t.exe == '/usr/bin/sim')\n"
-		 "  assert(t.user == 'alice' and t.group == 'students')\n"
-		 "  assert(#t.groups == 2 and t.groups[2] == 27)\n"
-		 "  assert(why['cpu,cpuacct'] == 'cgrules.conf:12' and why['net_cls'] == nil)\n"
-		 "  assert(cgengine.user(1000) == 'alice' and cgengine.group(100) == 'students')\n"
-		 "  assert(not pcall(function() why.x = 1 end), 'why is writable')\n"
-		 "  assert(not pcall(function() t.pid = 1 end), 'task is writable')\n"
-		 "  if t.cmdline[2] == '--batch' then d['net_cls'] = '/batch' end\n"
-		 "end\n", 100000, 1 << 22, err);
+	h = load(
+		"fields.lua",
+		"function classify(t, d, why)\n"
+		"  assert(t.pid == 4242 and t.ppid == 1 and t.uid == 1000 and t.euid == 1000)\n"
+		"  assert(t.gid == 100 and t.egid == 100 and t.comm == 'sim' and t.exe == '/usr/bin/sim')\n"
+		"  assert(t.user == 'alice' and t.group == 'students')\n"
+		"  assert(#t.groups == 2 and t.groups[2] == 27)\n"
+		"  assert(why['cpu,cpuacct'] == 'cgrules.conf:12' and why['net_cls'] == nil)\n"
+		"  assert(cgengine.user(1000) == 'alice' and cgengine.group(100) == 'students')\n"
+		"  assert(not pcall(function() why.x = 1 end), 'why is writable')\n"
+		"  assert(not pcall(function() t.pid = 1 end), 'task is writable')\n"
+		"  if t.cmdline[2] == '--batch' then d['net_cls'] = '/batch' end\n"
+		"end\n",
+		100000, 1 << 22, err);
 	cmdline_calls = 0;
 	last_log[0] = '\0';
 	int rc = classify(h, s);
-	is_int(0, rc, "every task field, why and the helpers%s%s", rc ? ": " : "", last_log);
+	is_int(0, rc, "every task field, why and the helpers%s%s", rc ? ": " : "",
+	       last_log);
 	ok(s[1].set && strcmp(s[1].dest, "/batch") == 0, "cmdline read as an array");
 	is_int(1, cmdline_calls, "cmdline was read once, when asked for");
 	hooks_free(h);
 
-	h = load("nocmd.lua", "function classify(t, d) d['net_cls'] = '/x' .. t.pid end\n",
-		 100000, 1 << 22, err);
+	h = load("nocmd.lua",
+		 "function classify(t, d) d['net_cls'] = '/x' .. t.pid end\n", 100000,
+		 1 << 22, err);
 	cmdline_calls = 0;
 	is_int(0, classify(h, s), "a hook that does not read cmdline");
 	is_int(0, cmdline_calls, "never reads it");
@@ -248,7 +275,8 @@ test_containment(void)
 		{ "raise.lua", "function classify() error('boom') end\n", "boom" },
 		{ "loop.lua", "function classify() while true do end end\n",
 		  "instruction budget exceeded" },
-		{ "hog.lua", "function classify() local t = {} for i = 1, 1e9 do t[i] = i end end\n",
+		{ "hog.lua",
+		  "function classify() local t = {} for i = 1, 1e9 do t[i] = i end end\n",
 		  "not enough memory" },
 		{ "badtype.lua", "function classify(t, d) d['net_cls'] = 5 end\n",
 		  "decision[\"net_cls\"] must be a string or nil, not a number" },
@@ -258,7 +286,8 @@ test_containment(void)
 		  "must not contain '..'" },
 		{ "ret.lua", "function classify() return 7 end\n",
 		  "classify must return a table or nothing, not a number" },
-		{ "stale.lua", "local saved\nfunction classify(t) if saved then return {x = saved.pid} end saved = t error('first') end\n",
+		{ "stale.lua",
+		  "local saved\nfunction classify(t) if saved then return {x = saved.pid} end saved = t error('first') end\n",
 		  "first" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -276,16 +305,19 @@ test_containment(void)
 		is_int(-1, rc, "%s: the call fails", bad[i].name);
 		ok(s[0].set && strcmp(s[0].dest, "/students") == 0 && !s[1].set,
 		   "%s: the rules' decision stands", bad[i].name);
-		ok(strstr(last_log, bad[i].log) != NULL, "%s: logged: %s", bad[i].name, last_log);
+		ok(strstr(last_log, bad[i].log) != NULL, "%s: logged: %s", bad[i].name,
+		   last_log);
 		hooks_free(h);
 	}
 
 	/* the stale-task case: the second call uses a task kept from the first */
-	struct hooks *h = load("stale2.lua",
-			       "local saved\nfunction classify(t) if saved then local x = saved.pid end saved = t end\n",
-			       200000, 1 << 21, err);
+	struct hooks *h = load(
+		"stale2.lua",
+		"local saved\nfunction classify(t) if saved then local x = saved.pid end saved = t end\n",
+		200000, 1 << 21, err);
 	is_int(0, classify(h, s), "first call keeps the task");
-	is_int(0, classify(h, s), "a kept task reads the current call's task, harmlessly");
+	is_int(0, classify(h, s),
+	       "a kept task reads the current call's task, harmlessly");
 	hooks_free(h);
 }
 
@@ -294,13 +326,15 @@ test_many_calls(void)
 {
 	char err[512];
 	struct hooks_slot s[2];
-	struct hooks *h = load("many.lua",
-			       "local n = 0\n"
-			       "function classify(t, d)\n"
-			       "  n = n + 1\n"
-			       "  if n % 3 == 0 then error('every third') end\n"
-			       "  if n % 3 == 1 then return { ['net_cls'] = '/n/' .. n } end\n"
-			       "end\n", 100000, 1 << 22, err);
+	struct hooks *h =
+		load("many.lua",
+		     "local n = 0\n"
+		     "function classify(t, d)\n"
+		     "  n = n + 1\n"
+		     "  if n % 3 == 0 then error('every third') end\n"
+		     "  if n % 3 == 1 then return { ['net_cls'] = '/n/' .. n } end\n"
+		     "end\n",
+		     100000, 1 << 22, err);
 	int depth = hooks_stack_depth(h), failures = 0, moved = 0;
 
 	for (int i = 0; i < 10000; i++) {
@@ -309,7 +343,8 @@ test_many_calls(void)
 		else if (s[1].set)
 			moved++;
 	}
-	is_int(depth, hooks_stack_depth(h), "the Lua stack is balanced after 10,000 calls");
+	is_int(depth, hooks_stack_depth(h),
+	       "the Lua stack is balanced after 10,000 calls");
 	is_int(3333, failures, "a third of them failed");
 	is_int(3334, moved, "a third of them moved");
 	is_int(10000, (long long)hooks_stats(h)->calls, "calls counted");
@@ -334,9 +369,12 @@ main(void)
 	test_containment();
 	test_many_calls();
 
-	struct hooks_options o = { .script = "/nonexistent.lua", .instructions = 10, .memory = 1 << 20 };
+	struct hooks_options o = { .script = "/nonexistent.lua",
+				   .instructions = 10,
+				   .memory = 1 << 20 };
 	ok(hooks_load(&o, err, sizeof(err)) == NULL, "a missing script fails");
-	is_string("/nonexistent.lua: cannot open: No such file or directory", err, "and says why");
+	is_string("/nonexistent.lua: cannot open: No such file or directory", err,
+		  "and says why");
 
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);

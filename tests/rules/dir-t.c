@@ -13,8 +13,10 @@ static struct rules_set *
 load(const char *main_file, const char *dir, struct fake_log *log)
 {
 	char f[4096], d[4096];
-	struct rules_options o = { .file = f, .dir = dir ? d : NULL,
-				   .names = &fake_names, .report = fake_report,
+	struct rules_options o = { .file = f,
+				   .dir = dir ? d : NULL,
+				   .names = &fake_names,
+				   .report = fake_report,
 				   .report_arg = log };
 
 	snprintf(f, sizeof(f), "%s/%s", tap_data_dir(), main_file);
@@ -28,8 +30,8 @@ main(void)
 {
 	struct fake_log log;
 	struct rules_set *s;
-	static const char *const want[] = { "/main", "/ten", "/twenty",
-					    "/twenty-net", "/last" };
+	static const char *const want[] = { "/main", "/ten", "/twenty", "/twenty-net",
+					    "/last" };
 	char msg[4096];
 
 	plan(11);
@@ -51,7 +53,8 @@ main(void)
 	s = load("rules-main.conf", "rules-bad.d", &log);
 	snprintf(msg, sizeof(msg), "%s/rules-bad.d/10-bad.conf:2: unknown option 'nope'",
 		 tap_data_dir());
-	is_string(msg, log.n ? log.msg[0] : NULL, "error names the drop-in file and line");
+	is_string(msg, log.n ? log.msg[0] : NULL,
+		  "error names the drop-in file and line");
 	rules_free(s);
 	return tap_done();
 }

@@ -12,8 +12,8 @@ static const struct {
 	const char *name;
 	uid_t id;
 } users[] = {
-	{ "root", 0 }, { "alice", 1000 }, { "bob", 1001 }, { "carol", 1002 },
-	{ "dave", 1003 }, { "prof", 2000 },
+	{ "root", 0 },	   { "alice", 1000 }, { "bob", 1001 },
+	{ "carol", 1002 }, { "dave", 1003 },  { "prof", 2000 },
 };
 
 static int
@@ -70,8 +70,11 @@ struct rules_set *
 fake_load(const char *text, enum rules_semantics sem, struct fake_log *log)
 {
 	struct rules_options o = {
-		.file = "t.conf", .semantics = sem, .names = &fake_names,
-		.report = fake_report, .report_arg = log,
+		.file = "t.conf",
+		.semantics = sem,
+		.names = &fake_names,
+		.report = fake_report,
+		.report_arg = log,
 	};
 	if (log != NULL)
 		log->n = 0;

@@ -21,7 +21,7 @@ struct fake_log {
 
 void fake_report(void *arg, enum rules_severity sev, const char *msg);
 /* Parse text as file "t.conf"; messages go to log (may be NULL). */
-struct rules_set *fake_load(const char *text, enum rules_semantics sem,
-			    struct fake_log *log);
+struct rules_set *
+fake_load(const char *text, enum rules_semantics sem, struct fake_log *log);
 
 #endif

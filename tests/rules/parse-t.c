@@ -15,9 +15,12 @@ struct bad_case {
 };
 
 static const struct bad_case bad[] = {
-	{ "alice cpu\n", "t.conf:1: expected '<key> <controllers> <destination> [<options>]'" },
-	{ "alice\n", "t.conf:1: expected '<key> <controllers> <destination> [<options>]'" },
-	{ "\n# c\nalice cpu /a ignore extra\n", "t.conf:3: unexpected text 'extra' after options" },
+	{ "alice cpu\n",
+	  "t.conf:1: expected '<key> <controllers> <destination> [<options>]'" },
+	{ "alice\n",
+	  "t.conf:1: expected '<key> <controllers> <destination> [<options>]'" },
+	{ "\n# c\nalice cpu /a ignore extra\n",
+	  "t.conf:3: unexpected text 'extra' after options" },
 	{ "alice cpu /a bogus\n", "t.conf:1: unknown option 'bogus'" },
 	{ "alice cpu /a ignore,bogus\n", "t.conf:1: unknown option 'bogus'" },
 	{ "% cpu /a\n", "t.conf:1: '%' continuation without a preceding rule" },
@@ -33,7 +36,8 @@ static const struct bad_case bad[] = {
 	{ "alice cpu /a/%x\n", "t.conf:1: unknown template '%x' in destination" },
 	{ "alice cpu /a/%\n", "t.conf:1: unknown template '% ' in destination" },
 	{ "alice cpu /a\\\n", "t.conf:1: trailing backslash in destination" },
-	{ "alice cpu /a\n%:vi cpu /b\n", "t.conf:2: '%' takes its process from the rule it continues" },
+	{ "alice cpu /a\n%:vi cpu /b\n",
+	  "t.conf:2: '%' takes its process from the rule it continues" },
 	{ "alice cpu /a\x00x\n", "t.conf:1: line contains a NUL byte" },
 };
 
@@ -59,7 +63,8 @@ test_bad(void)
 		struct fake_log log;
 		const char *t = bad[i].text;
 		size_t len = strlen(t);
-		struct rules_options o = { .file = "t.conf", .names = &fake_names,
+		struct rules_options o = { .file = "t.conf",
+					   .names = &fake_names,
 					   .report = fake_report,
 					   .report_arg = &log };
 
@@ -96,15 +101,14 @@ static void
 test_fields(void)
 {
 	struct fake_log log;
-	const char *text =
-		"# the university\n"
-		"\n"
-		"  alice\tcpu,memory\t/profs   # trailing comment\n"
-		"@students:firefox net_cls /www ignore\n"
-		"%  cpu  students/%u ignore_rt,ignore\n"
-		"*:/usr/bin/nfs* name=classes /nfs\n"
-		"\"prof:my prog\" \"cpu\" \"/with space\"\n"
-		"bob:vi * /x#comment right after\n";
+	const char *text = "# the university\n"
+			   "\n"
+			   "  alice\tcpu,memory\t/profs   # trailing comment\n"
+			   "@students:firefox net_cls /www ignore\n"
+			   "%  cpu  students/%u ignore_rt,ignore\n"
+			   "*:/usr/bin/nfs* name=classes /nfs\n"
+			   "\"prof:my prog\" \"cpu\" \"/with space\"\n"
+			   "bob:vi * /x#comment right after\n";
 	struct rules_set *s = fake_load(text, RULES_PER_HIERARCHY, &log);
 	const struct rules_rule *r;
 
@@ -198,7 +202,8 @@ test_missing_file(void)
 {
 	struct fake_log log = { .n = 0 };
 	struct rules_options o = { .file = "/nonexistent/cgrules.conf",
-				   .names = &fake_names, .report = fake_report,
+				   .names = &fake_names,
+				   .report = fake_report,
 				   .report_arg = &log };
 	struct rules_set *s = rules_load(&o);
 

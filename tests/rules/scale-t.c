@@ -57,16 +57,19 @@ main(void)
 	is_int((long long)n, (long long)rules_count(s), "all rules kept");
 
 	struct rules_decision d[2];
-	struct rules_task t = { .pid = 1, .euid = 5, .egid = 7, .exe = "/opt/x/tool",
-				.comm = "tool" };
+	struct rules_task t = {
+		.pid = 1, .euid = 5, .egid = 7, .exe = "/opt/x/tool", .comm = "tool"
+	};
 	rules_match(s, &t, d);
 	is_string("/last", d[0].move ? d[0].dest : NULL, "the last rule decides name=a");
-	is_string("/tools", d[1].move ? d[1].dest : NULL, "the wildcard rule decides name=b");
+	is_string("/tools", d[1].move ? d[1].dest : NULL,
+		  "the wildcard rule decides name=b");
 
 	t.euid = 50010;
 	t.exe = "/usr/bin/prog50000";
 	rules_match(s, &t, d);
-	is_string("/g50000", d[0].move ? d[0].dest : NULL, "a rule in the middle by uid and name");
+	is_string("/g50000", d[0].move ? d[0].dest : NULL,
+		  "a rule in the middle by uid and name");
 	rules_free(s);
 	free(text);
 	return tap_done();

@@ -9,8 +9,14 @@
 #include <string.h>
 
 static const struct rules_task task = {
-	.pid = 77, .uid = 1000, .euid = 1001, .gid = 100, .egid = 101,
-	.exe = "/usr/bin/firefox-esr", .comm = "firefox", .user = "alice",
+	.pid = 77,
+	.uid = 1000,
+	.euid = 1001,
+	.gid = 100,
+	.egid = 101,
+	.exe = "/usr/bin/firefox-esr",
+	.comm = "firefox",
+	.user = "alice",
 	.group = "students",
 };
 
@@ -19,18 +25,12 @@ struct tcase {
 };
 
 static const struct tcase cases[] = {
-	{ "/plain", "/plain" },
-	{ "/u/%u", "/u/alice" },
-	{ "/U/%U", "/U/1001" },
-	{ "/g/%g", "/g/students" },
-	{ "/G/%G", "/G/101" },
-	{ "/p/%p", "/p/firefox-esr" },
-	{ "/P/%P", "/P/77" },
-	{ "/%u/%p/%P", "/alice/firefox-esr/77" },
-	{ "/lit\\%u", "/lit%u" },
-	{ "/back\\\\slash", "/back\\slash" },
-	{ "/%u%U", "/alice1001" },
-	{ "/100\\%", "/100%" },
+	{ "/plain", "/plain" },	   { "/u/%u", "/u/alice" },
+	{ "/U/%U", "/U/1001" },	   { "/g/%g", "/g/students" },
+	{ "/G/%G", "/G/101" },	   { "/p/%p", "/p/firefox-esr" },
+	{ "/P/%P", "/P/77" },	   { "/%u/%p/%P", "/alice/firefox-esr/77" },
+	{ "/lit\\%u", "/lit%u" },  { "/back\\\\slash", "/back\\slash" },
+	{ "/%u%U", "/alice1001" }, { "/100\\%", "/100%" },
 };
 
 static const char *
@@ -50,7 +50,8 @@ main(void)
 	plan((int)n + 8);
 	for (size_t i = 0; i < n; i++) {
 		int rc = rules_expand(cases[i].tmpl, &task, buf, sizeof(buf));
-		is_string(cases[i].want, rc == 0 ? buf : NULL, "expand %s", cases[i].tmpl);
+		is_string(cases[i].want, rc == 0 ? buf : NULL, "expand %s",
+			  cases[i].tmpl);
 	}
 
 	struct rules_task t = task;
@@ -72,10 +73,13 @@ main(void)
 
 	t = task;
 	t.script = "/home/alice/bin/job.py";
-	is_string("/p/job.py", expand("/p/%p", &t), "%%p names the script of an interpreted program");
+	is_string("/p/job.py", expand("/p/%p", &t),
+		  "%%p names the script of an interpreted program");
 
-	is_int(-ENAMETOOLONG, rules_expand("/%u/%u", &task, buf, 8), "too long: -ENAMETOOLONG");
-	is_int(-ENAMETOOLONG, rules_expand("/abcdefgh", &task, buf, 4), "too long literal");
+	is_int(-ENAMETOOLONG, rules_expand("/%u/%u", &task, buf, 8),
+	       "too long: -ENAMETOOLONG");
+	is_int(-ENAMETOOLONG, rules_expand("/abcdefgh", &task, buf, 4),
+	       "too long literal");
 	is_int(0, rules_expand("/abc", &task, buf, 5), "exact fit");
 	return tap_done();
 }
