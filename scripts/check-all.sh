@@ -36,6 +36,24 @@ for variant in plain sanitizers; do
 	tally "$dir/check.out"
 done
 
+# the unit tests (no root, no daemon) must be valgrind-clean too
+if command -v valgrind >/dev/null && [ -d "$top/build-plain" ]; then
+	echo "=== valgrind on the unit tests ==="
+	for t in tests/rules/parse-t tests/rules/match-t tests/rules/template-t \
+		 tests/rules/dir-t tests/rules/scale-t tests/kernel/mountinfo-t \
+		 tests/kernel/task-t tests/kernel/procev-decode-t tests/lua/hooks-t \
+		 tests/engined/tasktab-t tests/engined/config-t; do
+		if (cd "$top/build-plain" && SRCDIR="$top" valgrind -q --leak-check=full \
+			--errors-for-leak-kinds=definite,indirect --error-exitcode=9 \
+			"./$t" >/dev/null 2>"$top/build-plain/valgrind.err"); then
+			pass=$((pass + 1))
+		else
+			echo "valgrind: $t FAILED"; sed -n '1,40p' "$top/build-plain/valgrind.err"
+			fail=$((fail + 1)); status=1
+		fi
+	done
+fi
+
 if [ "${1:-}" = "--distcheck" ]; then
 	echo "=== make distcheck ==="
 	if (cd "$top/build-plain" && make -j2 distcheck >distcheck.out 2>&1); then

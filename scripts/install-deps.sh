@@ -7,4 +7,4 @@ apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
     build-essential autoconf automake pkg-config \
     libconfuse-dev libnl-3-dev libev-dev liblua5.4-dev \
-    cgroup-tools procps passwd util-linux jq >/dev/null
+    cgroup-tools procps passwd util-linux jq valgrind >/dev/null
