@@ -54,9 +54,7 @@ struct rate {
 struct control_server {
 	struct engine *engine;
 	struct ev_loop *loop;
-	char *path;
-	int fd;
-	ev_io io;
+	struct listener lis;
 	size_t nclients;
 	LIST_HEAD(, client) clients;
 	struct rate rates[RATE_SLOTS];
@@ -333,7 +331,7 @@ accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 	struct control_server *s = w->data;
 
 	for (;;) {
-		int fd = accept4(s->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd = accept4(s->lis.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct ucred cred;
 		socklen_t len = sizeof(cred);
 
@@ -379,10 +377,7 @@ control_open(const char *path, struct engine *e)
 {
 	struct control_server *s = calloc(1, sizeof(*s));
 
-	if (s == NULL || (s->path = strdup(path)) == NULL ||
-	    (s->fd = unix_listen(path, 64, "control socket")) < 0) {
-		if (s != NULL)
-			free(s->path);
+	if (s == NULL || listener_open(&s->lis, path, 64, "control socket") < 0) {
 		free(s);
 		return NULL;
 	}
@@ -395,9 +390,7 @@ void
 control_start(struct control_server *s, struct ev_loop *loop)
 {
 	s->loop = loop;
-	ev_io_init(&s->io, accept_cb, s->fd, EV_READ);
-	s->io.data = s;
-	ev_io_start(loop, &s->io);
+	listener_start(&s->lis, loop, accept_cb, s);
 }
 
 void
@@ -407,10 +400,6 @@ control_close(struct control_server *s)
 		return;
 	while (!LIST_EMPTY(&s->clients))
 		client_close(LIST_FIRST(&s->clients));
-	if (s->loop != NULL)
-		ev_io_stop(s->loop, &s->io);
-	close(s->fd);
-	unlink(s->path);
-	free(s->path);
+	listener_close(&s->lis);
 	free(s);
 }

@@ -27,11 +27,23 @@ void notify_systemd(const char *state);
 /* Create the missing directories above path; 0 or -errno. */
 int mkdir_parents(const char *path);
 /*
- * Listen on a world-connectable Unix stream socket at path, creating
- * its directory; refuses (logging) if another process answers there, and
- * replaces a stale socket file.  A non-blocking fd, or -1.
+ * A world-connectable Unix stream socket the loop accepts on; shared by
+ * the control and the sticky socket.  listener_open creates its
+ * directory, refuses (logging) if another process answers at path and
+ * replaces a stale socket file; 0 or -1.  listener_close stops, closes
+ * and unlinks it (a zeroed listener is closed harmlessly).
  */
-int unix_listen(const char *path, int backlog, const char *what);
+struct listener {
+	int fd;
+	char *path;
+	ev_io io;
+	struct ev_loop *loop;
+};
+
+int listener_open(struct listener *l, const char *path, int backlog, const char *what);
+void listener_start(struct listener *l, struct ev_loop *loop,
+		    void (*cb)(struct ev_loop *, ev_io *, int), void *data);
+void listener_close(struct listener *l);
 
 /* pidfile.c */
 int pidfile_write(const char *path) ENGINED_WUR;

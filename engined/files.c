@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -30,7 +31,8 @@ mkdir_parents(const char *path)
 	return 0;
 }
 
-int
+/* A non-blocking listening fd at path, or -1 after logging. */
+static int
 unix_listen(const char *path, int backlog, const char *what)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
@@ -66,4 +68,41 @@ unix_listen(const char *path, int backlog, const char *what)
 		return -1;
 	}
 	return fd;
+}
+
+int
+listener_open(struct listener *l, const char *path, int backlog, const char *what)
+{
+	*l = (struct listener){ .fd = -1 };
+	if ((l->path = strdup(path)) == NULL)
+		return -1;
+	if ((l->fd = unix_listen(path, backlog, what)) < 0) {
+		free(l->path);
+		l->path = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+void
+listener_start(struct listener *l, struct ev_loop *loop,
+	       void (*cb)(struct ev_loop *, ev_io *, int), void *data)
+{
+	l->loop = loop;
+	ev_io_init(&l->io, cb, l->fd, EV_READ);
+	l->io.data = data;
+	ev_io_start(loop, &l->io);
+}
+
+void
+listener_close(struct listener *l)
+{
+	if (l->loop != NULL)
+		ev_io_stop(l->loop, &l->io);
+	if (l->path != NULL) {
+		close(l->fd);
+		unlink(l->path);
+		free(l->path);
+	}
+	*l = (struct listener){ .fd = -1 };
 }

@@ -39,10 +39,8 @@ struct sticky_client {
 struct sticky_server {
 	struct engine *engine;
 	struct ev_loop *loop;
-	char *path;
-	int fd;
+	struct listener lis;
 	size_t nclients;
-	ev_io io;
 	LIST_HEAD(, sticky_client) clients;
 };
 
@@ -121,7 +119,7 @@ accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 	struct sticky_server *s = w->data;
 
 	for (;;) {
-		int fd = accept4(s->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd = accept4(s->lis.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 		if (fd < 0)
 			return; /* EAGAIN, or a client that gave up */
@@ -153,10 +151,7 @@ sticky_open(const char *path, struct engine *e)
 {
 	struct sticky_server *s = calloc(1, sizeof(*s));
 
-	if (s == NULL || (s->path = strdup(path)) == NULL ||
-	    (s->fd = unix_listen(path, 16, "sticky socket")) < 0) {
-		if (s != NULL)
-			free(s->path);
+	if (s == NULL || listener_open(&s->lis, path, 16, "sticky socket") < 0) {
 		free(s);
 		return NULL;
 	}
@@ -169,9 +164,7 @@ void
 sticky_start(struct sticky_server *s, struct ev_loop *loop)
 {
 	s->loop = loop;
-	ev_io_init(&s->io, accept_cb, s->fd, EV_READ);
-	s->io.data = s;
-	ev_io_start(loop, &s->io);
+	listener_start(&s->lis, loop, accept_cb, s);
 }
 
 void
@@ -181,10 +174,6 @@ sticky_close(struct sticky_server *s, struct ev_loop *loop)
 		return;
 	while (!LIST_EMPTY(&s->clients))
 		client_close(LIST_FIRST(&s->clients));
-	if (s->loop != NULL)
-		ev_io_stop(s->loop, &s->io);
-	close(s->fd);
-	unlink(s->path);
-	free(s->path);
+	listener_close(&s->lis);
 	free(s);
 }

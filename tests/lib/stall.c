@@ -4,6 +4,7 @@
  * without finishing it.  Usage: stall SOCKET BYTES SECONDS [COUNT]
  * With COUNT, opens that many such connections.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	snprintf(a.sun_path, sizeof(a.sun_path), "%s", argv[1]);
+	signal(SIGPIPE, SIG_IGN); /* refused connections are closed under us */
 	for (int i = 0; i < count; i++) {
 		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
 
