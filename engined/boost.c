@@ -237,7 +237,7 @@ boost_start(struct engine *e, const struct boost_request *r, char *err, size_t e
 		   (int)r->pid, t.comm, b->hier, b->dest, r->seconds, (unsigned)r->owner,
 		   r->profile ? ", profile " : "", r->profile ? r->profile : "");
 	(void)boost_save(e);
-	classify(e, r->pid, true);
+	classify(e, r->pid);
 	return b->id;
 }
 
@@ -264,7 +264,7 @@ boost_end(struct engine *e, unsigned id, const char *why)
 		   b->n, b->n == 1 ? "" : "es");
 	(void)boost_save(e);
 	for (size_t i = 0; i < b->n; i++)
-		classify(e, b->m[i].pid, true);
+		classify(e, b->m[i].pid);
 	boost_free(b);
 	return 0;
 }

@@ -272,8 +272,7 @@ all_sticky(struct engine *e)
 }
 
 enum decide_result
-classify_decide(struct engine *e, pid_t pid, struct task *t, struct task_cgroups *cg,
-		bool want_current)
+classify_decide(struct engine *e, pid_t pid, struct task *t, struct task_cgroups *cg)
 {
 	struct policy *p = e->pol;
 	const char *current[RULES_MAX_HIERS] = { 0 };
@@ -299,9 +298,7 @@ classify_decide(struct engine *e, pid_t pid, struct task *t, struct task_cgroups
 	}
 	if (t->kthread)
 		return DECIDE_KTHREAD;
-	cg->n = 0;
-	if ((want_current || p->need_cgroups || p->hooks != NULL) &&
-	    task_read_cgroups("/proc", pid, cg) < 0)
+	if (task_read_cgroups("/proc", pid, cg) < 0)
 		return DECIDE_GONE;
 	for (size_t i = 0; i < p->n; i++)
 		current[i] = task_cgroup_of(cg, p->names[i]);
@@ -353,14 +350,14 @@ classify_whatif(struct engine *e, const struct task *t, const char *cmd, size_t 
 }
 
 void
-classify(struct engine *e, pid_t pid, bool careful)
+classify(struct engine *e, pid_t pid)
 {
 	static struct task t;	       /* 8 KiB: kept off the stack */
 	static struct task_cgroups cg; /* 40 KiB: likewise */
 
 	if (e->paused)
 		return;
-	switch (classify_decide(e, pid, &t, &cg, careful)) {
+	switch (classify_decide(e, pid, &t, &cg)) {
 	case DECIDE_GONE:
 		e->stats.vanished++;
 		return;

@@ -28,7 +28,7 @@
 static int
 classify_cb(void *arg, pid_t pid)
 {
-	classify(arg, pid, true);
+	classify(arg, pid);
 	return 0;
 }
 
@@ -117,7 +117,7 @@ run_pending(struct engine *e, bool all)
 			e->pending[kept++] = *p;
 			continue;
 		}
-		classify(e, p->tgid, false);
+		classify(e, p->tgid);
 	}
 	e->npending = kept;
 	if (kept > 0 && !ev_is_active(&e->defer_timer)) {

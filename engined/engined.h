@@ -144,7 +144,6 @@ struct policy {
 		const struct group_conf *conf;
 	} * settings;
 	size_t nsettings;
-	bool need_cgroups;	   /* some rule uses ignore */
 	bool need_names;	   /* some destination uses %u or %g */
 	struct hooks *hooks;	   /* Lua hooks, or NULL */
 	struct name_table *users;  /* uid -> name cache */

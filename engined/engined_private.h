@@ -132,24 +132,18 @@ enum decide_result {
 	DECIDE_KTHREAD, /* a kernel thread: never touched */
 	DECIDE_STICKY,	/* sticky: never reclassified */
 };
-/*
- * Work out e->verdicts for pid; t and cg receive the snapshot.  The
- * current groups are read when `current` is set or the policy needs
- * them (ignore rules, a Lua hook); otherwise cg is left empty.
- */
-enum decide_result classify_decide(struct engine *e, pid_t pid, struct task *t,
-				   struct task_cgroups *cg, bool current);
+/* Work out e->verdicts for pid; t and cg receive the snapshot. */
+enum decide_result
+classify_decide(struct engine *e, pid_t pid, struct task *t, struct task_cgroups *cg);
 /* Verdicts for a process that does not exist: rules and Lua hook only. */
 void
 classify_whatif(struct engine *e, const struct task *t, const char *cmd, size_t cmdlen);
 /*
- * Decide and act for one process (thread group).  `careful` reads the
- * current groups first so that nothing is moved (or logged) needlessly
- * -- for scans and boosts.  The event path skips that read: a freshly
- * exec'd process is seldom in place already, and a move into the group
- * a process already has is a no-op for the kernel.
+ * Decide and act for one process (thread group).  The current groups
+ * are read first, so nothing is moved -- or logged as moved -- that is
+ * already in place.
  */
-void classify(struct engine *e, pid_t pid, bool careful);
+void classify(struct engine *e, pid_t pid);
 /* Is pid known to the task table and still the same process?  Forgets
  * it (and its boost memberships) when the pid was reused. */
 bool classify_known(struct engine *e, pid_t pid);

@@ -136,8 +136,6 @@ scan_rules(struct policy *p)
 	for (size_t i = 0; i < rules_count(p->rules); i++) {
 		const struct rules_rule *r = rules_get(p->rules, i);
 
-		if (r->options & RULES_OPT_IGNORE)
-			p->need_cgroups = true;
 		if (r->templated && (strstr(r->dest, "%u") || strstr(r->dest, "%g")))
 			p->need_names = true;
 	}

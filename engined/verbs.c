@@ -262,7 +262,7 @@ v_explain(const struct request *rq, int argc, char **argv, struct buf *out, char
 
 	if (argc != 2 || !parse_pid(argv[1], &pid))
 		return ERR("usage: explain PID");
-	enum decide_result r = classify_decide(e, pid, &t, &cg, true);
+	enum decide_result r = classify_decide(e, pid, &t, &cg);
 	if (r == DECIDE_GONE)
 		return ERR("no process %d", (int)pid);
 	if (r == DECIDE_KTHREAD)
