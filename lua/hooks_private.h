@@ -35,6 +35,12 @@ void sandbox_arm(struct hooks *h);
 /* Run the function below its nargs arguments under a message handler;
  * 0, or -1 with the error message logged.  The stack is restored. */
 int sandbox_pcall(struct hooks *h, int nargs, const char *what);
+/* Names through the options' callbacks (cached by the caller); NULL
+ * when unknown or when no callback was given. */
+const char *hooks_user(struct hooks *h, uid_t uid);
+const char *hooks_group(struct hooks *h, gid_t gid);
+/* Push s, or nil for NULL. */
+void push_string_or_nil(lua_State *L, const char *s);
 /* Log through the options' callback. */
 void sandbox_log(struct hooks *h, enum hooks_level level, const char *msg);
 

@@ -160,33 +160,38 @@ l_print(lua_State *L)
 	return 0;
 }
 
+const char *
+hooks_user(struct hooks *h, uid_t uid)
+{
+	return h->opts.user_name ? h->opts.user_name(h->opts.arg, uid) : NULL;
+}
+
+const char *
+hooks_group(struct hooks *h, gid_t gid)
+{
+	return h->opts.group_name ? h->opts.group_name(h->opts.arg, gid) : NULL;
+}
+
+void
+push_string_or_nil(lua_State *L, const char *s)
+{
+	if (s != NULL)
+		lua_pushstring(L, s);
+	else
+		lua_pushnil(L);
+}
+
 static int
 l_user(lua_State *L)
 {
-	struct hooks *h = hooks_of(L);
-	lua_Integer id = luaL_checkinteger(L, 1);
-	const char *name =
-		h->opts.user_name ? h->opts.user_name(h->opts.arg, (uid_t)id) : NULL;
-
-	if (name != NULL)
-		lua_pushstring(L, name);
-	else
-		lua_pushnil(L);
+	push_string_or_nil(L, hooks_user(hooks_of(L), (uid_t)luaL_checkinteger(L, 1)));
 	return 1;
 }
 
 static int
 l_group(lua_State *L)
 {
-	struct hooks *h = hooks_of(L);
-	lua_Integer id = luaL_checkinteger(L, 1);
-	const char *name =
-		h->opts.group_name ? h->opts.group_name(h->opts.arg, (gid_t)id) : NULL;
-
-	if (name != NULL)
-		lua_pushstring(L, name);
-	else
-		lua_pushnil(L);
+	push_string_or_nil(L, hooks_group(hooks_of(L), (gid_t)luaL_checkinteger(L, 1)));
 	return 1;
 }
 

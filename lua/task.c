@@ -37,10 +37,7 @@ task_cgroup(lua_State *L)
 	const char *hier = luaL_checkstring(L, 2);
 	const char *g = t->cgroup ? t->cgroup(t->arg, hier) : NULL;
 
-	if (g != NULL)
-		lua_pushstring(L, g);
-	else
-		lua_pushnil(L);
+	push_string_or_nil(L, g);
 	return 1;
 }
 
@@ -84,15 +81,6 @@ cache(lua_State *L, struct hooks *h, const char *key)
 	lua_pop(L, 1);
 }
 
-static void
-push_name(lua_State *L, const char *name)
-{
-	if (name != NULL)
-		lua_pushstring(L, name);
-	else
-		lua_pushnil(L);
-}
-
 static int
 task_index(lua_State *L)
 {
@@ -117,14 +105,9 @@ task_index(lua_State *L)
 	else if (strcmp(k, "exe") == 0)
 		lua_pushstring(L, t->exe ? t->exe : "");
 	else if (strcmp(k, "user") == 0)
-		push_name(L, t->user		 ? t->user
-			     : h->opts.user_name ? h->opts.user_name(h->opts.arg, t->euid)
-						 : NULL);
+		push_string_or_nil(L, t->user ? t->user : hooks_user(h, t->euid));
 	else if (strcmp(k, "group") == 0)
-		push_name(L, t->group ? t->group
-			     : h->opts.group_name
-				     ? h->opts.group_name(h->opts.arg, t->egid)
-				     : NULL);
+		push_string_or_nil(L, t->group ? t->group : hooks_group(h, t->egid));
 	else if (strcmp(k, "cgroup") == 0)
 		lua_pushcfunction(L, task_cgroup);
 	else if (strcmp(k, "groups") == 0) {

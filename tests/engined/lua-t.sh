@@ -42,7 +42,7 @@ ok "www-split: other decisions are kept" wait_group "$sn" net /nfs
 ok "the move log names the hook" grep -qF "moved pid $pb (${TAG}browser) to name=${TAG}net:/www/profs (Lua hook $T/www-split.lua)" "$T/daemon.log"
 
 sed -i "s|^lua-script = .*|lua-script = \"$T/batch-arg.lua\"|" "$T/cgengined.conf"
-kill -HUP "$DAEMON_PID"; wait_log "reloaded"
+reload_daemon || bail "reload to batch-arg.lua"
 run_as "${TAG}p" "$T/bin/${TAG}job" - - 0 300 --batch; bj=$LAST
 run_as "${TAG}p" "$T/bin/${TAG}job" - - 0 300; nj=$LAST
 ok "batch-arg: a job started with --batch goes to /batch" wait_group "$bj" cpu /batch
@@ -58,7 +58,7 @@ function classify(task, decision, why)
 end
 EOF
 sed -i "s|^lua-script = .*|lua-script = \"$T/mixed.lua\"|" "$T/cgengined.conf"
-kill -HUP "$DAEMON_PID"; wait_log "reloaded: 8 rules" 5
+reload_daemon || bail "reload to mixed.lua"
 start "$T/bin/${TAG}keep" 300; k=$LAST
 start "$T/bin/${TAG}boom" 300; b=$LAST
 ok "a hook that raises: the rules' decision stands" wait_group "$b" net /www

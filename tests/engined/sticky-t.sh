@@ -44,7 +44,7 @@ if [ $use_real = yes ]; then
 	wait_group "$p2" cls /ruled
 	cgclassify --sticky -g "name=${TAG}cls:/manual2" "$p2"
 	ok "cgclassify --sticky moves a running process" wait_group "$p2" cls /manual2
-	kill -HUP "$DAEMON_PID"; wait_log "reloaded"
+	reload_daemon
 	sleep 0.3
 	is /manual2 "$(cgroup_of "$p2" cls)" "the rescan after a reload leaves it alone"
 else

@@ -174,6 +174,18 @@ wait_log() {
 	return 1
 }
 
+# reload_daemon: SIGHUP, then wait until the log shows one more
+# successful reload than before (an older "reloaded" line must not count)
+reload_daemon() {
+	before=$(grep -c "reloaded: " "$T/daemon.log")
+	kill -HUP "$DAEMON_PID"
+	i=0
+	while [ "$(grep -c 'reloaded: ' "$T/daemon.log")" -le "$before" ] && [ $i -lt 100 ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+	[ "$(grep -c 'reloaded: ' "$T/daemon.log")" -gt "$before" ]
+}
+
 # alive PID: running, not a zombie (an orphaned daemon that exited
 # stays a zombie until init reaps it, which may take a while)
 alive() {
