@@ -7,7 +7,7 @@
  * so a reused pid never inherits a boost.  Active boosts are kept in a
  * state file, written atomically, and restored after a restart.
  */
-#include "engined.h"
+#include "core_private.h"
 #include "engined_private.h"
 
 #include <errno.h>
@@ -18,87 +18,112 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The longest a boost can last; a state file promising more is forged. */
+#define BOOST_MAX_SECONDS (366L * 86400)
+#define BOOST_MAX_ID	  0x7fffffffu
+
 #define STATE_HEADER "# cgengine boosts, format 1\n"
 
-struct boost *
-boost_find(struct engine *e, unsigned id)
+static struct boost *
+find(const struct core *c, unsigned id)
 {
 	struct boost *b;
 
-	TAILQ_FOREACH(b, &e->boosts, link)
+	TAILQ_FOREACH(b, &c->boosts, link)
 	if (b->id == id)
 		return b;
 	return NULL;
 }
 
+const struct boost *
+core_boost_find(const struct core *c, unsigned id)
+{
+	return find(c, id);
+}
+
+const struct boost_list *
+core_boosts(const struct core *c)
+{
+	return &c->boosts;
+}
+
 size_t
-boost_count(const struct engine *e)
+core_boost_count(const struct core *c)
 {
 	const struct boost *b;
 	size_t n = 0;
 
-	TAILQ_FOREACH(b, &e->boosts, link)
+	TAILQ_FOREACH(b, &c->boosts, link)
 	n++;
 	return n;
 }
 
 static bool
-has_member(const struct boost *b, pid_t pid)
+has_member(const struct boost *b, struct procid id)
 {
 	for (size_t i = 0; i < b->n; i++)
-		if (b->m[i].pid == pid)
+		if (procid_eq(b->m[i], id))
 			return true;
 	return false;
 }
 
 const struct boost *
-boost_of(const struct engine *e, pid_t pid, const char *hier)
+boost_of(const struct core *c, pid_t pid, const char *hier)
 {
+	const struct proc *p = proctab_get(c->procs, pid);
 	const struct boost *b;
 
-	if (!(tasktab_flags(e->tasks, pid) & TASK_BOOSTED))
+	if (p == NULL || !(p->flags & PROC_BOOSTED))
 		return NULL;
-	TAILQ_FOREACH(b, &e->boosts, link)
-	if (strcmp(b->hier, hier) == 0 && has_member(b, pid))
+	TAILQ_FOREACH(b, &c->boosts, link)
+	if (strcmp(b->hier, hier) == 0 && has_member(b, p->id))
 		return b;
 	return NULL;
 }
 
 static int
-add_member(struct boost *b, pid_t pid, uint64_t start)
+add_member(struct boost *b, struct procid id)
 {
-	if (has_member(b, pid))
+	if (has_member(b, id))
 		return 0;
 	if (b->n == b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 4;
-		struct boost_member *m = realloc(b->m, cap * sizeof(*m));
+		struct procid *m = realloc(b->m, cap * sizeof(*m));
 
 		if (m == NULL)
 			return -ENOMEM;
 		b->m = m;
 		b->cap = cap;
 	}
-	b->m[b->n++] = (struct boost_member){ .pid = pid, .start = start };
+	b->m[b->n++] = id;
 	return 0;
 }
 
-/* Set or clear the BOOSTED flag of pid to match the boost list. */
+/* Set or clear the BOOSTED flag of id to match the boost list. */
 static void
-update_flag(struct engine *e, pid_t pid, uint64_t start)
+update_flag(struct core *c, struct procid id)
 {
+	const struct proc *p = proctab_get(c->procs, id.pid);
 	const struct boost *b;
 	bool member = false;
 
-	TAILQ_FOREACH(b, &e->boosts, link)
-	member = member || has_member(b, pid);
-	unsigned flags = tasktab_flags(e->tasks, pid) & ~TASK_BOOSTED;
-	if (tasktab_set(e->tasks, pid, start, flags | (member ? TASK_BOOSTED : 0)) < 0)
-		log_warning("out of memory while tracking boosted pid %d", (int)pid);
+	unsigned flags = p != NULL ? p->flags & ~PROC_BOOSTED : 0;
+
+	if (p != NULL && !procid_eq(p->id, id)) {
+		if (!task_alive(c->env.procroot, id))
+			return; /* id is gone; the entry is another process's */
+		flags = 0;	/* the entry is a gone process's: replace it */
+	}
+	TAILQ_FOREACH(b, &c->boosts, link)
+	member = member || has_member(b, id);
+	core_set_flags(c, id, flags | (member ? PROC_BOOSTED : 0));
 }
 
 static void
 boost_free(struct boost *b)
 {
+	if (b == NULL)
+		return;
 	free(b->hier);
 	free(b->dest);
 	free(b->profile);
@@ -108,24 +133,34 @@ boost_free(struct boost *b)
 
 /* ---- the state file ------------------------------------------------------ */
 
+/*
+ * Write the boosts to path.tmp, then rename it over path.  The
+ * temporary file is created afresh (O_EXCL, O_NOFOLLOW) with mode 0600,
+ * so a link planted at its name is never followed and only root reads
+ * the boosts.  This is an fsync: the core calls it at most twice a
+ * second (core_state_changed), never once per fork.
+ */
 int
-boost_save(struct engine *e)
+boost_save(struct core *c)
 {
-	const char *path = e->pol->cfg->state_file;
+	const char *path = c->pol->cfg->state_file;
 	char tmp[4200];
 	const struct boost *b;
-	FILE *f;
+	FILE *f = NULL;
+	int fd;
 
 	if (path[0] == '\0')
 		return 0;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (mkdir_parents(path) < 0 || (f = fopen(tmp, "we")) == NULL) {
-		log_warning("%s: cannot write the boost state: %s", path,
-			    strerror(errno));
+	(void)unlink(tmp); /* a leftover, or something planted */
+	if (mkdir_parents(path) < 0 ||
+	    (fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0 ||
+	    (f = fdopen(fd, "w")) == NULL) {
+		log_warning("%s: cannot write the boost state: %s", path, strerror(errno));
 		return -errno;
 	}
 	fputs(STATE_HEADER, f);
-	TAILQ_FOREACH(b, &e->boosts, link)
+	TAILQ_FOREACH(b, &c->boosts, link)
 	{
 		fprintf(f, "boost %u %u %lld %s %s %s", b->id, (unsigned)b->owner,
 			(long long)b->expires, b->hier, b->dest,
@@ -138,8 +173,7 @@ boost_save(struct engine *e)
 	int bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
 	bad |= fclose(f) != 0;
 	if (bad || rename(tmp, path) < 0) {
-		log_warning("%s: cannot write the boost state: %s", path,
-			    strerror(errno));
+		log_warning("%s: cannot write the boost state: %s", path, strerror(errno));
 		unlink(tmp);
 		return -EIO;
 	}
@@ -148,273 +182,305 @@ boost_save(struct engine *e)
 
 /* ---- starting and ending ---------------------------------------------------- */
 
-static void
-timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
-{
-	struct boost *b = (struct boost *)((char *)w - offsetof(struct boost, timer));
-
-	(void)boost_end(w->data, b->id, "expired");
-}
-
-static void
-arm(struct engine *e, struct boost *b)
-{
-	double left = difftime(b->expires, time(NULL));
-
-	ev_timer_init(&b->timer, timer_cb, left > 0 ? left : 0, 0);
-	b->timer.data = e;
-	ev_timer_start(e->loop, &b->timer);
-}
-
-/* A boost destination: a valid group path, without blanks (the state
- * file is blank-separated). */
+/* A boost destination: a valid group path, without blanks or control
+ * characters (the state file is blank-separated, logs line-based). */
 static const char *
 bad_dest(const char *d)
 {
-	if (strpbrk(d, " \t\n") != NULL)
-		return "must not contain blanks";
+	for (const char *p = d; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 0x7f)
+			return "must not contain blanks or control characters";
 	return rules_dest_problem(d);
 }
 
-long
-boost_start(struct engine *e, const struct boost_request *r, char *err, size_t errlen)
+static struct boost *
+boost_new(const char *hier, const char *dest, const char *profile)
 {
-	const struct hier *h = hier_find(&e->pol->all, r->hier);
-	struct task t;
-	uint64_t start;
-	const char *why;
-
-	if (h == NULL || managed_by_name(e->pol, h->name) != h) {
-		snprintf(err, errlen, "hierarchy '%s' is not managed", r->hier);
-		return -1;
-	}
-	if ((why = bad_dest(r->dest)) != NULL) {
-		snprintf(err, errlen, "destination '%s' %s", r->dest, why);
-		return -1;
-	}
-	if (r->seconds <= 0) {
-		snprintf(err, errlen, "the duration must be positive");
-		return -1;
-	}
-	if (task_read("/proc", r->pid, 0, &t) < 0 ||
-	    task_start_time("/proc", r->pid, &start) < 0) {
-		snprintf(err, errlen, "no process %d", (int)r->pid);
-		return -1;
-	}
-	if (t.kthread) {
-		snprintf(err, errlen, "pid %d is a kernel thread", (int)r->pid);
-		return -1;
-	}
-	if (classify_known(e, r->pid) &&
-	    (tasktab_flags(e->tasks, r->pid) & TASK_STICKY)) {
-		snprintf(err, errlen, "pid %d is sticky", (int)r->pid);
-		return -1;
-	}
-	const struct boost *old = boost_of(e, r->pid, h->name);
-	if (old != NULL) {
-		snprintf(err, errlen, "pid %d already has boost #%u on %s", (int)r->pid,
-			 old->id, h->name);
-		return -1;
-	}
-
 	struct boost *b = calloc(1, sizeof(*b));
-	if (b == NULL || (b->hier = strdup(h->name)) == NULL ||
-	    (b->dest = strdup(r->dest)) == NULL ||
-	    (r->profile && (b->profile = strdup(r->profile)) == NULL) ||
-	    add_member(b, r->pid, start) < 0) {
-		if (b != NULL)
-			boost_free(b);
-		snprintf(err, errlen, "out of memory");
-		return -1;
+
+	if (b == NULL)
+		return NULL;
+	b->hier = strdup(hier);
+	b->dest = strdup(dest);
+	b->profile = profile != NULL ? strdup(profile) : NULL;
+	if (b->hier == NULL || b->dest == NULL || (profile != NULL && b->profile == NULL)) {
+		boost_free(b);
+		return NULL;
 	}
-	b->id = e->next_boost++;
-	b->owner = r->owner;
-	b->expires = time(NULL) + r->seconds;
-	TAILQ_INSERT_TAIL(&e->boosts, b, link);
-	update_flag(e, r->pid, start);
-	arm(e, b);
-	log_notice("boost #%u: pid %d (%s) to %s:%s for %lds, asked by uid %u%s%s", b->id,
-		   (int)r->pid, t.comm, b->hier, b->dest, r->seconds, (unsigned)r->owner,
-		   r->profile ? ", profile " : "", r->profile ? r->profile : "");
-	(void)boost_save(e);
-	classify(e, r->pid);
-	return b->id;
+	return b;
 }
 
-/* Take b out of the list; its former members get their flags updated. */
-static void
-unlink_boost(struct engine *e, struct boost *b)
+/* Why r cannot start, into err; 0 if it can (id is the process). */
+static int
+check_request(struct core *c, const struct boost_request *r, const struct hier **h,
+	      struct procid *id, char *err, size_t errlen)
 {
-	TAILQ_REMOVE(&e->boosts, b, link);
-	if (e->loop != NULL)
-		ev_timer_stop(e->loop, &b->timer);
-	for (size_t i = 0; i < b->n; i++)
-		update_flag(e, b->m[i].pid, b->m[i].start);
+	const char *why;
+	struct task *t = &c->snap;
+
+	*h = hier_find(&c->pol->all, r->hier);
+	if (*h == NULL || core_managed_by_name(c->pol, (*h)->name) != *h)
+		return snprintf(err, errlen, "hierarchy '%s' is not managed", r->hier), -1;
+	if ((why = bad_dest(r->dest)) != NULL)
+		return snprintf(err, errlen, "destination '%s' %s", r->dest, why), -1;
+	if (r->seconds <= 0 || r->seconds > BOOST_MAX_SECONDS)
+		return snprintf(err, errlen, "the duration must be between 1s and 366d"), -1;
+	if (c->next_boost > BOOST_MAX_ID)
+		return snprintf(err, errlen, "no boost ids left; restart the daemon"), -1;
+	if (task_read(c->env.procroot, r->pid, 0, t) < 0 ||
+	    task_procid(c->env.procroot, r->pid, id) < 0)
+		return snprintf(err, errlen, "no process %d", (int)r->pid), -1;
+	if (t->kthread)
+		return snprintf(err, errlen, "pid %d is a kernel thread", (int)r->pid), -1;
+	const struct proc *p = core_known(c, r->pid);
+	if (p != NULL && (p->flags & PROC_STICKY))
+		return snprintf(err, errlen, "pid %d is sticky", (int)r->pid), -1;
+	const struct boost *old = boost_of(c, r->pid, (*h)->name);
+	if (old != NULL)
+		return snprintf(err, errlen, "pid %d already has boost #%u on %s",
+				(int)r->pid, old->id, (*h)->name),
+		       -1;
+	return 0;
 }
 
 int
-boost_end(struct engine *e, unsigned id, const char *why)
+core_boost_start(struct core *c, const struct boost_request *r, struct boost_info *info,
+		 char *err, size_t errlen)
 {
-	struct boost *b = boost_find(e, id);
+	const struct hier *h;
+	struct procid id;
+
+	if (check_request(c, r, &h, &id, err, errlen) < 0)
+		return -1;
+	struct boost *b = boost_new(h->name, r->dest, r->profile);
+	if (b == NULL || add_member(b, id) < 0) {
+		boost_free(b);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	b->id = c->next_boost++;
+	b->owner = r->owner;
+	b->expires = core_wall(c) + r->seconds;
+	TAILQ_INSERT_TAIL(&c->boosts, b, link);
+	update_flag(c, id);
+	log_notice("boost #%u: pid %d (%s) to %s:%s for %lds, asked by uid %u%s%s", b->id,
+		   (int)r->pid, c->snap.comm, b->hier, b->dest, r->seconds,
+		   (unsigned)r->owner, r->profile ? ", profile " : "",
+		   r->profile ? r->profile : "");
+	/* copy the answer first: classify() may find the process gone */
+	*info = (struct boost_info){ .id = b->id, .expires = b->expires };
+	snprintf(info->hier, sizeof(info->hier), "%s", b->hier);
+	snprintf(info->dest, sizeof(info->dest), "%s", b->dest);
+	core_state_changed(c);
+	classify(c, r->pid);
+	return 0;
+}
+
+int
+core_boost_end(struct core *c, unsigned id, const char *why)
+{
+	struct boost *b = find(c, id);
 
 	if (b == NULL)
 		return -ENOENT;
-	unlink_boost(e, b);
-	log_notice("boost #%u ended (%s); %zu process%s back to the rules", b->id, why,
-		   b->n, b->n == 1 ? "" : "es");
-	(void)boost_save(e);
+	TAILQ_REMOVE(&c->boosts, b, link);
 	for (size_t i = 0; i < b->n; i++)
-		classify(e, b->m[i].pid);
+		update_flag(c, b->m[i]);
+	log_notice("boost #%u ended (%s); %zu process%s back to the rules", b->id, why, b->n,
+		   b->n == 1 ? "" : "es");
+	core_state_changed(c);
+	for (size_t i = 0; i < b->n; i++)
+		if (task_alive(c->env.procroot, b->m[i]))
+			classify(c, b->m[i].pid);
 	boost_free(b);
 	return 0;
 }
 
 void
-boost_fork(struct engine *e, pid_t parent, pid_t child)
+boost_expire(struct core *c)
+{
+	time_t now = core_wall(c);
+	struct boost *b, *next;
+
+	for (b = TAILQ_FIRST(&c->boosts); b != NULL; b = next) {
+		next = TAILQ_NEXT(b, link);
+		if (b->expires <= now) {
+			(void)core_boost_end(c, b->id, "expired");
+			next = TAILQ_FIRST(&c->boosts); /* ending may end others */
+		}
+	}
+}
+
+time_t
+boost_next_expiry(const struct core *c)
+{
+	const struct boost *b;
+	time_t t = 0;
+
+	TAILQ_FOREACH(b, &c->boosts, link)
+	if (t == 0 || b->expires < t)
+		t = b->expires;
+	return t;
+}
+
+void
+boost_fork(struct core *c, struct procid parent, struct procid child)
 {
 	struct boost *b;
-	uint64_t start;
 	bool joined = false;
 
-	if (task_start_time("/proc", child, &start) < 0)
-		return; /* already gone */
-	TAILQ_FOREACH(b, &e->boosts, link)
-	if (has_member(b, parent) && add_member(b, child, start) == 0)
+	TAILQ_FOREACH(b, &c->boosts, link)
+	if (has_member(b, parent) && add_member(b, child) == 0)
 		joined = true;
 	if (joined) {
-		update_flag(e, child, start);
-		(void)boost_save(e);
+		update_flag(c, child);
+		core_state_changed(c);
 	}
 }
 
 void
-boost_exit(struct engine *e, pid_t pid)
+boost_exit(struct core *c, struct procid id)
 {
 	struct boost *b, *next;
 	bool changed = false;
 
-	for (b = TAILQ_FIRST(&e->boosts); b != NULL; b = next) {
+	for (b = TAILQ_FIRST(&c->boosts); b != NULL; b = next) {
 		next = TAILQ_NEXT(b, link);
 		for (size_t i = 0; i < b->n; i++) {
-			if (b->m[i].pid != pid)
+			if (!procid_eq(b->m[i], id))
 				continue;
 			b->m[i] = b->m[--b->n];
 			changed = true;
 			break;
 		}
 		if (b->n == 0) {
-			TAILQ_REMOVE(&e->boosts, b, link);
-			if (e->loop != NULL)
-				ev_timer_stop(e->loop, &b->timer);
+			TAILQ_REMOVE(&c->boosts, b, link);
 			log_notice("boost #%u ended: its processes exited", b->id);
 			boost_free(b);
 		}
 	}
 	if (changed)
-		(void)boost_save(e);
+		core_state_changed(c);
 }
 
 /* ---- restoring ------------------------------------------------------------------ */
 
 /* Parse "pid:start" members into b, keeping those still alive. */
 static void
-restore_members(struct boost *b, char *list)
+restore_members(struct core *c, struct boost *b, char *list)
 {
-	for (char *tok = strtok(list, " \n"); tok; tok = strtok(NULL, " \n")) {
-		unsigned long long st, now;
+	char *save = NULL;
+
+	for (char *tok = strtok_r(list, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
+		unsigned long long st;
 		int pid;
 
-		if (sscanf(tok, "%d:%llu", &pid, &st) != 2)
+		if (sscanf(tok, "%d:%llu", &pid, &st) != 2 || pid <= 0)
 			continue;
-		uint64_t cur;
-		if (task_start_time("/proc", pid, &cur) < 0)
-			continue;
-		now = cur;
-		if (now == st && add_member(b, pid, cur) < 0)
+		struct procid id = { .pid = pid, .start = st };
+		if (task_alive(c->env.procroot, id) && add_member(b, id) < 0)
 			return;
 	}
 }
 
 static void
-restore_line(struct engine *e, char *line, unsigned *max_id)
+restore_line(struct core *c, char *line, unsigned *max_id)
 {
 	char hier[256], dest[RULES_DEST_MAX], profile[256];
 	unsigned id, owner;
 	long long expires;
 	int used = 0;
+	const char *why;
+	time_t now = core_wall(c);
 
 	if (sscanf(line, "boost %u %u %lld %255s %1023s %255s %n", &id, &owner, &expires,
 		   hier, dest, profile, &used) < 6 ||
 	    used == 0)
 		return;
+	if (id == 0 || id > BOOST_MAX_ID || find(c, id) != NULL) {
+		log_warning("boost #%u dropped: invalid or duplicate id", id);
+		return;
+	}
+	if ((why = bad_dest(dest)) != NULL) {
+		log_warning("boost #%u dropped: destination %s", id, why);
+		return;
+	}
+	if (expires > (long long)now + BOOST_MAX_SECONDS)
+		expires = (long long)now + BOOST_MAX_SECONDS;
 	if (id > *max_id)
 		*max_id = id;
-	if (expires <= (long long)time(NULL)) {
+	if (expires <= (long long)now) {
 		log_notice(
 			"boost #%u expired while cgengined was stopped; its processes return to the rules",
 			id);
 		return;
 	}
-	if (managed_by_name(e->pol, hier) == NULL) {
-		log_warning("boost #%u dropped: hierarchy %s is no longer managed", id,
-			    hier);
+	if (core_managed_by_name(c->pol, hier) == NULL) {
+		log_warning("boost #%u dropped: hierarchy %s is no longer managed", id, hier);
 		return;
 	}
-	struct boost *b = calloc(1, sizeof(*b));
+	struct boost *b = boost_new(hier, dest, strcmp(profile, "-") != 0 ? profile : NULL);
 	if (b == NULL)
 		return;
 	b->id = id;
 	b->owner = owner;
 	b->expires = (time_t)expires;
-	b->hier = strdup(hier);
-	b->dest = strdup(dest);
-	b->profile = strcmp(profile, "-") != 0 ? strdup(profile) : NULL;
-	restore_members(b, line + used);
-	if (b->hier == NULL || b->dest == NULL || b->n == 0) {
-		if (b->n == 0)
-			log_notice("boost #%u dropped: its processes are gone", id);
+	restore_members(c, b, line + used);
+	if (b->n == 0) {
+		log_notice("boost #%u dropped: its processes are gone", id);
 		boost_free(b);
 		return;
 	}
-	TAILQ_INSERT_TAIL(&e->boosts, b, link);
+	TAILQ_INSERT_TAIL(&c->boosts, b, link);
 	for (size_t i = 0; i < b->n; i++)
-		update_flag(e, b->m[i].pid, b->m[i].start);
-	arm(e, b);
+		update_flag(c, b->m[i]);
 	log_notice("boost #%u restored: %zu process%s in %s:%s for %.0fs more", id, b->n,
-		   b->n == 1 ? "" : "es", b->hier, b->dest,
-		   difftime(b->expires, time(NULL)));
+		   b->n == 1 ? "" : "es", b->hier, b->dest, difftime(b->expires, now));
 }
 
 void
-boost_restore(struct engine *e)
+boost_restore(struct core *c)
 {
-	const char *path = e->pol->cfg->state_file;
+	const char *path = c->pol->cfg->state_file;
 	char *line = NULL;
 	size_t cap = 0;
 	unsigned max_id = 0;
+	struct stat st;
 	FILE *f;
+	int fd;
 
-	if (path[0] == '\0' || (f = fopen(path, "re")) == NULL)
+	if (path[0] == '\0')
 		return;
+	/* never follow a link, never wait on a FIFO */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno != ENOENT)
+			log_warning("%s: cannot read the boost state: %s", path,
+				    strerror(errno));
+		return;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (f = fdopen(fd, "r")) == NULL) {
+		log_warning("%s: not a regular file; boost state ignored", path);
+		close(fd);
+		return;
+	}
 	while (getline(&line, &cap, f) >= 0)
 		if (strncmp(line, "boost ", 6) == 0)
-			restore_line(e, line, &max_id);
+			restore_line(c, line, &max_id);
 	free(line);
 	fclose(f);
-	if (max_id >= e->next_boost)
-		e->next_boost = max_id + 1;
-	(void)boost_save(e); /* without the dropped ones */
+	if (max_id >= c->next_boost)
+		c->next_boost = max_id + 1;
+	core_state_changed(c); /* without the dropped ones */
 }
 
 void
-boost_free_all(struct engine *e)
+boost_free_all(struct core *c)
 {
 	struct boost *b;
 
-	while ((b = TAILQ_FIRST(&e->boosts)) != NULL) {
-		TAILQ_REMOVE(&e->boosts, b, link);
-		if (e->loop != NULL)
-			ev_timer_stop(e->loop, &b->timer);
+	while ((b = TAILQ_FIRST(&c->boosts)) != NULL) {
+		TAILQ_REMOVE(&c->boosts, b, link);
 		boost_free(b);
 	}
 }

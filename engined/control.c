@@ -13,6 +13,7 @@
  */
 #include "engined.h"
 #include "engined_private.h"
+#include "listener.h"
 #include "control_private.h"
 
 #include <errno.h>
@@ -255,7 +256,10 @@ handle_line(struct client *c, char *line)
 	char *argv[64];
 	char err[512] = "";
 	struct buf body = { 0 };
-	struct request rq = { .engine = c->srv->engine, .uid = c->uid, .pid = c->pid };
+	struct request rq = { .core = engine_core(c->srv->engine),
+			      .now = engine_now(c->srv->engine),
+			      .uid = c->uid,
+			      .pid = c->pid };
 	int argc = split(line, argv, 64);
 
 	if (argc == 0)

@@ -5,6 +5,7 @@
 #ifndef CGENGINE_CONTROL_PRIVATE_H
 #define CGENGINE_CONTROL_PRIVATE_H
 
+#include "core.h"
 #include "engined_private.h"
 
 #include <stdarg.h>
@@ -25,7 +26,8 @@ void buf_json_str(struct buf *b, const char *s);
 void buf_reset(struct buf *b);
 
 struct request {
-	struct engine *engine;
+	struct core *core;
+	double now; /* the loop's clock */
 	uid_t uid; /* of the peer, from SO_PEERCRED */
 	pid_t pid;
 	bool json;

@@ -4,8 +4,7 @@
  *   log.c      logging to stderr, syslog or a file
  *   config.c   cgengined.conf (libconfuse)
  *   policy.c   config + hierarchies + rules, built and swapped as one
- *   tasktab.c  per-process bookkeeping (sticky flags)
- *   engine.c   the libev loop: events, classification, rescans, reload
+ *   engine.c   the libev loop, driving the core (core.h)
  *   sticky.c   libcgroup's sticky socket (cgexec/cgclassify --sticky)
  *   main.c     command line, daemonizing, start-up
  */
@@ -150,9 +149,13 @@ struct policy {
 	struct name_table *groups; /* gid -> name cache */
 };
 
-/* Build everything from the config file and rules; NULL on error. */
-struct policy *
-policy_build(const struct overrides *o, const struct report *rep) ENGINED_WUR;
+/*
+ * Build everything from the config file and rules, with the mounted
+ * hierarchies read from mountinfo (NULL: /proc/self/mountinfo); NULL
+ * on error.
+ */
+struct policy *policy_build(const struct overrides *o, const char *mountinfo,
+			    const struct report *rep) ENGINED_WUR;
 void policy_free(struct policy *p);
 /* Cached names (NSS asked once per id per policy); NULL if unknown. */
 const char *policy_user(struct policy *p, uid_t uid);
@@ -161,37 +164,9 @@ const char *policy_group(struct policy *p, gid_t gid);
 const struct group_conf *
 policy_settings(const struct policy *p, size_t h, const char *path);
 
-/* ---- tasktab.c --------------------------------------------------------- */
-
-#define TASK_STICKY	     0x1u /* never reclassify */
-#define TASK_STICKY_CHILDREN 0x2u /* and children forked later */
-
-struct tasktab;
-
-struct tasktab *tasktab_new(void);
-void tasktab_free(struct tasktab *t);
-/* Flags of pid (0 if unknown). */
-unsigned tasktab_flags(const struct tasktab *t, pid_t pid);
-/* Set flags (and the start time that identifies the process); 0/-ENOMEM. */
-int tasktab_set(struct tasktab *t, pid_t pid, uint64_t start, unsigned flags) ENGINED_WUR;
-uint64_t tasktab_start(const struct tasktab *t, pid_t pid);
-void tasktab_forget(struct tasktab *t, pid_t pid);
-size_t tasktab_count(const struct tasktab *t);
-/* Call fn for every entry; fn may not modify the table. */
-void tasktab_foreach(const struct tasktab *t,
-		     void (*fn)(void *arg, pid_t pid, unsigned flags), void *arg);
-
 /* ---- engine.c ---------------------------------------------------------- */
 
 struct engine;
-
-struct engine_stats {
-	uint64_t ev_fork, ev_exec, ev_uid, ev_gid, ev_exit;
-	uint64_t classified, moves, move_failures, vanished;
-	uint64_t lost, rescans, reloads, reload_failures;
-	uint64_t groups_created, groups_removed;
-	uint64_t hook_calls, hook_errors, hook_changes;
-};
 
 struct engine_options {
 	struct overrides ov;
@@ -209,9 +184,13 @@ void engine_set_ready_fd(struct engine *e, int fd);
  * terminating signal.  Returns the exit status. */
 int engine_run(struct engine *e);
 void engine_free(struct engine *e);
-const struct engine_stats *engine_stats(const struct engine *e);
 /* The configuration in force. */
 const struct config *engine_config(const struct engine *e);
+/* The core the loop drives; the loop's clock (monotonic seconds). */
+struct core *engine_core(struct engine *e);
+double engine_now(const struct engine *e);
+/* Reload, telling systemd (RELOADING=1 ... READY=1). */
+void engine_reload(struct engine *e);
 
 /* Used by sticky.c: register pid as sticky.  0 or -errno. */
 int engine_make_sticky(struct engine *e, pid_t pid, uid_t peer, int flag);

@@ -2,6 +2,7 @@
  * files.c -- small helpers for the daemon's own files and sockets.
  */
 #include "engined_private.h"
+#include "listener.h"
 
 #include <errno.h>
 #include <stdio.h>

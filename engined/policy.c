@@ -197,7 +197,7 @@ load_hooks(struct policy *p, const struct report *rep)
 }
 
 struct policy *
-policy_build(const struct overrides *o, const struct report *rep)
+policy_build(const struct overrides *o, const char *mountinfo, const struct report *rep)
 {
 	struct policy *p = calloc(1, sizeof(*p));
 	const char *path = o->config ? o->config : SYSCONFDIR "/cgengine/cgengined.conf";
@@ -211,9 +211,11 @@ policy_build(const struct overrides *o, const struct report *rep)
 	if ((p->cfg = config_load(path, !o->config_explicit, rep)) == NULL)
 		goto fail;
 	apply_overrides(p->cfg, o);
-	int rc = hier_discover("/proc/self/mountinfo", &p->all);
+	if (mountinfo == NULL)
+		mountinfo = "/proc/self/mountinfo";
+	int rc = hier_discover(mountinfo, &p->all);
 	if (rc < 0) {
-		report_msg(rep, "/proc/self/mountinfo: cannot read: %s", strerror(-rc));
+		report_msg(rep, "%s: cannot read: %s", mountinfo, strerror(-rc));
 		goto fail;
 	}
 	if (select_hierarchies(p, rep) < 0 || resolve_settings(p, rep) < 0)

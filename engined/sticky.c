@@ -11,6 +11,7 @@
  */
 #include "engined.h"
 #include "engined_private.h"
+#include "listener.h"
 
 #include <errno.h>
 #include <ev.h>

@@ -6,7 +6,6 @@
  * boost their own processes through a profile granted to them, and
  * list or end their own boosts.  Every denial is answered and logged.
  */
-#include "engined.h"
 #include "control_private.h"
 
 #include <errno.h>
@@ -64,10 +63,10 @@ static const struct counter {
 	const char *key;    /* in "json status": counters.KEY */
 	const char *metric; /* cgengine_METRIC; NULL = an events_total type */
 	const char *help;
-	size_t offset; /* in struct engine_stats */
+	size_t offset; /* in struct core_stats */
 } counters[] = {
 /* clang-format off */
-#define C(key, metric, help, field) { key, metric, help, offsetof(struct engine_stats, field) }
+#define C(key, metric, help, field) { key, metric, help, offsetof(struct core_stats, field) }
 	/* clang-format on */
 	C("fork", NULL, NULL, ev_fork),
 	C("exec", NULL, NULL, ev_exec),
@@ -96,15 +95,15 @@ static const struct counter {
 #define NCOUNTERS (sizeof(counters) / sizeof(counters[0]))
 
 static unsigned long long
-value(const struct engine *e, const struct counter *c)
+value(const struct core *e, const struct counter *c)
 {
-	return (unsigned long long)*(const uint64_t *)((const char *)&e->stats +
+	return (unsigned long long)*(const uint64_t *)((const char *)core_stats(e) +
 						       c->offset);
 }
 
 /* by name, for the text status */
 static unsigned long long
-count(const struct engine *e, const char *key)
+count(const struct core *e, const char *key)
 {
 	for (size_t i = 0; i < NCOUNTERS; i++)
 		if (strcmp(counters[i].key, key) == 0)
@@ -113,23 +112,23 @@ count(const struct engine *e, const char *key)
 }
 
 static const char *
-match_name(const struct engine *e)
+match_name(const struct core *e)
 {
-	return e->pol->cfg->match == RULES_FIRST_MATCH ? "first-match" : "per-hierarchy";
+	return core_policy(e)->cfg->match == RULES_FIRST_MATCH ? "first-match" : "per-hierarchy";
 }
 
 static void
-status_json(struct engine *e, long up, struct buf *out)
+status_json(struct core *e, long up, struct buf *out)
 {
 	buf_printf(out, "{\"version\":\"%s\",\"protocol\":%d,\"pid\":%d,\"uptime\":%ld,",
 		   PACKAGE_VERSION, CONTROL_PROTOCOL, (int)getpid(), up);
 	buf_printf(out, "\"paused\":%s,\"rules\":%zu,\"match\":\"%s\",\"boosts\":%zu,",
-		   e->paused ? "true" : "false", rules_count(e->pol->rules),
-		   match_name(e), boost_count(e));
+		   core_paused(e) ? "true" : "false", rules_count(core_policy(e)->rules),
+		   match_name(e), core_boost_count(e));
 	buf_printf(out, "\"hierarchies\":[");
-	for (size_t i = 0; i < e->pol->n; i++) {
+	for (size_t i = 0; i < core_policy(e)->n; i++) {
 		buf_printf(out, "%s", i ? "," : "");
-		buf_json_str(out, e->pol->labels[i]);
+		buf_json_str(out, core_policy(e)->labels[i]);
 	}
 	buf_printf(out, "],\"counters\":{");
 	for (size_t i = 0; i < NCOUNTERS; i++)
@@ -142,8 +141,8 @@ static int
 v_status(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
 	 size_t errlen)
 {
-	struct engine *e = rq->engine;
-	long up = (long)difftime(time(NULL), e->started);
+	struct core *e = rq->core;
+	long up = (long)difftime(time(NULL), core_started(e));
 	char upt[64];
 
 	if (rq->json) {
@@ -152,12 +151,12 @@ v_status(const struct request *rq, int argc, char **argv, struct buf *out, char 
 	}
 	duration_text(up, upt, sizeof(upt));
 	buf_printf(out, "cgengined %s, pid %d, up %s%s\n", PACKAGE_VERSION, (int)getpid(),
-		   upt, e->paused ? ", PAUSED (moves nothing)" : "");
-	buf_printf(out, "rules:        %zu (%s)\n", rules_count(e->pol->rules),
+		   upt, core_paused(e) ? ", PAUSED (moves nothing)" : "");
+	buf_printf(out, "rules:        %zu (%s)\n", rules_count(core_policy(e)->rules),
 		   match_name(e));
 	buf_printf(out, "hierarchies: ");
-	for (size_t i = 0; i < e->pol->n; i++)
-		buf_printf(out, " %s", e->pol->labels[i]);
+	for (size_t i = 0; i < core_policy(e)->n; i++)
+		buf_printf(out, " %s", core_policy(e)->labels[i]);
 	buf_printf(
 		out,
 		"\nevents:       fork %llu, exec %llu, uid %llu, gid %llu, exit %llu\n",
@@ -172,9 +171,9 @@ v_status(const struct request *rq, int argc, char **argv, struct buf *out, char 
 		   count(e, "lost_events"), count(e, "rescans"), count(e, "reloads"),
 		   count(e, "failed_reloads"));
 	buf_printf(out, "lua:          %s, calls %llu, errors %llu\n",
-		   e->pol->hooks ? e->pol->cfg->lua_script : "none",
+		   core_policy(e)->hooks ? core_policy(e)->cfg->lua_script : "none",
 		   count(e, "lua_calls"), count(e, "lua_errors"));
-	buf_printf(out, "boosts:       %zu active\n", boost_count(e));
+	buf_printf(out, "boosts:       %zu active\n", core_boost_count(e));
 	return 0;
 }
 
@@ -191,7 +190,7 @@ static int
 v_metrics(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
 	  size_t errlen)
 {
-	struct engine *e = rq->engine;
+	struct core *e = rq->core;
 
 	if (rq->json)
 		return v_status(rq, argc, argv, out, err, errlen);
@@ -205,29 +204,29 @@ v_metrics(const struct request *rq, int argc, char **argv, struct buf *out, char
 		if (counters[i].metric != NULL)
 			metric(out, counters[i].metric, "counter", counters[i].help,
 			       value(e, &counters[i]));
-	metric(out, "boosts_active", "gauge", "Boosts in force.", boost_count(e));
-	metric(out, "rules", "gauge", "Rules loaded.", rules_count(e->pol->rules));
-	metric(out, "paused", "gauge", "1 while paused.", e->paused);
+	metric(out, "boosts_active", "gauge", "Boosts in force.", core_boost_count(e));
+	metric(out, "rules", "gauge", "Rules loaded.", rules_count(core_policy(e)->rules));
+	metric(out, "paused", "gauge", "1 while paused.", core_paused(e));
 	metric(out, "uptime_seconds", "gauge", "Seconds since start.",
-	       (unsigned long long)difftime(time(NULL), e->started));
+	       (unsigned long long)difftime(time(NULL), core_started(e)));
 	return 0;
 }
 
 /* ---- explain, test ------------------------------------------------------------ */
 
 static void
-verdict_rows(struct engine *e, bool json, const struct task_cgroups *cg, struct buf *out)
+verdict_rows(struct core *e, bool json, const struct task_cgroups *cg, struct buf *out)
 {
 	if (!json)
 		buf_printf(out, "%-20s %-24s %-24s %s\n", "HIERARCHY",
 			   cg ? "CURRENT" : "", "WANTED", "WHY");
-	for (size_t i = 0; i < e->pol->n; i++) {
-		const struct verdict *v = &e->verdicts[i];
-		const char *cur = cg ? task_cgroup_of(cg, e->pol->names[i]) : NULL;
+	for (size_t i = 0; i < core_policy(e)->n; i++) {
+		const struct verdict *v = &core_verdicts(e)[i];
+		const char *cur = cg ? task_cgroup_of(cg, core_policy(e)->names[i]) : NULL;
 
 		if (json) {
 			buf_printf(out, "%s{\"hierarchy\":", i ? "," : "");
-			buf_json_str(out, e->pol->labels[i]);
+			buf_json_str(out, core_policy(e)->labels[i]);
 			if (cg != NULL) {
 				buf_printf(out, ",\"current\":");
 				if (cur)
@@ -244,7 +243,7 @@ verdict_rows(struct engine *e, bool json, const struct task_cgroups *cg, struct 
 			buf_json_str(out, v->reason);
 			buf_printf(out, "}");
 		} else {
-			buf_printf(out, "%-20s %-24s %-24s %s\n", e->pol->labels[i],
+			buf_printf(out, "%-20s %-24s %-24s %s\n", core_policy(e)->labels[i],
 				   cg ? (cur ? cur : "?") : "",
 				   v->move ? v->dest : "(left alone)", v->reason);
 		}
@@ -255,25 +254,25 @@ static int
 v_explain(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
 	  size_t errlen)
 {
-	struct engine *e = rq->engine;
-	static struct task t;
-	static struct task_cgroups cg;
+	struct core *e = rq->core;
 	pid_t pid;
 
 	if (argc != 2 || !parse_pid(argv[1], &pid))
 		return ERR("usage: explain PID");
-	enum decide_result r = classify_decide(e, pid, &t, &cg);
+	enum decide_result r = core_explain(e, pid, rq->uid);
 	if (r == DECIDE_GONE)
 		return ERR("no process %d", (int)pid);
 	if (r == DECIDE_KTHREAD)
 		return ERR("pid %d is a kernel thread; cgengined never moves those",
 			   (int)pid);
-	if (!owns(rq->uid, &t)) {
+	if (r == DECIDE_DENIED) {
 		log_warning("control: uid %u denied: explain of pid %d, not its own",
 			    (unsigned)rq->uid, (int)pid);
 		return ERR("permission denied: pid %d belongs to another user", (int)pid);
 	}
-	const char *user = policy_user(e->pol, t.euid);
+	const struct task t = *core_snapshot(e);
+	const struct task_cgroups *cg = core_snapshot_cgroups(e);
+	const char *user = core_user_name(e, t.euid);
 	if (rq->json) {
 		buf_printf(out, "{\"pid\":%d,\"comm\":", (int)pid);
 		buf_json_str(out, t.comm);
@@ -283,15 +282,15 @@ v_explain(const struct request *rq, int argc, char **argv, struct buf *out, char
 		buf_json_str(out, user ? user : "");
 		buf_printf(out, ",\"sticky\":%s,\"paused\":%s,\"hierarchies\":[",
 			   r == DECIDE_STICKY ? "true" : "false",
-			   e->paused ? "true" : "false");
-		verdict_rows(e, true, &cg, out);
+			   core_paused(e) ? "true" : "false");
+		verdict_rows(e, true, cg, out);
 		buf_printf(out, "]}\n");
 		return 0;
 	}
 	buf_printf(out, "pid %d (%s) %s, uid %u (%s), gid %u%s\n", (int)pid, t.comm,
 		   t.exe[0] ? t.exe : "", (unsigned)t.euid, user ? user : "?",
-		   (unsigned)t.egid, e->paused ? "; the daemon is PAUSED" : "");
-	verdict_rows(e, false, &cg, out);
+		   (unsigned)t.egid, core_paused(e) ? "; the daemon is PAUSED" : "");
+	verdict_rows(e, false, cg, out);
 	return 0;
 }
 
@@ -341,7 +340,7 @@ static int
 v_test(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
        size_t errlen)
 {
-	struct engine *e = rq->engine;
+	struct core *e = rq->core;
 	static struct task t;
 	char cmd[4096];
 	size_t cmdlen = 0;
@@ -380,7 +379,7 @@ v_test(const struct request *rq, int argc, char **argv, struct buf *out, char *e
 	snprintf(t.comm, sizeof(t.comm), "%.63s", base ? base + 1 : t.exe);
 	if (cmdlen > 0 && t.exe[0] != '\0')
 		task_script_from_cmdline(t.exe, cmd, cmdlen, t.script, sizeof(t.script));
-	classify_whatif(e, &t, cmdlen ? cmd : NULL, cmdlen);
+	core_whatif(e, &t, cmdlen ? cmd : NULL, cmdlen);
 	if (rq->json) {
 		buf_printf(out, "{\"uid\":%u,\"gid\":%u,\"exe\":", (unsigned)t.euid,
 			   (unsigned)t.egid);
@@ -455,18 +454,17 @@ deny(const struct request *rq, char *err, size_t errlen, const char *fmt, ...)
 }
 
 static int
-boost_answer(const struct request *rq, long id, struct buf *out)
+boost_answer(const struct request *rq, const struct boost_info *b, struct buf *out)
 {
-	const struct boost *b = boost_find(rq->engine, (unsigned)id);
 	char when[64];
 	struct tm tm;
 
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime_r(&b->expires, &tm));
 	if (rq->json)
-		buf_printf(out, "{\"id\":%ld,\"expires\":%lld}\n", id,
+		buf_printf(out, "{\"id\":%u,\"expires\":%lld}\n", b->id,
 			   (long long)b->expires);
 	else
-		buf_printf(out, "boost #%ld: %s:%s until %s\n", id, b->hier, b->dest,
+		buf_printf(out, "boost #%u: %s:%s until %s\n", b->id, b->hier, b->dest,
 			   when);
 	return 0;
 }
@@ -476,13 +474,13 @@ static int
 boost_profile(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
 	      size_t errlen)
 {
-	struct engine *e = rq->engine;
+	struct core *e = rq->core;
 	struct task t;
 	pid_t pid;
 
 	if (argc < 4 || argc > 5 || !parse_pid(argv[3], &pid))
 		return ERR("usage: boost --profile NAME PID [DURATION]");
-	const struct boost_profile *p = find_profile(e->pol->cfg, argv[2]);
+	const struct boost_profile *p = find_profile(core_policy(e)->cfg, argv[2]);
 	if (p == NULL)
 		return ERR("no boost profile '%s'", argv[2]);
 	long secs = argc == 5 ? parse_duration(argv[4]) : p->max_seconds;
@@ -492,7 +490,7 @@ boost_profile(const struct request *rq, int argc, char **argv, struct buf *out, 
 		return deny(rq, err, errlen,
 			    "boost profile '%s' is not granted to uid %u", p->name,
 			    (unsigned)rq->uid);
-	if (task_read("/proc", pid, 0, &t) < 0)
+	if (core_read_task(e, pid, &t) < 0)
 		return ERR("no process %d", (int)pid);
 	if (!owns(rq->uid, &t))
 		return deny(rq, err, errlen, "pid %d belongs to another user", (int)pid);
@@ -509,8 +507,10 @@ boost_profile(const struct request *rq, int argc, char **argv, struct buf *out, 
 				    .seconds = secs,
 				    .owner = rq->uid,
 				    .profile = p->name };
-	long id = boost_start(e, &br, err, errlen);
-	return id < 0 ? -1 : boost_answer(rq, id, out);
+	struct boost_info info;
+	if (core_boost_start(e, &br, &info, err, errlen) < 0)
+		return -1;
+	return boost_answer(rq, &info, out);
 }
 
 static int
@@ -535,15 +535,17 @@ v_boost(const struct request *rq, int argc, char **argv, struct buf *out, char *
 				    .dest = colon + 1,
 				    .seconds = secs,
 				    .owner = 0 };
-	long id = boost_start(rq->engine, &br, err, errlen);
-	return id < 0 ? -1 : boost_answer(rq, id, out);
+	struct boost_info info;
+	if (core_boost_start(rq->core, &br, &info, err, errlen) < 0)
+		return -1;
+	return boost_answer(rq, &info, out);
 }
 
 static int
 v_unboost(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
 	  size_t errlen)
 {
-	struct engine *e = rq->engine;
+	struct core *e = rq->core;
 	const char *arg = argc == 2 ? argv[1] : "";
 	bool by_id = arg[0] == '#';
 	pid_t n;
@@ -552,12 +554,12 @@ v_unboost(const struct request *rq, int argc, char **argv, struct buf *out, char
 	if (!parse_pid(by_id ? arg + 1 : arg, &n))
 		return ERR("usage: unboost ID|PID  (an id may be written #ID)");
 	snprintf(why, sizeof(why), "cancelled by uid %u", (unsigned)rq->uid);
-	struct boost *b = boost_find(e, (unsigned)n); /* an id wins over a pid */
+	const struct boost *b = core_boost_find(e, (unsigned)n); /* an id wins over a pid */
 	if (b != NULL) {
 		if (rq->uid != 0 && b->owner != rq->uid)
 			return deny(rq, err, errlen, "boost #%u is not yours", b->id);
 		unsigned id = b->id;
-		(void)boost_end(e, id, why);
+		(void)core_boost_end(e, id, why);
 		buf_printf(out, rq->json ? "{\"ended\":[%u]}\n" : "boost #%u ended\n",
 			   id);
 		return 0;
@@ -567,7 +569,7 @@ v_unboost(const struct request *rq, int argc, char **argv, struct buf *out, char
 	/* a pid: end every boost it is a member of */
 	unsigned ended[64];
 	size_t count = 0;
-	TAILQ_FOREACH(b, &e->boosts, link)
+	TAILQ_FOREACH(b, core_boosts(e), link)
 	for (size_t i = 0; i < b->n && count < 64; i++)
 		if (b->m[i].pid == n && (rq->uid == 0 || b->owner == rq->uid))
 			ended[count++] = b->id;
@@ -575,7 +577,7 @@ v_unboost(const struct request *rq, int argc, char **argv, struct buf *out, char
 		return ERR("no boost #%d and no boost of yours for pid %d", (int)n,
 			   (int)n);
 	for (size_t i = 0; i < count; i++)
-		(void)boost_end(e, ended[i], why);
+		(void)core_boost_end(e, ended[i], why);
 	buf_printf(out, rq->json ? "{\"ended\":[" : "ended:");
 	for (size_t i = 0; i < count; i++)
 		buf_printf(out, rq->json ? "%s%u" : "%s#%u", i && rq->json ? "," : " ",
@@ -588,7 +590,7 @@ static int
 v_boosts(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
 	 size_t errlen)
 {
-	struct engine *e = rq->engine;
+	struct core *e = rq->core;
 	const struct boost *b;
 	bool first = true;
 
@@ -598,7 +600,7 @@ v_boosts(const struct request *rq, int argc, char **argv, struct buf *out, char 
 		buf_printf(out, "%-5s %-20s %-24s %-10s %-6s %-12s %s\n", "ID",
 			   "HIERARCHY", "DESTINATION", "LEFT", "OWNER", "PROFILE",
 			   "PIDS");
-	TAILQ_FOREACH(b, &e->boosts, link)
+	TAILQ_FOREACH(b, core_boosts(e), link)
 	{
 		long left = (long)difftime(b->expires, time(NULL));
 		char lt[32];
@@ -643,16 +645,11 @@ static int
 v_reload(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
 	 size_t errlen)
 {
-	uint64_t failed = rq->engine->stats.reload_failures;
-
-	engine_reload(rq->engine);
-	if (rq->engine->stats.reload_failures != failed)
-		return ERR(
-			"reload failed; the previous configuration stays (see the log)");
+	if (core_reload(rq->core, rq->now) < 0)
+		return ERR("reload failed; the previous configuration stays (see the log)");
 	buf_printf(out,
-		   rq->json ? "{\"reloaded\":true,\"rules\":%zu}\n"
-			    : "reloaded: %zu rules\n",
-		   rules_count(rq->engine->pol->rules));
+		   rq->json ? "{\"reloaded\":true,\"rules\":%zu}\n" : "reloaded: %zu rules\n",
+		   rules_count(core_policy(rq->core)->rules));
 	return 0;
 }
 
@@ -660,7 +657,7 @@ static int
 v_pause(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
 	size_t errlen)
 {
-	rq->engine->paused = true;
+	core_set_paused(rq->core, true, rq->now);
 	log_notice("paused by uid %u: processes are no longer moved", (unsigned)rq->uid);
 	buf_printf(out, rq->json ? "{\"paused\":true}\n" : "paused\n");
 	return 0;
@@ -670,14 +667,11 @@ static int
 v_resume(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
 	 size_t errlen)
 {
-	struct engine *e = rq->engine;
-	bool was = e->paused;
+	struct core *e = rq->core;
 
-	e->paused = false;
-	if (was) {
+	if (core_paused(e))
 		log_notice("resumed by uid %u; catching up", (unsigned)rq->uid);
-		engine_rescan(e);
-	}
+	core_set_paused(e, false, rq->now);
 	buf_printf(out, rq->json ? "{\"paused\":false}\n" : "resumed\n");
 	return 0;
 }
@@ -686,7 +680,7 @@ static int
 v_rules(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
 	size_t errlen)
 {
-	const struct rules_set *set = rq->engine->pol->rules;
+	const struct rules_set *set = core_policy(rq->core)->rules;
 
 	buf_printf(out, rq->json ? "[" : "");
 	for (size_t i = 0; i < rules_count(set); i++) {

@@ -104,6 +104,34 @@ int task_read_cmdline(const char *procroot, pid_t pid, char *buf, size_t len) KE
 int task_start_time(const char *procroot, pid_t pid, uint64_t *start) KERNEL_WUR;
 
 /*
+ * A process's identity: its pid and its start time.  A pid is reused
+ * once its process is gone; the pair never is.  This one type is what
+ * the daemon remembers processes by (sticky flags, boosts).
+ */
+struct procid {
+	pid_t pid;
+	uint64_t start; /* clock ticks since boot, as task_start_time() */
+};
+
+/* The identity of the process pid is now; -ESRCH when there is none. */
+int task_procid(const char *procroot, pid_t pid, struct procid *id) KERNEL_WUR;
+/* Same process? */
+static inline bool
+procid_eq(struct procid a, struct procid b)
+{
+	return a.pid == b.pid && a.start == b.start;
+}
+/* Is id still running (same pid, same start time)? */
+bool task_alive(const char *procroot, struct procid id);
+/*
+ * Threads of thread group pid still counted by the kernel (the
+ * "Threads:" line of status); -ESRCH when it is gone.  When the main
+ * thread exits with pthread_exit the process lives on and this stays
+ * above 1.
+ */
+int task_threads(const char *procroot, pid_t pid) KERNEL_WUR;
+
+/*
  * A task's current groups, parsed from /proc/PID/cgroup.  Large enough
  * for a few hundred hierarchies; beyond that the last lines are
  * dropped (their groups read as unknown), never misparsed.

@@ -317,3 +317,38 @@ task_foreach(const char *procroot, int (*fn)(void *arg, pid_t pid), void *arg)
 	closedir(d);
 	return rc;
 }
+
+/* ---- process identity ------------------------------------------------------ */
+
+int
+task_procid(const char *procroot, pid_t pid, struct procid *id)
+{
+	int rc = task_start_time(procroot, pid, &id->start);
+
+	id->pid = pid;
+	return rc;
+}
+
+bool
+task_alive(const char *procroot, struct procid id)
+{
+	struct procid now;
+
+	return task_procid(procroot, id.pid, &now) == 0 && procid_eq(now, id);
+}
+
+int
+task_threads(const char *procroot, pid_t pid)
+{
+	char path[128], buf[16384];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%d/status", procroot, (int)pid);
+	if ((n = read_file(path, buf, sizeof(buf))) < 0)
+		return gone((int)n);
+	const char *s = strstr(buf, "\nThreads:");
+	if (s == NULL)
+		return 1; /* not reported: take it as one */
+	long v = strtol(s + 9, NULL, 10);
+	return v > 0 ? (int)v : 1;
+}

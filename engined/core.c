@@ -1,0 +1,676 @@
+/*
+ * core.c -- the core's life cycle, the events it is fed, and its
+ * deadlines.
+ *
+ *   kernel event ──▶ core_event(): bookkeeping, pending thread groups
+ *   end of batch ──▶ core_batch_done(): classify() each of them once
+ *   deadline     ──▶ core_timeout(): deferred entries, rescans, boost
+ *                    expiry, empty groups, the boost state file
+ *
+ * The loop owns every watcher and timer; the core only says, through
+ * core_next_deadline(), when it next wants to be called.
+ */
+#include "core_private.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RESCAN_INTERVAL	 1.0   /* seconds between two rescans at most */
+#define CLEANUP_INTERVAL 2.0   /* how often empty template groups are looked for */
+#define DEFER_DELAY	 0.002 /* how long a uid/gid-only entry may wait */
+#define SAVE_INTERVAL	 0.5   /* the boost state is written at most this often */
+
+/* ---- the real cgroupfs, through a cache of open cgroup.procs files ----------- */
+
+static int
+real_mkdir(void *arg, const struct hier *h, const char *path, bool *created)
+{
+	return cgfs_mkdir(h, path, created);
+}
+
+static int
+real_set(void *arg, const struct hier *h, const char *path, const char *key,
+	 const char *value)
+{
+	return cgfs_set(h, path, key, value);
+}
+
+static int
+real_move(void *arg, const struct hier *h, const char *path, pid_t tgid)
+{
+	return cgfs_move_cached(arg, h, path, tgid);
+}
+
+static int
+real_rmdir(void *arg, const struct hier *h, const char *path)
+{
+	return cgfs_rmdir(h, path);
+}
+
+static bool
+real_is_empty(void *arg, const struct hier *h, const char *path)
+{
+	return cgfs_is_empty(h, path);
+}
+
+static void
+real_flush(void *arg)
+{
+	cgfs_cache_flush(arg);
+}
+
+static time_t
+real_wall(void)
+{
+	return time(NULL);
+}
+
+time_t
+core_wall(const struct core *c)
+{
+	return c->env.wall();
+}
+
+/* ---- the process table ---------------------------------------------------------- */
+
+struct proc *
+core_known(struct core *c, pid_t pid)
+{
+	struct proc *p = proctab_get(c->procs, pid);
+
+	if (p == NULL || task_alive(c->env.procroot, p->id))
+		return p;
+	struct procid gone = p->id;
+	boost_exit(c, gone); /* it exited unseen; the pid may be reused */
+	proctab_forget(c->procs, pid);
+	return NULL;
+}
+
+void
+core_set_flags(struct core *c, struct procid id, unsigned flags)
+{
+	if (proctab_set(c->procs, id, flags) < 0)
+		log_warning("out of memory: pid %d not tracked", (int)id.pid);
+}
+
+unsigned
+core_proc_flags(struct core *c, pid_t pid)
+{
+	const struct proc *p = core_known(c, pid);
+
+	return p != NULL ? p->flags : 0;
+}
+
+size_t
+core_proc_count(const struct core *c)
+{
+	return proctab_count(c->procs);
+}
+
+/* ---- pending thread groups ----------------------------------------------------- */
+
+static void
+request_rescan(struct core *c)
+{
+	if (c->rescan_at > 0)
+		return;
+	double at = c->last_rescan + RESCAN_INTERVAL;
+	c->rescan_at = at > c->now ? at : c->now;
+}
+
+static void
+add_pending(struct core *c, pid_t tgid, bool exec)
+{
+	for (size_t i = 0; i < c->npending; i++)
+		if (c->pending[i].tgid == tgid) {
+			c->pending[i].exec |= exec;
+			return;
+		}
+	if (c->npending == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 256;
+		struct pending *v = realloc(c->pending, cap * sizeof(*v));
+
+		if (v == NULL) {
+			request_rescan(c); /* cannot remember: catch up later */
+			return;
+		}
+		c->pending = v;
+		c->cap = cap;
+	}
+	c->pending[c->npending++] = (struct pending){ .tgid = tgid, .exec = exec };
+}
+
+static void
+drop_pending(struct core *c, pid_t tgid)
+{
+	for (size_t i = 0; i < c->npending; i++)
+		if (c->pending[i].tgid == tgid)
+			c->pending[i].tgid = 0;
+}
+
+/*
+ * Classify what the batch asked for.  A uid/gid change is usually
+ * followed at once by an exec (su, sudo, login, setpriv): such entries
+ * wait one batch (at most DEFER_DELAY) so the process is classified
+ * once, after its exec, instead of twice.  `all` flushes everything.
+ */
+static void
+run_pending(struct core *c, bool all)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < c->npending; i++) {
+		struct pending *p = &c->pending[i];
+
+		if (p->tgid == 0)
+			continue;
+		if (!all && !p->exec && !p->waited) {
+			p->waited = true;
+			c->pending[kept++] = *p;
+			continue;
+		}
+		classify(c, p->tgid);
+	}
+	c->npending = kept;
+	c->defer_at = kept > 0 ? c->now + DEFER_DELAY : 0;
+}
+
+void
+core_batch_done(struct core *c, double now)
+{
+	c->now = now;
+	run_pending(c, false);
+}
+
+/* ---- events ------------------------------------------------------------------------ */
+
+static void
+on_fork(struct core *c, const struct procev_event *ev)
+{
+	struct procid child;
+
+	if (ev->pid != ev->tgid)
+		return; /* a new thread, not a new process */
+	if (proctab_get(c->procs, ev->parent_tgid) == NULL)
+		return; /* the common case: nothing to inherit */
+	/* the parent's entry counts only if it is still that process
+	 * (an exit event may have been lost and the pid reused) */
+	const struct proc *parent = core_known(c, ev->parent_tgid);
+	if (parent == NULL)
+		return;
+	struct procid pid = parent->id;
+	unsigned pflags = parent->flags;
+	if (task_procid(c->env.procroot, ev->tgid, &child) < 0)
+		return; /* already gone */
+	if (pflags & PROC_BOOSTED)
+		boost_fork(c, pid, child);
+	if (!(pflags & PROC_STICKY_CHILDREN))
+		return;
+	const struct proc *old = proctab_get(c->procs, child.pid);
+	unsigned flags = old != NULL && procid_eq(old->id, child) ? old->flags : 0;
+	core_set_flags(c, child, flags | PROC_STICKY | PROC_STICKY_CHILDREN);
+}
+
+/*
+ * The kernel reports EXIT with pid == tgid when the main thread exits,
+ * even if other threads run on (pthread_exit in main): such a process
+ * keeps its flags and boosts until its last thread is gone.
+ */
+static void
+on_exit_event(struct core *c, const struct procev_event *ev)
+{
+	struct proc *p = proctab_get(c->procs, ev->tgid);
+
+	if (ev->pid == ev->tgid)
+		drop_pending(c, ev->tgid);
+	if (p == NULL)
+		return;
+	if (ev->pid != ev->tgid && !(p->flags & PROC_LEADER_GONE))
+		return; /* one thread of many */
+	if (task_alive(c->env.procroot, p->id) && task_threads(c->env.procroot, ev->tgid) > 1) {
+		p->flags |= PROC_LEADER_GONE;
+		return;
+	}
+	struct procid id = p->id;
+	if (p->flags & PROC_BOOSTED)
+		boost_exit(c, id);
+	proctab_forget(c->procs, id.pid);
+}
+
+void
+core_event(struct core *c, const struct procev_event *ev, double now)
+{
+	c->now = now;
+	switch (ev->type) {
+	case PROCEV_FORK:
+		c->stats.ev_fork++;
+		on_fork(c, ev);
+		break;
+	case PROCEV_EXEC:
+		c->stats.ev_exec++;
+		add_pending(c, ev->tgid, true);
+		break;
+	case PROCEV_UID:
+		c->stats.ev_uid++;
+		add_pending(c, ev->tgid, false);
+		break;
+	case PROCEV_GID:
+		c->stats.ev_gid++;
+		add_pending(c, ev->tgid, false);
+		break;
+	case PROCEV_EXIT:
+		c->stats.ev_exit++;
+		on_exit_event(c, ev);
+		break;
+	}
+}
+
+void
+core_lost_events(struct core *c, double now)
+{
+	c->now = now;
+	c->stats.lost++;
+	request_rescan(c);
+}
+
+/* ---- rescans ----------------------------------------------------------------------- */
+
+static int
+classify_cb(void *arg, pid_t pid)
+{
+	classify(arg, pid);
+	return 0;
+}
+
+static void
+collect_pid(void *arg, const struct proc *p)
+{
+	pid_t **cursor = arg;
+
+	*(*cursor)++ = p->id.pid;
+}
+
+/* Forget every table entry whose process is gone (its exit unseen). */
+static void
+prune_procs(struct core *c)
+{
+	size_t n = proctab_count(c->procs);
+	pid_t *pids = n ? calloc(n, sizeof(*pids)) : NULL;
+	pid_t *cursor = pids;
+
+	if (pids == NULL)
+		return;
+	proctab_foreach(c->procs, collect_pid, &cursor);
+	for (size_t i = 0; i < n; i++)
+		(void)core_known(c, pids[i]); /* forgets it if gone */
+	free(pids);
+}
+
+void
+core_rescan(struct core *c, double now)
+{
+	c->now = now;
+	c->last_rescan = now;
+	c->rescan_at = 0;
+	c->stats.rescans++;
+	prune_procs(c);
+	int rc = task_foreach(c->env.procroot, classify_cb, c);
+	if (rc < 0)
+		log_error("cannot scan %s: %s", c->env.procroot, strerror(-rc));
+}
+
+/* ---- groups made from templates ------------------------------------------------------- */
+
+static void
+made_free(struct made_group *g)
+{
+	free(g->hier);
+	free(g->path);
+	free(g);
+}
+
+void
+core_made(struct core *c, const struct hier *h, const char *path)
+{
+	struct made_group *g;
+
+	LIST_FOREACH(g, &c->made, link)
+	if (strcmp(g->hier, h->name) == 0 && strcmp(g->path, path) == 0)
+		return;
+	if ((g = calloc(1, sizeof(*g))) == NULL)
+		return;
+	g->hier = strdup(h->name);
+	g->path = strdup(path);
+	if (g->hier == NULL || g->path == NULL) {
+		made_free(g);
+		return;
+	}
+	LIST_INSERT_HEAD(&c->made, g, link);
+	if (c->cleanup_at == 0)
+		c->cleanup_at = c->now + CLEANUP_INTERVAL;
+}
+
+/* Remove the template groups that are empty now. */
+static void
+cleanup(struct core *c)
+{
+	const struct core_cgfs *fs = c->env.cgfs;
+	struct made_group *g, *next;
+
+	for (g = LIST_FIRST(&c->made); g != NULL; g = next) {
+		next = LIST_NEXT(g, link);
+		const struct hier *h = core_managed_by_name(c->pol, g->hier);
+		int rc = -ENOENT;
+
+		if (h != NULL) {
+			if (!fs->is_empty(fs->arg, h, g->path))
+				continue;
+			fs->flush(fs->arg); /* no open file inside it */
+			rc = fs->rmdir(fs->arg, h, g->path);
+		}
+		if (rc == -EBUSY)
+			continue; /* has sub-groups, or a task just arrived */
+		if (rc == 0) {
+			c->stats.groups_removed++;
+			log_info("removed empty group %s:%s", g->hier, g->path);
+		}
+		LIST_REMOVE(g, link);
+		made_free(g);
+	}
+	c->cleanup_at = LIST_EMPTY(&c->made) ? 0 : c->now + CLEANUP_INTERVAL;
+}
+
+/* ---- the boost state file ------------------------------------------------------------- */
+
+void
+core_state_changed(struct core *c)
+{
+	c->state_dirty = true;
+	if (c->save_at == 0) {
+		double at = c->last_save + SAVE_INTERVAL;
+		c->save_at = at > c->now ? at : c->now;
+	}
+}
+
+static void
+save_state(struct core *c)
+{
+	c->save_at = 0;
+	c->last_save = c->now;
+	if (!c->state_dirty)
+		return;
+	c->state_dirty = false;
+	c->stats.state_saves++;
+	if (boost_save(c) < 0)
+		c->stats.state_save_failures++;
+}
+
+/* ---- deadlines ------------------------------------------------------------------------ */
+
+static double
+earliest(double a, double b)
+{
+	if (a <= 0)
+		return b;
+	if (b <= 0)
+		return a;
+	return a < b ? a : b;
+}
+
+double
+core_next_deadline(const struct core *c)
+{
+	double t = earliest(c->defer_at, c->rescan_at);
+
+	t = earliest(t, c->cleanup_at);
+	t = earliest(t, c->save_at);
+	time_t exp = boost_next_expiry(c);
+	if (exp != 0) {
+		double left = difftime(exp, c->env.wall());
+		t = earliest(t, c->now + (left > 0 ? left : 0) + 1e-6);
+	}
+	return t > 0 ? t : -1;
+}
+
+void
+core_timeout(struct core *c, double now)
+{
+	c->now = now;
+	if (c->defer_at > 0 && now >= c->defer_at)
+		run_pending(c, true);
+	if (c->rescan_at > 0 && now >= c->rescan_at) {
+		log_notice("rescanning %s after lost events", c->env.procroot);
+		core_rescan(c, now);
+	}
+	boost_expire(c);
+	if (c->cleanup_at > 0 && now >= c->cleanup_at)
+		cleanup(c);
+	if (c->save_at > 0 && now >= c->save_at)
+		save_state(c);
+}
+
+/* ---- reload ------------------------------------------------------------------------ */
+
+static void
+log_report(void *arg, const char *msg)
+{
+	log_error("%s", msg);
+}
+
+static struct policy *
+build_policy(const struct core *c, const struct report *rep)
+{
+	return policy_build(&c->ov, c->env.mountinfo, rep);
+}
+
+int
+core_reload(struct core *c, double now)
+{
+	struct report rep = { .fn = log_report };
+	struct policy *np;
+
+	c->now = now;
+	log_notice("reloading configuration and rules");
+	if ((np = build_policy(c, &rep)) == NULL) {
+		c->stats.reload_failures++;
+		log_error("reload failed; the previous configuration and rules stay in force");
+		return -1;
+	}
+	struct policy *old = c->pol;
+	c->env.cgfs->flush(c->env.cgfs->arg); /* mounts may have changed */
+	c->pol = np;
+	policy_free(old);
+	log_set_level(np->cfg->log_level);
+	c->stats.reloads++;
+	log_notice("reloaded: %zu rules, %zu managed hierarchies", rules_count(np->rules),
+		   np->n);
+	core_rescan(c, now); /* apply the new rules to running processes */
+	return 0;
+}
+
+/* ---- sticky requests ------------------------------------------------------------------ */
+
+int
+core_make_sticky(struct core *c, pid_t pid, uid_t peer, int flag)
+{
+	struct task *t = &c->snap;
+	struct procid id;
+	int rc;
+
+	if (flag < 0 || flag > 2)
+		return -EINVAL;
+	if ((rc = task_read(c->env.procroot, pid, 0, t)) < 0)
+		return rc;
+	if (peer != 0 && t->uid != peer && t->euid != peer)
+		return -EPERM;
+	if ((rc = task_procid(c->env.procroot, pid, &id)) < 0)
+		return rc;
+	const struct proc *p = core_known(c, pid);
+	unsigned flags = p != NULL ? p->flags : 0;
+	flags &= ~(PROC_STICKY | PROC_STICKY_CHILDREN);
+	if (flag == 2) {
+		if ((rc = proctab_set(c->procs, id, flags)) == 0)
+			log_info("pid %d (%s) is no longer sticky", (int)pid, t->comm);
+		return rc;
+	}
+	/* a boost must end by itself: pinning would make it permanent */
+	if (flags & PROC_BOOSTED) {
+		log_warning("sticky request for pid %d (%s) refused: it is boosted", (int)pid,
+			    t->comm);
+		return -EBUSY;
+	}
+	rc = proctab_set(c->procs, id,
+			 flags | PROC_STICKY | (flag == 1 ? PROC_STICKY_CHILDREN : 0));
+	if (rc == 0)
+		log_info("pid %d (%s) is sticky%s (sticky)", (int)pid, t->comm,
+			 flag == 1 ? " with its children" : "");
+	return rc;
+}
+
+/* ---- life cycle ------------------------------------------------------------------------- */
+
+struct core *
+core_new(const struct core_options *o, const struct report *rep)
+{
+	struct core *c = calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		return NULL;
+	c->env = o->env;
+	c->ov = o->ov;
+	c->dry_run = o->dry_run;
+	if (c->env.procroot == NULL)
+		c->env.procroot = "/proc";
+	if (c->env.mountinfo == NULL)
+		c->env.mountinfo = "/proc/self/mountinfo";
+	if (c->env.wall == NULL)
+		c->env.wall = real_wall;
+	LIST_INIT(&c->made);
+	TAILQ_INIT(&c->boosts);
+	c->next_boost = 1;
+	c->started = c->env.wall();
+	c->last_rescan = -RESCAN_INTERVAL;
+	c->last_save = -SAVE_INTERVAL;
+	c->procs = proctab_new();
+	c->dec = calloc(RULES_MAX_HIERS, sizeof(*c->dec));
+	c->slots = calloc(RULES_MAX_HIERS, sizeof(*c->slots));
+	c->verdicts = calloc(RULES_MAX_HIERS, sizeof(*c->verdicts));
+	if (c->env.cgfs == NULL) {
+		c->fds = cgfs_cache_new();
+		c->real_cgfs = (struct core_cgfs){ real_mkdir, real_set,      real_move,
+						   real_rmdir, real_is_empty, real_flush,
+						   c->fds };
+		c->env.cgfs = &c->real_cgfs;
+	}
+	if (c->procs == NULL || c->dec == NULL || c->slots == NULL || c->verdicts == NULL ||
+	    (c->env.cgfs == &c->real_cgfs && c->fds == NULL))
+		goto fail;
+	if ((c->pol = build_policy(c, rep)) == NULL)
+		goto fail;
+	return c;
+fail:
+	core_free(c);
+	return NULL;
+}
+
+void
+core_start(struct core *c, double now)
+{
+	c->now = now;
+	boost_restore(c); /* before the scan, which applies them */
+	core_rescan(c, now); /* every process already running */
+}
+
+void
+core_stop(struct core *c)
+{
+	if (c->state_dirty)
+		save_state(c);
+}
+
+void
+core_free(struct core *c)
+{
+	struct made_group *g;
+
+	if (c == NULL)
+		return;
+	boost_free_all(c);
+	policy_free(c->pol);
+	proctab_free(c->procs);
+	while ((g = LIST_FIRST(&c->made)) != NULL) {
+		LIST_REMOVE(g, link);
+		made_free(g);
+	}
+	free(c->dec);
+	free(c->slots);
+	free(c->verdicts);
+	cgfs_cache_free(c->fds);
+	free(c->pending);
+	free(c);
+}
+
+/* ---- what there is to see --------------------------------------------------------------- */
+
+const struct core_stats *
+core_stats(const struct core *c)
+{
+	return &c->stats;
+}
+
+const struct policy *
+core_policy(const struct core *c)
+{
+	return c->pol;
+}
+
+const char *
+core_user_name(struct core *c, uid_t uid)
+{
+	return policy_user(c->pol, uid);
+}
+
+time_t
+core_started(const struct core *c)
+{
+	return c->started;
+}
+
+bool
+core_paused(const struct core *c)
+{
+	return c->paused;
+}
+
+void
+core_set_paused(struct core *c, bool paused, double now)
+{
+	bool was = c->paused;
+
+	c->paused = paused;
+	if (was && !paused)
+		core_rescan(c, now); /* catch up */
+}
+
+int
+core_read_task(const struct core *c, pid_t pid, struct task *t)
+{
+	return task_read(c->env.procroot, pid, 0, t);
+}
+
+const struct verdict *
+core_verdicts(const struct core *c)
+{
+	return c->verdicts;
+}
+
+const struct hier *
+core_managed_by_name(const struct policy *p, const char *name)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (strcmp(p->names[i], name) == 0)
+			return p->managed[i];
+	return NULL;
+}

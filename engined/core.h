@@ -1,0 +1,201 @@
+/*
+ * core.h -- the daemon's core: everything that decides, and nothing
+ * that waits.
+ *
+ * The core owns the policy (config, hierarchies, rules, Lua hooks), the
+ * process table (sticky flags, boost membership, keyed by struct
+ * procid), the boosts, the groups it made, the counters and the
+ * classification pipeline.  It knows no event loop and no socket: the
+ * loop (engine.c) turns kernel events, signals and timers into calls
+ * below, and asks core_next_deadline() when to call core_timeout().
+ * Where /proc lives, where the mount table is read from, how cgroupfs
+ * is written and what time it is are injected (struct core_env), so
+ * unit tests drive the core over a fixture /proc tree and a fake
+ * cgroupfs without root.
+ *
+ * Time: `now` arguments are monotonic seconds (the loop's clock);
+ * boost expiry is wall-clock time (it survives restarts), read through
+ * env.wall.
+ */
+#ifndef CGENGINE_CORE_H
+#define CGENGINE_CORE_H
+
+#include "engined.h"
+
+#include <sys/queue.h>
+#include <time.h>
+
+/* How the core writes cgroupfs.  Every function returns 0 or -errno. */
+struct core_cgfs {
+	int (*mkdir)(void *arg, const struct hier *h, const char *path, bool *created);
+	int (*set)(void *arg, const struct hier *h, const char *path, const char *key,
+		   const char *value);
+	int (*move)(void *arg, const struct hier *h, const char *path, pid_t tgid);
+	int (*rmdir)(void *arg, const struct hier *h, const char *path);
+	bool (*is_empty)(void *arg, const struct hier *h, const char *path);
+	void (*flush)(void *arg); /* forget cached open files */
+	void *arg;
+};
+
+/* What the core is given; NULL members take the real system's. */
+struct core_env {
+	const char *procroot;		/* "/proc" */
+	const char *mountinfo;		/* "/proc/self/mountinfo" */
+	const struct core_cgfs *cgfs;	/* the real cgroupfs (with a cache
+					   of open cgroup.procs files) */
+	time_t (*wall)(void);		/* time(NULL) */
+};
+
+struct core_options {
+	struct overrides ov;
+	bool dry_run; /* decide and log, never move */
+	struct core_env env;
+};
+
+struct core_stats {
+	uint64_t ev_fork, ev_exec, ev_uid, ev_gid, ev_exit;
+	uint64_t classified, moves, move_failures, vanished;
+	uint64_t lost, rescans, reloads, reload_failures;
+	uint64_t groups_created, groups_removed;
+	uint64_t hook_calls, hook_errors, hook_changes;
+	uint64_t state_saves, state_save_failures;
+};
+
+/* Process table flags. */
+#define PROC_STICKY	     0x1u /* never reclassify */
+#define PROC_STICKY_CHILDREN 0x2u /* and children forked later */
+#define PROC_BOOSTED	     0x4u /* member of at least one boost */
+#define PROC_LEADER_GONE     0x8u /* main thread exited, others run on */
+
+/* A boost (read-only outside boost.c). */
+struct boost {
+	unsigned id;
+	char *hier; /* hierarchy name, as in /proc/PID/cgroup */
+	char *dest;
+	time_t expires; /* wall clock, so it survives restarts */
+	uid_t owner;	/* who asked for it */
+	char *profile;	/* NULL for a boost root gave directly */
+	struct procid *m; /* members: the process and its children */
+	size_t n, cap;
+	TAILQ_ENTRY(boost) link;
+};
+TAILQ_HEAD(boost_list, boost);
+
+/* What the daemon wants for one managed hierarchy of a process. */
+struct verdict {
+	bool move; /* false: leave alone */
+	char dest[RULES_DEST_MAX];
+	const struct rules_rule *rule; /* the rule, when a rule decided */
+	char reason[512];	       /* "file:line", "Lua hook F", "boost #N", ... */
+};
+
+struct core;
+
+/* ---- life cycle ------------------------------------------------------------ */
+
+/*
+ * Build the policy and the tables.  Errors go to rep; NULL on failure.
+ * Touches no process.  Free with core_free (which writes nothing).
+ */
+struct core *core_new(const struct core_options *o, const struct report *rep) ENGINED_WUR;
+void core_free(struct core *c);
+/* Restore saved boosts, then classify every running process. */
+void core_start(struct core *c, double now);
+/* Before exit: write the boost state if it changed. */
+void core_stop(struct core *c);
+
+/* ---- what the loop feeds in -------------------------------------------------- */
+
+/* One kernel event.  EXEC/UID/GID queue the thread group. */
+void core_event(struct core *c, const struct procev_event *ev, double now);
+/* A batch of events is done: classify what it queued (uid/gid-only
+ * entries wait one batch, see core.c). */
+void core_batch_done(struct core *c, double now);
+/* The kernel dropped events: count them and schedule a rescan. */
+void core_lost_events(struct core *c, double now);
+/* Classify every process now (and forget those that are gone). */
+void core_rescan(struct core *c, double now);
+/* Build a new policy, swap it in on success; 0, or -1 (old one kept). */
+int core_reload(struct core *c, double now);
+/* Run whatever is due: deferred entries, a rescan, boost expiry,
+ * removal of empty groups, writing the boost state. */
+void core_timeout(struct core *c, double now);
+/* When core_timeout() next has something to do (monotonic), or -1. */
+double core_next_deadline(const struct core *c);
+
+/* ---- requests ----------------------------------------------------------------- */
+
+/*
+ * libcgroup's sticky request from peer: flag 0 = pid, 1 = pid and its
+ * future children, 2 = cancel.  0 or -errno (-EPERM: not the peer's;
+ * -EBUSY: the process is boosted).
+ */
+int core_make_sticky(struct core *c, pid_t pid, uid_t peer, int flag) ENGINED_WUR;
+
+enum decide_result {
+	DECIDE_OK,	/* verdicts filled in */
+	DECIDE_GONE,	/* the process exited */
+	DECIDE_KTHREAD, /* a kernel thread: never touched */
+	DECIDE_STICKY,	/* sticky: never reclassified */
+	DECIDE_DENIED,	/* not the asker's process: nothing decided */
+};
+
+/*
+ * What the daemon would do with pid, asked by uid asker (0 = root):
+ * verdicts into core_verdicts(), the snapshot into core_snapshot().
+ * Nothing is run (no hook, no counter) for a process the asker does
+ * not own.
+ */
+enum decide_result core_explain(struct core *c, pid_t pid, uid_t asker);
+/* The process and its current groups as the last explain read them;
+ * valid until the core is next called. */
+const struct task *core_snapshot(const struct core *c);
+const struct task_cgroups *core_snapshot_cgroups(const struct core *c);
+/* Verdicts for a process that does not exist: rules and Lua hook. */
+void core_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen);
+/* The verdicts of the last explain/whatif, one per managed hierarchy. */
+const struct verdict *core_verdicts(const struct core *c);
+
+struct boost_request {
+	pid_t pid;
+	const char *hier; /* as the user wrote it: "cpu", "name=x" */
+	const char *dest;
+	long seconds;
+	uid_t owner;
+	const char *profile; /* NULL for root's direct boosts */
+};
+
+/* What a started boost became (copied: the boost may end at once). */
+struct boost_info {
+	unsigned id;
+	char hier[256];
+	char dest[RULES_DEST_MAX];
+	time_t expires;
+};
+
+/* Start a boost; 0 with info filled, or -1 with a message in err. */
+int core_boost_start(struct core *c, const struct boost_request *r, struct boost_info *info,
+		     char *err, size_t errlen) ENGINED_WUR;
+/* End boost id; 0, or -ENOENT. */
+int core_boost_end(struct core *c, unsigned id, const char *why);
+const struct boost_list *core_boosts(const struct core *c);
+const struct boost *core_boost_find(const struct core *c, unsigned id);
+size_t core_boost_count(const struct core *c);
+
+/* ---- what there is to see -------------------------------------------------------- */
+
+const struct core_stats *core_stats(const struct core *c);
+const struct policy *core_policy(const struct core *c);
+/* Cached names for reports; NULL if unknown. */
+const char *core_user_name(struct core *c, uid_t uid);
+time_t core_started(const struct core *c);
+bool core_paused(const struct core *c);
+/* Pause (moves nothing) or resume (and catch up with a rescan). */
+void core_set_paused(struct core *c, bool paused, double now);
+/* A snapshot of pid (status only) from the core's /proc; 0 or -errno. */
+int core_read_task(const struct core *c, pid_t pid, struct task *t) ENGINED_WUR;
+/* Flags of pid in the process table, if it is still that process. */
+unsigned core_proc_flags(struct core *c, pid_t pid);
+size_t core_proc_count(const struct core *c);
+
+#endif

@@ -1,0 +1,116 @@
+/*
+ * core_private.h -- inside the core (core.c, classify.c, boost.c,
+ * proctab.c).  Nothing here knows an event loop.
+ */
+#ifndef CGENGINE_CORE_PRIVATE_H
+#define CGENGINE_CORE_PRIVATE_H
+
+#include "core.h"
+
+#include <sys/queue.h>
+
+/* ---- proctab.c: the process table ----------------------------------------- */
+
+/* What the daemon remembers of a process; most processes have none. */
+struct proc {
+	struct procid id;
+	unsigned flags; /* PROC_* */
+};
+
+struct proctab;
+
+struct proctab *proctab_new(void);
+void proctab_free(struct proctab *t);
+/* The entry for pid, or NULL (whatever its start time). */
+struct proc *proctab_get(const struct proctab *t, pid_t pid);
+/* Set the flags of process id (replacing an entry of a reused pid);
+ * flags 0 removes it.  0 or -ENOMEM. */
+int proctab_set(struct proctab *t, struct procid id, unsigned flags) ENGINED_WUR;
+void proctab_forget(struct proctab *t, pid_t pid);
+size_t proctab_count(const struct proctab *t);
+/* Call fn for every entry; fn may not modify the table. */
+void proctab_foreach(const struct proctab *t, void (*fn)(void *arg, const struct proc *p),
+		     void *arg);
+
+/* ---- core.c --------------------------------------------------------------------- */
+
+/* A thread group an event asked to classify. */
+struct pending {
+	pid_t tgid;  /* 0 = dropped (it exited) */
+	bool exec;   /* an EXEC was seen, not only a uid/gid change */
+	bool waited; /* a uid/gid-only entry already waited one batch */
+};
+
+/* A group the daemon made from a template, removed once empty. */
+struct made_group {
+	char *hier; /* hierarchy name, as in /proc/PID/cgroup */
+	char *path;
+	LIST_ENTRY(made_group) link;
+};
+
+struct core {
+	struct core_env env;
+	struct overrides ov;
+	bool dry_run;
+	struct core_cgfs real_cgfs;	/* env.cgfs when none was injected */
+	struct cgfs_cache *fds;		/* its open cgroup.procs files */
+	struct policy *pol;
+	struct proctab *procs;
+	struct rules_decision *dec; /* RULES_MAX_HIERS of them */
+	struct hooks_slot *slots;   /* the same, as the Lua hook sees them */
+	struct verdict *verdicts;   /* RULES_MAX_HIERS of them */
+	struct pending *pending;    /* thread groups to classify after a batch */
+	size_t npending, cap;
+	double now;		    /* monotonic time of the current call */
+	double defer_at;	    /* flush deferred entries (0 = nothing) */
+	double rescan_at, last_rescan;
+	double cleanup_at;
+	double save_at, last_save; /* boost state: write at save_at */
+	bool state_dirty;
+	LIST_HEAD(, made_group) made;
+	struct boost_list boosts;
+	unsigned next_boost;
+	bool paused;
+	time_t started;
+	struct core_stats stats;
+	struct task snap;	     /* the snapshot being classified */
+	struct task_cgroups snap_cg; /* its current groups */
+};
+
+time_t core_wall(const struct core *c);
+/* Is pid in the table and still the same process?  A reused or
+ * vanished pid is forgotten (with its boost memberships). */
+struct proc *core_known(struct core *c, pid_t pid);
+/* Set flags for process id, logging when memory runs out. */
+void core_set_flags(struct core *c, struct procid id, unsigned flags);
+const struct hier *core_managed_by_name(const struct policy *p, const char *name);
+/* Remember a group made from a template, for removal once empty. */
+void core_made(struct core *c, const struct hier *h, const char *path);
+/* The boost state changed: write it soon (at most twice a second). */
+void core_state_changed(struct core *c);
+
+/* ---- classify.c ------------------------------------------------------------------ */
+
+/* Decide and act for one process (thread group). */
+void classify(struct core *c, pid_t pid);
+/* Decide only: verdicts for pid into c->verdicts, snapshot in c->snap. */
+enum decide_result classify_decide(struct core *c, pid_t pid, uid_t asker);
+void classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen);
+
+/* ---- boost.c ----------------------------------------------------------------------- */
+
+/* The boost of member pid on hierarchy hier, or NULL. */
+const struct boost *boost_of(const struct core *c, pid_t pid, const char *hier);
+/* A boosted parent forked: the child joins its boosts. */
+void boost_fork(struct core *c, struct procid parent, struct procid child);
+/* Process id is gone: it leaves its boosts (a boost left empty ends). */
+void boost_exit(struct core *c, struct procid id);
+/* End boosts whose time has come. */
+void boost_expire(struct core *c);
+/* Earliest expiry, wall clock; 0 if none. */
+time_t boost_next_expiry(const struct core *c);
+int boost_save(struct core *c);
+void boost_restore(struct core *c);
+void boost_free_all(struct core *c);
+
+#endif

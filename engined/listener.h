@@ -1,0 +1,30 @@
+/*
+ * listener.h -- a listening Unix socket inside the event loop; shared
+ * by the control and the sticky socket (files.c).  Only the loop's
+ * files include this (and so <ev.h>).
+ */
+#ifndef CGENGINE_LISTENER_H
+#define CGENGINE_LISTENER_H
+
+#include <ev.h>
+
+/*
+ * A world-connectable Unix stream socket the loop accepts on; shared by
+ * the control and the sticky socket.  listener_open creates its
+ * directory, refuses (logging) if another process answers at path and
+ * replaces a stale socket file; 0 or -1.  listener_close stops, closes
+ * and unlinks it (a zeroed listener is closed harmlessly).
+ */
+struct listener {
+	int fd;
+	char *path;
+	ev_io io;
+	struct ev_loop *loop;
+};
+
+int listener_open(struct listener *l, const char *path, int backlog, const char *what);
+void listener_start(struct listener *l, struct ev_loop *loop,
+		    void (*cb)(struct ev_loop *, ev_io *, int), void *data);
+void listener_close(struct listener *l);
+
+#endif

@@ -1,0 +1,70 @@
+/*
+ * proctab-t.c -- unit tests for engined/proctab.c: set, look up,
+ * replace a reused pid, forget (with backward shift), growth, and a
+ * randomised comparison against a plain array.
+ */
+#include "engined/core_private.h"
+#include "tests/tap/tap.h"
+
+#include <stdlib.h>
+
+#define N 5000
+
+static struct procid
+id(pid_t pid, uint64_t start)
+{
+	return (struct procid){ .pid = pid, .start = start };
+}
+
+static unsigned
+flags_of(const struct proctab *t, pid_t pid)
+{
+	const struct proc *p = proctab_get(t, pid);
+
+	return p ? p->flags : 0;
+}
+
+int
+main(void)
+{
+	struct proctab *t = proctab_new();
+	static unsigned model[N];
+	int wrong = 0;
+
+	plan(11);
+	ok(t != NULL, "new table");
+	ok(proctab_get(t, 42) == NULL, "unknown pid: no entry");
+	is_int(0, proctab_set(t, id(42, 1234), PROC_STICKY), "set");
+	is_int(PROC_STICKY, flags_of(t, 42), "flags read back");
+	is_int(1234, (long long)proctab_get(t, 42)->id.start, "start time read back");
+	is_int(0, proctab_set(t, id(42, 999), PROC_BOOSTED), "set for a reused pid");
+	ok(procid_eq(proctab_get(t, 42)->id, id(42, 999)) &&
+		   flags_of(t, 42) == PROC_BOOSTED,
+	   "the new process replaces the old one's entry");
+	proctab_forget(t, 42);
+	is_int(0, flags_of(t, 42), "forgotten");
+	is_int(0, (long long)proctab_count(t), "empty again");
+
+	srand(3);
+	for (int round = 0; round < 200000; round++) {
+		pid_t pid = 1 + rand() % (N - 1);
+		if (rand() % 3 == 0) {
+			proctab_forget(t, pid);
+			model[pid] = 0;
+		} else {
+			unsigned f = 1 + (unsigned)(rand() % 3);
+			if (proctab_set(t, id(pid, (uint64_t)pid * 7), f) == 0)
+				model[pid] = f;
+		}
+	}
+	size_t count = 0;
+	for (pid_t pid = 1; pid < N; pid++) {
+		if (flags_of(t, pid) != model[pid])
+			wrong++;
+		count += model[pid] != 0;
+	}
+	is_int(0, wrong, "200,000 random operations agree with a plain array");
+	is_int((long long)count, (long long)proctab_count(t), "and the count agrees");
+	proctab_free(t);
+	return 0;
+}
