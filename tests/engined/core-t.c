@@ -1,0 +1,318 @@
+/*
+ * core-t.c -- the daemon's core driven without root: a fixture /proc
+ * tree, a fake cgroupfs and a test-controlled clock (tests/lib/
+ * fixture.c).  Classification and moves, deferred uid/gid events,
+ * sticky processes, boosts (start, fork, exit, expiry, the state file,
+ * restore), and the regressions found by attacking the daemon.
+ */
+#include "engined/core.h"
+#include "tests/lib/fixture.h"
+#include "tests/tap/tap.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define NOBODY 65534
+
+static const char rules[] = "root            name=cgecore  /admins\n"
+			    "nobody:fx-www   name=cgecore  /www\n"
+			    "nobody          name=cgecore  /users/%u\n";
+
+static const char profile[] = "boost-profile \"fast\" {\n"
+			      "  allow = {\"nobody\"}\n"
+			      "  hierarchy = \"name=cgecore\"\n"
+			      "  destination = \"/fast\"\n"
+			      "  max-duration = \"1h\"\n"
+			      "}\n";
+
+static struct fixture fx;
+
+static void
+event(struct core *c, enum procev_type type, pid_t pid, pid_t parent, double now)
+{
+	struct procev_event ev = fixture_event(type, pid, parent);
+
+	core_event(c, &ev, now);
+	core_batch_done(c, now);
+}
+
+static int
+boost(struct core *c, pid_t pid, long secs, struct boost_info *info)
+{
+	struct boost_request r = { .pid = pid,
+				   .hier = FIXTURE_HIER,
+				   .dest = "/fast",
+				   .seconds = secs,
+				   .owner = NOBODY,
+				   .profile = "fast" };
+	char err[256] = "";
+	int rc = core_boost_start(c, &r, info, err, sizeof(err));
+
+	if (rc < 0)
+		diag("boost refused: %s", err);
+	return rc;
+}
+
+static void
+test_classify(struct core *c)
+{
+	core_start(c, 1.0);
+	is_string("/admins", fixture_group(&fx, 100), "root's process to /admins");
+	is_string("/www", fixture_group(&fx, 200), "nobody's fx-www to /www (process rule)");
+	is_string("/users/nobody", fixture_group(&fx, 300), "nobody's cat to /users/%%u");
+	is_int(3, (long long)core_stats(c)->moves, "three moves");
+	core_rescan(c, 2.0);
+	is_int(3, (long long)core_stats(c)->moves, "a rescan moves nothing already in place");
+
+	fixture_proc(&fx, 400, NOBODY, NOBODY, "/usr/bin/fx-www", 40, "/");
+	event(c, PROCEV_EXEC, 400, 0, 3.0);
+	is_string("/www", fixture_group(&fx, 400), "an exec is classified after its batch");
+
+	fixture_proc(&fx, 500, 0, 0, "/usr/bin/su", 50, "/");
+	core_timeout(c, 4.0); /* whatever else is due by now */
+	event(c, PROCEV_UID, 500, 0, 4.0);
+	is_string("/", fixture_group(&fx, 500), "a uid change alone waits one batch");
+	double at = core_next_deadline(c);
+	ok(at > 4.0 && at <= 4.0021, "... for at most 2 ms (deadline %.4f)", at);
+	core_timeout(c, 4.003);
+	is_string("/admins", fixture_group(&fx, 500), "... then it is classified");
+}
+
+static void
+test_sticky(struct core *c)
+{
+	is_int(-EPERM, core_make_sticky(c, 100, NOBODY, 0),
+	       "a sticky request for another user's process is refused");
+	is_int(0, core_make_sticky(c, 300, NOBODY, 1), "nobody pins its own process");
+	fixture_proc(&fx, 300, 0, 0, "/usr/bin/cat", 30, "/users/nobody");
+	event(c, PROCEV_EXEC, 300, 0, 5.0);
+	is_string("/users/nobody", fixture_group(&fx, 300), "a sticky process is not moved");
+	fixture_proc(&fx, 301, 0, 0, "/usr/bin/cat", 31, "/users/nobody");
+	event(c, PROCEV_FORK, 301, 300, 5.0);
+	ok(core_proc_flags(c, 301) & PROC_STICKY, "its child is sticky too (flag 1)");
+
+	/* pid reuse with the exit event lost: nothing is inherited */
+	is_int(0, core_make_sticky(c, 400, NOBODY, 1), "pin 400");
+	fixture_proc(&fx, 400, 0, 0, "/usr/bin/bash", 41, "/www");
+	fixture_proc(&fx, 401, 0, 0, "/usr/bin/bash", 42, "/www");
+	event(c, PROCEV_FORK, 401, 400, 6.0);
+	ok(!(core_proc_flags(c, 401) & PROC_STICKY),
+	   "a fork from a reused pid does not inherit stickiness");
+	event(c, PROCEV_EXEC, 400, 0, 6.0);
+	is_string("/admins", fixture_group(&fx, 400), "and the reused pid is classified");
+
+	/* a rescan forgets entries whose processes are gone */
+	size_t before = core_proc_count(c);
+	fixture_gone(&fx, 301);
+	core_rescan(c, 7.0);
+	is_int((long long)before - 1, (long long)core_proc_count(c),
+	       "a rescan forgets a sticky process that exited unseen");
+	ok(!(core_proc_flags(c, 301) & PROC_STICKY), "... 301 is no longer known");
+}
+
+static void
+test_threads(struct core *c)
+{
+	fixture_proc(&fx, 700, NOBODY, NOBODY, "/usr/bin/cat", 70, "/users/nobody");
+	is_int(0, core_make_sticky(c, 700, NOBODY, 0), "pin 700");
+	fixture_threads(&fx, 700, 3);
+	event(c, PROCEV_EXIT, 700, 0, 8.0);
+	ok(core_proc_flags(c, 700) & PROC_STICKY,
+	   "main thread exited, two threads run on: still sticky");
+	fixture_threads(&fx, 700, 1);
+	struct procev_event ev = { .type = PROCEV_EXIT, .pid = 702, .tgid = 700 };
+	core_event(c, &ev, 8.1);
+	ok(!(core_proc_flags(c, 700) & PROC_STICKY), "the last thread's exit forgets it");
+}
+
+static void
+test_explain(struct core *c)
+{
+	struct core_stats before = *core_stats(c);
+
+	is_int(DECIDE_DENIED, core_explain(c, 100, NOBODY),
+	       "explain of another user's process is denied");
+	ok(memcmp(&before, core_stats(c), sizeof(before)) == 0,
+	   "... before anything ran or was counted");
+	is_int(DECIDE_OK, core_explain(c, 200, NOBODY), "explain of its own process");
+	is_string("/www", core_verdicts(c)[0].dest, "... wants /www");
+	ok(strstr(core_verdicts(c)[0].reason, "cgrules.conf:2") != NULL,
+	   "... because of cgrules.conf:2 (%s)", core_verdicts(c)[0].reason);
+}
+
+static void
+test_boosts(struct core *c)
+{
+	struct boost_info info;
+
+	is_int(0, boost(c, 200, 60, &info), "boost 200 for 60 s");
+	is_int(1, info.id, "boost #1");
+	is_string("/fast", fixture_group(&fx, 200), "200 moved to the boost's group");
+	is_int(-EBUSY, core_make_sticky(c, 200, NOBODY, 0),
+	       "a boosted process cannot be pinned (the boost would never end)");
+	fixture_proc(&fx, 210, NOBODY, NOBODY, "/usr/bin/fx-www", 21, "/fast");
+	event(c, PROCEV_FORK, 210, 200, 10.0);
+	event(c, PROCEV_EXEC, 210, 0, 10.0);
+	is_string("/fast", fixture_group(&fx, 210), "a child forked during the boost shares it");
+	fixture_gone(&fx, 210);
+	event(c, PROCEV_EXIT, 210, 0, 10.1);
+	ok(!(core_proc_flags(c, 210) & PROC_BOOSTED), "the exited child is forgotten");
+
+	/* the state is written at most twice a second, not once per fork */
+	uint64_t saves = core_stats(c)->state_saves;
+	for (pid_t p = 1000; p < 1100; p++) {
+		fixture_proc(&fx, p, NOBODY, NOBODY, "/usr/bin/fx-www", (uint64_t)p, "/fast");
+		event(c, PROCEV_FORK, p, 200, 11.0);
+		core_timeout(c, 11.0);
+	}
+	ok(core_stats(c)->state_saves - saves <= 1, "100 forks: at most one write (%llu)",
+	   (unsigned long long)(core_stats(c)->state_saves - saves));
+	core_timeout(c, 12.0);
+	struct stat st;
+	ok(stat(fx.state, &st) == 0 && (st.st_mode & 0777) == 0600,
+	   "the state file is written, mode 0600");
+	for (pid_t p = 1000; p < 1100; p++)
+		fixture_gone(&fx, p);
+
+	fx.wall += 61;
+	ok(core_next_deadline(c) > 0 && core_next_deadline(c) <= 12.0 + 1e-3,
+	   "the expiry is due now");
+	core_timeout(c, 12.0);
+	is_int(0, (long long)core_boost_count(c), "the boost expired");
+	is_string("/www", fixture_group(&fx, 200), "200 is back where the rules want it");
+
+	/* the target exits while its boost starts: no use after free */
+	fixture_proc(&fx, 600, NOBODY, NOBODY, "/usr/bin/fx-www", 60, "/");
+	fx.vanish_on_wall = 600;
+	is_int(0, boost(c, 600, 60, &info), "boosting a process that exits at once");
+	is_int(2, info.id, "... answers with its id (#2)");
+	is_int(0, (long long)core_boost_count(c), "... and the boost is gone with it");
+}
+
+static void
+write_state(const char *text)
+{
+	FILE *f;
+
+	mkdir(fx.dir, 0755);
+	char dir[256];
+	snprintf(dir, sizeof(dir), "%s/state", fx.dir);
+	mkdir(dir, 0700);
+	unlink(fx.state);
+	if ((f = fopen(fx.state, "w")) == NULL)
+		bail("cannot write %s", fx.state);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void
+test_restore(void)
+{
+	char text[2048];
+	struct boost_info info;
+
+	snprintf(text, sizeof(text),
+		 "# cgengine boosts, format 1\n"
+		 "boost 7 65534 %lld name=cgecore /fast fast 200:20\n"
+		 "boost 7 65534 %lld name=cgecore /fast fast 200:20\n"
+		 "boost 8 65534 %lld name=cgecore /../../../x - 200:20\n"
+		 "boost 4294967295 0 %lld name=cgecore /fast - 200:20\n"
+		 "boost 9 0 %lld name=cgecore /fast2 - 100:10 999:1 -5:3\n",
+		 (long long)fx.wall + 100, (long long)fx.wall + 100,
+		 (long long)fx.wall + 100, (long long)fx.wall + 100,
+		 (long long)fx.wall + 86400LL * 10000);
+	write_state(text);
+	struct core *c = fixture_core(&fx);
+	if (c == NULL)
+		bail("no core");
+	core_start(c, 1.0);
+	is_int(2, (long long)core_boost_count(c),
+	       "restored: one valid boost, one capped; duplicate, '..' and huge id refused");
+	const struct boost *b = core_boost_find(c, 9);
+	ok(b != NULL && b->expires <= fx.wall + 366 * 86400,
+	   "an expiry years away is capped to the longest boost");
+	ok(b != NULL && b->n == 1, "members that are gone or invalid are dropped");
+	is_string("/fast", fixture_group(&fx, 200), "the restored boost applies");
+	fixture_proc(&fx, 610, NOBODY, NOBODY, "/usr/bin/cat", 61, "/");
+	is_int(0, boost(c, 610, 60, &info), "a new boost after restoring");
+	is_int(10, info.id, "... takes the next id (#10), no wrap-around");
+	core_free(c);
+
+	/* a FIFO where the state file should be: start-up does not hang */
+	unlink(fx.state);
+	if (mkfifo(fx.state, 0600) < 0)
+		bail("mkfifo");
+	c = fixture_core(&fx);
+	alarm(10);
+	core_start(c, 1.0);
+	alarm(0);
+	is_int(0, (long long)core_boost_count(c), "a FIFO as state file is ignored, no hang");
+	core_free(c);
+	unlink(fx.state);
+
+	/* a symlink planted at the temporary file is not followed */
+	char victim[256], tmp[256];
+	snprintf(victim, sizeof(victim), "%s/victim", fx.dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", fx.state);
+	FILE *v = fopen(victim, "w");
+	fputs("precious\n", v);
+	fclose(v);
+	symlink(victim, tmp);
+	c = fixture_core(&fx);
+	core_start(c, 1.0);
+	is_int(0, boost(c, 610, 60, &info), "boost with a link planted at the temporary");
+	core_stop(c);
+	char buf[64] = "";
+	v = fopen(victim, "r");
+	if (fgets(buf, sizeof(buf), v) == NULL)
+		buf[0] = '\0';
+	fclose(v);
+	is_string("precious\n", buf, "the link's target is untouched");
+	core_free(c);
+}
+
+static void
+test_cleanup(struct core *c)
+{
+	char dir[256];
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s/users/nobody", fx.cg);
+	ok(stat(dir, &st) == 0, "the template group exists");
+	fixture_gone(&fx, 300);
+	fixture_gone(&fx, 700);
+	core_timeout(c, 20.0);
+	core_timeout(c, 30.0);
+	ok(stat(dir, &st) < 0, "... and is removed once empty");
+	is_int(1, (long long)core_stats(c)->groups_removed, "one group removed");
+}
+
+int
+main(void)
+{
+	plan(52);
+	fixture_init(&fx);
+	fixture_files(&fx, profile, rules);
+	fixture_proc(&fx, 100, 0, 0, "/usr/bin/bash", 10, "/");
+	fixture_proc(&fx, 200, NOBODY, NOBODY, "/usr/bin/fx-www", 20, "/");
+	fixture_proc(&fx, 300, NOBODY, NOBODY, "/usr/bin/cat", 30, "/");
+
+	struct core *c = fixture_core(&fx);
+	if (c == NULL)
+		bail("cannot build a core over the fixture");
+	test_classify(c);
+	test_sticky(c);
+	test_threads(c);
+	test_explain(c);
+	test_boosts(c);
+	test_cleanup(c);
+	core_stop(c);
+	core_free(c);
+	test_restore();
+	fixture_done(&fx);
+	return 0;
+}

@@ -1,0 +1,344 @@
+/*
+ * fixture.c -- see fixture.h.
+ */
+#include "tests/lib/fixture.h"
+#include "tests/tap/tap.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct fixture *fixture_current;
+
+static void
+put(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+put(const char *path, const char *fmt, ...)
+{
+	FILE *f = fopen(path, "w");
+	va_list ap;
+
+	if (f == NULL)
+		bail("cannot write %s", path);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fclose(f);
+}
+
+static void
+rm_rf(const char *path)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *e;
+	char sub[1024];
+
+	if (lstat(path, &st) < 0)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		unlink(path);
+		return;
+	}
+	if ((d = opendir(path)) != NULL) {
+		while ((e = readdir(d)) != NULL) {
+			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+				continue;
+			snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
+			rm_rf(sub);
+		}
+		closedir(d);
+	}
+	rmdir(path);
+}
+
+/* ---- the fake cgroupfs -------------------------------------------------------- */
+
+static int
+mkdir_p(const char *path)
+{
+	char buf[1024];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return mkdir(buf, 0755) < 0 ? -errno : 0;
+}
+
+static void
+group_dir(struct fixture *f, const char *path, char *out, size_t len)
+{
+	snprintf(out, len, "%s%s", f->cg, strcmp(path, "/") == 0 ? "" : path);
+}
+
+static int
+fake_mkdir(void *arg, const struct hier *h, const char *path, bool *created)
+{
+	char dir[512];
+
+	group_dir(arg, path, dir, sizeof(dir));
+	int rc = mkdir_p(dir);
+	*created = rc == 0;
+	return rc == -EEXIST ? 0 : rc;
+}
+
+static int
+fake_set(void *arg, const struct hier *h, const char *path, const char *key,
+	 const char *value)
+{
+	char dir[512], file[700];
+
+	group_dir(arg, path, dir, sizeof(dir));
+	snprintf(file, sizeof(file), "%s/%s", dir, key);
+	put(file, "%s\n", value);
+	return 0;
+}
+
+static int
+fake_move(void *arg, const struct hier *h, const char *path, pid_t tgid)
+{
+	struct fixture *f = arg;
+	char dir[512], file[256];
+	struct stat st;
+
+	if (f->fail_move)
+		return f->fail_move;
+	group_dir(f, path, dir, sizeof(dir));
+	if (stat(dir, &st) < 0)
+		return -ENOENT;
+	snprintf(file, sizeof(file), "%s/%d/cgroup", f->proc, (int)tgid);
+	if (access(file, F_OK) < 0)
+		return -ESRCH;
+	put(file, "1:%s:%s\n", FIXTURE_HIER, path);
+	if (f->nmoves < sizeof(f->moves) / sizeof(f->moves[0]))
+		snprintf(f->moves[f->nmoves++], sizeof(f->moves[0]), "%d %s", (int)tgid,
+			 path);
+	return 0;
+}
+
+static bool
+fake_is_empty(void *arg, const struct hier *h, const char *path)
+{
+	struct fixture *f = arg;
+	DIR *d = opendir(f->proc);
+	struct dirent *e;
+	bool empty = true;
+
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		pid_t pid = (pid_t)atoi(e->d_name);
+
+		if (pid > 0 && strcmp(fixture_group(f, pid), path) == 0)
+			empty = false;
+	}
+	if (d != NULL)
+		closedir(d);
+	return empty;
+}
+
+static int
+fake_rmdir(void *arg, const struct hier *h, const char *path)
+{
+	char dir[512];
+
+	if (!fake_is_empty(arg, h, path))
+		return -EBUSY;
+	group_dir(arg, path, dir, sizeof(dir));
+	rm_rf(dir);
+	return 0;
+}
+
+static void
+fake_flush(void *arg)
+{
+}
+
+static time_t
+fake_wall(void)
+{
+	struct fixture *f = fixture_current;
+
+	if (f->vanish_on_wall > 0) {
+		fixture_gone(f, f->vanish_on_wall);
+		f->vanish_on_wall = 0;
+	}
+	return f->wall;
+}
+
+/* ---- set-up ---------------------------------------------------------------- */
+
+void
+fixture_init(struct fixture *f)
+{
+	memset(f, 0, sizeof(*f));
+	snprintf(f->dir, sizeof(f->dir), "/tmp/cgetest-core.XXXXXX");
+	if (mkdtemp(f->dir) == NULL)
+		bail("mkdtemp");
+	snprintf(f->proc, sizeof(f->proc), "%s/proc", f->dir);
+	snprintf(f->cg, sizeof(f->cg), "%s/cg", f->dir);
+	snprintf(f->mountinfo, sizeof(f->mountinfo), "%s/mountinfo", f->dir);
+	snprintf(f->conf, sizeof(f->conf), "%s/cgengined.conf", f->dir);
+	snprintf(f->rules, sizeof(f->rules), "%s/cgrules.conf", f->dir);
+	snprintf(f->state, sizeof(f->state), "%s/state/boosts.state", f->dir);
+	if (mkdir(f->proc, 0755) < 0 || mkdir(f->cg, 0755) < 0)
+		bail("mkdir in %s", f->dir);
+	put(f->mountinfo,
+	    "35 25 0:99 / %s rw,relatime shared:99 - cgroup cgroup rw,%s\n", f->cg,
+	    FIXTURE_HIER);
+	f->cgfs = (struct core_cgfs){ fake_mkdir, fake_set,	 fake_move, fake_rmdir,
+				      fake_is_empty, fake_flush, f };
+	f->wall = 1700000000;
+	fixture_current = f;
+}
+
+void
+fixture_files(struct fixture *f, const char *extra_conf, const char *rules)
+{
+	put(f->conf,
+	    "rules = \"%s\"\nrules-dir = \"\"\nhierarchies = {\"%s\"}\n"
+	    "control-socket = \"\"\nsticky-socket = \"\"\nstate-file = \"%s\"\n"
+	    "pidfile = \"%s/pid\"\nlog = \"stderr\"\n%s\n",
+	    f->rules, FIXTURE_HIER, f->state, f->dir, extra_conf ? extra_conf : "");
+	put(f->rules, "%s", rules);
+}
+
+static void
+report_diag(void *arg, const char *msg)
+{
+	diag("%s", msg);
+}
+
+struct core *
+fixture_core(struct fixture *f)
+{
+	struct report rep = { .fn = report_diag };
+	struct core_options o = {
+		.ov = { .config = f->conf, .config_explicit = true },
+		.env = { .procroot = f->proc,
+			 .mountinfo = f->mountinfo,
+			 .cgfs = &f->cgfs,
+			 .wall = fake_wall },
+	};
+
+	fixture_current = f;
+	return core_new(&o, &rep);
+}
+
+void
+fixture_proc(struct fixture *f, pid_t pid, uid_t uid, gid_t gid, const char *exe,
+	     uint64_t start, const char *group)
+{
+	char dir[256], file[300];
+	const char *base = strrchr(exe, '/');
+
+	snprintf(dir, sizeof(dir), "%s/%d", f->proc, (int)pid);
+	rm_rf(dir);
+	if (mkdir(dir, 0755) < 0)
+		bail("mkdir %s", dir);
+	snprintf(file, sizeof(file), "%s/status", dir);
+	put(file,
+	    "Name:\t%.15s\nState:\tS (sleeping)\nTgid:\t%d\nPid:\t%d\nPPid:\t1\n"
+	    "Uid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\nGroups:\t%u\nKthread:\t0\n"
+	    "Threads:\t1\n",
+	    base ? base + 1 : exe, (int)pid, (int)pid, uid, uid, uid, uid, gid, gid, gid,
+	    gid, gid);
+	snprintf(file, sizeof(file), "%s/stat", dir);
+	put(file,
+	    "%d (%.15s) S 1 %d %d 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 %llu 1000 100\n",
+	    (int)pid, base ? base + 1 : exe, (int)pid, (int)pid, (unsigned long long)start);
+	snprintf(file, sizeof(file), "%s/cgroup", dir);
+	put(file, "1:%s:%s\n", FIXTURE_HIER, group);
+	snprintf(file, sizeof(file), "%s/cmdline", dir);
+	put(file, "%s", exe);
+	snprintf(file, sizeof(file), "%s/exe", dir);
+	if (symlink(exe, file) < 0)
+		bail("symlink %s", file);
+}
+
+void
+fixture_threads(struct fixture *f, pid_t pid, int threads)
+{
+	char file[300], buf[4096];
+	FILE *in;
+	size_t n;
+
+	snprintf(file, sizeof(file), "%s/%d/status", f->proc, (int)pid);
+	if ((in = fopen(file, "r")) == NULL)
+		bail("no %s", file);
+	n = fread(buf, 1, sizeof(buf) - 1, in);
+	fclose(in);
+	buf[n] = '\0';
+	char *t = strstr(buf, "Threads:\t");
+	if (t == NULL)
+		bail("no Threads line");
+	*t = '\0';
+	put(file, "%sThreads:\t%d\n", buf, threads);
+}
+
+void
+fixture_gone(struct fixture *f, pid_t pid)
+{
+	char dir[256];
+
+	snprintf(dir, sizeof(dir), "%s/%d", f->proc, (int)pid);
+	rm_rf(dir);
+}
+
+const char *
+fixture_group(struct fixture *f, pid_t pid)
+{
+	static char buf[512];
+	char file[300];
+	FILE *in;
+
+	snprintf(file, sizeof(file), "%s/%d/cgroup", f->proc, (int)pid);
+	buf[0] = '\0';
+	if ((in = fopen(file, "r")) == NULL)
+		return buf;
+	if (fgets(buf, sizeof(buf), in) == NULL)
+		buf[0] = '\0';
+	fclose(in);
+	buf[strcspn(buf, "\n")] = '\0';
+	char *p = strstr(buf, FIXTURE_HIER ":");
+	return p ? p + strlen(FIXTURE_HIER) + 1 : "";
+}
+
+const char *
+fixture_last_move(struct fixture *f, pid_t pid)
+{
+	char prefix[32];
+
+	snprintf(prefix, sizeof(prefix), "%d ", (int)pid);
+	for (size_t i = f->nmoves; i-- > 0;)
+		if (strncmp(f->moves[i], prefix, strlen(prefix)) == 0)
+			return f->moves[i] + strlen(prefix);
+	return "";
+}
+
+void
+fixture_done(struct fixture *f)
+{
+	rm_rf(f->dir);
+	fixture_current = NULL;
+}
+
+struct procev_event
+fixture_event(enum procev_type type, pid_t pid, pid_t parent)
+{
+	return (struct procev_event){ .type = type,
+				      .pid = pid,
+				      .tgid = pid,
+				      .parent_pid = parent,
+				      .parent_tgid = parent };
+}

@@ -1,0 +1,54 @@
+/*
+ * fixture.h -- a world for the daemon's core without root: a /proc
+ * look-alike the test fills with processes, a mount table naming one
+ * fake hierarchy (name=cgecore) whose "cgroupfs" is a plain directory,
+ * cgroupfs operations that record every move and rewrite the moved
+ * process's /proc/PID/cgroup, a wall clock the test sets, and the
+ * config and rules files.  Everything lives under one temporary
+ * directory, removed by fixture_done().
+ */
+#ifndef CGENGINE_TESTS_FIXTURE_H
+#define CGENGINE_TESTS_FIXTURE_H
+
+#include "engined/core.h"
+
+#define FIXTURE_HIER "name=cgecore"
+
+struct fixture {
+	char dir[64];	     /* the temporary directory */
+	char proc[128];	     /* its /proc look-alike */
+	char cg[128];	     /* the fake hierarchy's mount point */
+	char mountinfo[128];
+	char conf[128], rules[128], state[128];
+	struct core_cgfs cgfs;
+	time_t wall;	     /* what the core's clock says */
+	pid_t vanish_on_wall; /* remove this pid when the clock is next read */
+	char moves[256][256]; /* "PID /path", in order */
+	size_t nmoves;
+	int fail_move;	      /* -errno every move returns (0 = succeed) */
+};
+
+/* The fixture being used (the wall clock callback needs it). */
+extern struct fixture *fixture_current;
+
+void fixture_init(struct fixture *f);
+/* Write the daemon config (extra lines appended) and the rules file. */
+void fixture_files(struct fixture *f, const char *extra_conf, const char *rules);
+/* A core over the fixture; NULL (reported by diag) on failure. */
+struct core *fixture_core(struct fixture *f);
+/* A process: uid/gid (real = effective), exe, start time, group path. */
+void fixture_proc(struct fixture *f, pid_t pid, uid_t uid, gid_t gid, const char *exe,
+		  uint64_t start, const char *group);
+/* Change the "Threads:" line of pid. */
+void fixture_threads(struct fixture *f, pid_t pid, int threads);
+void fixture_gone(struct fixture *f, pid_t pid);
+/* The group of pid in the fake hierarchy ("" if unknown). */
+const char *fixture_group(struct fixture *f, pid_t pid);
+/* The last move of pid recorded ("" if none) and the count of moves. */
+const char *fixture_last_move(struct fixture *f, pid_t pid);
+void fixture_done(struct fixture *f);
+
+/* A kernel event, for core_event(). */
+struct procev_event fixture_event(enum procev_type type, pid_t pid, pid_t parent);
+
+#endif
