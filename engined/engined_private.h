@@ -15,6 +15,21 @@ struct name_table {
 	size_t cap, n;
 };
 
+#define NAMES_MAX 256 /* longer user or group names are refused unasked */
+
+struct names_user {
+	uid_t uid;
+	gid_t gid; /* primary group */
+	char name[NAMES_MAX];
+};
+
+/* The system's passwd/group databases; 0, -ENOENT or -ENAMETOOLONG. */
+int names_user_by_name(const char *name, struct names_user *out) ENGINED_WUR;
+int names_user_by_uid(uid_t uid, struct names_user *out) ENGINED_WUR;
+int names_group_by_name(const char *name, gid_t *gid) ENGINED_WUR;
+/* The groups of user (with gid) into groups; how many (at most max). */
+size_t names_grouplist(const char *user, gid_t gid, gid_t *groups, size_t max);
+
 const char *names_user(struct name_table *t, uid_t uid);
 const char *names_group(struct name_table *t, gid_t gid);
 void names_clear(struct name_table *t);

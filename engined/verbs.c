@@ -5,25 +5,148 @@
  * the status, a what-if "test", an "explain" of their own processes,
  * boost their own processes through a profile granted to them, and
  * list or end their own boosts.  Every denial is answered and logged.
+ *
+ * Each verb decides and returns its result as one JSON value (jansson);
+ * it never prints.  control_dispatch() then writes that value either as
+ * JSON or, through the verb's text renderer, as text for people -- one
+ * result, two renderings, so the two can never disagree.  Strings from
+ * the system (process names, paths) go through jstr(), which turns
+ * bytes that are not UTF-8 into U+FFFD, so the JSON is always valid.
  */
 #include "control_private.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <stddef.h>
-#include <grp.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-typedef int verb_fn(const struct request *rq, int argc, char **argv, struct buf *out,
-		    char *err, size_t errlen);
+struct verb_ctx {
+	const struct request *rq;
+	int argc;
+	char **argv;
+	char *err;
+	size_t errlen;
+};
 
-#define ERR(...) (snprintf(err, errlen, __VA_ARGS__), -1)
+/* A verb: its result (owned by the caller), or NULL with x->err set. */
+typedef json_t *verb_fn(struct verb_ctx *x);
+/* Its text rendering. */
+typedef void text_fn(const json_t *r, struct buf *out);
 
-/* ---- helpers ------------------------------------------------------------- */
+static json_t *
+fail(struct verb_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static json_t *
+fail(struct verb_ctx *x, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(x->err, x->errlen, fmt, ap);
+	va_end(ap);
+	return NULL;
+}
+
+static json_t *
+deny(struct verb_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static json_t *
+deny(struct verb_ctx *x, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_warning("control: uid %u denied: %s", (unsigned)x->rq->uid, msg);
+	return fail(x, "permission denied: %s", msg);
+}
+
+/* ---- JSON values ------------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 if invalid. */
+static size_t
+utf8_len(const unsigned char *s)
+{
+	size_t n;
+	unsigned min;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0)
+		n = 2, min = 0x80, cp = s[0] & 0x1f;
+	else if ((s[0] & 0xf0) == 0xe0)
+		n = 3, min = 0x800, cp = s[0] & 0x0f;
+	else if ((s[0] & 0xf8) == 0xf0)
+		n = 4, min = 0x10000, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* A JSON string of s; bytes that are not UTF-8 become U+FFFD. */
+static json_t *
+jstr(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t len = strlen((const char *)p);
+	char *fixed = malloc(len * 3 + 1);
+	size_t o = 0;
+
+	if (fixed == NULL)
+		return NULL;
+	while (*p) {
+		size_t n = utf8_len(p);
+
+		if (n == 0) {
+			memcpy(fixed + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			p++;
+			continue;
+		}
+		memcpy(fixed + o, p, n);
+		o += n;
+		p += n;
+	}
+	json_t *v = json_stringn(fixed, o);
+	free(fixed);
+	return v;
+}
+
+static json_t *
+jstr_or_null(const char *s)
+{
+	return s != NULL ? jstr(s) : json_null();
+}
+
+static const char *
+get_s(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s != NULL ? s : "";
+}
+
+static long long
+get_i(const json_t *o, const char *key)
+{
+	return json_integer_value(json_object_get(o, key));
+}
+
+/* ---- helpers ------------------------------------------------------------------- */
 
 static bool
 parse_pid(const char *s, pid_t *pid)
@@ -41,8 +164,7 @@ static void
 duration_text(long secs, char *buf, size_t len)
 {
 	if (secs >= 3600)
-		snprintf(buf, len, "%ldh%02ldm%02lds", secs / 3600, secs / 60 % 60,
-			 secs % 60);
+		snprintf(buf, len, "%ldh%02ldm%02lds", secs / 3600, secs / 60 % 60, secs % 60);
 	else if (secs >= 60)
 		snprintf(buf, len, "%ldm%02lds", secs / 60, secs % 60);
 	else
@@ -56,7 +178,7 @@ owns(uid_t uid, const struct task *t)
 	return uid == 0 || t->uid == uid || t->euid == uid;
 }
 
-/* ---- status, metrics ------------------------------------------------------- */
+/* ---- status, metrics ------------------------------------------------------------- */
 
 /* Every counter once: its JSON key, its Prometheus name, its help text. */
 static const struct counter {
@@ -89,230 +211,207 @@ static const struct counter {
 	C("groups_created", "groups_created_total", "Groups created.", groups_created),
 	C("groups_removed", "groups_removed_total", "Empty template groups removed.",
 	  groups_removed),
+	C("state_saves", "state_saves_total", "Writes of the boost state file.",
+	  state_saves),
+	C("failed_state_saves", "state_save_failures_total",
+	  "Writes of the boost state file that failed.", state_save_failures),
 #undef C
 };
 
 #define NCOUNTERS (sizeof(counters) / sizeof(counters[0]))
 
 static unsigned long long
-value(const struct core *e, const struct counter *c)
+value(const struct core *c, const struct counter *k)
 {
-	return (unsigned long long)*(const uint64_t *)((const char *)core_stats(e) +
-						       c->offset);
+	return (unsigned long long)*(const uint64_t *)((const char *)core_stats(c) +
+						       k->offset);
 }
 
-/* by name, for the text status */
-static unsigned long long
-count(const struct core *e, const char *key)
+static json_t *
+v_status(struct verb_ctx *x)
 {
+	struct core *c = x->rq->core;
+	const struct policy *p = core_policy(c);
+	json_t *hiers = json_array(), *counts = json_object();
+
+	for (size_t i = 0; i < p->n; i++)
+		json_array_append_new(hiers, jstr(p->labels[i]));
 	for (size_t i = 0; i < NCOUNTERS; i++)
-		if (strcmp(counters[i].key, key) == 0)
-			return value(e, &counters[i]);
-	return 0;
+		json_object_set_new(counts, counters[i].key,
+				    json_integer((json_int_t)value(c, &counters[i])));
+	return json_pack("{s:s, s:i, s:i, s:I, s:b, s:I, s:s, s:I, s:o, s:o, s:o}", "version",
+			 PACKAGE_VERSION, "protocol", CONTROL_PROTOCOL, "pid", (int)getpid(),
+			 "uptime", (json_int_t)difftime(time(NULL), core_started(c)),
+			 "paused", core_paused(c), "rules", (json_int_t)rules_count(p->rules),
+			 "match",
+			 p->cfg->match == RULES_FIRST_MATCH ? "first-match" : "per-hierarchy",
+			 "boosts", (json_int_t)core_boost_count(c), "hierarchies", hiers,
+			 "counters", counts, "lua", jstr_or_null(p->hooks ? p->cfg->lua_script : NULL));
 }
 
-static const char *
-match_name(const struct core *e)
+static unsigned long long
+counter(const json_t *r, const char *key)
 {
-	return core_policy(e)->cfg->match == RULES_FIRST_MATCH ? "first-match" : "per-hierarchy";
+	return (unsigned long long)get_i(json_object_get(r, "counters"), key);
 }
 
 static void
-status_json(struct core *e, long up, struct buf *out)
+t_status(const json_t *r, struct buf *out)
 {
-	buf_printf(out, "{\"version\":\"%s\",\"protocol\":%d,\"pid\":%d,\"uptime\":%ld,",
-		   PACKAGE_VERSION, CONTROL_PROTOCOL, (int)getpid(), up);
-	buf_printf(out, "\"paused\":%s,\"rules\":%zu,\"match\":\"%s\",\"boosts\":%zu,",
-		   core_paused(e) ? "true" : "false", rules_count(core_policy(e)->rules),
-		   match_name(e), core_boost_count(e));
-	buf_printf(out, "\"hierarchies\":[");
-	for (size_t i = 0; i < core_policy(e)->n; i++) {
-		buf_printf(out, "%s", i ? "," : "");
-		buf_json_str(out, core_policy(e)->labels[i]);
-	}
-	buf_printf(out, "],\"counters\":{");
-	for (size_t i = 0; i < NCOUNTERS; i++)
-		buf_printf(out, "%s\"%s\":%llu", i ? "," : "", counters[i].key,
-			   value(e, &counters[i]));
-	buf_printf(out, "}}\n");
-}
+	char up[64];
+	size_t i;
+	json_t *h;
+	const char *lua = json_string_value(json_object_get(r, "lua"));
 
-static int
-v_status(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
-	 size_t errlen)
-{
-	struct core *e = rq->core;
-	long up = (long)difftime(time(NULL), core_started(e));
-	char upt[64];
-
-	if (rq->json) {
-		status_json(e, up, out);
-		return 0;
-	}
-	duration_text(up, upt, sizeof(upt));
-	buf_printf(out, "cgengined %s, pid %d, up %s%s\n", PACKAGE_VERSION, (int)getpid(),
-		   upt, core_paused(e) ? ", PAUSED (moves nothing)" : "");
-	buf_printf(out, "rules:        %zu (%s)\n", rules_count(core_policy(e)->rules),
-		   match_name(e));
+	duration_text((long)get_i(r, "uptime"), up, sizeof(up));
+	buf_printf(out, "cgengined %s, pid %lld, up %s%s\n", get_s(r, "version"),
+		   get_i(r, "pid"), up,
+		   json_is_true(json_object_get(r, "paused")) ? ", PAUSED (moves nothing)" : "");
+	buf_printf(out, "rules:        %lld (%s)\n", get_i(r, "rules"), get_s(r, "match"));
 	buf_printf(out, "hierarchies: ");
-	for (size_t i = 0; i < core_policy(e)->n; i++)
-		buf_printf(out, " %s", core_policy(e)->labels[i]);
-	buf_printf(
-		out,
-		"\nevents:       fork %llu, exec %llu, uid %llu, gid %llu, exit %llu\n",
-		count(e, "fork"), count(e, "exec"), count(e, "uid"), count(e, "gid"),
-		count(e, "exit"));
-	buf_printf(
-		out,
-		"classified:   %llu, moves %llu, failed moves %llu, exited first %llu\n",
-		count(e, "classified"), count(e, "moves"), count(e, "failed_moves"),
-		count(e, "vanished"));
+	json_array_foreach(json_object_get(r, "hierarchies"), i, h)
+		buf_printf(out, " %s", json_string_value(h));
+	buf_printf(out, "\nevents:       fork %llu, exec %llu, uid %llu, gid %llu, exit %llu\n",
+		   counter(r, "fork"), counter(r, "exec"), counter(r, "uid"), counter(r, "gid"),
+		   counter(r, "exit"));
+	buf_printf(out, "classified:   %llu, moves %llu, failed moves %llu, exited first %llu\n",
+		   counter(r, "classified"), counter(r, "moves"), counter(r, "failed_moves"),
+		   counter(r, "vanished"));
 	buf_printf(out, "lost events:  %llu, rescans %llu, reloads %llu (%llu failed)\n",
-		   count(e, "lost_events"), count(e, "rescans"), count(e, "reloads"),
-		   count(e, "failed_reloads"));
-	buf_printf(out, "lua:          %s, calls %llu, errors %llu\n",
-		   core_policy(e)->hooks ? core_policy(e)->cfg->lua_script : "none",
-		   count(e, "lua_calls"), count(e, "lua_errors"));
-	buf_printf(out, "boosts:       %zu active\n", core_boost_count(e));
-	return 0;
+		   counter(r, "lost_events"), counter(r, "rescans"), counter(r, "reloads"),
+		   counter(r, "failed_reloads"));
+	buf_printf(out, "lua:          %s, calls %llu, errors %llu\n", lua ? lua : "none",
+		   counter(r, "lua_calls"), counter(r, "lua_errors"));
+	buf_printf(out, "boosts:       %lld active\n", get_i(r, "boosts"));
 }
 
+/* metrics: the status, rendered in Prometheus' text format */
 static void
 metric(struct buf *out, const char *name, const char *type, const char *help,
        unsigned long long v)
 {
-	buf_printf(out,
-		   "# HELP cgengine_%s %s\n# TYPE cgengine_%s %s\ncgengine_%s %llu\n",
-		   name, help, name, type, name, v);
+	buf_printf(out, "# HELP cgengine_%s %s\n# TYPE cgengine_%s %s\ncgengine_%s %llu\n", name,
+		   help, name, type, name, v);
 }
 
-static int
-v_metrics(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
-	  size_t errlen)
+static void
+t_metrics(const json_t *r, struct buf *out)
 {
-	struct core *e = rq->core;
-
-	if (rq->json)
-		return v_status(rq, argc, argv, out, err, errlen);
 	buf_printf(out, "# HELP cgengine_events_total Process events received, by type.\n"
 			"# TYPE cgengine_events_total counter\n");
 	for (size_t i = 0; i < NCOUNTERS; i++)
 		if (counters[i].metric == NULL)
 			buf_printf(out, "cgengine_events_total{type=\"%s\"} %llu\n",
-				   counters[i].key, value(e, &counters[i]));
+				   counters[i].key, counter(r, counters[i].key));
 	for (size_t i = 0; i < NCOUNTERS; i++)
 		if (counters[i].metric != NULL)
 			metric(out, counters[i].metric, "counter", counters[i].help,
-			       value(e, &counters[i]));
-	metric(out, "boosts_active", "gauge", "Boosts in force.", core_boost_count(e));
-	metric(out, "rules", "gauge", "Rules loaded.", rules_count(core_policy(e)->rules));
-	metric(out, "paused", "gauge", "1 while paused.", core_paused(e));
+			       counter(r, counters[i].key));
+	metric(out, "boosts_active", "gauge", "Boosts in force.",
+	       (unsigned long long)get_i(r, "boosts"));
+	metric(out, "rules", "gauge", "Rules loaded.", (unsigned long long)get_i(r, "rules"));
+	metric(out, "paused", "gauge", "1 while paused.",
+	       json_is_true(json_object_get(r, "paused")));
 	metric(out, "uptime_seconds", "gauge", "Seconds since start.",
-	       (unsigned long long)difftime(time(NULL), core_started(e)));
-	return 0;
+	       (unsigned long long)get_i(r, "uptime"));
 }
 
-/* ---- explain, test ------------------------------------------------------------ */
+/* ---- explain, test ---------------------------------------------------------------- */
+
+/* One row per managed hierarchy; cg NULL for a what-if. */
+static json_t *
+verdict_rows(struct core *c, const struct task_cgroups *cg)
+{
+	const struct policy *p = core_policy(c);
+	json_t *rows = json_array();
+
+	for (size_t i = 0; i < p->n; i++) {
+		const struct verdict *v = &core_verdicts(c)[i];
+		json_t *row = json_pack("{s:o, s:o, s:o}", "hierarchy", jstr(p->labels[i]),
+					"wanted", v->move ? jstr(v->dest) : json_null(), "why",
+					jstr(v->reason));
+
+		if (cg != NULL)
+			json_object_set_new(row, "current",
+					    jstr_or_null(task_cgroup_of(cg, p->names[i])));
+		json_array_append_new(rows, row);
+	}
+	return rows;
+}
 
 static void
-verdict_rows(struct core *e, bool json, const struct task_cgroups *cg, struct buf *out)
+t_rows(const json_t *rows, bool current, struct buf *out)
 {
-	if (!json)
-		buf_printf(out, "%-20s %-24s %-24s %s\n", "HIERARCHY",
-			   cg ? "CURRENT" : "", "WANTED", "WHY");
-	for (size_t i = 0; i < core_policy(e)->n; i++) {
-		const struct verdict *v = &core_verdicts(e)[i];
-		const char *cur = cg ? task_cgroup_of(cg, core_policy(e)->names[i]) : NULL;
+	size_t i;
+	json_t *row;
 
-		if (json) {
-			buf_printf(out, "%s{\"hierarchy\":", i ? "," : "");
-			buf_json_str(out, core_policy(e)->labels[i]);
-			if (cg != NULL) {
-				buf_printf(out, ",\"current\":");
-				if (cur)
-					buf_json_str(out, cur);
-				else
-					buf_printf(out, "null");
-			}
-			buf_printf(out, ",\"wanted\":");
-			if (v->move)
-				buf_json_str(out, v->dest);
-			else
-				buf_printf(out, "null");
-			buf_printf(out, ",\"why\":");
-			buf_json_str(out, v->reason);
-			buf_printf(out, "}");
-		} else {
-			buf_printf(out, "%-20s %-24s %-24s %s\n", core_policy(e)->labels[i],
-				   cg ? (cur ? cur : "?") : "",
-				   v->move ? v->dest : "(left alone)", v->reason);
-		}
+	buf_printf(out, "%-20s %-24s %-24s %s\n", "HIERARCHY", current ? "CURRENT" : "",
+		   "WANTED", "WHY");
+	json_array_foreach(rows, i, row)
+	{
+		const char *cur = json_string_value(json_object_get(row, "current"));
+		const char *want = json_string_value(json_object_get(row, "wanted"));
+
+		buf_printf(out, "%-20s %-24s %-24s %s\n", get_s(row, "hierarchy"),
+			   current ? (cur ? cur : "?") : "", want ? want : "(left alone)",
+			   get_s(row, "why"));
 	}
 }
 
-static int
-v_explain(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
-	  size_t errlen)
+static json_t *
+v_explain(struct verb_ctx *x)
 {
-	struct core *e = rq->core;
+	struct core *c = x->rq->core;
 	pid_t pid;
 
-	if (argc != 2 || !parse_pid(argv[1], &pid))
-		return ERR("usage: explain PID");
-	enum decide_result r = core_explain(e, pid, rq->uid);
+	if (x->argc != 2 || !parse_pid(x->argv[1], &pid))
+		return fail(x, "usage: explain PID");
+	enum decide_result r = core_explain(c, pid, x->rq->uid);
 	if (r == DECIDE_GONE)
-		return ERR("no process %d", (int)pid);
+		return fail(x, "no process %d", (int)pid);
 	if (r == DECIDE_KTHREAD)
-		return ERR("pid %d is a kernel thread; cgengined never moves those",
-			   (int)pid);
+		return fail(x, "pid %d is a kernel thread; cgengined never moves those",
+			    (int)pid);
 	if (r == DECIDE_DENIED) {
 		log_warning("control: uid %u denied: explain of pid %d, not its own",
-			    (unsigned)rq->uid, (int)pid);
-		return ERR("permission denied: pid %d belongs to another user", (int)pid);
+			    (unsigned)x->rq->uid, (int)pid);
+		return fail(x, "permission denied: pid %d belongs to another user", (int)pid);
 	}
-	const struct task t = *core_snapshot(e);
-	const struct task_cgroups *cg = core_snapshot_cgroups(e);
-	const char *user = core_user_name(e, t.euid);
-	if (rq->json) {
-		buf_printf(out, "{\"pid\":%d,\"comm\":", (int)pid);
-		buf_json_str(out, t.comm);
-		buf_printf(out, ",\"exe\":");
-		buf_json_str(out, t.exe);
-		buf_printf(out, ",\"uid\":%u,\"user\":", (unsigned)t.euid);
-		buf_json_str(out, user ? user : "");
-		buf_printf(out, ",\"sticky\":%s,\"paused\":%s,\"hierarchies\":[",
-			   r == DECIDE_STICKY ? "true" : "false",
-			   core_paused(e) ? "true" : "false");
-		verdict_rows(e, true, cg, out);
-		buf_printf(out, "]}\n");
-		return 0;
-	}
-	buf_printf(out, "pid %d (%s) %s, uid %u (%s), gid %u%s\n", (int)pid, t.comm,
-		   t.exe[0] ? t.exe : "", (unsigned)t.euid, user ? user : "?",
-		   (unsigned)t.egid, core_paused(e) ? "; the daemon is PAUSED" : "");
-	verdict_rows(e, false, cg, out);
-	return 0;
+	const struct task *t = core_snapshot(c);
+	return json_pack("{s:i, s:o, s:o, s:I, s:o, s:I, s:b, s:b, s:o}", "pid", (int)pid,
+			 "comm", jstr(t->comm), "exe", jstr(t->exe), "uid", (json_int_t)t->euid,
+			 "user", jstr(core_user_name(c, t->euid)), "gid", (json_int_t)t->egid,
+			 "sticky", r == DECIDE_STICKY, "paused", core_paused(c), "hierarchies",
+			 verdict_rows(c, core_snapshot_cgroups(c)));
 }
 
-/* Resolve a user or group for "test"; false if unknown. */
+static void
+t_explain(const json_t *r, struct buf *out)
+{
+	const char *user = get_s(r, "user");
+
+	buf_printf(out, "pid %lld (%s) %s, uid %lld (%s), gid %lld%s\n", get_i(r, "pid"),
+		   get_s(r, "comm"), get_s(r, "exe"), get_i(r, "uid"), user[0] ? user : "?",
+		   get_i(r, "gid"),
+		   json_is_true(json_object_get(r, "paused")) ? "; the daemon is PAUSED" : "");
+	t_rows(json_object_get(r, "hierarchies"), true, out);
+}
+
+/* Resolve a user or group for "test" (NSS, bounded); false if unknown. */
 static bool
 lookup_user(const char *name, struct task *t)
 {
-	struct passwd pw, *res = NULL;
-	char buf[4096];
 	char *end;
 	long id = strtol(name, &end, 10);
+	struct names_user u;
 
-	if (getpwnam_r(name, &pw, buf, sizeof(buf), &res) == 0 && res != NULL) {
-		t->uid = t->euid = pw.pw_uid;
-		t->gid = t->egid = pw.pw_gid;
-		int n = TASK_GROUPS_MAX;
-		if (getgrouplist(pw.pw_name, pw.pw_gid, t->groups, &n) < 0)
-			n = 0;
-		t->ngroups = (size_t)n;
+	if (names_user_by_name(name, &u) == 0) {
+		t->uid = t->euid = u.uid;
+		t->gid = t->egid = u.gid;
+		t->ngroups = names_grouplist(u.name, u.gid, t->groups, TASK_GROUPS_MAX);
 		return true;
 	}
-	if (*end != '\0' || id < 0)
+	if (*end != '\0' || id < 0 || end == name)
 		return false;
 	t->uid = t->euid = (uid_t)id;
 	return true;
@@ -321,108 +420,102 @@ lookup_user(const char *name, struct task *t)
 static bool
 lookup_group(const char *name, gid_t *gid)
 {
-	struct group gr, *res = NULL;
-	char buf[16384];
 	char *end;
 	long id = strtol(name, &end, 10);
 
-	if (getgrnam_r(name, &gr, buf, sizeof(buf), &res) == 0 && res != NULL) {
-		*gid = gr.gr_gid;
+	if (names_group_by_name(name, gid) == 0)
 		return true;
-	}
-	if (*end != '\0' || id < 0)
+	if (*end != '\0' || id < 0 || end == name)
 		return false;
 	*gid = (gid_t)id;
 	return true;
 }
 
-static int
-v_test(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
-       size_t errlen)
+#define TEST_USAGE "usage: test --user U [--group G] [--exe PATH] [--cmdline ARG...]"
+
+static json_t *
+v_test(struct verb_ctx *x)
 {
-	struct core *e = rq->core;
 	static struct task t;
 	char cmd[4096];
 	size_t cmdlen = 0;
 	bool have_user = false;
 
 	memset(&t, 0, sizeof(t));
-	t.pid = 0;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--user") == 0 && i + 1 < argc) {
-			if (!lookup_user(argv[++i], &t))
-				return ERR("unknown user '%s'", argv[i]);
+	for (int i = 1; i < x->argc; i++) {
+		char **a = x->argv;
+
+		if (strcmp(a[i], "--user") == 0 && i + 1 < x->argc) {
+			if (!lookup_user(a[++i], &t))
+				return fail(x, "unknown user '%s'", a[i]);
 			have_user = true;
-		} else if (strcmp(argv[i], "--group") == 0 && i + 1 < argc) {
-			if (!lookup_group(argv[++i], &t.egid))
-				return ERR("unknown group '%s'", argv[i]);
+		} else if (strcmp(a[i], "--group") == 0 && i + 1 < x->argc) {
+			if (!lookup_group(a[++i], &t.egid))
+				return fail(x, "unknown group '%s'", a[i]);
 			t.gid = t.egid;
-		} else if (strcmp(argv[i], "--exe") == 0 && i + 1 < argc) {
-			snprintf(t.exe, sizeof(t.exe), "%s", argv[++i]);
-		} else if (strcmp(argv[i], "--cmdline") == 0) {
-			for (i++; i < argc; i++) {
-				size_t n = strlen(argv[i]) + 1;
+		} else if (strcmp(a[i], "--exe") == 0 && i + 1 < x->argc) {
+			snprintf(t.exe, sizeof(t.exe), "%s", a[++i]);
+		} else if (strcmp(a[i], "--cmdline") == 0) {
+			for (i++; i < x->argc; i++) {
+				size_t n = strlen(a[i]) + 1;
 				if (cmdlen + n > sizeof(cmd))
 					break;
-				memcpy(cmd + cmdlen, argv[i], n);
+				memcpy(cmd + cmdlen, a[i], n);
 				cmdlen += n;
 			}
 		} else {
-			return ERR(
-				"usage: test --user U [--group G] [--exe PATH] [--cmdline ARG...]");
+			return fail(x, TEST_USAGE);
 		}
 	}
 	if (!have_user)
-		return ERR(
-			"usage: test --user U [--group G] [--exe PATH] [--cmdline ARG...]");
+		return fail(x, TEST_USAGE);
 	const char *base = strrchr(t.exe, '/');
 	snprintf(t.comm, sizeof(t.comm), "%.63s", base ? base + 1 : t.exe);
 	if (cmdlen > 0 && t.exe[0] != '\0')
 		task_script_from_cmdline(t.exe, cmd, cmdlen, t.script, sizeof(t.script));
-	core_whatif(e, &t, cmdlen ? cmd : NULL, cmdlen);
-	if (rq->json) {
-		buf_printf(out, "{\"uid\":%u,\"gid\":%u,\"exe\":", (unsigned)t.euid,
-			   (unsigned)t.egid);
-		buf_json_str(out, t.exe);
-		buf_printf(out, ",\"hierarchies\":[");
-		verdict_rows(e, true, NULL, out);
-		buf_printf(out, "]}\n");
-		return 0;
-	}
-	buf_printf(out, "uid %u, gid %u, exe %s\n", (unsigned)t.euid, (unsigned)t.egid,
-		   t.exe[0] ? t.exe : "(none)");
-	verdict_rows(e, false, NULL, out);
-	return 0;
+	core_whatif(x->rq->core, &t, cmdlen ? cmd : NULL, cmdlen);
+	return json_pack("{s:I, s:I, s:o, s:o}", "uid", (json_int_t)t.euid, "gid",
+			 (json_int_t)t.egid, "exe", jstr(t.exe), "hierarchies",
+			 verdict_rows(x->rq->core, NULL));
 }
 
-/* ---- boosts -------------------------------------------------------------------- */
+static void
+t_test(const json_t *r, struct buf *out)
+{
+	const char *exe = get_s(r, "exe");
+
+	buf_printf(out, "uid %lld, gid %lld, exe %s\n", get_i(r, "uid"), get_i(r, "gid"),
+		   exe[0] ? exe : "(none)");
+	t_rows(json_object_get(r, "hierarchies"), false, out);
+}
+
+/* ---- boosts ------------------------------------------------------------------------- */
 
 /* Is the boost profile granted to uid (by name or by @group)? */
 static bool
 granted(const struct boost_profile *p, uid_t uid)
 {
-	struct passwd pw, *res = NULL;
-	char buf[4096];
-	gid_t groups[256];
-	int n = 256;
+	struct names_user u;
+	gid_t groups[TASK_GROUPS_MAX];
+	size_t n;
 
-	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) != 0 || res == NULL)
+	if (names_user_by_uid(uid, &u) < 0)
 		return false;
-	if (getgrouplist(pw.pw_name, pw.pw_gid, groups, &n) < 0)
-		n = 0;
+	const char *name = u.name;
+	n = names_grouplist(name, u.gid, groups, TASK_GROUPS_MAX);
 	for (size_t i = 0; i < p->nallow; i++) {
 		const char *a = p->allow[i];
-		gid_t gid;
+		gid_t want;
 
 		if (a[0] != '@') {
-			if (strcmp(a, pw.pw_name) == 0)
+			if (strcmp(a, name) == 0)
 				return true;
 			continue;
 		}
-		if (!lookup_group(a + 1, &gid))
+		if (!lookup_group(a + 1, &want))
 			continue;
-		for (int k = 0; k < n; k++)
-			if (groups[k] == gid)
+		for (size_t k = 0; k < n; k++)
+			if (groups[k] == want)
 				return true;
 	}
 	return false;
@@ -437,255 +530,241 @@ find_profile(const struct config *c, const char *name)
 	return NULL;
 }
 
-static int deny(const struct request *rq, char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int
-deny(const struct request *rq, char *err, size_t errlen, const char *fmt, ...)
+static json_t *
+start(struct verb_ctx *x, const struct boost_request *br)
 {
-	char msg[400];
-	va_list ap;
+	struct boost_info info;
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	log_warning("control: uid %u denied: %s", (unsigned)rq->uid, msg);
-	return ERR("permission denied: %s", msg);
-}
-
-static int
-boost_answer(const struct request *rq, const struct boost_info *b, struct buf *out)
-{
-	char when[64];
-	struct tm tm;
-
-	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime_r(&b->expires, &tm));
-	if (rq->json)
-		buf_printf(out, "{\"id\":%u,\"expires\":%lld}\n", b->id,
-			   (long long)b->expires);
-	else
-		buf_printf(out, "boost #%u: %s:%s until %s\n", b->id, b->hier, b->dest,
-			   when);
-	return 0;
+	if (core_boost_start(x->rq->core, br, &info, x->err, x->errlen) < 0)
+		return NULL;
+	return json_pack("{s:I, s:I, s:o, s:o}", "id", (json_int_t)info.id, "expires",
+			 (json_int_t)info.expires, "hierarchy", jstr(info.hier), "destination",
+			 jstr(info.dest));
 }
 
 /* boost --profile NAME PID [DURATION] */
-static int
-boost_profile(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
-	      size_t errlen)
+static json_t *
+boost_profile(struct verb_ctx *x)
 {
-	struct core *e = rq->core;
+	struct core *c = x->rq->core;
+	uid_t uid = x->rq->uid;
 	struct task t;
 	pid_t pid;
 
-	if (argc < 4 || argc > 5 || !parse_pid(argv[3], &pid))
-		return ERR("usage: boost --profile NAME PID [DURATION]");
-	const struct boost_profile *p = find_profile(core_policy(e)->cfg, argv[2]);
+	if (x->argc < 4 || x->argc > 5 || !parse_pid(x->argv[3], &pid))
+		return fail(x, "usage: boost --profile NAME PID [DURATION]");
+	const struct boost_profile *p = find_profile(core_policy(c)->cfg, x->argv[2]);
 	if (p == NULL)
-		return ERR("no boost profile '%s'", argv[2]);
-	long secs = argc == 5 ? parse_duration(argv[4]) : p->max_seconds;
+		return fail(x, "no boost profile '%s'", x->argv[2]);
+	long secs = x->argc == 5 ? parse_duration(x->argv[4]) : p->max_seconds;
 	if (secs <= 0)
-		return ERR("invalid duration '%s' (use 90s, 15m, 2h, 1d)", argv[4]);
-	if (rq->uid != 0 && !granted(p, rq->uid))
-		return deny(rq, err, errlen,
-			    "boost profile '%s' is not granted to uid %u", p->name,
-			    (unsigned)rq->uid);
-	if (core_read_task(e, pid, &t) < 0)
-		return ERR("no process %d", (int)pid);
-	if (!owns(rq->uid, &t))
-		return deny(rq, err, errlen, "pid %d belongs to another user", (int)pid);
-	if (rq->uid != 0 && secs > p->max_seconds) {
+		return fail(x, "invalid duration '%s' (use 90s, 15m, 2h, 1d)", x->argv[4]);
+	if (uid != 0 && !granted(p, uid))
+		return deny(x, "boost profile '%s' is not granted to uid %u", p->name,
+			    (unsigned)uid);
+	if (core_read_task(c, pid, &t) < 0)
+		return fail(x, "no process %d", (int)pid);
+	if (!owns(uid, &t))
+		return deny(x, "pid %d belongs to another user", (int)pid);
+	if (uid != 0 && secs > p->max_seconds) {
 		char a[32], b[32];
 		duration_text(secs, a, sizeof(a));
 		duration_text(p->max_seconds, b, sizeof(b));
-		return deny(rq, err, errlen,
-			    "%s exceeds the maximum of profile '%s' (%s)", a, p->name, b);
+		return deny(x, "%s exceeds the maximum of profile '%s' (%s)", a, p->name, b);
 	}
 	struct boost_request br = { .pid = pid,
 				    .hier = p->hier,
 				    .dest = p->dest,
 				    .seconds = secs,
-				    .owner = rq->uid,
+				    .owner = uid,
 				    .profile = p->name };
-	struct boost_info info;
-	if (core_boost_start(e, &br, &info, err, errlen) < 0)
-		return -1;
-	return boost_answer(rq, &info, out);
+	return start(x, &br);
 }
 
-static int
-v_boost(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
-	size_t errlen)
+static json_t *
+v_boost(struct verb_ctx *x)
 {
 	pid_t pid;
 
-	if (argc >= 2 && strcmp(argv[1], "--profile") == 0)
-		return boost_profile(rq, argc, argv, out, err, errlen);
-	if (rq->uid != 0)
-		return deny(rq, err, errlen, "a boost without --profile needs root");
-	char *colon = argc == 4 ? strchr(argv[2], ':') : NULL;
-	if (colon == NULL || !parse_pid(argv[1], &pid))
-		return ERR("usage: boost PID HIERARCHY:/PATH DURATION");
+	if (x->argc >= 2 && strcmp(x->argv[1], "--profile") == 0)
+		return boost_profile(x);
+	if (x->rq->uid != 0)
+		return deny(x, "a boost without --profile needs root");
+	char *colon = x->argc == 4 ? strchr(x->argv[2], ':') : NULL;
+	if (colon == NULL || !parse_pid(x->argv[1], &pid))
+		return fail(x, "usage: boost PID HIERARCHY:/PATH DURATION");
 	*colon = '\0';
-	long secs = parse_duration(argv[3]);
+	long secs = parse_duration(x->argv[3]);
 	if (secs <= 0)
-		return ERR("invalid duration '%s' (use 90s, 15m, 2h, 1d)", argv[3]);
-	struct boost_request br = { .pid = pid,
-				    .hier = argv[2],
-				    .dest = colon + 1,
-				    .seconds = secs,
-				    .owner = 0 };
-	struct boost_info info;
-	if (core_boost_start(rq->core, &br, &info, err, errlen) < 0)
-		return -1;
-	return boost_answer(rq, &info, out);
+		return fail(x, "invalid duration '%s' (use 90s, 15m, 2h, 1d)", x->argv[3]);
+	struct boost_request br = {
+		.pid = pid, .hier = x->argv[2], .dest = colon + 1, .seconds = secs, .owner = 0
+	};
+	return start(x, &br);
 }
 
-static int
-v_unboost(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
-	  size_t errlen)
+static void
+t_boost(const json_t *r, struct buf *out)
 {
-	struct core *e = rq->core;
-	const char *arg = argc == 2 ? argv[1] : "";
-	bool by_id = arg[0] == '#';
-	pid_t n;
-	char why[64];
+	char when[64];
+	struct tm tm;
+	time_t t = (time_t)get_i(r, "expires");
 
-	if (!parse_pid(by_id ? arg + 1 : arg, &n))
-		return ERR("usage: unboost ID|PID  (an id may be written #ID)");
-	snprintf(why, sizeof(why), "cancelled by uid %u", (unsigned)rq->uid);
-	const struct boost *b = core_boost_find(e, (unsigned)n); /* an id wins over a pid */
-	if (b != NULL) {
-		if (rq->uid != 0 && b->owner != rq->uid)
-			return deny(rq, err, errlen, "boost #%u is not yours", b->id);
-		unsigned id = b->id;
-		(void)core_boost_end(e, id, why);
-		buf_printf(out, rq->json ? "{\"ended\":[%u]}\n" : "boost #%u ended\n",
-			   id);
-		return 0;
-	}
-	if (by_id)
-		return ERR("no boost #%d", (int)n);
-	/* a pid: end every boost it is a member of */
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime_r(&t, &tm));
+	buf_printf(out, "boost #%lld: %s:%s until %s\n", get_i(r, "id"), get_s(r, "hierarchy"),
+		   get_s(r, "destination"), when);
+}
+
+static json_t *
+v_unboost(struct verb_ctx *x)
+{
+	struct core *c = x->rq->core;
+	uid_t uid = x->rq->uid;
+	const char *arg = x->argc == 2 ? x->argv[1] : "";
+	bool by_id = arg[0] == '#';
+	const struct boost *b;
 	unsigned ended[64];
 	size_t count = 0;
-	TAILQ_FOREACH(b, core_boosts(e), link)
-	for (size_t i = 0; i < b->n && count < 64; i++)
-		if (b->m[i].pid == n && (rq->uid == 0 || b->owner == rq->uid))
-			ended[count++] = b->id;
-	if (count == 0)
-		return ERR("no boost #%d and no boost of yours for pid %d", (int)n,
-			   (int)n);
-	for (size_t i = 0; i < count; i++)
-		(void)core_boost_end(e, ended[i], why);
-	buf_printf(out, rq->json ? "{\"ended\":[" : "ended:");
-	for (size_t i = 0; i < count; i++)
-		buf_printf(out, rq->json ? "%s%u" : "%s#%u", i && rq->json ? "," : " ",
-			   ended[i]);
-	buf_printf(out, rq->json ? "]}\n" : "\n");
-	return 0;
-}
+	char why[64];
+	pid_t n;
 
-static int
-v_boosts(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
-	 size_t errlen)
-{
-	struct core *e = rq->core;
-	const struct boost *b;
-	bool first = true;
-
-	if (rq->json)
-		buf_printf(out, "[");
-	else
-		buf_printf(out, "%-5s %-20s %-24s %-10s %-6s %-12s %s\n", "ID",
-			   "HIERARCHY", "DESTINATION", "LEFT", "OWNER", "PROFILE",
-			   "PIDS");
-	TAILQ_FOREACH(b, core_boosts(e), link)
-	{
-		long left = (long)difftime(b->expires, time(NULL));
-		char lt[32];
-
-		if (rq->uid != 0 && b->owner != rq->uid)
-			continue;
-		duration_text(left > 0 ? left : 0, lt, sizeof(lt));
-		if (rq->json) {
-			buf_printf(out, "%s{\"id\":%u,\"hierarchy\":", first ? "" : ",",
-				   b->id);
-			buf_json_str(out, b->hier);
-			buf_printf(out, ",\"destination\":");
-			buf_json_str(out, b->dest);
-			buf_printf(out, ",\"expires\":%lld,\"owner\":%u,\"profile\":",
-				   (long long)b->expires, (unsigned)b->owner);
-			if (b->profile)
-				buf_json_str(out, b->profile);
-			else
-				buf_printf(out, "null");
-			buf_printf(out, ",\"pids\":[");
-			for (size_t i = 0; i < b->n; i++)
-				buf_printf(out, "%s%d", i ? "," : "", (int)b->m[i].pid);
-			buf_printf(out, "]}");
-		} else {
-			buf_printf(out, "#%-4u %-20s %-24s %-10s %-6u %-12s", b->id,
-				   b->hier, b->dest, lt, (unsigned)b->owner,
-				   b->profile ? b->profile : "-");
-			for (size_t i = 0; i < b->n; i++)
-				buf_printf(out, "%s%d", i ? "," : " ", (int)b->m[i].pid);
-			buf_printf(out, "\n");
-		}
-		first = false;
+	if (!parse_pid(by_id ? arg + 1 : arg, &n))
+		return fail(x, "usage: unboost ID|PID  (an id may be written #ID)");
+	snprintf(why, sizeof(why), "cancelled by uid %u", (unsigned)uid);
+	if ((b = core_boost_find(c, (unsigned)n)) != NULL) { /* an id wins over a pid */
+		if (uid != 0 && b->owner != uid)
+			return deny(x, "boost #%u is not yours", b->id);
+		ended[count++] = b->id;
+	} else if (by_id) {
+		return fail(x, "no boost #%d", (int)n);
+	} else { /* a pid: every boost it is a member of */
+		TAILQ_FOREACH(b, core_boosts(c), link)
+		for (size_t i = 0; i < b->n && count < 64; i++)
+			if (b->m[i].pid == n && (uid == 0 || b->owner == uid))
+				ended[count++] = b->id;
+		if (count == 0)
+			return fail(x, "no boost #%d and no boost of yours for pid %d", (int)n,
+				    (int)n);
 	}
-	if (rq->json)
-		buf_printf(out, "]\n");
-	return 0;
+	json_t *ids = json_array();
+	for (size_t i = 0; i < count; i++) {
+		(void)core_boost_end(c, ended[i], why);
+		json_array_append_new(ids, json_integer(ended[i]));
+	}
+	return json_pack("{s:o}", "ended", ids);
 }
 
-/* ---- administration ------------------------------------------------------------- */
-
-static int
-v_reload(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
-	 size_t errlen)
+static void
+t_unboost(const json_t *r, struct buf *out)
 {
-	if (core_reload(rq->core, rq->now) < 0)
-		return ERR("reload failed; the previous configuration stays (see the log)");
-	buf_printf(out,
-		   rq->json ? "{\"reloaded\":true,\"rules\":%zu}\n" : "reloaded: %zu rules\n",
-		   rules_count(core_policy(rq->core)->rules));
-	return 0;
+	size_t i;
+	json_t *id;
+
+	buf_printf(out, "ended:");
+	json_array_foreach(json_object_get(r, "ended"), i, id)
+		buf_printf(out, " #%lld", (long long)json_integer_value(id));
+	buf_printf(out, "\n");
 }
 
-static int
-v_pause(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
-	size_t errlen)
+static json_t *
+v_boosts(struct verb_ctx *x)
 {
-	core_set_paused(rq->core, true, rq->now);
-	log_notice("paused by uid %u: processes are no longer moved", (unsigned)rq->uid);
-	buf_printf(out, rq->json ? "{\"paused\":true}\n" : "paused\n");
-	return 0;
+	const struct boost *b;
+	json_t *list = json_array();
+
+	TAILQ_FOREACH(b, core_boosts(x->rq->core), link)
+	{
+		if (x->rq->uid != 0 && b->owner != x->rq->uid)
+			continue;
+		json_t *pids = json_array();
+		for (size_t i = 0; i < b->n; i++)
+			json_array_append_new(pids, json_integer(b->m[i].pid));
+		json_array_append_new(
+			list, json_pack("{s:I, s:o, s:o, s:I, s:I, s:I, s:o, s:o}", "id",
+					(json_int_t)b->id, "hierarchy", jstr(b->hier),
+					"destination", jstr(b->dest), "expires",
+					(json_int_t)b->expires, "left",
+					(json_int_t)difftime(b->expires, time(NULL)), "owner",
+					(json_int_t)b->owner, "profile", jstr_or_null(b->profile),
+					"pids", pids));
+	}
+	return list;
 }
 
-static int
-v_resume(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
-	 size_t errlen)
+static void
+t_boosts(const json_t *r, struct buf *out)
 {
-	struct core *e = rq->core;
+	size_t i, k;
+	json_t *b, *pid;
 
-	if (core_paused(e))
-		log_notice("resumed by uid %u; catching up", (unsigned)rq->uid);
-	core_set_paused(e, false, rq->now);
-	buf_printf(out, rq->json ? "{\"paused\":false}\n" : "resumed\n");
-	return 0;
+	buf_printf(out, "%-5s %-20s %-24s %-10s %-6s %-12s %s\n", "ID", "HIERARCHY",
+		   "DESTINATION", "LEFT", "OWNER", "PROFILE", "PIDS");
+	json_array_foreach(r, i, b)
+	{
+		char left[32];
+		const char *prof = json_string_value(json_object_get(b, "profile"));
+		long l = (long)get_i(b, "left");
+
+		duration_text(l > 0 ? l : 0, left, sizeof(left));
+		buf_printf(out, "#%-4lld %-20s %-24s %-10s %-6lld %-12s", get_i(b, "id"),
+			   get_s(b, "hierarchy"), get_s(b, "destination"), left,
+			   get_i(b, "owner"), prof ? prof : "-");
+		json_array_foreach(json_object_get(b, "pids"), k, pid)
+			buf_printf(out, "%s%lld", k ? "," : " ",
+				   (long long)json_integer_value(pid));
+		buf_printf(out, "\n");
+	}
 }
 
-static int
-v_rules(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
-	size_t errlen)
-{
-	const struct rules_set *set = core_policy(rq->core)->rules;
+/* ---- administration ------------------------------------------------------------------ */
 
-	buf_printf(out, rq->json ? "[" : "");
+static json_t *
+v_reload(struct verb_ctx *x)
+{
+	if (core_reload(x->rq->core, x->rq->now) < 0)
+		return fail(x, "reload failed; the previous configuration stays (see the log)");
+	return json_pack("{s:b, s:I}", "reloaded", 1, "rules",
+			 (json_int_t)rules_count(core_policy(x->rq->core)->rules));
+}
+
+static void
+t_reload(const json_t *r, struct buf *out)
+{
+	buf_printf(out, "reloaded: %lld rules\n", get_i(r, "rules"));
+}
+
+static json_t *
+v_pause(struct verb_ctx *x)
+{
+	core_set_paused(x->rq->core, true, x->rq->now);
+	log_notice("paused by uid %u: processes are no longer moved", (unsigned)x->rq->uid);
+	return json_pack("{s:b}", "paused", 1);
+}
+
+static json_t *
+v_resume(struct verb_ctx *x)
+{
+	if (core_paused(x->rq->core))
+		log_notice("resumed by uid %u; catching up", (unsigned)x->rq->uid);
+	core_set_paused(x->rq->core, false, x->rq->now);
+	return json_pack("{s:b}", "paused", 0);
+}
+
+static void
+t_paused(const json_t *r, struct buf *out)
+{
+	buf_printf(out, "%s\n", json_is_true(json_object_get(r, "paused")) ? "paused" : "resumed");
+}
+
+static json_t *
+v_rules(struct verb_ctx *x)
+{
+	const struct rules_set *set = core_policy(x->rq->core)->rules;
+	json_t *list = json_array();
+
 	for (size_t i = 0; i < rules_count(set); i++) {
 		const struct rules_rule *r = rules_get(set, i);
-		char key[512];
+		char key[512], where[600];
 
 		snprintf(key, sizeof(key), "%s%s%s%s",
 			 r->continuation	      ? "%"
@@ -693,87 +772,138 @@ v_rules(const struct request *rq, int argc, char **argv, struct buf *out, char *
 						      : "",
 			 r->continuation ? "" : r->key, r->process ? ":" : "",
 			 r->process && !r->continuation ? r->process : "");
-		if (rq->json) {
-			char where[600];
-			snprintf(where, sizeof(where), "%s:%u", r->file, r->line);
-			buf_printf(out, "%s{\"where\":", i ? "," : "");
-			buf_json_str(out, where);
-			buf_printf(out, ",\"key\":");
-			buf_json_str(out, key);
-			buf_printf(out, ",\"controllers\":");
-			buf_json_str(out, r->controllers);
-			buf_printf(out, ",\"destination\":");
-			buf_json_str(out, r->dest);
-			buf_printf(out, ",\"hits\":%llu}", (unsigned long long)r->hits);
-		} else {
-			buf_printf(out, "%s:%u: %s %s %s%s%s  hits=%llu\n", r->file,
-				   r->line, key, r->controllers, r->dest,
-				   r->options & RULES_OPT_IGNORE ? " ignore" : "",
-				   r->options & RULES_OPT_IGNORE_RT ? " ignore_rt" : "",
-				   (unsigned long long)r->hits);
-		}
+		snprintf(where, sizeof(where), "%s:%u", r->file, r->line);
+		json_array_append_new(
+			list, json_pack("{s:o, s:o, s:o, s:o, s:b, s:b, s:I}", "where",
+					jstr(where), "key", jstr(key), "controllers",
+					jstr(r->controllers), "destination", jstr(r->dest),
+					"ignore", (r->options & RULES_OPT_IGNORE) != 0,
+					"ignore_rt", (r->options & RULES_OPT_IGNORE_RT) != 0,
+					"hits", (json_int_t)r->hits));
 	}
-	buf_printf(out, rq->json ? "]\n" : "");
-	return 0;
+	return list;
 }
 
-static int
-v_version(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
-	  size_t errlen)
+static void
+t_rules(const json_t *r, struct buf *out)
 {
-	buf_printf(out,
-		   rq->json ? "{\"version\":\"%s\",\"protocol\":%d}\n"
-			    : "cgengined %s, protocol %d\n",
-		   PACKAGE_VERSION, CONTROL_PROTOCOL);
-	return 0;
+	size_t i;
+	json_t *rule;
+
+	json_array_foreach(r, i, rule)
+		buf_printf(out, "%s: %s %s %s%s%s  hits=%lld\n", get_s(rule, "where"),
+			   get_s(rule, "key"), get_s(rule, "controllers"),
+			   get_s(rule, "destination"),
+			   json_is_true(json_object_get(rule, "ignore")) ? " ignore" : "",
+			   json_is_true(json_object_get(rule, "ignore_rt")) ? " ignore_rt" : "",
+			   get_i(rule, "hits"));
 }
 
-static int v_help(const struct request *rq, int argc, char **argv, struct buf *out,
-		  char *err, size_t errlen);
+static json_t *
+v_version(struct verb_ctx *x)
+{
+	return json_pack("{s:s, s:i}", "version", PACKAGE_VERSION, "protocol",
+			 CONTROL_PROTOCOL);
+}
+
+static void
+t_version(const json_t *r, struct buf *out)
+{
+	buf_printf(out, "cgengined %s, protocol %lld\n", get_s(r, "version"),
+		   get_i(r, "protocol"));
+}
+
+static json_t *v_help(struct verb_ctx *x);
+
+static void
+t_help(const json_t *r, struct buf *out)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(r, i, v)
+		buf_printf(out, "%s%s\n", get_s(v, "usage"),
+			   json_is_true(json_object_get(v, "root")) ? "   (root)" : "");
+}
 
 static const struct {
 	const char *name;
 	verb_fn *fn;
+	text_fn *text;
 	bool root_only;
 	const char *usage;
 } verbs[] = {
-	{ "status", v_status, false, "status" },
-	{ "explain", v_explain, false, "explain PID" },
-	{ "test", v_test, false,
+	{ "status", v_status, t_status, false, "status" },
+	{ "explain", v_explain, t_explain, false, "explain PID" },
+	{ "test", v_test, t_test, false,
 	  "test --user U [--group G] [--exe PATH] [--cmdline ARG...]" },
-	{ "boost", v_boost, false,
+	{ "boost", v_boost, t_boost, false,
 	  "boost PID HIER:PATH DURATION | boost --profile NAME PID [DURATION]" },
-	{ "unboost", v_unboost, false, "unboost ID|PID" },
-	{ "boosts", v_boosts, false, "boosts" },
-	{ "reload", v_reload, true, "reload" },
-	{ "pause", v_pause, true, "pause" },
-	{ "resume", v_resume, true, "resume" },
-	{ "rules", v_rules, true, "rules" },
-	{ "metrics", v_metrics, true, "metrics" },
-	{ "version", v_version, false, "version" },
-	{ "help", v_help, false, "help" },
+	{ "unboost", v_unboost, t_unboost, false, "unboost ID|PID" },
+	{ "boosts", v_boosts, t_boosts, false, "boosts" },
+	{ "reload", v_reload, t_reload, true, "reload" },
+	{ "pause", v_pause, t_paused, true, "pause" },
+	{ "resume", v_resume, t_paused, true, "resume" },
+	{ "rules", v_rules, t_rules, true, "rules" },
+	{ "metrics", v_status, t_metrics, true, "metrics" },
+	{ "version", v_version, t_version, false, "version" },
+	{ "help", v_help, t_help, false, "help" },
 };
 
-static int
-v_help(const struct request *rq, int argc, char **argv, struct buf *out, char *err,
-       size_t errlen)
+#define NVERBS (sizeof(verbs) / sizeof(verbs[0]))
+
+static json_t *
+v_help(struct verb_ctx *x)
 {
-	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
-		buf_printf(out, "%s%s\n", verbs[i].usage,
-			   verbs[i].root_only ? "   (root)" : "");
-	return 0;
+	json_t *list = json_array();
+
+	for (size_t i = 0; i < NVERBS; i++)
+		json_array_append_new(list, json_pack("{s:s, s:s, s:b}", "verb", verbs[i].name,
+						      "usage", verbs[i].usage, "root",
+						      verbs[i].root_only));
+	return list;
+}
+
+/* Write result as JSON (one line) into out. */
+static void
+emit_json(const json_t *result, struct buf *out)
+{
+	char *s = json_dumps(result, JSON_COMPACT | JSON_ENCODE_ANY);
+
+	if (s == NULL) {
+		out->failed = true;
+		return;
+	}
+	buf_printf(out, "%s\n", s);
+	free(s);
 }
 
 int
 control_dispatch(const struct request *rq, int argc, char **argv, struct buf *body,
 		 char *err, size_t errlen)
 {
-	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
+	struct verb_ctx x = { rq, argc, argv, err, errlen };
+
+	for (size_t i = 0; i < NVERBS; i++) {
 		if (strcmp(argv[0], verbs[i].name) != 0)
 			continue;
-		if (verbs[i].root_only && rq->uid != 0)
-			return deny(rq, err, errlen, "'%s' needs root", verbs[i].name);
-		return verbs[i].fn(rq, argc, argv, body, err, errlen);
+		if (verbs[i].root_only && rq->uid != 0) {
+			deny(&x, "'%s' needs root", verbs[i].name);
+			return -1;
+		}
+		json_t *result = verbs[i].fn(&x);
+		if (result == NULL) {
+			if (err[0] == '\0')
+				snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		if (rq->json)
+			emit_json(result, body);
+		else
+			verbs[i].text(result, body);
+		json_decref(result);
+		return 0;
 	}
-	return ERR("unknown request '%s' (try 'help')", argv[0]);
+	snprintf(err, errlen, "unknown request '%s' (try 'help')", argv[0]);
+	return -1;
 }

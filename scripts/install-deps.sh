@@ -6,5 +6,5 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
     build-essential autoconf automake pkg-config \
-    libconfuse-dev libnl-3-dev libev-dev liblua5.4-dev \
+    libconfuse-dev libnl-3-dev libev-dev liblua5.4-dev libjansson-dev \
     cgroup-tools procps passwd util-linux jq valgrind >/dev/null

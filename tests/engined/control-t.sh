@@ -5,7 +5,7 @@
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
 command -v jq >/dev/null || skip_all "needs jq"
-plan 39
+plan 41
 
 mount_hier cpu; MANAGED="cpu"
 add_user "${TAG}a"; add_user "${TAG}b"
@@ -96,6 +96,14 @@ ok "a user making 100 requests at once is rate-limited" grep -q "^ERR rate limit
 ok "after its burst was served" test "$(grep -c '^OK' "$T/rate")" -ge 30
 seq 100 | sed 's/.*/version/' | "$RAW" "$SOCK" >"$T/rate"
 is 100 "$(grep -c '^OK' "$T/rate")" "root is not rate-limited"
+# a program whose path is not UTF-8: --json must still be valid JSON
+bad=$(printf '%s/bin/%sjob-\377\376' "$T" "$TAG")
+cp "$T/bin/${TAG}job" "$bad"
+start "$bad" 300; u=$LAST
+ctl --json explain "$u" >"$T/bad.json"
+ok "explain --json of a process whose exe is not UTF-8 parses with jq" jq -e . "$T/bad.json"
+is "${TAG}job-$(printf '\357\277\275\357\277\275')" \
+	"$(jq -r '.exe' "$T/bad.json" | sed 's|.*/||')" "the invalid bytes are shown as U+FFFD"
 ok "the daemon is alive" kill -0 "$DAEMON_PID"
 daemon_stop
 ok "the control socket is removed at exit" sh -c "! test -e '$SOCK'"
