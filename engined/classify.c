@@ -119,7 +119,8 @@ hook_cgroup(void *arg, const char *hier)
 {
 	const struct hook_view *v = arg;
 
-	return task_cgroup_of(v->cg, hier);
+	/* the v2 tree is "unified" to people, "" in /proc/PID/cgroup */
+	return task_cgroup_of(v->cg, strcmp(hier, "unified") == 0 ? "" : hier);
 }
 
 /* Let the Lua hook revise the verdicts. */
@@ -147,7 +148,7 @@ run_hook(struct core *c, const struct task *t, const struct hook_view *view)
 		const struct verdict *v = &c->verdicts[i];
 		struct hooks_slot *s = &c->slots[i];
 
-		s->hier = p->names[i];
+		s->hier = p->labels[i]; /* "unified" for the v2 tree, as everywhere */
 		s->set = v->move;
 		snprintf(s->dest, sizeof(s->dest), "%s", v->move ? v->dest : "");
 		s->why = v->rule != NULL ? v->reason : NULL;
