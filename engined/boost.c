@@ -116,10 +116,10 @@ update_flag(struct core *c, struct procid id)
 	}
 	TAILQ_FOREACH(b, &c->boosts, link)
 	member = member || has_member(b, id);
-	core_set_flags(c, id, flags | (member ? PROC_BOOSTED : 0));
+	proc_set_flags(c, id, flags | (member ? PROC_BOOSTED : 0));
 }
 
-static void
+void
 boost_free(struct boost *b)
 {
 	if (b == NULL)
@@ -219,7 +219,7 @@ check_request(struct core *c, const struct boost_request *r, const struct hier *
 	struct task *t = &c->snap;
 
 	*h = hier_find(&c->pol->all, r->hier);
-	if (*h == NULL || core_managed_by_name(c->pol, (*h)->name) != *h)
+	if (*h == NULL || policy_managed(c->pol, (*h)->name) != *h)
 		return snprintf(err, errlen, "hierarchy '%s' is not managed", r->hier), -1;
 	if ((why = bad_dest(r->dest)) != NULL)
 		return snprintf(err, errlen, "destination '%s' %s", r->dest, why), -1;
@@ -232,7 +232,7 @@ check_request(struct core *c, const struct boost_request *r, const struct hier *
 		return snprintf(err, errlen, "no process %d", (int)r->pid), -1;
 	if (t->kthread)
 		return snprintf(err, errlen, "pid %d is a kernel thread", (int)r->pid), -1;
-	const struct proc *p = core_known(c, r->pid);
+	const struct proc *p = proc_known(c, r->pid);
 	if (p != NULL && (p->flags & PROC_STICKY))
 		return snprintf(err, errlen, "pid %d is sticky", (int)r->pid), -1;
 	const struct boost *old = boost_of(c, r->pid, (*h)->name);
@@ -244,8 +244,8 @@ check_request(struct core *c, const struct boost_request *r, const struct hier *
 }
 
 int
-core_boost_start(struct core *c, const struct boost_request *r, struct boost_info *info,
-		 char *err, size_t errlen)
+boost_start(struct core *c, const struct boost_request *r, struct boost_info *info,
+	    char *err, size_t errlen)
 {
 	const struct hier *h;
 	struct procid id;
@@ -260,55 +260,45 @@ core_boost_start(struct core *c, const struct boost_request *r, struct boost_inf
 	}
 	b->id = c->next_boost++;
 	b->owner = r->owner;
-	b->expires = core_wall(c) + r->seconds;
+	b->expires = c->env.wall() + r->seconds;
 	TAILQ_INSERT_TAIL(&c->boosts, b, link);
 	update_flag(c, id);
 	log_notice("boost #%u: pid %d (%s) to %s:%s for %lds, asked by uid %u%s%s", b->id,
 		   (int)r->pid, c->snap.comm, b->hier, b->dest, r->seconds,
 		   (unsigned)r->owner, r->profile ? ", profile " : "",
 		   r->profile ? r->profile : "");
-	/* copy the answer first: classify() may find the process gone */
+	/* a copy: the boost may end before the caller answers */
 	*info = (struct boost_info){ .id = b->id, .expires = b->expires };
 	snprintf(info->hier, sizeof(info->hier), "%s", b->hier);
 	snprintf(info->dest, sizeof(info->dest), "%s", b->dest);
-	core_state_changed(c);
-	classify(c, r->pid);
+	boost_changed(c);
 	return 0;
 }
 
-int
-core_boost_end(struct core *c, unsigned id, const char *why)
+struct boost *
+boost_take(struct core *c, unsigned id)
 {
 	struct boost *b = find(c, id);
 
 	if (b == NULL)
-		return -ENOENT;
+		return NULL;
 	TAILQ_REMOVE(&c->boosts, b, link);
 	for (size_t i = 0; i < b->n; i++)
 		update_flag(c, b->m[i]);
-	log_notice("boost #%u ended (%s); %zu process%s back to the rules", b->id, why, b->n,
-		   b->n == 1 ? "" : "es");
-	core_state_changed(c);
-	for (size_t i = 0; i < b->n; i++)
-		if (task_alive(c->env.procroot, b->m[i]))
-			classify(c, b->m[i].pid);
-	boost_free(b);
-	return 0;
+	boost_changed(c);
+	return b;
 }
 
-void
-boost_expire(struct core *c)
+unsigned
+boost_expired(const struct core *c)
 {
-	time_t now = core_wall(c);
-	struct boost *b, *next;
+	time_t now = c->env.wall();
+	const struct boost *b;
 
-	for (b = TAILQ_FIRST(&c->boosts); b != NULL; b = next) {
-		next = TAILQ_NEXT(b, link);
-		if (b->expires <= now) {
-			(void)core_boost_end(c, b->id, "expired");
-			next = TAILQ_FIRST(&c->boosts); /* ending may end others */
-		}
-	}
+	TAILQ_FOREACH(b, &c->boosts, link)
+	if (b->expires <= now)
+		return b->id;
+	return 0;
 }
 
 time_t
@@ -334,7 +324,7 @@ boost_fork(struct core *c, struct procid parent, struct procid child)
 		joined = true;
 	if (joined) {
 		update_flag(c, child);
-		core_state_changed(c);
+		boost_changed(c);
 	}
 }
 
@@ -360,7 +350,7 @@ boost_exit(struct core *c, struct procid id)
 		}
 	}
 	if (changed)
-		core_state_changed(c);
+		boost_changed(c);
 }
 
 /* ---- restoring ------------------------------------------------------------------ */
@@ -391,7 +381,7 @@ restore_line(struct core *c, char *line, unsigned *max_id)
 	long long expires;
 	int used = 0;
 	const char *why;
-	time_t now = core_wall(c);
+	time_t now = c->env.wall();
 
 	if (sscanf(line, "boost %u %u %lld %255s %1023s %255s %n", &id, &owner, &expires,
 		   hier, dest, profile, &used) < 6 ||
@@ -415,7 +405,7 @@ restore_line(struct core *c, char *line, unsigned *max_id)
 			id);
 		return;
 	}
-	if (core_managed_by_name(c->pol, hier) == NULL) {
+	if (policy_managed(c->pol, hier) == NULL) {
 		log_warning("boost #%u dropped: hierarchy %s is no longer managed", id, hier);
 		return;
 	}
@@ -471,7 +461,7 @@ boost_restore(struct core *c)
 	fclose(f);
 	if (max_id >= c->next_boost)
 		c->next_boost = max_id + 1;
-	core_state_changed(c); /* without the dropped ones */
+	boost_changed(c); /* without the dropped ones */
 }
 
 void
@@ -484,3 +474,49 @@ boost_free_all(struct core *c)
 		boost_free(b);
 	}
 }
+
+struct proc *
+proc_known(struct core *c, pid_t pid)
+{
+	struct proc *p = proctab_get(c->procs, pid);
+
+	if (p == NULL || task_alive(c->env.procroot, p->id))
+		return p;
+	struct procid gone = p->id;
+	boost_exit(c, gone); /* it exited unseen; the pid may be reused */
+	proctab_forget(c->procs, pid);
+	return NULL;
+}
+
+void
+proc_set_flags(struct core *c, struct procid id, unsigned flags)
+{
+	if (proctab_set(c->procs, id, flags) < 0)
+		log_warning("out of memory: pid %d not tracked", (int)id.pid);
+}
+
+/* ---- when to write the state file ------------------------------------------------ */
+
+void
+boost_changed(struct core *c)
+{
+	c->state_dirty = true;
+	if (c->save_at == 0) {
+		double at = c->last_save + BOOST_SAVE_INTERVAL;
+		c->save_at = at > c->now ? at : c->now;
+	}
+}
+
+void
+boost_save_now(struct core *c)
+{
+	c->save_at = 0;
+	c->last_save = c->now;
+	if (!c->state_dirty)
+		return;
+	c->state_dirty = false;
+	c->stats.state_saves++;
+	if (boost_save(c) < 0)
+		c->stats.state_save_failures++;
+}
+

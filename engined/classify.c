@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define CLEANUP_INTERVAL 2.0 /* how often empty template groups are looked for */
+
 /* ---- acting ------------------------------------------------------------------ */
 
 static void
@@ -59,7 +61,7 @@ create_group(struct core *c, size_t i, const char *path, const struct rules_rule
 		g = policy_settings(p, i, rule->dest); /* settings for the template */
 	apply_settings(c, h, path, g);
 	if (rule != NULL && rule->templated && p->cfg->remove_empty)
-		core_made(c, h, path);
+		classify_made(c, h, path);
 	return 0;
 }
 
@@ -88,6 +90,78 @@ move(struct core *c, size_t i, const struct task *t, const struct verdict *v)
 		log_warning("cannot move pid %d (%s) to %s:%s: %s (%s%s/cgroup.procs)",
 			    (int)t->pid, t->comm, h->name, v->dest, strerror(-rc),
 			    h->mount, v->dest);
+	}
+}
+
+/* ---- groups made from templates ------------------------------------------------------- */
+
+static void
+made_free(struct made_group *g)
+{
+	free(g->hier);
+	free(g->path);
+	free(g);
+}
+
+void
+classify_made(struct core *c, const struct hier *h, const char *path)
+{
+	struct made_group *g;
+
+	LIST_FOREACH(g, &c->made, link)
+	if (strcmp(g->hier, h->name) == 0 && strcmp(g->path, path) == 0)
+		return;
+	if ((g = calloc(1, sizeof(*g))) == NULL)
+		return;
+	g->hier = strdup(h->name);
+	g->path = strdup(path);
+	if (g->hier == NULL || g->path == NULL) {
+		made_free(g);
+		return;
+	}
+	LIST_INSERT_HEAD(&c->made, g, link);
+	if (c->cleanup_at == 0)
+		c->cleanup_at = c->now + CLEANUP_INTERVAL;
+}
+
+/* Remove the template groups that are empty now. */
+void
+classify_cleanup(struct core *c)
+{
+	const struct core_cgfs *fs = c->env.cgfs;
+	struct made_group *g, *next;
+
+	for (g = LIST_FIRST(&c->made); g != NULL; g = next) {
+		next = LIST_NEXT(g, link);
+		const struct hier *h = policy_managed(c->pol, g->hier);
+		int rc = -ENOENT;
+
+		if (h != NULL) {
+			if (!fs->is_empty(fs->arg, h, g->path))
+				continue;
+			fs->flush(fs->arg); /* no open file inside it */
+			rc = fs->rmdir(fs->arg, h, g->path);
+		}
+		if (rc == -EBUSY)
+			continue; /* has sub-groups, or a task just arrived */
+		if (rc == 0) {
+			c->stats.groups_removed++;
+			log_info("removed empty group %s:%s", g->hier, g->path);
+		}
+		LIST_REMOVE(g, link);
+		made_free(g);
+	}
+	c->cleanup_at = LIST_EMPTY(&c->made) ? 0 : c->now + CLEANUP_INTERVAL;
+}
+
+void
+classify_forget_made(struct core *c)
+{
+	struct made_group *g;
+
+	while ((g = LIST_FIRST(&c->made)) != NULL) {
+		LIST_REMOVE(g, link);
+		made_free(g);
 	}
 }
 
@@ -265,7 +339,7 @@ classify_decide(struct core *c, pid_t pid, uid_t asker)
 	struct task_cgroups *cg = &c->snap_cg;
 	const char *current[RULES_MAX_HIERS] = { 0 };
 	unsigned what = 0;
-	const struct proc *known = core_known(c, pid);
+	const struct proc *known = proc_known(c, pid);
 	unsigned flags = known != NULL ? known->flags : 0;
 	bool sticky = flags & PROC_STICKY;
 

@@ -18,9 +18,7 @@
 #include <string.h>
 
 #define RESCAN_INTERVAL	 1.0   /* seconds between two rescans at most */
-#define CLEANUP_INTERVAL 2.0   /* how often empty template groups are looked for */
 #define DEFER_DELAY	 0.002 /* how long a uid/gid-only entry may wait */
-#define SAVE_INTERVAL	 0.5   /* the boost state is written at most this often */
 
 /* ---- the real cgroupfs, through a cache of open cgroup.procs files ----------- */
 
@@ -67,38 +65,12 @@ real_wall(void)
 	return time(NULL);
 }
 
-time_t
-core_wall(const struct core *c)
-{
-	return c->env.wall();
-}
-
 /* ---- the process table ---------------------------------------------------------- */
-
-struct proc *
-core_known(struct core *c, pid_t pid)
-{
-	struct proc *p = proctab_get(c->procs, pid);
-
-	if (p == NULL || task_alive(c->env.procroot, p->id))
-		return p;
-	struct procid gone = p->id;
-	boost_exit(c, gone); /* it exited unseen; the pid may be reused */
-	proctab_forget(c->procs, pid);
-	return NULL;
-}
-
-void
-core_set_flags(struct core *c, struct procid id, unsigned flags)
-{
-	if (proctab_set(c->procs, id, flags) < 0)
-		log_warning("out of memory: pid %d not tracked", (int)id.pid);
-}
 
 unsigned
 core_proc_flags(struct core *c, pid_t pid)
 {
-	const struct proc *p = core_known(c, pid);
+	const struct proc *p = proc_known(c, pid);
 
 	return p != NULL ? p->flags : 0;
 }
@@ -197,7 +169,7 @@ on_fork(struct core *c, const struct procev_event *ev)
 		return; /* the common case: nothing to inherit */
 	/* the parent's entry counts only if it is still that process
 	 * (an exit event may have been lost and the pid reused) */
-	const struct proc *parent = core_known(c, ev->parent_tgid);
+	const struct proc *parent = proc_known(c, ev->parent_tgid);
 	if (parent == NULL)
 		return;
 	struct procid pid = parent->id;
@@ -210,7 +182,7 @@ on_fork(struct core *c, const struct procev_event *ev)
 		return;
 	const struct proc *old = proctab_get(c->procs, child.pid);
 	unsigned flags = old != NULL && procid_eq(old->id, child) ? old->flags : 0;
-	core_set_flags(c, child, flags | PROC_STICKY | PROC_STICKY_CHILDREN);
+	proc_set_flags(c, child, flags | PROC_STICKY | PROC_STICKY_CHILDREN);
 }
 
 /*
@@ -304,7 +276,7 @@ prune_procs(struct core *c)
 		return;
 	proctab_foreach(c->procs, collect_pid, &cursor);
 	for (size_t i = 0; i < n; i++)
-		(void)core_known(c, pids[i]); /* forgets it if gone */
+		(void)proc_known(c, pids[i]); /* forgets it if gone */
 	free(pids);
 }
 
@@ -319,92 +291,6 @@ core_rescan(struct core *c, double now)
 	int rc = task_foreach(c->env.procroot, classify_cb, c);
 	if (rc < 0)
 		log_error("cannot scan %s: %s", c->env.procroot, strerror(-rc));
-}
-
-/* ---- groups made from templates ------------------------------------------------------- */
-
-static void
-made_free(struct made_group *g)
-{
-	free(g->hier);
-	free(g->path);
-	free(g);
-}
-
-void
-core_made(struct core *c, const struct hier *h, const char *path)
-{
-	struct made_group *g;
-
-	LIST_FOREACH(g, &c->made, link)
-	if (strcmp(g->hier, h->name) == 0 && strcmp(g->path, path) == 0)
-		return;
-	if ((g = calloc(1, sizeof(*g))) == NULL)
-		return;
-	g->hier = strdup(h->name);
-	g->path = strdup(path);
-	if (g->hier == NULL || g->path == NULL) {
-		made_free(g);
-		return;
-	}
-	LIST_INSERT_HEAD(&c->made, g, link);
-	if (c->cleanup_at == 0)
-		c->cleanup_at = c->now + CLEANUP_INTERVAL;
-}
-
-/* Remove the template groups that are empty now. */
-static void
-cleanup(struct core *c)
-{
-	const struct core_cgfs *fs = c->env.cgfs;
-	struct made_group *g, *next;
-
-	for (g = LIST_FIRST(&c->made); g != NULL; g = next) {
-		next = LIST_NEXT(g, link);
-		const struct hier *h = core_managed_by_name(c->pol, g->hier);
-		int rc = -ENOENT;
-
-		if (h != NULL) {
-			if (!fs->is_empty(fs->arg, h, g->path))
-				continue;
-			fs->flush(fs->arg); /* no open file inside it */
-			rc = fs->rmdir(fs->arg, h, g->path);
-		}
-		if (rc == -EBUSY)
-			continue; /* has sub-groups, or a task just arrived */
-		if (rc == 0) {
-			c->stats.groups_removed++;
-			log_info("removed empty group %s:%s", g->hier, g->path);
-		}
-		LIST_REMOVE(g, link);
-		made_free(g);
-	}
-	c->cleanup_at = LIST_EMPTY(&c->made) ? 0 : c->now + CLEANUP_INTERVAL;
-}
-
-/* ---- the boost state file ------------------------------------------------------------- */
-
-void
-core_state_changed(struct core *c)
-{
-	c->state_dirty = true;
-	if (c->save_at == 0) {
-		double at = c->last_save + SAVE_INTERVAL;
-		c->save_at = at > c->now ? at : c->now;
-	}
-}
-
-static void
-save_state(struct core *c)
-{
-	c->save_at = 0;
-	c->last_save = c->now;
-	if (!c->state_dirty)
-		return;
-	c->state_dirty = false;
-	c->stats.state_saves++;
-	if (boost_save(c) < 0)
-		c->stats.state_save_failures++;
 }
 
 /* ---- deadlines ------------------------------------------------------------------------ */
@@ -444,11 +330,12 @@ core_timeout(struct core *c, double now)
 		log_notice("rescanning %s after lost events", c->env.procroot);
 		core_rescan(c, now);
 	}
-	boost_expire(c);
+	for (unsigned id; (id = boost_expired(c)) != 0;)
+		(void)core_boost_end(c, id, "expired");
 	if (c->cleanup_at > 0 && now >= c->cleanup_at)
-		cleanup(c);
+		classify_cleanup(c);
 	if (c->save_at > 0 && now >= c->save_at)
-		save_state(c);
+		boost_save_now(c);
 }
 
 /* ---- reload ------------------------------------------------------------------------ */
@@ -490,6 +377,34 @@ core_reload(struct core *c, double now)
 	return 0;
 }
 
+/* ---- boosts ------------------------------------------------------------------------ */
+
+int
+core_boost_start(struct core *c, const struct boost_request *r, struct boost_info *info,
+		 char *err, size_t errlen)
+{
+	if (boost_start(c, r, info, err, errlen) < 0)
+		return -1;
+	classify(c, r->pid); /* the process may be gone by now: info is a copy */
+	return 0;
+}
+
+int
+core_boost_end(struct core *c, unsigned id, const char *why)
+{
+	struct boost *b = boost_take(c, id);
+
+	if (b == NULL)
+		return -ENOENT;
+	log_notice("boost #%u ended (%s); %zu process%s back to the rules", b->id, why, b->n,
+		   b->n == 1 ? "" : "es");
+	for (size_t i = 0; i < b->n; i++)
+		if (task_alive(c->env.procroot, b->m[i]))
+			classify(c, b->m[i].pid);
+	boost_free(b);
+	return 0;
+}
+
 /* ---- sticky requests ------------------------------------------------------------------ */
 
 int
@@ -507,7 +422,7 @@ core_make_sticky(struct core *c, pid_t pid, uid_t peer, int flag)
 		return -EPERM;
 	if ((rc = task_procid(c->env.procroot, pid, &id)) < 0)
 		return rc;
-	const struct proc *p = core_known(c, pid);
+	const struct proc *p = proc_known(c, pid);
 	unsigned flags = p != NULL ? p->flags : 0;
 	flags &= ~(PROC_STICKY | PROC_STICKY_CHILDREN);
 	if (flag == 2) {
@@ -552,7 +467,7 @@ core_new(const struct core_options *o, const struct report *rep)
 	c->next_boost = 1;
 	c->started = c->env.wall();
 	c->last_rescan = -RESCAN_INTERVAL;
-	c->last_save = -SAVE_INTERVAL;
+	c->last_save = -BOOST_SAVE_INTERVAL;
 	c->procs = proctab_new();
 	c->dec = calloc(RULES_MAX_HIERS, sizeof(*c->dec));
 	c->slots = calloc(RULES_MAX_HIERS, sizeof(*c->slots));
@@ -587,23 +502,18 @@ void
 core_stop(struct core *c)
 {
 	if (c->state_dirty)
-		save_state(c);
+		boost_save_now(c);
 }
 
 void
 core_free(struct core *c)
 {
-	struct made_group *g;
-
 	if (c == NULL)
 		return;
 	boost_free_all(c);
 	policy_free(c->pol);
 	proctab_free(c->procs);
-	while ((g = LIST_FIRST(&c->made)) != NULL) {
-		LIST_REMOVE(g, link);
-		made_free(g);
-	}
+	classify_forget_made(c);
 	free(c->dec);
 	free(c->slots);
 	free(c->verdicts);
@@ -664,13 +574,4 @@ const struct verdict *
 core_verdicts(const struct core *c)
 {
 	return c->verdicts;
-}
-
-const struct hier *
-core_managed_by_name(const struct policy *p, const char *name)
-{
-	for (size_t i = 0; i < p->n; i++)
-		if (strcmp(p->names[i], name) == 0)
-			return p->managed[i];
-	return NULL;
 }

@@ -77,27 +77,43 @@ struct core {
 	struct task_cgroups snap_cg; /* its current groups */
 };
 
-time_t core_wall(const struct core *c);
-/* Is pid in the table and still the same process?  A reused or
- * vanished pid is forgotten (with its boost memberships). */
-struct proc *core_known(struct core *c, pid_t pid);
-/* Set flags for process id, logging when memory runs out. */
-void core_set_flags(struct core *c, struct procid id, unsigned flags);
-const struct hier *core_managed_by_name(const struct policy *p, const char *name);
-/* Remember a group made from a template, for removal once empty. */
-void core_made(struct core *c, const struct hier *h, const char *path);
-/* The boost state changed: write it soon (at most twice a second). */
-void core_state_changed(struct core *c);
 
 /* ---- classify.c ------------------------------------------------------------------ */
 
+/* Remember a group made from a template, for removal once empty;
+ * remove those that are empty now; forget them all. */
+void classify_made(struct core *c, const struct hier *h, const char *path);
+void classify_cleanup(struct core *c);
+void classify_forget_made(struct core *c);
 /* Decide and act for one process (thread group). */
 void classify(struct core *c, pid_t pid);
 /* Decide only: verdicts for pid into c->verdicts, snapshot in c->snap. */
 enum decide_result classify_decide(struct core *c, pid_t pid, uid_t asker);
 void classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen);
 
-/* ---- boost.c ----------------------------------------------------------------------- */
+/* ---- boost.c: boosts and the process table's bookkeeping -------------------------- */
+
+/* Is pid in the table and still the same process?  A reused or
+ * vanished pid is forgotten (with its boost memberships). */
+struct proc *proc_known(struct core *c, pid_t pid);
+/* Set flags for process id, logging when memory runs out. */
+void proc_set_flags(struct core *c, struct procid id, unsigned flags);
+
+#define BOOST_SAVE_INTERVAL 0.5 /* the state file is written at most this often */
+/* The boost state changed: write it soon (at most twice a second). */
+void boost_changed(struct core *c);
+/* Write the state file now if it changed. */
+void boost_save_now(struct core *c);
+/* Check a request and start the boost (the caller then classifies the
+ * process); 0 with info filled, or -1 with a message in err. */
+int boost_start(struct core *c, const struct boost_request *r, struct boost_info *info,
+		char *err, size_t errlen);
+/* Take boost id out of the list; the caller reclassifies its members
+ * and frees it with boost_free.  NULL if there is none. */
+struct boost *boost_take(struct core *c, unsigned id);
+void boost_free(struct boost *b);
+/* The id of a boost whose time has come, or 0. */
+unsigned boost_expired(const struct core *c);
 
 /* The boost of member pid on hierarchy hier, or NULL. */
 const struct boost *boost_of(const struct core *c, pid_t pid, const char *hier);
@@ -105,8 +121,6 @@ const struct boost *boost_of(const struct core *c, pid_t pid, const char *hier);
 void boost_fork(struct core *c, struct procid parent, struct procid child);
 /* Process id is gone: it leaves its boosts (a boost left empty ends). */
 void boost_exit(struct core *c, struct procid id);
-/* End boosts whose time has come. */
-void boost_expire(struct core *c);
 /* Earliest expiry, wall clock; 0 if none. */
 time_t boost_next_expiry(const struct core *c);
 int boost_save(struct core *c);

@@ -160,6 +160,8 @@ void policy_free(struct policy *p);
 /* Cached names (NSS asked once per id per policy); NULL if unknown. */
 const char *policy_user(struct policy *p, uid_t uid);
 const char *policy_group(struct policy *p, gid_t gid);
+/* The managed hierarchy named name (as in /proc/PID/cgroup), or NULL. */
+const struct hier *policy_managed(const struct policy *p, const char *name);
 /* Settings configured for group path in managed hierarchy h, or NULL. */
 const struct group_conf *
 policy_settings(const struct policy *p, size_t h, const char *path);

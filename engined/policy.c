@@ -269,3 +269,12 @@ policy_settings(const struct policy *p, size_t h, const char *path)
 			return p->settings[i].conf;
 	return NULL;
 }
+
+const struct hier *
+policy_managed(const struct policy *p, const char *name)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (strcmp(p->names[i], name) == 0)
+			return p->managed[i];
+	return NULL;
+}
