@@ -85,8 +85,16 @@ move(struct core *c, size_t i, const struct task *t, const struct verdict *v)
 			 hier_label(h), v->dest, v->reason);
 	} else if (rc == -ESRCH) {
 		c->stats.vanished++;
+	} else if (rc == -ESTALE) {
+		c->stats.move_failures++;
+		c->dropped[i] = true;
+		log_error("hierarchy %s is no longer mounted at %s: it is left alone from now "
+			  "on (mount it again and reload)",
+			  hier_label(h), h->mount);
 	} else {
 		c->stats.move_failures++;
+		if ((rc == -EMFILE || rc == -ENFILE) && c->rescan_at == 0)
+			c->rescan_at = c->now + 1.0; /* try again when descriptors are back */
 		log_warning("cannot move pid %d (%s) to %s:%s: %s (%s%s/cgroup.procs)",
 			    (int)t->pid, t->comm, h->name, v->dest, strerror(-rc),
 			    h->mount, v->dest);
@@ -325,6 +333,29 @@ decide_rules(struct core *c, const struct task *t, const char *const *current,
 		run_hook(c, t, view);
 }
 
+/*
+ * A process that exists but cannot be read (no descriptor left, no
+ * memory): say so -- at most once a second, with a count of the others
+ * -- and rescan soon, so it is not left unclassified.
+ */
+static void
+cannot_read(struct core *c, pid_t pid, int rc)
+{
+	static double last = -1e9;
+	static unsigned long quiet;
+
+	if (c->rescan_at == 0)
+		c->rescan_at = c->now + 1.0;
+	if (c->now - last < 1.0) {
+		quiet++;
+		return;
+	}
+	log_warning("cannot read %s/%d: %s; rescanning soon (%lu more not reported)",
+		    c->env.procroot, (int)pid, strerror(-rc), quiet);
+	last = c->now;
+	quiet = 0;
+}
+
 static bool
 owns(uid_t asker, const struct task *t)
 {
@@ -350,8 +381,7 @@ classify_decide(struct core *c, pid_t pid, uid_t asker)
 	int rc = task_read(c->env.procroot, pid, what, t);
 	if (rc < 0) {
 		if (rc != -ESRCH)
-			log_debug("cannot read %s/%d: %s", c->env.procroot, (int)pid,
-				  strerror(-rc));
+			cannot_read(c, pid, rc);
 		return DECIDE_GONE;
 	}
 	if (t->kthread)
@@ -408,7 +438,7 @@ classify(struct core *c, pid_t pid)
 		const struct verdict *v = &c->verdicts[i];
 		const char *now = task_cgroup_of(&c->snap_cg, c->pol->names[i]);
 
-		if (!v->move)
+		if (!v->move || c->dropped[i])
 			continue;
 		if (now != NULL && strcmp(now, v->dest) == 0) {
 			log_debug("pid %d (%s) already in %s:%s", (int)pid, c->snap.comm,

@@ -367,6 +367,7 @@ core_reload(struct core *c, double now)
 	}
 	struct policy *old = c->pol;
 	c->env.cgfs->flush(c->env.cgfs->arg); /* mounts may have changed */
+	memset(c->dropped, 0, sizeof(c->dropped));
 	c->pol = np;
 	policy_free(old);
 	log_set_level(np->cfg->log_level);

@@ -71,6 +71,7 @@ struct core {
 	struct boost_list boosts;
 	unsigned next_boost;
 	bool paused;
+	bool dropped[RULES_MAX_HIERS]; /* hierarchy unmounted: left alone until a reload */
 	time_t started;
 	struct core_stats stats;
 	struct task snap;	     /* the snapshot being classified */

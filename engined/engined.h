@@ -40,6 +40,8 @@ enum log_level log_get_level(void);
 /* Parse "error", "warning", "notice", "info", "debug"; -1 if unknown. */
 int log_level_parse(const char *s);
 void log_close(void);
+/* Copy in to out with control characters written as \xNN; its length. */
+size_t log_escape(const char *in, char *out, size_t outlen);
 void
 log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

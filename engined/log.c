@@ -80,17 +80,45 @@ log_close(void)
 	sink = SINK_STDERR;
 }
 
+/*
+ * A log line is one line: control characters that came in through a
+ * field (a process name with a newline and a fake time stamp, a Lua
+ * destination) are written as \xNN, so nobody can forge log lines.
+ */
+size_t
+log_escape(const char *in, char *out, size_t outlen)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	for (; *in && o + 5 < outlen; in++) {
+		unsigned char ch = (unsigned char)*in;
+
+		if (ch < 0x20 || ch == 0x7f) {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[ch >> 4];
+			out[o++] = hex[ch & 15];
+		} else {
+			out[o++] = (char)ch;
+		}
+	}
+	out[o] = '\0';
+	return o;
+}
+
 void
 log_msg(enum log_level level, const char *fmt, ...)
 {
-	char msg[2048];
+	char raw[2048], msg[2048 * 4 + 1];
 	va_list ap;
 
 	if (level > threshold)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	log_escape(raw, msg, sizeof(msg));
 	switch (sink) {
 	case SINK_SYSLOG:
 		syslog(priorities[level], "%s", msg);

@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 int
@@ -42,6 +45,23 @@ join(char *buf, size_t len, const struct hier *h, const char *path, const char *
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+static int
+check_magic(const struct statfs *s)
+{
+	return s->f_type == CGROUP_SUPER_MAGIC || s->f_type == CGROUP2_SUPER_MAGIC ? 0
+										  : -ESTALE;
+}
+
+int
+cgfs_check(const struct hier *h)
+{
+	struct statfs s;
+
+	if (statfs(h->mount, &s) < 0)
+		return errno == ENOENT ? -ESTALE : -errno;
+	return check_magic(&s);
+}
+
 int
 cgfs_mkdir(const struct hier *h, const char *path, bool *created)
 {
@@ -51,6 +71,10 @@ cgfs_mkdir(const struct hier *h, const char *path, bool *created)
 
 	*created = false;
 	if ((rc = join(buf, sizeof(buf), h, path, NULL)) < 0)
+		return rc;
+	/* after a (lazy) unmount the mount point is a plain directory:
+	 * never make groups there on the root file system */
+	if ((rc = cgfs_check(h)) < 0)
 		return rc;
 	base = strlen(h->mount);
 	for (char *s = buf + base + 1; s <= buf + strlen(buf); s++) {
@@ -78,7 +102,7 @@ cgfs_set(const struct hier *h, const char *path, const char *key, const char *va
 
 	if (strchr(key, '/') != NULL)
 		return -EINVAL;
-	if ((rc = join(buf, sizeof(buf), h, path, key)) < 0)
+	if ((rc = join(buf, sizeof(buf), h, path, key)) < 0 || (rc = cgfs_check(h)) < 0)
 		return rc;
 	return write_file(buf, value);
 }
@@ -117,7 +141,8 @@ cgfs_move(const struct hier *h, const char *path, pid_t tgid)
 	char file[PATH_MAX], num[24];
 	int rc;
 
-	if ((rc = join(file, sizeof(file), h, path, "cgroup.procs")) < 0)
+	if ((rc = join(file, sizeof(file), h, path, "cgroup.procs")) < 0 ||
+	    (rc = cgfs_check(h)) < 0)
 		return rc;
 	snprintf(num, sizeof(num), "%d", (int)tgid);
 	rc = write_file(file, num);
@@ -166,13 +191,25 @@ struct cgfs_cache {
 		int fd;
 		unsigned long used; /* for LRU eviction */
 	} slot[CACHE_SLOTS];
+	size_t nslots; /* in use: fewer when descriptors are scarce */
 	unsigned long clock;
 };
 
 struct cgfs_cache *
 cgfs_cache_new(void)
 {
-	return calloc(1, sizeof(struct cgfs_cache));
+	struct cgfs_cache *c = calloc(1, sizeof(struct cgfs_cache));
+	struct rlimit rl;
+
+	if (c == NULL)
+		return NULL;
+	/* at most a quarter of the descriptors the process may open, so a
+	 * low limit (ulimit -n 64) leaves room for /proc reads and clients */
+	c->nslots = CACHE_SLOTS;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur / 4 < CACHE_SLOTS)
+		c->nslots = rl.rlim_cur / 4 > 1 ? (size_t)(rl.rlim_cur / 4) : 1;
+	return c;
 }
 
 static void
@@ -204,7 +241,7 @@ cached_fd(struct cgfs_cache *c, const char *file)
 {
 	size_t victim = 0;
 
-	for (size_t i = 0; i < CACHE_SLOTS; i++) {
+	for (size_t i = 0; i < c->nslots; i++) {
 		if (c->slot[i].file != NULL && strcmp(c->slot[i].file, file) == 0) {
 			c->slot[i].used = ++c->clock;
 			return (int)i;
@@ -214,8 +251,17 @@ cached_fd(struct cgfs_cache *c, const char *file)
 			victim = i;
 	}
 	int fd = open(file, O_WRONLY | O_CLOEXEC);
+	struct statfs s;
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+		cgfs_cache_flush(c); /* give our descriptors back, try once more */
+		fd = open(file, O_WRONLY | O_CLOEXEC);
+	}
 	if (fd < 0)
 		return -errno;
+	if (fstatfs(fd, &s) < 0 || check_magic(&s) < 0) {
+		close(fd);
+		return -ESTALE; /* not a cgroup file system (any more) */
+	}
 	char *copy = strdup(file);
 	if (copy == NULL) {
 		close(fd);
@@ -245,6 +291,8 @@ cgfs_move_cached(struct cgfs_cache *c, const struct hier *h, const char *path, p
 
 		if (i < 0)
 			return i == -ENOENT ? cgfs_move(h, path, tgid) : i;
+		/* a cached file of a hierarchy unmounted meanwhile still
+		 * works; the check below catches it on the next open */
 		if (write(c->slot[i].fd, num, (size_t)len) == len)
 			return 0;
 		int e = errno;

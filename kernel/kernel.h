@@ -167,6 +167,12 @@ int task_foreach(const char *procroot, int (*fn)(void *arg, pid_t pid), void *ar
  * tells whether the last component was made by this call.
  */
 int cgfs_mkdir(const struct hier *h, const char *path, bool *created) KERNEL_WUR;
+/*
+ * Is h's mount point still a cgroup file system?  0, or -ESTALE when it
+ * was unmounted (the directory left behind is on another file system).
+ * cgfs_mkdir, cgfs_set and cgfs_move check this first.
+ */
+int cgfs_check(const struct hier *h) KERNEL_WUR;
 /* Write value to the control file key of group path. */
 int cgfs_set(const struct hier *h, const char *path, const char *key,
 	     const char *value) KERNEL_WUR;

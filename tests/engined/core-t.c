@@ -275,6 +275,32 @@ test_restore(void)
 	core_free(c);
 }
 
+/* a process name cannot forge log lines */
+static void
+test_log_injection(void)
+{
+	char path[256], line[512];
+	int forged = 0, escaped = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/daemon.log", fx.dir);
+	if (log_open(path, LOG_LEVEL_INFO) < 0)
+		bail("log_open %s", path);
+	/* what a %p template or a Lua destination may carry into a log line */
+	log_info("moved pid 800 (x) to name=cgecore:/%s (rule)",
+		 "x\n2026-12-03T00:00:00 notice: forged");
+	log_close();
+	if ((f = fopen(path, "r")) == NULL)
+		bail("no log");
+	while (fgets(line, sizeof(line), f) != NULL) {
+		forged += strstr(line, "notice: forged") == line + 20;
+		escaped += strstr(line, "x\\x0a2026") != NULL;
+	}
+	fclose(f);
+	is_int(0, forged, "a newline in a process name forges no log line");
+	ok(escaped > 0, "... it is logged as \\x0a");
+}
+
 static void
 test_cleanup(struct core *c)
 {
@@ -294,7 +320,7 @@ test_cleanup(struct core *c)
 int
 main(void)
 {
-	plan(52);
+	plan(54);
 	fixture_init(&fx);
 	fixture_files(&fx, profile, rules);
 	fixture_proc(&fx, 100, 0, 0, "/usr/bin/bash", 10, "/");
@@ -309,6 +335,7 @@ main(void)
 	test_threads(c);
 	test_explain(c);
 	test_boosts(c);
+	test_log_injection();
 	test_cleanup(c);
 	core_stop(c);
 	core_free(c);

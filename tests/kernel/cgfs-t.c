@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 int
 main(void)
@@ -22,7 +23,7 @@ main(void)
 
 	if (why != NULL)
 		skip_all("%s", why);
-	plan(21);
+	plan(26);
 	if (testenv_mount(&th, "cgfs") < 0)
 		bail("mount failed");
 	if (hier_discover("/proc/self/mountinfo", &l) < 0)
@@ -68,6 +69,20 @@ main(void)
 	testenv_stop(child);
 	is_int(-ESRCH, cgfs_move(h, "/a", child), "moving a task that exited: -ESRCH");
 	is_int(-EINVAL, cgfs_rmdir(h, "/"), "the root is never removed");
+
+	is_int(0, cgfs_check(h), "the mount point is a cgroup file system");
+	/* a hierarchy unmounted behind the daemon's back leaves a plain
+	 * directory: nothing may be created or written there */
+	char plain[] = "/tmp/cgetest-plain.XXXXXX", sub[64];
+	if (mkdtemp(plain) == NULL)
+		bail("mkdtemp");
+	struct hier gone = { .name = "name=gone", .mount = plain, .version = HIER_V1 };
+	is_int(-ESTALE, cgfs_check(&gone), "a plain directory is not a cgroup file system");
+	is_int(-ESTALE, cgfs_mkdir(&gone, "/x", &created), "mkdir there: -ESTALE");
+	snprintf(sub, sizeof(sub), "%s/x", plain);
+	ok(access(sub, F_OK) != 0, "... and no directory was made on the root file system");
+	is_int(-ESTALE, cgfs_move(&gone, "/", getpid()), "a move there: -ESTALE");
+	rmdir(plain);
 
 	hier_list_free(&l);
 	testenv_umount(&th);
