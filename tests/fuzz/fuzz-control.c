@@ -44,7 +44,9 @@ model_duration(const char *s)
 	static const struct {
 		char c;
 		long mult;
-	} units[] = { { '\0', 1 }, { 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 } };
+	} units[] = {
+		{ '\0', 1 }, { 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }
+	};
 	size_t digits = strspn(s, "0123456789");
 	long v = 0;
 

@@ -27,12 +27,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HEAD "function classify(task, decision, why)\nreturn {\n"
-#define TAIL "\n}\nend\n"
+#define HEAD   "function classify(task, decision, why)\nreturn {\n"
+#define TAIL   "\n}\nend\n"
 #define NSLOTS 4
 
-static const char *const hier_names[NSLOTS] = { "cpu,cpuacct", "net_cls",
-						"name=classes", "memory" };
+static const char *const hier_names[NSLOTS] = { "cpu,cpuacct", "net_cls", "name=classes",
+						"memory" };
 static const gid_t groups[] = { 500, 700 };
 
 static int
@@ -81,10 +81,18 @@ static void
 classify_once(struct hooks *h)
 {
 	struct hooks_slot slots[NSLOTS], before[NSLOTS];
-	struct hooks_task t = { .pid = 4242, .ppid = 1, .uid = 1002, .euid = 1002,
-				.gid = 500, .egid = 500, .groups = groups, .ngroups = 2,
-				.comm = "python3", .exe = "/usr/bin/python3",
-				.cmdline = cmdline, .cgroup = cgroup };
+	struct hooks_task t = { .pid = 4242,
+				.ppid = 1,
+				.uid = 1002,
+				.euid = 1002,
+				.gid = 500,
+				.egid = 500,
+				.groups = groups,
+				.ngroups = 2,
+				.comm = "python3",
+				.exe = "/usr/bin/python3",
+				.cmdline = cmdline,
+				.cgroup = cgroup };
 
 	fill_slots(slots);
 	memcpy(before, slots, sizeof(slots));
@@ -97,7 +105,8 @@ classify_once(struct hooks *h)
 	}
 	for (size_t i = 0; i < NSLOTS; i++) {
 		const struct hooks_slot *s = &slots[i], *b = &before[i];
-		bool differs = s->set != b->set || (s->set && strcmp(s->dest, b->dest) != 0);
+		bool differs =
+			s->set != b->set || (s->set && strcmp(s->dest, b->dest) != 0);
 
 		FUZZ_CHECK(s->hier == b->hier && s->changed == differs);
 		if (s->set) {

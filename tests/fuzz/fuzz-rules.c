@@ -22,16 +22,42 @@ static const gid_t student_groups[] = { 500, 700 };
 static const char *const current[NHIERS] = { "/students", "/", NULL, "/a/b", "/" };
 
 static const struct rules_task tasks[] = {
-	{ .pid = 4242, .uid = 1002, .euid = 1002, .gid = 500, .egid = 500,
-	  .groups = student_groups, .ngroups = 2, .exe = "/usr/bin/python3",
-	  .comm = "python3", .script = "/opt/sim/run.py", .user = "carol",
-	  .group = "students", .cgroups = current },
-	{ .pid = 1, .exe = "/sbin/init", .comm = "init", .user = "root", .group = "root" },
-	{ .pid = 77, .uid = 1000, .euid = 2000, .gid = 600, .egid = 600,
-	  .exe = "/usr/lib/firefox/firefox", .comm = "firefox", .realtime = true },
+	{ .pid = 4242,
+	  .uid = 1002,
+	  .euid = 1002,
+	  .gid = 500,
+	  .egid = 500,
+	  .groups = student_groups,
+	  .ngroups = 2,
+	  .exe = "/usr/bin/python3",
+	  .comm = "python3",
+	  .script = "/opt/sim/run.py",
+	  .user = "carol",
+	  .group = "students",
+	  .cgroups = current },
+	{ .pid = 1,
+	  .exe = "/sbin/init",
+	  .comm = "init",
+	  .user = "root",
+	  .group = "root" },
+	{ .pid = 77,
+	  .uid = 1000,
+	  .euid = 2000,
+	  .gid = 600,
+	  .egid = 600,
+	  .exe = "/usr/lib/firefox/firefox",
+	  .comm = "firefox",
+	  .realtime = true },
 	{ .pid = 3, .comm = "kworker/0:1" }, /* a kernel thread: no exe */
-	{ .pid = 999999, .uid = 4242, .euid = 4242, .gid = 4242, .egid = 4242,
-	  .exe = "/x/../..", .comm = "%u/..", .user = "..", .group = "a/b",
+	{ .pid = 999999,
+	  .uid = 4242,
+	  .euid = 4242,
+	  .gid = 4242,
+	  .egid = 4242,
+	  .exe = "/x/../..",
+	  .comm = "%u/..",
+	  .user = "..",
+	  .group = "a/b",
 	  .cgroups = current },
 };
 
@@ -66,7 +92,8 @@ match_all(struct rules_set *set)
 			if (!dec[h].move)
 				continue;
 			FUZZ_CHECK(dec[h].rule != NULL);
-			FUZZ_CHECK(memchr(dec[h].dest, '\0', sizeof(dec[h].dest)) != NULL);
+			FUZZ_CHECK(memchr(dec[h].dest, '\0', sizeof(dec[h].dest)) !=
+				   NULL);
 			FUZZ_CHECK(rules_dest_problem(dec[h].dest) == NULL);
 		}
 	}

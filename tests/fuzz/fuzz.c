@@ -29,7 +29,8 @@ fuzz_memfile(const void *data, size_t size)
 		}
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	}
-	if (ftruncate(fd, 0) < 0 || (size > 0 && pwrite(fd, data, size, 0) != (ssize_t)size)) {
+	if (ftruncate(fd, 0) < 0 ||
+	    (size > 0 && pwrite(fd, data, size, 0) != (ssize_t)size)) {
 		perror("memfd write");
 		abort();
 	}

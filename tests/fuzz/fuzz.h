@@ -16,8 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 /* A broken invariant: print and abort, so the fuzzer records a crash. */
-#define FUZZ_CHECK(cond)                                                                 \
-	((cond) ? (void)0 : fuzz_fail(__FILE__, __LINE__, #cond))
+#define FUZZ_CHECK(cond) ((cond) ? (void)0 : fuzz_fail(__FILE__, __LINE__, #cond))
 
 void fuzz_fail(const char *file, int line, const char *what) __attribute__((noreturn));
 
