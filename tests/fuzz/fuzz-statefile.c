@@ -104,11 +104,15 @@ next(void *arg)
 static bool
 same(const struct statefile_record *a, const struct statefile_record *b)
 {
-	return a->id == b->id && a->owner == b->owner && a->expires == b->expires &&
-	       strcmp(a->hier, b->hier) == 0 && strcmp(a->dest, b->dest) == 0 &&
-	       (a->profile == NULL) == (b->profile == NULL) &&
-	       (a->profile == NULL || strcmp(a->profile, b->profile) == 0) &&
-	       a->n == b->n && memcmp(a->m, b->m, a->n * sizeof(*a->m)) == 0;
+	if (a->id != b->id || a->owner != b->owner || a->expires != b->expires ||
+	    strcmp(a->hier, b->hier) != 0 || strcmp(a->dest, b->dest) != 0 ||
+	    (a->profile == NULL) != (b->profile == NULL) ||
+	    (a->profile != NULL && strcmp(a->profile, b->profile) != 0) || a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++) /* field by field: the struct has padding */
+		if (a->m[i].pid != b->m[i].pid || a->m[i].start != b->m[i].start)
+			return false;
+	return true;
 }
 
 static void
