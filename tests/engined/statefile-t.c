@@ -542,7 +542,7 @@ test_full_and_readonly(void)
 	is_string(want, nmsgs ? msgs[0] : "", "full: message");
 	ok(access(path, F_OK) < 0 && access(strcat(strcpy(want, path), ".tmp"), F_OK) < 0,
 	   "full: nothing left behind");
-	ok(mount(NULL, mnt, NULL, MS_REMOUNT | MS_RDONLY, NULL) == 0,
+	ok(mount("cgetest_fuzz", mnt, "tmpfs", MS_REMOUNT | MS_RDONLY, "") == 0,
 	   "remount read-only");
 	is_int(-EROFS, save(path, 1), "a read-only directory");
 	snprintf(want, sizeof(want),
