@@ -37,7 +37,9 @@ export LSAN_OPTIONS
 run_one() { # $1 = target; writes $work/$1/{log,rc}
 	d="$work/$1"
 	mkdir -p "$d/corpus" "$d/artifacts"
-	"$build/tests/fuzz/fuzz-$1" -max_total_time="$secs" -timeout=10 \
+	dict=""
+	[ -f "$top/tests/fuzz/$1.dict" ] && dict="-dict=$top/tests/fuzz/$1.dict"
+	"$build/tests/fuzz/fuzz-$1" $dict -max_total_time="$secs" -timeout=10 \
 		-rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
 		-artifact_prefix="$d/artifacts/" "$d/corpus" "$top/tests/fuzz/$1" \
 		>"$d/log" 2>&1
