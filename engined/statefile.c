@@ -141,6 +141,7 @@ struct parser {
 	struct statefile_member *m, *sorted;
 	size_t mcap;
 	int delivered;
+	unsigned problems; /* lines refused */
 };
 
 static void
@@ -152,6 +153,8 @@ bad(struct parser *p, const char *fmt, ...)
 	char msg[768];
 	va_list ap;
 
+	if (p->problems++ >= STATEFILE_MAX_MESSAGES)
+		return; /* counted, and summed up at the end */
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
@@ -442,6 +445,9 @@ statefile_parse(const char *buf, size_t len, const struct statefile_parse_option
 			rc = one_line(&p, buf + off, n);
 		off += n + 1;
 	}
+	if (p.problems > STATEFILE_MAX_MESSAGES)
+		report_msg(o->rep, "%s: %u more problems not listed", o->name,
+			   p.problems - STATEFILE_MAX_MESSAGES);
 	free(p.text);
 	free(p.word);
 	free(p.m);

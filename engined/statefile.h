@@ -30,14 +30,15 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define STATEFILE_FORMAT      2
-#define STATEFILE_ID_MAX      0x7fffffffu /* ids stay far from wrapping */
-#define STATEFILE_MAX_BYTES   (64u << 20) /* whole file */
-#define STATEFILE_MAX_LINE    (512u << 10)
-#define STATEFILE_MAX_RECORDS 100000u /* boosts in one file */
-#define STATEFILE_MAX_MEMBERS 16384u  /* processes in one boost */
-#define STATEFILE_NAME_MAX    255u    /* hierarchy and profile names */
-#define STATEFILE_PID_MAX     4194304 /* the kernel's PID_MAX_LIMIT */
+#define STATEFILE_FORMAT       2
+#define STATEFILE_ID_MAX       0x7fffffffu /* ids stay far from wrapping */
+#define STATEFILE_MAX_BYTES    (64u << 20) /* whole file */
+#define STATEFILE_MAX_LINE     (512u << 10)
+#define STATEFILE_MAX_RECORDS  100000u /* boosts in one file */
+#define STATEFILE_MAX_MEMBERS  16384u  /* processes in one boost */
+#define STATEFILE_NAME_MAX     255u    /* hierarchy and profile names */
+#define STATEFILE_PID_MAX      4194304 /* the kernel's PID_MAX_LIMIT */
+#define STATEFILE_MAX_MESSAGES 20u     /* then one "N more problems" */
 
 /* A process in a boost: its pid and start time (its identity). */
 struct statefile_member {
@@ -76,7 +77,10 @@ struct statefile_parse_options {
  * line and skips it; duplicate ids, ids beyond STATEFILE_ID_MAX, unsafe
  * destinations, expiries beyond now + max_seconds, bad members, over-
  * long lines, a truncated last line and records beyond
- * STATEFILE_MAX_RECORDS are all refused.  Returns the number of records
+ * STATEFILE_MAX_RECORDS are all refused.  The first
+ * STATEFILE_MAX_MESSAGES problems are reported one by one, the rest as
+ * one "name: N more problems not listed", so a forged file cannot flood
+ * the log.  Returns the number of records
  * passed to record(), -ENOMEM, or record()'s negative value.
  */
 int statefile_parse(const char *buf, size_t len,

@@ -25,7 +25,7 @@
 
 /* ---- collecting what the parser says ----------------------------------------------- */
 
-#define MAX_MSGS 16
+#define MAX_MSGS 32
 static char msgs[MAX_MSGS][600];
 static int nmsgs;
 
@@ -365,9 +365,12 @@ test_scale(void)
 	s = many(200000, 5, &len);
 	t0 = seconds();
 	int n = parse(s, len, &g);
-	ok(n == 5 && nmsgs == 200000 - 5, "200,000 lines, 5 distinct ids: %d kept", n);
+	ok(n == 5 && nmsgs == STATEFILE_MAX_MESSAGES + 1,
+	   "200,000 lines, 5 distinct ids: %d kept, %d messages", n, nmsgs);
 	is_string("t.state:7: boost #1 listed again (first on line 2); ignored", msgs[0],
-		  "duplicates: message");
+		  "duplicates: the first message");
+	is_string("t.state: 199975 more problems not listed",
+		  msgs[STATEFILE_MAX_MESSAGES], "duplicates: the rest summed up");
 	diag("duplicates: %.3fs", seconds() - t0);
 	free(s);
 }
@@ -556,7 +559,7 @@ test_full_and_readonly(void)
 int
 main(void)
 {
-	plan(111);
+	plan(112);
 	test_round_trip();
 	test_refusals();
 	test_damage();
