@@ -9,8 +9,10 @@
  */
 #include "core_private.h"
 #include "engined_private.h"
+#include "statefile.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +22,7 @@
 
 /* The longest a boost can last; a state file promising more is forged. */
 #define BOOST_MAX_SECONDS (366L * 86400)
-#define BOOST_MAX_ID	  0x7fffffffu
+#define BOOST_MAX_ID	  STATEFILE_ID_MAX
 
 #define STATE_HEADER "# cgengine boosts, format 1\n"
 
@@ -131,53 +133,65 @@ boost_free(struct boost *b)
 	free(b);
 }
 
-/* ---- the state file ------------------------------------------------------ */
+/* ---- the state file (statefile.c does the format and the I/O) ------------- */
+
+static void
+report_warning(void *arg, const char *msg)
+{
+	log_warning("%s", msg);
+}
+
+/* a boost's members are written as they are: the same layout */
+_Static_assert(sizeof(struct procid) == sizeof(struct statefile_member) &&
+		       offsetof(struct procid, pid) == offsetof(struct statefile_member, pid) &&
+		       offsetof(struct procid, start) ==
+			       offsetof(struct statefile_member, start),
+	       "struct procid and struct statefile_member differ");
+
+struct save_cursor {
+	const struct boost *b;
+	struct statefile_record rec;
+};
+
+static const struct statefile_record *
+next_record(void *arg)
+{
+	struct save_cursor *cur = arg;
+	const struct boost *b = cur->b;
+
+	if (b == NULL)
+		return NULL;
+	cur->b = TAILQ_NEXT(b, link);
+	cur->rec = (struct statefile_record){ .id = b->id,
+					      .owner = b->owner,
+					      .expires = b->expires,
+					      .hier = b->hier,
+					      .dest = b->dest,
+					      .profile = b->profile,
+					      .m = (const struct statefile_member *)b->m,
+					      .n = b->n };
+	return &cur->rec;
+}
 
 /*
- * Write the boosts to path.tmp, then rename it over path.  The
- * temporary file is created afresh (O_EXCL, O_NOFOLLOW) with mode 0600,
- * so a link planted at its name is never followed and only root reads
- * the boosts.  This is an fsync: the core calls it at most twice a
- * second (core_state_changed), never once per fork.
+ * Write the boosts to the state file (a fresh O_EXCL|O_NOFOLLOW 0600
+ * temporary, fsync, rename).  This blocks on fsync: the core calls it
+ * at most twice a second (boost_changed), never once per fork.
  */
 int
 boost_save(struct core *c)
 {
 	const char *path = c->pol->cfg->state_file;
-	char tmp[4200];
-	const struct boost *b;
-	FILE *f = NULL;
-	int fd;
+	struct report rep = { .fn = report_warning };
+	struct save_cursor cur = { .b = TAILQ_FIRST(&c->boosts) };
 
 	if (path[0] == '\0')
 		return 0;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	(void)unlink(tmp); /* a leftover, or something planted */
-	if (mkdir_parents(path) < 0 ||
-	    (fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0 ||
-	    (f = fdopen(fd, "w")) == NULL) {
+	if (mkdir_parents(path) < 0) {
 		log_warning("%s: cannot write the boost state: %s", path, strerror(errno));
 		return -errno;
 	}
-	fputs(STATE_HEADER, f);
-	TAILQ_FOREACH(b, &c->boosts, link)
-	{
-		fprintf(f, "boost %u %u %lld %s %s %s", b->id, (unsigned)b->owner,
-			(long long)b->expires, b->hier, b->dest,
-			b->profile ? b->profile : "-");
-		for (size_t i = 0; i < b->n; i++)
-			fprintf(f, " %d:%llu", (int)b->m[i].pid,
-				(unsigned long long)b->m[i].start);
-		fputc('\n', f);
-	}
-	int bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
-	bad |= fclose(f) != 0;
-	if (bad || rename(tmp, path) < 0) {
-		log_warning("%s: cannot write the boost state: %s", path, strerror(errno));
-		unlink(tmp);
-		return -EIO;
-	}
-	return 0;
+	return statefile_save(path, next_record, &cur, &rep);
 }
 
 /* ---- starting and ending ---------------------------------------------------- */
@@ -355,112 +369,84 @@ boost_exit(struct core *c, struct procid id)
 
 /* ---- restoring ------------------------------------------------------------------ */
 
-/* Parse "pid:start" members into b, keeping those still alive. */
-static void
-restore_members(struct core *c, struct boost *b, char *list)
+struct restore {
+	struct core *c;
+	unsigned max_id;
+};
+
+static int
+restore_record(void *arg, const struct statefile_record *r)
 {
-	char *save = NULL;
-
-	for (char *tok = strtok_r(list, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
-		unsigned long long st;
-		int pid;
-
-		if (sscanf(tok, "%d:%llu", &pid, &st) != 2 || pid <= 0)
-			continue;
-		struct procid id = { .pid = pid, .start = st };
-		if (task_alive(c->env.procroot, id) && add_member(b, id) < 0)
-			return;
-	}
-}
-
-static void
-restore_line(struct core *c, char *line, unsigned *max_id)
-{
-	char hier[256], dest[RULES_DEST_MAX], profile[256];
-	unsigned id, owner;
-	long long expires;
-	int used = 0;
-	const char *why;
+	struct restore *rs = arg;
+	struct core *c = rs->c;
 	time_t now = c->env.wall();
 
-	if (sscanf(line, "boost %u %u %lld %255s %1023s %255s %n", &id, &owner, &expires,
-		   hier, dest, profile, &used) < 6 ||
-	    used == 0)
-		return;
-	if (id == 0 || id > BOOST_MAX_ID || find(c, id) != NULL) {
-		log_warning("boost #%u dropped: invalid or duplicate id", id);
-		return;
+	if (r->id > rs->max_id)
+		rs->max_id = r->id;
+	if (r->expires <= (int64_t)now) {
+		log_notice("boost #%u expired while cgengined was stopped; its processes "
+			   "return to the rules",
+			   r->id);
+		return 0;
 	}
-	if ((why = bad_dest(dest)) != NULL) {
-		log_warning("boost #%u dropped: destination %s", id, why);
-		return;
+	if (policy_managed(c->pol, r->hier) == NULL) {
+		log_warning("boost #%u dropped: hierarchy %s is no longer managed", r->id,
+			    r->hier[0] ? r->hier : "unified");
+		return 0;
 	}
-	if (expires > (long long)now + BOOST_MAX_SECONDS)
-		expires = (long long)now + BOOST_MAX_SECONDS;
-	if (id > *max_id)
-		*max_id = id;
-	if (expires <= (long long)now) {
-		log_notice(
-			"boost #%u expired while cgengined was stopped; its processes return to the rules",
-			id);
-		return;
-	}
-	if (policy_managed(c->pol, hier) == NULL) {
-		log_warning("boost #%u dropped: hierarchy %s is no longer managed", id, hier);
-		return;
-	}
-	struct boost *b = boost_new(hier, dest, strcmp(profile, "-") != 0 ? profile : NULL);
+	struct boost *b = boost_new(r->hier, r->dest, r->profile);
 	if (b == NULL)
-		return;
-	b->id = id;
-	b->owner = owner;
-	b->expires = (time_t)expires;
-	restore_members(c, b, line + used);
+		return -ENOMEM;
+	b->id = r->id;
+	b->owner = r->owner;
+	b->expires = (time_t)r->expires;
+	for (size_t i = 0; i < r->n; i++) {
+		struct procid id = { .pid = r->m[i].pid, .start = r->m[i].start };
+
+		if (task_alive(c->env.procroot, id) && add_member(b, id) < 0)
+			break;
+	}
 	if (b->n == 0) {
-		log_notice("boost #%u dropped: its processes are gone", id);
+		log_notice("boost #%u dropped: its processes are gone", r->id);
 		boost_free(b);
-		return;
+		return 0;
 	}
 	TAILQ_INSERT_TAIL(&c->boosts, b, link);
 	for (size_t i = 0; i < b->n; i++)
 		update_flag(c, b->m[i]);
-	log_notice("boost #%u restored: %zu process%s in %s:%s for %.0fs more", id, b->n,
+	log_notice("boost #%u restored: %zu process%s in %s:%s for %.0fs more", b->id, b->n,
 		   b->n == 1 ? "" : "es", b->hier, b->dest, difftime(b->expires, now));
+	return 0;
 }
 
+/*
+ * Read the state file back: every field is checked by the parser as a
+ * request would be (statefile.c), in time linear in the file's size;
+ * boosts whose processes are gone, or which expired while the daemon
+ * was stopped, are dropped.
+ */
 void
 boost_restore(struct core *c)
 {
 	const char *path = c->pol->cfg->state_file;
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned max_id = 0;
-	struct stat st;
-	FILE *f;
-	int fd;
+	struct report rep = { .fn = report_warning };
+	struct restore rs = { .c = c };
+	char *buf = NULL;
+	size_t len = 0;
 
-	if (path[0] == '\0')
+	if (path[0] == '\0' || statefile_read(path, &rep, &buf, &len) < 0)
 		return;
-	/* never follow a link, never wait on a FIFO */
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno != ENOENT)
-			log_warning("%s: cannot read the boost state: %s", path,
-				    strerror(errno));
-		return;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (f = fdopen(fd, "r")) == NULL) {
-		log_warning("%s: not a regular file; boost state ignored", path);
-		close(fd);
-		return;
-	}
-	while (getline(&line, &cap, f) >= 0)
-		if (strncmp(line, "boost ", 6) == 0)
-			restore_line(c, line, &max_id);
-	free(line);
-	fclose(f);
-	if (max_id >= c->next_boost)
-		c->next_boost = max_id + 1;
+	struct statefile_parse_options o = { .name = path,
+					     .now = c->env.wall(),
+					     .max_seconds = BOOST_MAX_SECONDS,
+					     .record = restore_record,
+					     .arg = &rs,
+					     .rep = &rep };
+	if (statefile_parse(buf, len, &o) < 0)
+		log_warning("%s: out of memory while restoring boosts", path);
+	free(buf);
+	if (rs.max_id >= c->next_boost)
+		c->next_boost = rs.max_id + 1;
 	boost_changed(c); /* without the dropped ones */
 }
 

@@ -33,8 +33,10 @@ report_msg(const struct report *r, const char *fmt, ...)
 		log_error("%s", msg);
 }
 
-/* The report sink of the parse in progress (libconfuse has no user arg). */
+/* The report sink of the parse in progress (libconfuse has no user arg),
+ * and how many messages it got. */
 static const struct report *current;
+static unsigned reported;
 
 static void
 confuse_error(cfg_t *cfg, const char *fmt, va_list ap)
@@ -42,6 +44,7 @@ confuse_error(cfg_t *cfg, const char *fmt, va_list ap)
 	char msg[768];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	reported++;
 	if (cfg != NULL && cfg->filename != NULL && cfg->line > 0)
 		report_msg(current, "%s:%d: %s", cfg->filename, cfg->line, msg);
 	else if (cfg != NULL && cfg->filename != NULL)
@@ -330,6 +333,23 @@ new_parser(void)
 	return cfg;
 }
 
+/* The line of the first NUL byte in f, or 0: libconfuse stops at one
+ * without a word (found by tests/fuzz/fuzz-config). */
+static unsigned
+nul_line(FILE *f)
+{
+	unsigned line = 1;
+	int ch;
+
+	while ((ch = getc(f)) != EOF) {
+		if (ch == '\0')
+			return line;
+		if (ch == '\n')
+			line++;
+	}
+	return 0;
+}
+
 struct config *
 config_load(const char *path, bool optional, const struct report *rep)
 {
@@ -342,6 +362,7 @@ config_load(const char *path, bool optional, const struct report *rep)
 		goto fail;
 	}
 	current = rep;
+	reported = 0;
 	FILE *f = fopen(path, "re");
 	if (f == NULL) {
 		if (!(optional && errno == ENOENT)) {
@@ -350,11 +371,19 @@ config_load(const char *path, bool optional, const struct report *rep)
 		}
 		c->file = xstrdup("");
 	} else {
+		unsigned nul = nul_line(f);
+
 		fclose(f);
+		if (nul > 0) {
+			report_msg(rep, "%s:%u: contains a NUL byte", path, nul);
+			goto fail;
+		}
 		rc = cfg_parse(cfg, path);
 		c->file = xstrdup(path);
 	}
 	current = NULL;
+	if (rc != CFG_SUCCESS && reported == 0)
+		report_msg(rep, "%s: cannot be parsed", path);
 	if (rc != CFG_SUCCESS)
 		goto fail;
 	if (copy_config(cfg, c) < 0) {

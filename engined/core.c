@@ -306,7 +306,7 @@ earliest(double a, double b)
 }
 
 double
-core_next_deadline(const struct core *c)
+core_next_deadline(const struct core *c, double now)
 {
 	double t = earliest(c->defer_at, c->rescan_at);
 
@@ -315,7 +315,7 @@ core_next_deadline(const struct core *c)
 	time_t exp = boost_next_expiry(c);
 	if (exp != 0) {
 		double left = difftime(exp, c->env.wall());
-		t = earliest(t, c->now + (left > 0 ? left : 0) + 1e-6);
+		t = earliest(t, now + (left > 0 ? left : 0) + 1e-6);
 	}
 	return t > 0 ? t : -1;
 }

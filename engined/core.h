@@ -120,8 +120,9 @@ int core_reload(struct core *c, double now);
 /* Run whatever is due: deferred entries, a rescan, boost expiry,
  * removal of empty groups, writing the boost state. */
 void core_timeout(struct core *c, double now);
-/* When core_timeout() next has something to do (monotonic), or -1. */
-double core_next_deadline(const struct core *c);
+/* When core_timeout() next has something to do (monotonic), or -1;
+ * now is the loop's clock. */
+double core_next_deadline(const struct core *c, double now);
 
 /* ---- requests ----------------------------------------------------------------- */
 

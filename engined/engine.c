@@ -81,7 +81,7 @@ static void
 prepare_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 {
 	struct engine *e = w->data;
-	double at = core_next_deadline(e->core);
+	double at = core_next_deadline(e->core, ev_now(loop));
 
 	ev_timer_stop(loop, &e->core_timer);
 	if (at < 0)

@@ -42,7 +42,7 @@ if command -v valgrind >/dev/null && [ -d "$top/build-plain" ]; then
 	for t in tests/rules/parse-t tests/rules/match-t tests/rules/template-t \
 		 tests/rules/dir-t tests/rules/scale-t tests/kernel/mountinfo-t \
 		 tests/kernel/task-t tests/kernel/procev-decode-t tests/lua/hooks-t \
-		 tests/engined/proctab-t tests/engined/config-t \
+		 tests/engined/proctab-t tests/engined/config-t tests/engined/statefile-t \
 		 tests/engined/core-t tests/engined/verbs-t; do
 		if (cd "$top/build-plain" && SRCDIR="$top" valgrind -q --leak-check=full \
 			--errors-for-leak-kinds=definite,indirect --error-exitcode=9 \

@@ -1,10 +1,12 @@
 #!/bin/sh
 # Install everything cgengine needs to build, test and run its demo on
-# Debian 12. Run as root.
+# Debian 12 (clang and libclang-rt-14-dev: the fuzzers in tests/fuzz).
+# Run as root.
 set -e
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
     build-essential autoconf automake pkg-config \
     libconfuse-dev libnl-3-dev libev-dev liblua5.4-dev libjansson-dev \
-    cgroup-tools procps passwd util-linux jq valgrind >/dev/null
+    cgroup-tools procps passwd util-linux jq valgrind \
+    clang libclang-rt-14-dev >/dev/null

@@ -47,7 +47,7 @@ main(void)
 {
 	struct config *c;
 
-	plan(37);
+	plan(39);
 	c = load("no-such.conf", true);
 	ok(c != NULL, "a missing optional file gives the defaults");
 	is_string("", c->file, "no file read");
@@ -95,6 +95,8 @@ main(void)
 		":4: max-duration: invalid duration \"forever\" (use 90s, 15m, 2h, 1d)");
 	expect_error("cgengined-badint.conf",
 		     ":1: lua-instructions: must be a positive number");
+	/* libconfuse refused it without a word (found by fuzz-config) */
+	expect_error("cgengined-nul.conf", ":2: contains a NUL byte");
 
 	is_int(5400, parse_duration("90m"), "90m");
 	ok(parse_duration("1d") == 86400 && parse_duration("90s") == 90 &&
