@@ -109,7 +109,9 @@ move(struct engine *e, size_t i, const struct task *t, const struct verdict *v)
 		return;
 	}
 	int rc = cgfs_move_cached(e->fds, h, v->dest, t->pid);
-	if (rc == -ENOENT && (rc = create_group(e, i, v->dest, v->rule)) == 0)
+	/* first-match rules create only templated groups, as libcgroup */
+	bool may_create = v->rule == NULL || e->dec[i].create;
+	if (rc == -ENOENT && may_create && (rc = create_group(e, i, v->dest, v->rule)) == 0)
 		rc = cgfs_move_cached(e->fds, h, v->dest, t->pid);
 	if (rc == 0) {
 		e->stats.moves++;
@@ -326,6 +328,7 @@ decide_rules(struct engine *e, const struct task *t, const char *const *current,
 		.exe = t->exe[0] ? t->exe : NULL,
 		.comm = t->comm,
 		.script = t->script[0] ? t->script : NULL,
+		.invoked = t->invoked[0] ? t->invoked : NULL,
 		.cgroups = current,
 		.realtime = t->realtime,
 	};
