@@ -111,7 +111,8 @@ move(struct engine *e, size_t i, const struct task *t, const struct verdict *v)
 	int rc = cgfs_move_cached(e->fds, h, v->dest, t->pid);
 	/* first-match rules create only templated groups, as libcgroup */
 	bool may_create = v->rule == NULL || e->dec[i].create;
-	if (rc == -ENOENT && may_create && (rc = create_group(e, i, v->dest, v->rule)) == 0)
+	if (rc == -ENOENT && may_create &&
+	    (rc = create_group(e, i, v->dest, v->rule)) == 0)
 		rc = cgfs_move_cached(e->fds, h, v->dest, t->pid);
 	if (rc == 0) {
 		e->stats.moves++;

@@ -62,7 +62,7 @@ const char *hier_label(const struct hier *h);
 
 #define TASK_GROUPS_MAX 256
 
-#define TASK_EXE	    0x1u /* readlink exe */
+#define TASK_EXE    0x1u /* readlink exe */
 #define TASK_SCRIPT 0x2u /* script and invoked name (needs TASK_EXE) */
 #define TASK_RT	    0x4u /* realtime scheduling policy */
 

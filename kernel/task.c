@@ -158,7 +158,8 @@ script_arg(const char *exe, const char *cmdline, size_t len, int *index)
 			break;
 		arg += n + 1;
 	}
-	if (arg >= end || *arg == '\0' || strnlen(arg, (size_t)(end - arg)) == (size_t)(end - arg))
+	if (arg >= end || *arg == '\0' ||
+	    strnlen(arg, (size_t)(end - arg)) == (size_t)(end - arg))
 		return NULL; /* none, or cut short by the buffer */
 	*index = i;
 	return arg;
@@ -182,8 +183,9 @@ nth_arg(const char *cmdline, size_t len, int i)
 
 	for (; i > 0 && arg < end; i--)
 		arg += strnlen(arg, (size_t)(end - arg)) + 1;
-	return arg < end && strnlen(arg, (size_t)(end - arg)) < (size_t)(end - arg) ? arg
-										: NULL;
+	return arg < end && strnlen(arg, (size_t)(end - arg)) < (size_t)(end - arg)
+		       ? arg
+		       : NULL;
 }
 
 /*
@@ -223,7 +225,8 @@ holds_open(const char *procroot, pid_t pid, const struct stat *st)
 		if (e->d_name[0] == '.')
 			continue;
 		seen++;
-		snprintf(path, sizeof(path), "%s/%d/fd/%s", procroot, (int)pid, e->d_name);
+		snprintf(path, sizeof(path), "%s/%d/fd/%s", procroot, (int)pid,
+			 e->d_name);
 		found = stat(path, &fst) == 0 && same_file(&fst, st);
 	}
 	closedir(d);
@@ -269,8 +272,8 @@ runs_file(const char *procroot, pid_t pid, const char *cmdline, size_t len,
 	char path[PATH_MAX], opt[256];
 	struct stat st;
 
-	if (task_view(procroot, pid, arg, path, sizeof(path)) < 0 || stat(path, &st) < 0 ||
-	    !S_ISREG(st.st_mode))
+	if (task_view(procroot, pid, arg, path, sizeof(path)) < 0 ||
+	    stat(path, &st) < 0 || !S_ISREG(st.st_mode))
 		return false;
 	if (index == 1 && first)
 		return true;

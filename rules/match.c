@@ -181,7 +181,8 @@ each_list(const struct rules_set *set, const struct rules_task *t,
 	if (set->semantics == RULES_PER_HIERARCHY)
 		for (size_t i = 0; i < t->ngroups; i++)
 			if (t->groups[i] != t->egid)
-				key_lists(set, RULES_KEY_GROUP, t->groups[i], lk, fn, arg);
+				key_lists(set, RULES_KEY_GROUP, t->groups[i], lk, fn,
+					  arg);
 	key_lists(set, RULES_KEY_ANY, 0, lk, fn, arg);
 }
 
@@ -478,7 +479,8 @@ rules_match(struct rules_set *set, const struct rules_task *t, struct rules_deci
 	make_lookup(set, t, &lk);
 	merge_start(&m, set, t, &lk);
 
-	while ((decided & set->named) != set->named && (no = merge_next(&m)) != UINT32_MAX) {
+	while ((decided & set->named) != set->named &&
+	       (no = merge_next(&m)) != UINT32_MAX) {
 		struct rules_rule *r = &set->rules[no];
 
 		if (r->continuation)

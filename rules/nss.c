@@ -17,8 +17,7 @@
 #define NSS_BUF_LAST  (4u << 20) /* a group of many thousand members */
 
 /* One getpw*_r / getgr*_r call: fills the entry, returns its errno. */
-typedef int (*nss_call)(const void *key, void *entry, char *buf, size_t len,
-			void **res);
+typedef int (*nss_call)(const void *key, void *entry, char *buf, size_t len, void **res);
 
 /*
  * Call fn with a buffer that grows on ERANGE.  On success *bufp is the

@@ -275,8 +275,8 @@ lookup_failed(struct parser *p, const char *what, const char *name, int rc)
 	if (rc == -ENOENT)
 		report(p, RULES_WARNING, "unknown %s '%s'; rule skipped", what, name);
 	else
-		report(p, RULES_WARNING, "cannot look up %s '%s': %s; rule skipped",
-		       what, name, strerror(-rc));
+		report(p, RULES_WARNING, "cannot look up %s '%s': %s; rule skipped", what,
+		       name, strerror(-rc));
 	return 0;
 }
 
@@ -422,7 +422,8 @@ check_fields(struct parser *p, char **field, const bool *quoted, int n,
 		report(p, RULES_ERROR, "the options field cannot be quoted");
 		return -1;
 	}
-	if (check_controllers(p, field[1]) < 0 || check_dest(p, field[2], &r->templated) < 0 ||
+	if (check_controllers(p, field[1]) < 0 ||
+	    check_dest(p, field[2], &r->templated) < 0 ||
 	    (n == 4 && parse_options(p, field[3], &r->options) < 0))
 		return -1;
 	if (!r->continuation)
@@ -433,8 +434,7 @@ check_fields(struct parser *p, char **field, const bool *quoted, int n,
 		       "options on a '%%' line have no effect; the rule's first "
 		       "line decides");
 	else if (p->set->rules[p->head].options != 0)
-		report(p, RULES_WARNING,
-		       "'%%' line of an ignore rule is never applied");
+		report(p, RULES_WARNING, "'%%' line of an ignore rule is never applied");
 	return 0;
 }
 

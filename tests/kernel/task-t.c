@@ -154,12 +154,12 @@ test_names(const char *root)
 		int pid;
 		const char *comm, *cmd;
 		size_t len;
-		const char *exe, *cwd, *fd; /* fd: a file held open, or NULL */
+		const char *exe, *cwd, *fd;   /* fd: a file held open, or NULL */
 		const char *script, *invoked; /* invoked: "@x" = root/fs/x */
 		const char *what;
 	} c[] = {
-		{ 5001, "sh", CMD("sh\0-s\0/usr/sbin/nfsd\0"), "usr/bin/dash", "tmp", NULL,
-		  "", "@usr/bin/dash", "sh -s FILE (stdin runs): not a script" },
+		{ 5001, "sh", CMD("sh\0-s\0/usr/sbin/nfsd\0"), "usr/bin/dash", "tmp",
+		  NULL, "", "@usr/bin/dash", "sh -s FILE (stdin runs): not a script" },
 		{ 5002, "sh", CMD("sh\0-s\0/usr/sbin/nfsd\0"), "usr/bin/dash", "tmp",
 		  "usr/sbin/nfsd", "/usr/sbin/nfsd", "@usr/bin/dash",
 		  "an option first, but the file is held open" },
@@ -167,24 +167,29 @@ test_names(const char *root)
 		  "/usr/sbin/nfsd", "@usr/bin/dash", "the first argument is run" },
 		{ 5004, "sh", CMD("sh\0/nonexistent\0"), "usr/bin/dash", "tmp", NULL, "",
 		  "@usr/bin/dash", "a file that does not exist is no script" },
-		{ 5005, "peerlink", CMD("/usr/bin/peerlink\0"), "usr/bin/peerreal", "tmp", NULL,
-		  "", "/usr/bin/peerlink", "started through a symlink: its name" },
-		{ 5006, "nfsd", CMD("/usr/sbin/nfsd\0-f\0"), "usr/bin/peerreal", "tmp", NULL, "",
-		  "@usr/bin/peerreal", "argv[0] naming another file is not believed" },
+		{ 5005, "peerlink", CMD("/usr/bin/peerlink\0"), "usr/bin/peerreal", "tmp",
+		  NULL, "", "/usr/bin/peerlink", "started through a symlink: its name" },
+		{ 5006, "nfsd", CMD("/usr/sbin/nfsd\0-f\0"), "usr/bin/peerreal", "tmp",
+		  NULL, "", "@usr/bin/peerreal",
+		  "argv[0] naming another file is not believed" },
 		{ 5007, "job.sh", CMD("/bin/sh\0/opt/job.sh\0x\0"), "usr/bin/dash", "tmp",
 		  NULL, "/opt/job.sh", "/opt/job.sh", "a #! script: script and name" },
 		{ 5008, "job.sh", CMD("/bin/sh\0./job.sh\0"), "usr/bin/dash", "opt", NULL,
-		  "./job.sh", "@opt/job.sh", "a relative script is resolved from the cwd" },
-		{ 5009, "python3", CMD("python3\0-O\0/opt/jobs/run.py\0"), "usr/bin/python3",
-		  "tmp", NULL, "", "@usr/bin/python3", "options not from the #! line" },
+		  "./job.sh", "@opt/job.sh",
+		  "a relative script is resolved from the cwd" },
+		{ 5009, "python3", CMD("python3\0-O\0/opt/jobs/run.py\0"),
+		  "usr/bin/python3", "tmp", NULL, "", "@usr/bin/python3",
+		  "options not from the #! line" },
 		{ 5010, "sh", CMD("/bin/sh\0-c\0/opt/job.sh\0"), "usr/bin/dash", "tmp",
-		  "opt/job.sh", "", "@usr/bin/dash", "-c: a command string, never a script" },
+		  "opt/job.sh", "", "@usr/bin/dash",
+		  "-c: a command string, never a script" },
 	};
 	struct task t;
 	char want[8192];
 
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-		fake_task(root, c[i].pid, c[i].comm, c[i].cmd, c[i].len, c[i].exe, c[i].cwd);
+		fake_task(root, c[i].pid, c[i].comm, c[i].cmd, c[i].len, c[i].exe,
+			  c[i].cwd);
 		if (c[i].fd != NULL)
 			fake_fd(root, c[i].pid, 3, c[i].fd);
 	}

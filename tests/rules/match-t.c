@@ -320,8 +320,9 @@ describe(const struct rules_decision *d, size_t n, char *buf, size_t len)
 			o += (size_t)snprintf(buf + o, len - o, "%s=@%u", sep,
 					      d[h].rule->line);
 		else
-			o += (size_t)snprintf(buf + o, len - o, "%s%s@%u%s", sep, d[h].dest,
-					      d[h].rule->line, d[h].create ? "" : "!");
+			o += (size_t)snprintf(buf + o, len - o, "%s%s@%u%s", sep,
+					      d[h].dest, d[h].rule->line,
+					      d[h].create ? "" : "!");
 	}
 }
 

@@ -45,8 +45,10 @@ static const struct bad_case bad[] = {
 	/* empty items are skipped ("ignore," is valid), but not all of them */
 	{ "alice cpu /a ,\n", "t.conf:1: no option in ','" },
 	{ "alice cpu /a ,,\n", "t.conf:1: no option in ',,'" },
-	{ "alice cpu /a\x01b\n", "t.conf:1: destination must not contain control characters" },
-	{ "alice cpu \"/a\tb\"\n", "t.conf:1: destination must not contain control characters" },
+	{ "alice cpu /a\x01b\n",
+	  "t.conf:1: destination must not contain control characters" },
+	{ "alice cpu \"/a\tb\"\n",
+	  "t.conf:1: destination must not contain control characters" },
 };
 
 struct warn_case {
@@ -63,9 +65,11 @@ static const struct warn_case warn[] = {
 	{ "alice cpu /a\nghost:vim * /b\n% * /c\n",
 	  "t.conf:2: warning: unknown user 'ghost'; rule skipped", 1 },
 	{ "ioerr cpu /a\n% cpu /b\nalice cpu /c\n",
-	  "t.conf:1: warning: cannot look up user 'ioerr': Input/output error; rule skipped", 1 },
+	  "t.conf:1: warning: cannot look up user 'ioerr': Input/output error; rule skipped",
+	  1 },
 	{ "alice cpu /a\n% cpu /b ignore\n",
-	  "t.conf:2: warning: options on a '%' line have no effect; the rule's first line decides", 2 },
+	  "t.conf:2: warning: options on a '%' line have no effect; the rule's first line decides",
+	  2 },
 	{ "alice cpu /a ignore\n% cpu /b\n",
 	  "t.conf:2: warning: '%' line of an ignore rule is never applied", 2 },
 };
@@ -224,7 +228,8 @@ test_options(void)
 	} c[] = {
 		{ "alice cpu /a ignore,\n", RULES_OPT_IGNORE },
 		{ "alice cpu /a ,ignore\n", RULES_OPT_IGNORE },
-		{ "alice cpu /a ignore,,ignore_rt\n", RULES_OPT_IGNORE | RULES_OPT_IGNORE_RT },
+		{ "alice cpu /a ignore,,ignore_rt\n",
+		  RULES_OPT_IGNORE | RULES_OPT_IGNORE_RT },
 		{ "alice cpu /a ignore_rt,\n", RULES_OPT_IGNORE_RT },
 	};
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {

@@ -53,8 +53,8 @@ test_many_groups(void)
 	for (size_t i = 0; i < 300; i++) {
 		groups[i] = (gid_t)(1000 + i);
 		if (i < 299)
-			len += (size_t)snprintf(text + len, cap - len, "@g%zu name=a /g%zu\n",
-						1000 + i, i);
+			len += (size_t)snprintf(text + len, cap - len,
+						"@g%zu name=a /g%zu\n", 1000 + i, i);
 	}
 	len += (size_t)snprintf(text + len, cap - len, "* name=b /catchall\n");
 
@@ -62,18 +62,26 @@ test_many_groups(void)
 	struct rules_set *s = rules_parse_buffer("groups.conf", text, len, &o);
 	if (s == NULL || rules_bind(s, hiers, 2) != 0)
 		bail("cannot load groups.conf");
-	struct rules_task t = { .pid = 1, .euid = 5, .egid = 7, .groups = groups,
-				.ngroups = 300, .exe = "/bin/ls", .comm = "ls" };
+	struct rules_task t = { .pid = 1,
+				.euid = 5,
+				.egid = 7,
+				.groups = groups,
+				.ngroups = 300,
+				.exe = "/bin/ls",
+				.comm = "ls" };
 	rules_match(s, &t, d);
 	is_string("/last-group", d[0].move ? d[0].dest : NULL,
 		  "300 groups: the first rule, of the 300th group, decides");
-	is_string("/catchall", d[1].move ? d[1].dest : NULL, "300 groups: the catch-all rule");
+	is_string("/catchall", d[1].move ? d[1].dest : NULL,
+		  "300 groups: the catch-all rule");
 
 	/* as if memory for cursors ran out: the merge goes on without them */
 	match_cursor_limit = 4;
 	rules_match(s, &t, d);
-	is_string("/last-group", d[0].move ? d[0].dest : NULL, "without cursors: same rule");
-	is_string("/catchall", d[1].move ? d[1].dest : NULL, "without cursors: catch-all");
+	is_string("/last-group", d[0].move ? d[0].dest : NULL,
+		  "without cursors: same rule");
+	is_string("/catchall", d[1].move ? d[1].dest : NULL,
+		  "without cursors: catch-all");
 	t.ngroups = 3;
 	rules_match(s, &t, d);
 	is_string("/g0", d[0].move ? d[0].dest : NULL, "without cursors, 3 groups: /g0");

@@ -82,8 +82,7 @@ main(void)
 	is_string("/p/evil_moved pid 1 (init) to cpu:x", expand("/p/%p", &t),
 		  "a newline in %%p becomes '_'");
 	t.exe = "/tmp/a\tb\rc\x1b[2Jd\x7f";
-	is_string("/p/a_b_c_[2Jd_", expand("/p/%p", &t),
-		  "so do tab, CR, escape and DEL");
+	is_string("/p/a_b_c_[2Jd_", expand("/p/%p", &t), "so do tab, CR, escape and DEL");
 	t.exe = NULL;
 	t.comm = "\n";
 	is_string("/p/_", expand("/p/%p", &t), "a comm that is one newline");
