@@ -421,7 +421,7 @@ apply_rule(struct rules_set *set, uint32_t head, uint64_t open,
 		const struct rules_rule *r = &set->rules[i];
 		uint64_t todo = r->mask & open;
 
-		for (size_t h = 0; todo >> h; h++)
+		for (size_t h = 0; h < RULES_MAX_HIERS && (todo >> h) != 0; h++)
 			if (todo & (1ull << h))
 				decide_move(set, r, t, &out[h]);
 		done |= todo;
@@ -437,7 +437,7 @@ apply_ignore(struct rules_rule *r, uint64_t open, const struct rules_task *t,
 {
 	uint64_t todo = r->mask & open, done = 0;
 
-	for (size_t h = 0; todo >> h; h++)
+	for (size_t h = 0; h < RULES_MAX_HIERS && (todo >> h) != 0; h++)
 		if ((todo & (1ull << h)) && ph_ignores(r, h, t)) {
 			leave_alone(r, &out[h]);
 			done |= 1ull << h;
