@@ -77,7 +77,9 @@ move(struct core *c, size_t i, const struct task *t, const struct verdict *v)
 		return;
 	}
 	int rc = fs->move(fs->arg, h, v->dest, t->pid);
-	if (rc == -ENOENT && (rc = create_group(c, i, v->dest, v->rule)) == 0)
+	/* first-match rules create only templated groups, as libcgroup */
+	bool may_create = v->rule == NULL || c->dec[i].create;
+	if (rc == -ENOENT && may_create && (rc = create_group(c, i, v->dest, v->rule)) == 0)
 		rc = fs->move(fs->arg, h, v->dest, t->pid);
 	if (rc == 0) {
 		c->stats.moves++;
@@ -320,6 +322,7 @@ decide_rules(struct core *c, const struct task *t, const char *const *current,
 		.exe = t->exe[0] ? t->exe : NULL,
 		.comm = t->comm,
 		.script = t->script[0] ? t->script : NULL,
+		.invoked = t->invoked[0] ? t->invoked : NULL,
 		.cgroups = current,
 		.realtime = t->realtime,
 	};

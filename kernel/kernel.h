@@ -63,20 +63,38 @@ const char *hier_label(const struct hier *h);
 #define TASK_GROUPS_MAX 256
 
 #define TASK_EXE    0x1u /* readlink exe */
-#define TASK_SCRIPT 0x2u /* script path from cmdline (needs TASK_EXE) */
+#define TASK_SCRIPT 0x2u /* script and invoked name (needs TASK_EXE) */
 #define TASK_RT	    0x4u /* realtime scheduling policy */
 
+/*
+ * A task snapshot.  task_read() clears every field before comm and the
+ * first byte of each string from comm on, so a reused struct never
+ * carries a value over from the task read before.
+ */
 struct task {
 	pid_t pid, ppid;
 	uid_t uid, euid;
 	gid_t gid, egid;
-	gid_t groups[TASK_GROUPS_MAX];
-	size_t ngroups;
-	char comm[64];
-	char exe[PATH_MAX];    /* "" when unknown (kernel threads) */
-	char script[PATH_MAX]; /* "" when not an interpreted script */
 	bool kthread;
 	bool realtime;
+	size_t ngroups;
+	gid_t groups[TASK_GROUPS_MAX];
+	char comm[64];
+	char exe[PATH_MAX]; /* "" when unknown (kernel threads) */
+	/*
+	 * The script an interpreter runs, or "": only when the interpreter
+	 * really runs that file (it is its first argument, the interpreter
+	 * holds it open, or the options before it are the file's own #!
+	 * line's), so "sh -s /usr/sbin/nfsd" does not pass for nfsd.
+	 */
+	char script[PATH_MAX];
+	/*
+	 * The path the process was started by, as libcgroup's cgrulesengd
+	 * finds it: exe, unless comm names another command-line argument
+	 * that is a symlink (or hard link) to exe or a script the process
+	 * runs; then that argument (made absolute).  "" when exe is "".
+	 */
+	char invoked[PATH_MAX];
 };
 
 /*

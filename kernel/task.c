@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 ssize_t
@@ -127,46 +128,247 @@ is_interpreter(const char *b)
 	return false;
 }
 
-void
-task_script_from_cmdline(const char *exe, const char *cmdline, size_t len, char *out,
-			 size_t outlen)
+/*
+ * The argument an interpreter would run as its script: the first after
+ * argv[0] that is not an option.  Returns it (inside cmdline) and its
+ * index, or NULL.
+ */
+static const char *
+script_arg(const char *exe, const char *cmdline, size_t len, int *index)
 {
 	const char *slash = strrchr(exe, '/');
 	const char *end = cmdline + len;
 	const char *arg = cmdline;
+	int i = 1;
 
-	out[0] = '\0';
 	if (!is_interpreter(slash ? slash + 1 : exe))
-		return;
+		return NULL;
 	arg += strnlen(arg, (size_t)(end - arg)) + 1; /* skip argv[0] */
-	while (arg < end && *arg != '\0') {
+	for (; arg < end && *arg != '\0'; i++) {
 		size_t n = strnlen(arg, (size_t)(end - arg));
 
 		if (strcmp(arg, "-c") == 0)
-			return; /* a command string, not a script */
+			return NULL; /* a command string, not a script */
 		if (strcmp(arg, "--") == 0) {
 			arg += n + 1;
+			i++;
 			break;
 		}
 		if (arg[0] != '-')
 			break;
 		arg += n + 1;
 	}
-	if (arg < end && *arg != '\0')
-		snprintf(out, outlen, "%.*s", (int)strnlen(arg, (size_t)(end - arg)),
-			 arg);
+	if (arg >= end || *arg == '\0' ||
+	    strnlen(arg, (size_t)(end - arg)) == (size_t)(end - arg))
+		return NULL; /* none, or cut short by the buffer */
+	*index = i;
+	return arg;
+}
+
+void
+task_script_from_cmdline(const char *exe, const char *cmdline, size_t len, char *out,
+			 size_t outlen)
+{
+	int i;
+	const char *arg = script_arg(exe, cmdline, len, &i);
+
+	snprintf(out, outlen, "%s", arg ? arg : "");
+}
+
+/* Argument i of a NUL-separated command line, or NULL. */
+static const char *
+nth_arg(const char *cmdline, size_t len, int i)
+{
+	const char *end = cmdline + len, *arg = cmdline;
+
+	for (; i > 0 && arg < end; i--)
+		arg += strnlen(arg, (size_t)(end - arg)) + 1;
+	return arg < end && strnlen(arg, (size_t)(end - arg)) < (size_t)(end - arg)
+		       ? arg
+		       : NULL;
+}
+
+/*
+ * File f as the task sees it: under its root when absolute, under its
+ * working directory when relative.
+ */
+static int
+task_view(const char *procroot, pid_t pid, const char *f, char *out, size_t len)
+{
+	int n = snprintf(out, len, "%s/%d/%s/%s", procroot, (int)pid,
+			 f[0] == '/' ? "root" : "cwd", f[0] == '/' ? f + 1 : f);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static bool
+same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* Does the task hold the file st open?  Looks at its first 1024 fds. */
+static bool
+holds_open(const char *procroot, pid_t pid, const struct stat *st)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	struct stat fst;
+	bool found = false;
+	int seen = 0;
+
+	snprintf(path, sizeof(path), "%s/%d/fd", procroot, (int)pid);
+	DIR *d = opendir(path);
+	if (d == NULL)
+		return false;
+	while (!found && seen < 1024 && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		seen++;
+		snprintf(path, sizeof(path), "%s/%d/fd/%s", procroot, (int)pid,
+			 e->d_name);
+		found = stat(path, &fst) == 0 && same_file(&fst, st);
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * The optional argument of the #! line of file path into arg ("" if
+ * none), as the kernel splits it.  False if the file has no #! line.
+ */
+static bool
+shebang_arg(const char *path, char *arg, size_t len)
+{
+	char line[256];
+	ssize_t n = read_file(path, line, sizeof(line));
+
+	if (n < 2 || line[0] != '#' || line[1] != '!')
+		return false;
+	line[strcspn(line, "\n")] = '\0';
+	char *s = line + 2;
+	s += strspn(s, " \t");
+	s += strcspn(s, " \t"); /* the interpreter */
+	s += strspn(s, " \t");
+	size_t end = strlen(s);
+	while (end > 0 && (s[end - 1] == ' ' || s[end - 1] == '\t'))
+		end--;
+	snprintf(arg, len, "%.*s", (int)end, s);
+	return true;
+}
+
+/*
+ * Does the task run file `arg`, argument `index` of its command line?
+ * Yes when it holds the file open, or when the file starts with a #!
+ * line and the command line is the one the kernel builds for it
+ * (script first, or after the #! line's own option).  With first set,
+ * any existing file given as the first argument counts too (what an
+ * interpreter is given first, it runs).
+ */
+static bool
+runs_file(const char *procroot, pid_t pid, const char *cmdline, size_t len,
+	  const char *arg, int index, bool first)
+{
+	char path[PATH_MAX], opt[256];
+	struct stat st;
+
+	if (task_view(procroot, pid, arg, path, sizeof(path)) < 0 ||
+	    stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return false;
+	if (index == 1 && first)
+		return true;
+	if (holds_open(procroot, pid, &st))
+		return true;
+	if (!shebang_arg(path, opt, sizeof(opt)))
+		return false;
+	if (index == 1)
+		return true;
+	const char *a1 = nth_arg(cmdline, len, 1);
+	return index == 2 && opt[0] != '\0' && a1 != NULL && strcmp(a1, opt) == 0;
 }
 
 static void
-read_script(const char *procroot, pid_t pid, struct task *t)
+find_script(const char *procroot, pid_t pid, const char *cmdline, size_t len,
+	    struct task *t)
 {
+	int index;
+	const char *arg = script_arg(t->exe, cmdline, len, &index);
+
+	if (arg != NULL && runs_file(procroot, pid, cmdline, len, arg, index, true))
+		snprintf(t->script, sizeof(t->script), "%s", arg);
+}
+
+#define COMM_CMP 15 /* the kernel keeps 15 bytes of a command name */
+
+/* Is arg, named by comm, a link to exe or a script the task runs? */
+static bool
+believe_invoked(const char *procroot, pid_t pid, const char *cmdline, size_t len,
+		const char *arg, int index, const struct task *t)
+{
+	char path[PATH_MAX];
+	struct stat st, est;
+
+	if (t->script[0] != '\0' && strcmp(arg, t->script) == 0)
+		return true;
+	snprintf(path, sizeof(path), "%s/%d/exe", procroot, (int)pid);
+	if (stat(path, &est) == 0 &&
+	    task_view(procroot, pid, arg, path, sizeof(path)) == 0 &&
+	    stat(path, &st) == 0 && same_file(&st, &est))
+		return true;
+	return runs_file(procroot, pid, cmdline, len, arg, index, false);
+}
+
+/*
+ * libcgroup's process name: exe when comm is its basename; otherwise the
+ * first argument whose basename comm is, if it is believed (absolute as
+ * given, or resolved from the task's working directory); otherwise exe.
+ */
+static void
+find_invoked(const char *procroot, pid_t pid, const char *cmdline, size_t len,
+	     struct task *t)
+{
+	const char *slash = strrchr(t->exe, '/');
+	const char *arg = NULL;
+	char path[PATH_MAX], real[PATH_MAX];
+	int index = 0;
+
+	snprintf(t->invoked, sizeof(t->invoked), "%s", t->exe);
+	if (strncmp(t->comm, slash ? slash + 1 : t->exe, COMM_CMP) == 0)
+		return;
+	for (const char *a; (a = nth_arg(cmdline, len, index)) != NULL; index++) {
+		const char *b = strrchr(a, '/');
+
+		if (a[0] != '\0' && strncmp(t->comm, b ? b + 1 : a, COMM_CMP) == 0) {
+			arg = a;
+			break;
+		}
+	}
+	if (arg == NULL || !believe_invoked(procroot, pid, cmdline, len, arg, index, t))
+		return;
+	if (arg[0] == '/')
+		snprintf(t->invoked, sizeof(t->invoked), "%s", arg);
+	else if (task_view(procroot, pid, arg, path, sizeof(path)) == 0 &&
+		 realpath(path, real) != NULL)
+		snprintf(t->invoked, sizeof(t->invoked), "%s", real);
+}
+
+/* Script and invoked name: one read of cmdline, when either needs it. */
+static void
+read_names(const char *procroot, pid_t pid, struct task *t)
+{
+	const char *slash = strrchr(t->exe, '/');
+	const char *b = slash ? slash + 1 : t->exe;
 	char path[128], buf[4096];
 	ssize_t n;
 
+	snprintf(t->invoked, sizeof(t->invoked), "%s", t->exe);
+	if (!is_interpreter(b) && strncmp(t->comm, b, COMM_CMP) == 0)
+		return;
 	snprintf(path, sizeof(path), "%s/%d/cmdline", procroot, (int)pid);
-	if ((n = read_file(path, buf, sizeof(buf))) > 0)
-		task_script_from_cmdline(t->exe, buf, (size_t)n, t->script,
-					 sizeof(t->script));
+	if ((n = read_file(path, buf, sizeof(buf))) <= 0)
+		return;
+	find_script(procroot, pid, buf, (size_t)n, t);
+	find_invoked(procroot, pid, buf, (size_t)n, t);
 }
 
 static void
@@ -192,8 +394,8 @@ task_read(const char *procroot, pid_t pid, unsigned what, struct task *t)
 	char path[128], buf[4096];
 	ssize_t n;
 
-	memset(t, 0, offsetof(struct task, exe));
-	t->exe[0] = t->script[0] = '\0';
+	memset(t, 0, offsetof(struct task, comm));
+	t->comm[0] = t->exe[0] = t->script[0] = t->invoked[0] = '\0';
 	t->pid = pid;
 	snprintf(path, sizeof(path), "%s/%d/status", procroot, (int)pid);
 	if ((n = read_file(path, buf, sizeof(buf))) < 0)
@@ -204,7 +406,7 @@ task_read(const char *procroot, pid_t pid, unsigned what, struct task *t)
 	if (what & TASK_EXE)
 		read_exe(procroot, pid, t);
 	if ((what & TASK_SCRIPT) && t->exe[0] != '\0')
-		read_script(procroot, pid, t);
+		read_names(procroot, pid, t);
 	if (what & TASK_RT) {
 		int pol = sched_getscheduler(pid);
 

@@ -2,15 +2,21 @@
  * match.c -- bind a rule set to hierarchies and decide for a task.
  *
  * The candidates for a task are the rules filed under its euid, its
- * egid and supplementary groups, and "*", each combined with "any
- * process" and with the task's exact names and paths.  These sorted
- * lists are merged in file order, so the first match is found without
- * looking at rules that cannot apply.
+ * egid (and, per-hierarchy, its supplementary groups), and "*", each
+ * combined with "any process" and with the task's exact names and
+ * paths.  These sorted lists are merged in file order, so the first
+ * match is found without looking at rules that cannot apply.
+ *
+ * A rule is its first line and the '%' lines after it.  An ignore rule
+ * never moves anything (see RULES_OPT_IGNORE); any other rule applies
+ * its lines in turn, so a later line overrides an earlier one for the
+ * same hierarchy, as libcgroup does.
  */
 #include "rules_private.h"
 
 #include <errno.h>
 #include <fnmatch.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Does controller token tok (length n) name hierarchy h? */
@@ -63,85 +69,234 @@ glob(const char *pat, const char *s)
 	return s != NULL && fnmatch(pat, s, 0) == 0;
 }
 
+/* The name first-match compares: libcgroup's process name. */
+static const char *
+fm_name(const struct rules_task *t)
+{
+	return t->invoked != NULL ? t->invoked : t->exe;
+}
+
 bool
-process_matches(const struct rules_rule *r, const struct rules_task *t)
+process_matches(const struct rules_rule *r, const struct rules_task *t,
+		enum rules_semantics sem)
 {
 	const char *p = r->process;
+	bool path = p != NULL && strchr(p, '/') != NULL;
 
 	if (p == NULL)
 		return true;
-	if (strchr(p, '/') != NULL)
-		return glob(p, t->exe) || glob(p, t->script);
+	if (sem == RULES_FIRST_MATCH) {
+		const char *n = fm_name(t);
+
+		if (n == NULL)
+			return !path && glob(p, t->comm);
+		return path ? glob(p, n) : glob(p, base_name(n));
+	}
+	if (path)
+		return glob(p, t->exe) || glob(p, t->script) || glob(p, t->invoked);
 	if (t->exe != NULL && glob(p, base_name(t->exe)))
 		return true;
 	if (t->script != NULL && glob(p, base_name(t->script)))
 		return true;
+	if (t->invoked != NULL && glob(p, base_name(t->invoked)))
+		return true;
 	return t->exe == NULL && glob(p, t->comm);
 }
 
-#define MAX_LISTS 256
+/* ---- candidate lists ------------------------------------------------------ */
 
-struct cursor {
-	const struct rule_list *list;
-	uint32_t pos;
-};
-
-struct merge {
-	struct cursor c[MAX_LISTS];
-	size_t n;
+/* The names and paths a task is looked up by. */
+struct lookup {
+	const char *name[4];
+	const char *path[3];
+	size_t nname, npath;
 };
 
 static void
-add_list(struct merge *m, const struct rule_list *l)
+add_name(const char **v, size_t *n, const char *s)
 {
-	if (l != NULL && l->n > 0 && m->n < MAX_LISTS)
-		m->c[m->n++] = (struct cursor){ .list = l };
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp(v[i], s) == 0)
+			return;
+	v[(*n)++] = s;
 }
 
-/* Gather the lists for one key (kind, id). */
 static void
-add_key(struct merge *m, const struct rules_set *set, int kind, uint32_t id,
-	const struct rules_task *t)
+add_file(struct lookup *lk, const char *file)
 {
-	const struct rules_index *ix = set->index;
+	if (file == NULL)
+		return;
+	add_name(lk->name, &lk->nname, base_name(file));
+	add_name(lk->path, &lk->npath, file);
+}
 
-	add_list(m, index_get(ix, kind, IDX_GENERAL, id, NULL));
+static void
+make_lookup(const struct rules_set *set, const struct rules_task *t, struct lookup *lk)
+{
+	*lk = (struct lookup){ .nname = 0 };
 	if (!set->need_process)
 		return;
-	if (t->exe != NULL) {
-		add_list(m, index_get(ix, kind, IDX_NAME, id, base_name(t->exe)));
-		add_list(m, index_get(ix, kind, IDX_PATH, id, t->exe));
-	} else if (t->comm != NULL) {
-		add_list(m, index_get(ix, kind, IDX_NAME, id, t->comm));
+	if (set->semantics == RULES_FIRST_MATCH) {
+		add_file(lk, fm_name(t));
+	} else {
+		add_file(lk, t->exe);
+		add_file(lk, t->script);
+		add_file(lk, t->invoked);
 	}
-	if (t->script != NULL) {
-		add_list(m, index_get(ix, kind, IDX_NAME, id, base_name(t->script)));
-		add_list(m, index_get(ix, kind, IDX_PATH, id, t->script));
+	if (fm_name(t) == NULL && t->exe == NULL && t->comm != NULL)
+		add_name(lk->name, &lk->nname, t->comm); /* a kernel thread */
+}
+
+typedef void (*list_fn)(void *arg, const struct rule_list *l);
+
+static void
+key_lists(const struct rules_set *set, int kind, uint32_t id, const struct lookup *lk,
+	  list_fn fn, void *arg)
+{
+	const struct rules_index *ix = set->index;
+	const struct rule_list *l;
+
+	if ((l = index_get(ix, kind, IDX_GENERAL, id, NULL)) != NULL)
+		fn(arg, l);
+	for (size_t i = 0; i < lk->nname; i++)
+		if ((l = index_get(ix, kind, IDX_NAME, id, lk->name[i])) != NULL)
+			fn(arg, l);
+	for (size_t i = 0; i < lk->npath; i++)
+		if ((l = index_get(ix, kind, IDX_PATH, id, lk->path[i])) != NULL)
+			fn(arg, l);
+}
+
+/*
+ * Every list that may hold a rule for the task.  @group rules are filed
+ * under the gid and under their members' uids; first-match (libcgroup)
+ * looks at the egid and the member list, per-hierarchy also at the
+ * supplementary groups.
+ */
+static void
+each_list(const struct rules_set *set, const struct rules_task *t,
+	  const struct lookup *lk, list_fn fn, void *arg)
+{
+	key_lists(set, RULES_KEY_USER, t->euid, lk, fn, arg);
+	key_lists(set, RULES_KEY_GROUP, t->egid, lk, fn, arg);
+	if (set->semantics == RULES_PER_HIERARCHY)
+		for (size_t i = 0; i < t->ngroups; i++)
+			if (t->groups[i] != t->egid)
+				key_lists(set, RULES_KEY_GROUP, t->groups[i], lk, fn,
+					  arg);
+	key_lists(set, RULES_KEY_ANY, 0, lk, fn, arg);
+}
+
+/* ---- merging them in file order -------------------------------------------- */
+
+size_t match_cursor_limit = SIZE_MAX;
+
+/*
+ * The lists are merged with one cursor each, kept in the set.  Should
+ * there be no memory for as many cursors, the merge goes on without
+ * them: each step then looks every list up again and takes the least
+ * rule after the last one (slower, never wrong).
+ */
+struct merge {
+	struct rules_set *set;
+	const struct rules_task *t;
+	const struct lookup *lk;
+	size_t n;
+	bool stateless;
+	int64_t last; /* stateless: last rule returned, -1 before the first */
+	uint32_t best;
+};
+
+static void
+collect(void *arg, const struct rule_list *l)
+{
+	struct merge *m = arg;
+	struct rules_set *set = m->set;
+
+	if (m->stateless || l->n == 0)
+		return;
+	if (m->n == set->ncursors) {
+		size_t cap = set->ncursors ? set->ncursors * 2 : 32;
+		struct cursor *c = NULL;
+
+		if (cap <= match_cursor_limit)
+			c = realloc(set->cursors, cap * sizeof(*c));
+		if (c == NULL) {
+			m->stateless = true;
+			return;
+		}
+		set->cursors = c;
+		set->ncursors = cap;
 	}
+	set->cursors[m->n++] = (struct cursor){ .list = l };
+}
+
+static void
+merge_start(struct merge *m, struct rules_set *set, const struct rules_task *t,
+	    const struct lookup *lk)
+{
+	*m = (struct merge){ .set = set, .t = t, .lk = lk, .last = -1 };
+	each_list(set, t, lk, collect, m);
+}
+
+/* Stateless step: the least rule in l after m->last. */
+static void
+successor(void *arg, const struct rule_list *l)
+{
+	struct merge *m = arg;
+	uint32_t lo = 0, hi = l->n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if ((int64_t)l->v[mid] <= m->last)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < l->n && l->v[lo] < m->best)
+		m->best = l->v[lo];
 }
 
 /* Next rule number in file order, each once; UINT32_MAX at the end. */
 static uint32_t
 merge_next(struct merge *m)
 {
+	struct cursor *c = m->set->cursors;
 	uint32_t best = UINT32_MAX;
 
-	for (size_t i = 0; i < m->n; i++) {
-		const struct cursor *c = &m->c[i];
-
-		if (c->pos < c->list->n && c->list->v[c->pos] < best)
-			best = c->list->v[c->pos];
+	if (m->stateless) {
+		m->best = UINT32_MAX;
+		each_list(m->set, m->t, m->lk, successor, m);
+		if (m->best != UINT32_MAX)
+			m->last = m->best;
+		return m->best;
 	}
-	for (size_t i = 0; i < m->n; i++) {
-		struct cursor *c = &m->c[i];
-
-		if (c->pos < c->list->n && c->list->v[c->pos] == best)
-			c->pos++;
-	}
+	for (size_t i = 0; i < m->n; i++)
+		if (c[i].pos < c[i].list->n && c[i].list->v[c[i].pos] < best)
+			best = c[i].list->v[c[i].pos];
+	for (size_t i = 0; i < m->n; i++)
+		if (c[i].pos < c[i].list->n && c[i].list->v[c[i].pos] == best)
+			c[i].pos++;
 	return best;
 }
 
-/* Is group path g the directory d or below it? */
+/* ---- ignore rules ---------------------------------------------------------------- */
+
+/* Does the rule's ignore option cover this task's scheduling class? */
+static bool
+ignore_covers(unsigned opts, bool realtime)
+{
+	bool plain = opts & RULES_OPT_IGNORE, rt = opts & RULES_OPT_IGNORE_RT;
+
+	if (plain && rt)
+		return true;
+	return plain ? !realtime : realtime;
+}
+
+/*
+ * Per-hierarchy: is group path g the directory d or below it, by whole
+ * components?  "/" and "*" cover every group.
+ */
 static bool
 within(const char *g, const char *d)
 {
@@ -149,81 +304,198 @@ within(const char *g, const char *d)
 
 	while (n > 1 && d[n - 1] == '/')
 		n--;
-	if (n == 1 && d[0] == '/')
+	if ((n == 1 && d[0] == '/') || strcmp(d, "/*") == 0)
 		return true;
 	return strncmp(g, d, n) == 0 && (g[n] == '\0' || g[n] == '/');
 }
 
-/* Let rule r decide hierarchy h for task t. */
+/*
+ * First-match: libcgroup's comparison.  The destination, without its
+ * leading '/', is a string prefix of the group ("a/b" covers "/a/b2");
+ * with a trailing '/' it covers the group and what is below it ("a/"
+ * covers "/a" and "/a/x", not "/a1"); "/" is the root group alone.
+ */
+static bool
+fm_within(const char *g, const char *d)
+{
+	while (*d == '/')
+		d++;
+	size_t n = strlen(d);
+	if (n == 0)
+		return strcmp(g, "/") == 0;
+	if (strcmp(g, "/") == 0)
+		return false;
+	while (*g == '/')
+		g++;
+	if (d[n - 1] != '/')
+		return strncmp(g, d, n) == 0;
+	while (n > 0 && d[n - 1] == '/')
+		n--;
+	return strncmp(g, d, n) == 0 && (g[n] == '\0' || g[n] == '/');
+}
+
+/*
+ * First-match: does ignore rule r hold the task?  As in libcgroup, the
+ * task's group in any hierarchy counts (here: any bound one), and "*"
+ * stands for every group.
+ */
+static bool
+fm_ignores(const struct rules_set *set, const struct rules_rule *r,
+	   const struct rules_task *t)
+{
+	char dest[RULES_DEST_MAX];
+
+	if (!ignore_covers(r->options, t->realtime))
+		return false;
+	if (strcmp(r->dest, "/*") == 0)
+		return true;
+	if (t->cgroups == NULL || rules_expand(r->dest, t, dest, sizeof(dest)) < 0)
+		return false;
+	for (size_t h = 0; h < set->nhiers; h++)
+		if (t->cgroups[h] != NULL && fm_within(t->cgroups[h], dest))
+			return true;
+	return false;
+}
+
+/* Per-hierarchy: does ignore rule r hold the task in hierarchy h? */
+static bool
+ph_ignores(const struct rules_rule *r, size_t h, const struct rules_task *t)
+{
+	char dest[RULES_DEST_MAX];
+
+	if (!ignore_covers(r->options, t->realtime))
+		return false;
+	if (t->cgroups == NULL || t->cgroups[h] == NULL)
+		return false;
+	if (rules_expand(r->dest, t, dest, sizeof(dest)) < 0)
+		return false;
+	return within(t->cgroups[h], dest);
+}
+
 static void
-decide(const struct rules_rule *r, size_t h, const struct rules_task *t,
-       struct rules_decision *d)
+leave_alone(const struct rules_rule *r, struct rules_decision *d)
+{
+	*d = (struct rules_decision){ .rule = r, .move = false };
+}
+
+/* ---- deciding ------------------------------------------------------------------ */
+
+/* Line r of a (non-ignore) rule moves the task in hierarchy h. */
+static void
+decide_move(const struct rules_set *set, const struct rules_rule *r,
+	    const struct rules_task *t, struct rules_decision *d)
 {
 	d->rule = r;
 	d->move = false;
-	d->dest[0] = '\0';
-	if ((r->options & RULES_OPT_IGNORE_RT) && t->realtime)
-		return;
+	d->create = set->semantics == RULES_PER_HIERARCHY || r->templated;
 	if (rules_expand(r->dest, t, d->dest, sizeof(d->dest)) < 0)
-		return; /* too long: leave alone rather than guess */
-	if ((r->options & RULES_OPT_IGNORE) && t->cgroups != NULL &&
-	    t->cgroups[h] != NULL && within(t->cgroups[h], d->dest))
-		return;
-	d->move = true;
+		d->dest[0] = '\0'; /* too long: leave alone rather than guess */
+	else
+		d->move = true;
 }
 
-/* Apply rule r to every bound hierarchy it names not yet decided. */
-static uint64_t
-apply(struct rules_rule *r, uint64_t decided, const struct rules_task *t,
-      struct rules_decision *out)
+/* Count a hit for each line of the rule at head that decided something. */
+static void
+count_hits(struct rules_set *set, uint32_t head, uint64_t done,
+	   const struct rules_decision *out)
 {
-	uint64_t todo = r->mask & ~decided;
+	for (uint32_t i = head; i < set->n && set->rules[i].head == head; i++)
+		for (size_t h = 0; h < set->nhiers; h++)
+			if ((done & (1ull << h)) && out[h].rule == &set->rules[i]) {
+				set->rules[i].hits++;
+				break;
+			}
+}
 
-	for (size_t h = 0; h < RULES_MAX_HIERS; h++)
-		if (todo & (1ull << h))
-			decide(r, h, t, &out[h]);
-	return decided | todo;
+/*
+ * Apply the lines of the rule at head, in turn, to the hierarchies in
+ * open; a later line overrides an earlier one.  Returns those decided.
+ */
+static uint64_t
+apply_rule(struct rules_set *set, uint32_t head, uint64_t open,
+	   const struct rules_task *t, struct rules_decision *out)
+{
+	uint64_t done = 0;
+
+	for (uint32_t i = head; i < set->n && set->rules[i].head == head; i++) {
+		const struct rules_rule *r = &set->rules[i];
+		uint64_t todo = r->mask & open;
+
+		for (size_t h = 0; h < RULES_MAX_HIERS && (todo >> h) != 0; h++)
+			if (todo & (1ull << h))
+				decide_move(set, r, t, &out[h]);
+		done |= todo;
+	}
+	count_hits(set, head, done, out);
+	return done;
+}
+
+/* Per-hierarchy: ignore rule r holds the task where it already is. */
+static uint64_t
+apply_ignore(struct rules_rule *r, uint64_t open, const struct rules_task *t,
+	     struct rules_decision *out)
+{
+	uint64_t todo = r->mask & open, done = 0;
+
+	for (size_t h = 0; h < RULES_MAX_HIERS && (todo >> h) != 0; h++)
+		if ((todo & (1ull << h)) && ph_ignores(r, h, t)) {
+			leave_alone(r, &out[h]);
+			done |= 1ull << h;
+		}
+	r->hits += done != 0;
+	return done;
+}
+
+/* First-match: the first rule that matches (and holds) decides alone. */
+static bool
+first_match_step(struct rules_set *set, struct rules_rule *r, const struct rules_task *t,
+		 struct rules_decision *out)
+{
+	uint32_t no = (uint32_t)(r - set->rules);
+
+	if (r->options == 0) {
+		apply_rule(set, no, ~0ull, t, out);
+		return true;
+	}
+	if (!fm_ignores(set, r, t))
+		return false; /* falls through to the next rule */
+	for (size_t h = 0; h < set->nhiers; h++)
+		if (r->mask & (1ull << h))
+			leave_alone(r, &out[h]);
+	r->hits++;
+	return true;
 }
 
 void
 rules_match(struct rules_set *set, const struct rules_task *t, struct rules_decision *out)
 {
+	struct lookup lk;
 	struct merge m;
 	uint64_t decided = 0;
-	uint32_t r;
+	uint32_t no;
 
 	for (size_t h = 0; h < set->nhiers; h++)
 		out[h] = (struct rules_decision){ .rule = NULL };
-	m.n = 0;
-	add_key(&m, set, RULES_KEY_USER, t->euid, t);
-	add_key(&m, set, RULES_KEY_GROUP, t->egid, t);
-	for (size_t i = 0; i < t->ngroups; i++)
-		if (t->groups[i] != t->egid)
-			add_key(&m, set, RULES_KEY_GROUP, t->groups[i], t);
-	add_key(&m, set, RULES_KEY_ANY, 0, t);
+	make_lookup(set, t, &lk);
+	merge_start(&m, set, t, &lk);
 
 	while ((decided & set->named) != set->named &&
-	       (r = merge_next(&m)) != UINT32_MAX) {
-		struct rules_rule *rule = &set->rules[r];
+	       (no = merge_next(&m)) != UINT32_MAX) {
+		struct rules_rule *r = &set->rules[no];
 
-		if (rule->pmode == PMODE_PATTERN && !process_matches(rule, t))
+		if (r->continuation)
+			continue; /* applied with its first line */
+		if (r->pmode == PMODE_PATTERN && !process_matches(r, t, set->semantics))
 			continue;
-		if (set->semantics == RULES_PER_HIERARCHY) {
-			uint64_t before = decided;
-
-			decided = apply(rule, decided, t, out);
-			rule->hits += decided != before;
+		if (set->semantics == RULES_FIRST_MATCH) {
+			if (first_match_step(set, r, t, out))
+				break;
 			continue;
 		}
-		/* first-match: this rule and its '%' lines decide, alone */
-		rule->hits++;
-		for (uint32_t i = rule->head + 1;
-		     i < set->n && set->rules[i].head == rule->head; i++)
-			set->rules[i].hits++;
-		for (uint32_t i = rule->head;
-		     i < set->n && set->rules[i].head == rule->head; i++)
-			decided = apply(&set->rules[i], decided, t, out);
-		break;
+		if (r->options != 0)
+			decided |= apply_ignore(r, ~decided, t, out);
+		else
+			decided |= apply_rule(set, no, ~decided, t, out);
 	}
 }
 

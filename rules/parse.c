@@ -60,10 +60,11 @@ is_blank(char c)
 /*
  * Split line into fields written to buf (as large as the line plus
  * one).  Returns the field count (at most MAX_FIELDS are stored) or -1
- * for an unterminated quote.
+ * for an unterminated quote.  quoted[i] tells whether field i held a
+ * double quote.
  */
 static int
-split_fields(const char *line, size_t len, char *buf, char **field)
+split_fields(const char *line, size_t len, char *buf, char **field, bool *quoted)
 {
 	const char *s = line, *end = line + len;
 	char *o = buf;
@@ -74,19 +75,23 @@ split_fields(const char *line, size_t len, char *buf, char **field)
 			s++;
 		if (s == end || *s == '#' || *s == '\n')
 			return n;
-		if (n < MAX_FIELDS)
+		if (n < MAX_FIELDS) {
 			field[n] = o;
+			quoted[n] = false;
+		}
 		n++;
-		bool quoted = false;
+		bool inside = false;
 		while (s < end &&
-		       (quoted || (!is_blank(*s) && *s != '#' && *s != '\n'))) {
-			if (*s == '"')
-				quoted = !quoted;
-			else if (n <= MAX_FIELDS)
+		       (inside || (!is_blank(*s) && *s != '#' && *s != '\n'))) {
+			if (*s == '"') {
+				inside = !inside;
+				if (n <= MAX_FIELDS)
+					quoted[n - 1] = true;
+			} else if (n <= MAX_FIELDS)
 				*o++ = *s;
 			s++;
 		}
-		if (quoted)
+		if (inside)
 			return -1;
 		if (n <= MAX_FIELDS)
 			*o++ = '\0';
@@ -176,6 +181,11 @@ check_dest(struct parser *p, const char *dest, bool *templated)
 	return 0;
 }
 
+/*
+ * The options field: a comma list.  Empty items are skipped, as
+ * libcgroup's strtok() does ("ignore," is valid), but a list with no
+ * option at all is an error, as there.
+ */
 static int
 parse_options(struct parser *p, const char *list, unsigned *opts)
 {
@@ -183,14 +193,16 @@ parse_options(struct parser *p, const char *list, unsigned *opts)
 	const char *s = list;
 
 	*opts = 0;
-	for (;;) {
+	for (bool any = false;; s++) {
 		size_t n = strcspn(s, ",");
 
 		if (n >= sizeof(buf))
 			n = sizeof(buf) - 1;
 		memcpy(buf, s, n);
 		buf[n] = '\0';
-		if (strcmp(buf, "ignore") == 0)
+		if (n == 0)
+			; /* an empty item */
+		else if (strcmp(buf, "ignore") == 0)
 			*opts |= RULES_OPT_IGNORE;
 		else if (strcmp(buf, "ignore_rt") == 0)
 			*opts |= RULES_OPT_IGNORE_RT;
@@ -198,10 +210,15 @@ parse_options(struct parser *p, const char *list, unsigned *opts)
 			report(p, RULES_ERROR, "unknown option '%s'", buf);
 			return -1;
 		}
+		any |= n > 0;
 		s += strcspn(s, ",");
-		if (*s == '\0')
-			return 0;
-		s++;
+		if (*s != '\0')
+			continue;
+		if (!any) {
+			report(p, RULES_ERROR, "no option in '%s'", list);
+			return -1;
+		}
+		return 0;
 	}
 }
 
@@ -242,10 +259,50 @@ index_rule(struct parser *p, uint32_t r)
 	return rc;
 }
 
+/*
+ * Warn about a name that did not resolve (the rule is skipped), or
+ * report an error for one that may not even be asked.  Returns the
+ * value resolve_key should return.
+ */
+static int
+lookup_failed(struct parser *p, const char *what, const char *name, int rc)
+{
+	if (rc == -ENAMETOOLONG) {
+		report(p, RULES_ERROR, "%s name too long (%zu bytes, at most %d)", what,
+		       strlen(name), RULES_NAME_MAX);
+		return -1;
+	}
+	if (rc == -ENOENT)
+		report(p, RULES_WARNING, "unknown %s '%s'; rule skipped", what, name);
+	else
+		report(p, RULES_WARNING, "cannot look up %s '%s': %s; rule skipped", what,
+		       name, strerror(-rc));
+	return 0;
+}
+
+/* The resolver is asked only about names of a sane length. */
+static int
+ask_user(struct parser *p, const char *name, uid_t *uid)
+{
+	if (strnlen(name, RULES_NAME_MAX + 1) > RULES_NAME_MAX)
+		return -ENAMETOOLONG;
+	return p->names->user(p->names->arg, name, uid);
+}
+
+static int
+ask_group(struct parser *p, const char *name, gid_t *gid)
+{
+	if (strnlen(name, RULES_NAME_MAX + 1) > RULES_NAME_MAX)
+		return -ENAMETOOLONG;
+	return p->names->group(p->names->arg, name, gid, &p->members, &p->nmembers);
+}
+
 /* Resolve the key of a new rule; 1 = resolved, 0 = skipped, -1 = error. */
 static int
 resolve_key(struct parser *p, const char *name, struct rules_rule *r)
 {
+	int rc;
+
 	free(p->members);
 	p->members = NULL;
 	p->nmembers = 0;
@@ -262,22 +319,16 @@ resolve_key(struct parser *p, const char *name, struct rules_rule *r)
 			report(p, RULES_ERROR, "empty group name");
 			return -1;
 		}
-		if (p->names->group(p->names->arg, name + 1, &gid, &p->members,
-				    &p->nmembers) < 0) {
-			report(p, RULES_WARNING, "unknown group '%s'; rule skipped",
-			       name + 1);
-			return 0;
-		}
+		if ((rc = ask_group(p, name + 1, &gid)) < 0)
+			return lookup_failed(p, "group", name + 1, rc);
 		r->id = gid;
 		r->key = name + 1;
 		return 1;
 	}
 	uid_t uid;
 	r->kind = RULES_KEY_USER;
-	if (p->names->user(p->names->arg, name, &uid) < 0) {
-		report(p, RULES_WARNING, "unknown user '%s'; rule skipped", name);
-		return 0;
-	}
+	if ((rc = ask_user(p, name, &uid)) < 0)
+		return lookup_failed(p, "user", name, rc);
 	r->id = uid;
 	r->key = name;
 	return 1;
@@ -358,10 +409,40 @@ parse_key(struct parser *p, char *key, struct rules_rule *r)
 	return 1;
 }
 
+/* Check the fields after the key; 0 or -1 after reporting. */
+static int
+check_fields(struct parser *p, char **field, const bool *quoted, int n,
+	     struct rules_rule *r)
+{
+	if (quoted[1]) {
+		report(p, RULES_ERROR, "the controllers field cannot be quoted");
+		return -1;
+	}
+	if (n == 4 && quoted[3]) {
+		report(p, RULES_ERROR, "the options field cannot be quoted");
+		return -1;
+	}
+	if (check_controllers(p, field[1]) < 0 ||
+	    check_dest(p, field[2], &r->templated) < 0 ||
+	    (n == 4 && parse_options(p, field[3], &r->options) < 0))
+		return -1;
+	if (!r->continuation)
+		return 0;
+	/* libcgroup reads these and never uses them: say so */
+	if (r->options != 0)
+		report(p, RULES_WARNING,
+		       "options on a '%%' line have no effect; the rule's first "
+		       "line decides");
+	else if (p->set->rules[p->head].options != 0)
+		report(p, RULES_WARNING, "'%%' line of an ignore rule is never applied");
+	return 0;
+}
+
 static int
 parse_line(struct parser *p, const char *line, size_t len)
 {
 	char *field[MAX_FIELDS];
+	bool quoted[MAX_FIELDS];
 	char *buf;
 	int n, rc = -1;
 
@@ -372,7 +453,7 @@ parse_line(struct parser *p, const char *line, size_t len)
 	}
 	if ((buf = malloc(len + 1)) == NULL)
 		return -ENOMEM;
-	n = split_fields(line, len, buf, field);
+	n = split_fields(line, len, buf, field, quoted);
 	if (n == 0) {
 		free(buf);
 		return 0;
@@ -392,12 +473,8 @@ parse_line(struct parser *p, const char *line, size_t len)
 		snprintf(dest, sizeof(dest), "/%s", field[2]);
 		field[2] = dest;
 	}
-	if (n >= 3 && n <= 4 && (rc = parse_key(p, field[0], &r)) == 1) {
-		bool wrong = check_controllers(p, field[1]) < 0 ||
-			     check_dest(p, field[2], &r.templated) < 0 ||
-			     (n == 4 && parse_options(p, field[3], &r.options) < 0);
-		rc = wrong ? -1 : 1;
-	}
+	if (n >= 3 && n <= 4 && (rc = parse_key(p, field[0], &r)) == 1)
+		rc = check_fields(p, field, quoted, n, &r) < 0 ? -1 : 1;
 	if (rc <= 0)
 		p->skipping = true; /* its '%' lines go with it, quietly */
 	if (rc != 1) {
@@ -567,7 +644,8 @@ finish(struct parser *p, int rc)
 		return NULL;
 	}
 	for (size_t i = 0; i < set->n; i++) {
-		if (set->rules[i].options & RULES_OPT_IGNORE_RT)
+		/* "ignore" applies to tasks that are not realtime: needs it too */
+		if (!set->rules[i].continuation && set->rules[i].options != 0)
 			set->need_rt = true;
 		if (set->rules[i].process != NULL)
 			set->need_process = true;
@@ -629,6 +707,7 @@ rules_free(struct rules_set *set)
 		return;
 	index_free(set->index);
 	arena_free(&set->strings);
+	free(set->cursors);
 	free(set->rules);
 	free(set);
 }

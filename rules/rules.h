@@ -25,6 +25,12 @@
 #define RULES_DEST_MAX 1024
 /* Most hierarchies one rule set can be bound to. */
 #define RULES_MAX_HIERS 64
+/*
+ * Longest user or group name accepted, NUL excluded (LOGIN_NAME_MAX
+ * less one).  Longer names are refused before any NSS call: some NSS
+ * modules abort the process on absurd lengths.
+ */
+#define RULES_NAME_MAX 255
 
 enum rules_semantics {
 	RULES_PER_HIERARCHY, /* first rule naming a hierarchy decides it */
@@ -42,8 +48,16 @@ enum rules_key_kind {
 	RULES_KEY_ANY,	 /* "*" */
 };
 
-#define RULES_OPT_IGNORE    0x1u /* leave alone if already at/below dest */
-#define RULES_OPT_IGNORE_RT 0x2u /* leave realtime tasks alone */
+/*
+ * Options.  A rule with either is an "ignore rule": it never moves a
+ * task.  It leaves the task alone when the task already sits in the
+ * destination (see cgrules.conf(5) for how each semantics compares),
+ * and otherwise does not apply, so later rules decide.  "ignore" alone
+ * applies to tasks that are not realtime, "ignore_rt" alone to
+ * realtime (SCHED_FIFO, SCHED_RR) tasks, both together to every task.
+ */
+#define RULES_OPT_IGNORE    0x1u
+#define RULES_OPT_IGNORE_RT 0x2u
 
 /*
  * Resolves user and group names while a rule set loads.  Each function
@@ -60,6 +74,28 @@ struct rules_names {
 
 /* The resolver backed by the system's NSS (getpwnam_r, getgrnam_r). */
 extern const struct rules_names rules_nss_names;
+
+/*
+ * The NSS wrappers behind rules_nss_names, for any module that needs a
+ * look-up (they may block: call them off the hot path).  Each retries
+ * with a larger buffer on ERANGE and refuses names longer than
+ * RULES_NAME_MAX without asking NSS.  They return 0, -ENOENT (no such
+ * entry), -ENAMETOOLONG (name too long, or the answer does not fit the
+ * caller's buffer), -ENOMEM, or -EIO (NSS failed).
+ */
+/* User by name: uid and primary gid (gid may be NULL). */
+int rules_nss_user(const char *name, uid_t *uid, gid_t *gid) RULES_WUR;
+/* User by uid: the name into buf[len] and primary gid (may be NULL). */
+int rules_nss_user_name(uid_t uid, char *buf, size_t len, gid_t *gid) RULES_WUR;
+/*
+ * Group by name: gid, and (when members is not NULL) the uids of the
+ * listed members that resolve, in a malloc'd array the caller frees
+ * (NULL when there are none).
+ */
+int rules_nss_group(const char *name, gid_t *gid, uid_t **members,
+		    size_t *nmembers) RULES_WUR;
+/* Group by gid: the name into buf[len]. */
+int rules_nss_group_name(gid_t gid, char *buf, size_t len) RULES_WUR;
 
 struct rules_options {
 	const char *file; /* main rules file; required */
@@ -99,6 +135,11 @@ struct rules_rule {
  * cgroups, when not NULL, has one entry per bound hierarchy: the task's
  * current group there (NULL = unknown).  user and group are the names
  * of euid and egid for %u and %g; NULL makes those expand to numbers.
+ *
+ * Which names a process field is compared with depends on the
+ * semantics: first-match (libcgroup) uses invoked only, falling back to
+ * exe, then comm; per-hierarchy uses exe, script and invoked (and comm
+ * when there is no exe).
  */
 struct rules_task {
 	pid_t pid;
@@ -109,6 +150,11 @@ struct rules_task {
 	const char *exe;    /* executable path, NULL if unknown */
 	const char *comm;   /* kernel command name */
 	const char *script; /* script run through an interpreter, or NULL */
+	/*
+	 * The path the process was started by, as libcgroup names it: a
+	 * symlink to exe, or a script run through its #! line.  NULL = exe.
+	 */
+	const char *invoked;
 	const char *user;
 	const char *group;
 	const char *const *cgroups;
@@ -119,7 +165,14 @@ struct rules_task {
 struct rules_decision {
 	const struct rules_rule *rule; /* rule that decided, NULL = no rule */
 	bool move;		       /* true: put the task in dest */
-	char dest[RULES_DEST_MAX];     /* expanded destination when move */
+	/*
+	 * When move: may the caller create dest if it does not exist?
+	 * Always in per-hierarchy semantics; in first-match only for a
+	 * templated destination (libcgroup never creates a plain one: the
+	 * move fails and the task stays where it is).
+	 */
+	bool create;
+	char dest[RULES_DEST_MAX]; /* expanded destination when move */
 };
 
 /*
@@ -147,7 +200,9 @@ int rules_bind(struct rules_set *set, const char *const *hiers, size_t n) RULES_
 /*
  * Decide, for each bound hierarchy i, what to do with the task; fills
  * out[0..n-1] where n is the count given to rules_bind.  Counts hits.
- * Does no I/O and no name look-ups.
+ * Does no I/O and no name look-ups.  Correct for any number of groups
+ * the task is in.  Not reentrant on one set (it keeps scratch space and
+ * hit counts there).
  */
 void rules_match(struct rules_set *set, const struct rules_task *task,
 		 struct rules_decision *out);
@@ -162,15 +217,18 @@ bool rules_need_process(const struct rules_set *set);
 
 /*
  * Expand a destination template for a task into buf: %u %U %g %G %p
- * %P and backslash escapes.  Expanded values never contain '/' and are
- * never "." or "..".  Returns 0 or -ENAMETOOLONG.
+ * %P and backslash escapes.  Expanded values never contain '/' or a
+ * control character (each becomes '_') and are never "." or "..".
+ * Returns 0 or -ENAMETOOLONG.
  */
 int rules_expand(const char *tmpl, const struct rules_task *task, char *buf,
 		 size_t len) RULES_WUR;
 
 /*
  * What is wrong with a destination path, or NULL if nothing: it must be
- * absolute, shorter than RULES_DEST_MAX and free of ".." components.
+ * absolute, shorter than RULES_DEST_MAX, free of ".." components and of
+ * control characters (a newline would forge log lines, and cgroupfs
+ * refuses it).
  * The answer completes "destination ...", e.g. "must not contain '..'".
  * Used for rules, boosts and Lua hook answers alike.
  */

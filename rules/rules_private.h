@@ -44,9 +44,17 @@ int index_add(struct rules_index *ix, int kind, int pmode, uint32_t id, const ch
 const struct rule_list *index_get(const struct rules_index *ix, int kind, int pmode,
 				  uint32_t id, const char *name);
 
+/* A position in one candidate list while merging (match.c). */
+struct cursor {
+	const struct rule_list *list;
+	uint32_t pos;
+};
+
 struct rules_set {
 	struct rules_rule *rules;
 	size_t n, cap;
+	struct cursor *cursors; /* rules_match's scratch, grown on demand */
+	size_t ncursors;
 	struct arena strings;
 	struct rules_index *index;
 	enum rules_semantics semantics;
@@ -56,8 +64,19 @@ struct rules_set {
 	bool need_process;
 };
 
-/* Glob match of a process field against a task (pattern or exact). */
-bool process_matches(const struct rules_rule *r, const struct rules_task *t);
+/*
+ * Glob match of a process field against a task (pattern or exact), by
+ * the names the semantics compares (see struct rules_task).
+ */
+bool process_matches(const struct rules_rule *r, const struct rules_task *t,
+		     enum rules_semantics sem);
+/*
+ * Most cursors rules_match keeps (default: no limit but memory); past
+ * it the merge goes on without cursors.  Tests lower it to run that
+ * path.
+ */
+extern size_t match_cursor_limit;
+
 /* Pointer to the last path component of p. */
 const char *base_name(const char *p);
 

@@ -22,6 +22,9 @@ rules_dest_problem(const char *dest)
 		return "must be an absolute path";
 	if (strlen(dest) >= RULES_DEST_MAX)
 		return "is too long";
+	for (const unsigned char *c = (const unsigned char *)dest; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return "must not contain control characters";
 	for (const char *p = dest; *p;) {
 		size_t n = strcspn(p, "/");
 
@@ -35,8 +38,10 @@ rules_dest_problem(const char *dest)
 }
 
 /*
- * Append one expanded value as a single path component: '/' becomes
- * '_', and "." or ".." (or an empty value) becomes "_".
+ * Append one expanded value as a single path component: '/' and control
+ * characters become '_' (a process may name itself "a\nb": that must not
+ * forge a log line, and cgroupfs refuses a newline), and "." or ".."
+ * (or an empty value) becomes "_".
  */
 static int
 put_value(char *buf, size_t len, size_t *o, const char *v)
@@ -46,17 +51,24 @@ put_value(char *buf, size_t len, size_t *o, const char *v)
 	for (; *v; v++) {
 		if (*o + 1 >= len)
 			return -ENAMETOOLONG;
-		buf[(*o)++] = *v == '/' ? '_' : *v;
+		unsigned char c = (unsigned char)*v;
+
+		buf[(*o)++] = c == '/' || c < 0x20 || c == 0x7f ? '_' : *v;
 	}
 	return 0;
 }
 
-/* %p: the script for interpreted programs, else the executable. */
+/*
+ * %p: the script for interpreted programs, else the name the process
+ * was started by, else the executable.
+ */
 static const char *
 process_name(const struct rules_task *t)
 {
 	if (t->script != NULL && t->script[0] != '\0')
 		return base_name(t->script);
+	if (t->invoked != NULL && t->invoked[0] != '\0')
+		return base_name(t->invoked);
 	if (t->exe != NULL && t->exe[0] != '\0')
 		return base_name(t->exe);
 	return t->comm ? t->comm : "";

@@ -46,6 +46,183 @@ test_script_heuristic(void)
 	}
 }
 
+/* ---- fixtures made at run time -------------------------------------------- */
+
+static void
+put_file(const char *root, const char *rel, const char *text, size_t len)
+{
+	char path[8192];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')) != NULL; p++) {
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	if ((f = fopen(path, "w")) == NULL || fwrite(text, 1, len, f) != len)
+		bail("cannot write %s", path);
+	fclose(f);
+}
+
+/* root/rel -> root/target (absolute) */
+static void
+link_to(const char *root, const char *rel, const char *target)
+{
+	char from[8192], to[8192];
+
+	snprintf(from, sizeof(from), "%s/%s", root, target);
+	snprintf(to, sizeof(to), "%s/%s", root, rel);
+	if (symlink(from, to) < 0)
+		bail("symlink %s", to);
+}
+
+/* The files the fixture tasks see under their root, fs/. */
+static void
+make_fs(const char *root)
+{
+	static const char elf[] = "\177ELF not really";
+	char to[8192];
+
+	put_file(root, "fs/opt/jobs/run.py", "#!/usr/bin/python3 -u\n", 22);
+	put_file(root, "fs/opt/job.sh", "#!/bin/sh\necho\n", 15);
+	put_file(root, "fs/usr/sbin/nfsd", elf, sizeof(elf) - 1);
+	put_file(root, "fs/usr/bin/dash", elf, sizeof(elf) - 1);
+	put_file(root, "fs/usr/bin/python3", elf, sizeof(elf) - 1);
+	put_file(root, "fs/usr/bin/peerreal", elf, sizeof(elf) - 1);
+	snprintf(to, sizeof(to), "%s/fs/usr/bin/peerlink", root);
+	if (symlink("peerreal", to) < 0)
+		bail("symlink %s", to);
+	snprintf(to, sizeof(to), "%s/fs/tmp", root);
+	mkdir(to, 0755);
+}
+
+/*
+ * Task pid: command name comm, command line cmd (len bytes), exe the
+ * file fs/exe, working directory fs/cwd, root fs.
+ */
+static void
+fake_task(const char *root, int pid, const char *comm, const char *cmd, size_t len,
+	  const char *exe, const char *cwd)
+{
+	char rel[256], text[512];
+	int n = snprintf(text, sizeof(text),
+			 "Name:\t%s\nPPid:\t1\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n"
+			 "Groups:\t\nKthread:\t0\n",
+			 comm);
+
+	snprintf(rel, sizeof(rel), "%d/status", pid);
+	put_file(root, rel, text, (size_t)n);
+	snprintf(rel, sizeof(rel), "%d/cmdline", pid);
+	put_file(root, rel, cmd, len);
+	snprintf(rel, sizeof(rel), "%d/exe", pid);
+	snprintf(text, sizeof(text), "fs/%s", exe);
+	link_to(root, rel, text);
+	snprintf(rel, sizeof(rel), "%d/cwd", pid);
+	snprintf(text, sizeof(text), "fs/%s", cwd);
+	link_to(root, rel, text);
+	snprintf(rel, sizeof(rel), "%d/root", pid);
+	link_to(root, rel, "fs");
+	snprintf(rel, sizeof(rel), "%d/fd", pid);
+	snprintf(text, sizeof(text), "%s/%s", root, rel);
+	mkdir(text, 0755);
+}
+
+/* An open file: pid's fd n is fs/file. */
+static void
+fake_fd(const char *root, int pid, int n, const char *file)
+{
+	char rel[256], target[256];
+
+	snprintf(rel, sizeof(rel), "%d/fd/%d", pid, n);
+	snprintf(target, sizeof(target), "fs/%s", file);
+	link_to(root, rel, target);
+}
+
+#define CMD(s) s, sizeof(s) - 1
+
+/*
+ * Which script and which invoked name: only files the interpreter
+ * really runs count ("sh -s /usr/sbin/nfsd < payload" must not pass for
+ * nfsd), and a name only when it is a link to the executable or such a
+ * script.
+ */
+static void
+test_names(const char *root)
+{
+	static const struct {
+		int pid;
+		const char *comm, *cmd;
+		size_t len;
+		const char *exe, *cwd, *fd;   /* fd: a file held open, or NULL */
+		const char *script, *invoked; /* invoked: "@x" = root/fs/x */
+		const char *what;
+	} c[] = {
+		{ 5001, "sh", CMD("sh\0-s\0/usr/sbin/nfsd\0"), "usr/bin/dash", "tmp",
+		  NULL, "", "@usr/bin/dash", "sh -s FILE (stdin runs): not a script" },
+		{ 5002, "sh", CMD("sh\0-s\0/usr/sbin/nfsd\0"), "usr/bin/dash", "tmp",
+		  "usr/sbin/nfsd", "/usr/sbin/nfsd", "@usr/bin/dash",
+		  "an option first, but the file is held open" },
+		{ 5003, "sh", CMD("sh\0/usr/sbin/nfsd\0"), "usr/bin/dash", "tmp", NULL,
+		  "/usr/sbin/nfsd", "@usr/bin/dash", "the first argument is run" },
+		{ 5004, "sh", CMD("sh\0/nonexistent\0"), "usr/bin/dash", "tmp", NULL, "",
+		  "@usr/bin/dash", "a file that does not exist is no script" },
+		{ 5005, "peerlink", CMD("/usr/bin/peerlink\0"), "usr/bin/peerreal", "tmp",
+		  NULL, "", "/usr/bin/peerlink", "started through a symlink: its name" },
+		{ 5006, "nfsd", CMD("/usr/sbin/nfsd\0-f\0"), "usr/bin/peerreal", "tmp",
+		  NULL, "", "@usr/bin/peerreal",
+		  "argv[0] naming another file is not believed" },
+		{ 5007, "job.sh", CMD("/bin/sh\0/opt/job.sh\0x\0"), "usr/bin/dash", "tmp",
+		  NULL, "/opt/job.sh", "/opt/job.sh", "a #! script: script and name" },
+		{ 5008, "job.sh", CMD("/bin/sh\0./job.sh\0"), "usr/bin/dash", "opt", NULL,
+		  "./job.sh", "@opt/job.sh",
+		  "a relative script is resolved from the cwd" },
+		{ 5009, "python3", CMD("python3\0-O\0/opt/jobs/run.py\0"),
+		  "usr/bin/python3", "tmp", NULL, "", "@usr/bin/python3",
+		  "options not from the #! line" },
+		{ 5010, "sh", CMD("/bin/sh\0-c\0/opt/job.sh\0"), "usr/bin/dash", "tmp",
+		  "opt/job.sh", "", "@usr/bin/dash",
+		  "-c: a command string, never a script" },
+	};
+	struct task t;
+	char want[8192];
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		fake_task(root, c[i].pid, c[i].comm, c[i].cmd, c[i].len, c[i].exe,
+			  c[i].cwd);
+		if (c[i].fd != NULL)
+			fake_fd(root, c[i].pid, 3, c[i].fd);
+	}
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		if (task_read(root, c[i].pid, TASK_EXE | TASK_SCRIPT, &t) != 0)
+			bail("cannot read fixture %d", c[i].pid);
+		is_string(c[i].script, t.script, "script: %s", c[i].what);
+		if (c[i].invoked[0] == '@')
+			snprintf(want, sizeof(want), "%s/fs/%s", root, c[i].invoked + 1);
+		else
+			snprintf(want, sizeof(want), "%s", c[i].invoked);
+		is_string(want, t.invoked, "invoked: %s", c[i].what);
+	}
+}
+
+/* A reused struct task never keeps a value from the task read before. */
+static void
+test_reuse(const char *root)
+{
+	struct task t;
+
+	memset(&t, 0, sizeof(t));
+	t.kthread = true;
+	t.realtime = true;
+	is_int(0, task_read(root, 1234, 0, &t), "read 1234 into a used struct");
+	ok(!t.realtime, "realtime is not left over");
+	ok(!t.kthread, "kthread is not left over");
+	is_int(0, task_read(root, 5005, TASK_EXE | TASK_SCRIPT, &t), "read 5005");
+	is_int(0, task_read(root, 4000, TASK_EXE, &t), "then 4000 without names");
+	is_string("", t.invoked, "invoked is not left over");
+	is_string("", t.script, "script is not left over");
+}
+
 /*
  * Build a /proc look-alike in a temporary directory: the text files of
  * tests/data/proc linked in, plus the exe links (which make dist would
@@ -80,6 +257,8 @@ make_procroot(char *root, size_t len)
 	snprintf(to, sizeof(to), "%s/4000/exe", root);
 	if (symlink("/usr/bin/vim (deleted)", to) < 0)
 		bail("symlink");
+	make_fs(root);
+	link_to(root, "1234/root", "fs");
 }
 
 static void
@@ -99,7 +278,7 @@ main(void)
 	struct task t;
 	struct task_cgroups cg;
 
-	plan(49);
+	plan(49 + 20 + 7);
 	make_procroot(procroot, sizeof(procroot));
 
 	is_int(0, task_read(procroot, 1234, TASK_EXE | TASK_SCRIPT, &t), "read 1234");
@@ -112,7 +291,7 @@ main(void)
 	is_int(4, (long long)t.ngroups, "four groups");
 	is_int(27, t.ngroups > 2 ? t.groups[2] : 0, "third group");
 	is_string("/usr/bin/python3.11", t.exe, "exe");
-	is_string("/opt/jobs/run.py", t.script, "script after an option");
+	is_string("/opt/jobs/run.py", t.script, "script after its own #! line's option");
 	ok(!t.kthread, "not a kernel thread");
 
 	is_int(0, task_read(procroot, 1234, 0, &t), "read without exe");
@@ -163,11 +342,13 @@ main(void)
 	is_int(0, task_read_cgroups("/proc", getpid(), &cg), "our cgroups");
 	ok(cg.n > 0, "we are in some hierarchy");
 
+	test_script_heuristic();
+	test_names(procroot);
+	test_reuse(procroot);
+
 	int n = 0;
 	is_int(0, task_foreach(procroot, count, &n), "foreach over the fixture");
-	is_int(4, n, "four tasks in the fixture");
-
-	test_script_heuristic();
+	is_int(14, n, "fourteen tasks in the fixture");
 	remove_procroot(procroot);
 	return tap_done();
 }

@@ -4,6 +4,7 @@
  * callback that records every message.
  *
  *   users:  root 0, alice 1000, bob 1001, carol 1002, dave 1003, prof 2000
+ *           ("ioerr" fails with -EIO)
  *   groups: root 0, students 500 (members: carol), profs 600, staff 700
  */
 #ifndef CGENGINE_TESTS_FAKE_H

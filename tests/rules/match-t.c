@@ -9,6 +9,12 @@
  *   "-"        no rule named the hierarchy (leave alone)
  *   "=@L"      rule at line L decided to leave the task alone
  *   "/dest@L"  rule at line L moves the task to /dest
+ *   "/dest@L!" the same, but dest must exist: not created if missing
+ *              (first-match, plain destination: libcgroup's way)
+ *
+ * File C holds the cases where libcgroup's cgrulesengd and cgengine
+ * used to differ; in first-match mode each must come out as libcgroup
+ * decides (its behaviour is noted beside the case).
  */
 #include "fake.h"
 #include "tests/tap/tap.h"
@@ -29,7 +35,7 @@ static const char file_a[] =
 	"@students:python* name=classes    /batch/%U\n" /* 8 */
 	"alice:vim         cpu             /editors\n"	/* 9 */
 	"alice             *               /alice ignore\n" /* 10 */
-	"bob               cpu             /rt ignore_rt\n" /* 11 */
+	"bob               cpu             /rt\n"	/* 11 */
 	"%                 net_cls         /bob/%P\n"	/* 12 */
 	"dave:esc          cpu             /lit\\%u/%g\n" /* 13 */
 	"*:ba?h            memory          /shells\n"	/* 14 */
@@ -46,6 +52,30 @@ static const char file_b[] =
 	"alice:nothing-managed blkio /x\n"		/* 6 */
 	"*          memory       /default\n";		/* 7 */
 
+static const char file_c[] =
+	"alice           cpu          IgnoreCgroup ignore\n"	/* 1 */
+	"alice           cpu          DefaultCgroup\n"	/* 2 */
+	"bob             memory       folder/ ignore\n"	/* 3 */
+	"bob             cpu          bobdef\n"		/* 4 */
+	"carol           cpu          parentcg/childcg ignore\n" /* 5 */
+	"carol           cpu          caroldef\n"		/* 6 */
+	"dave            cpu          rtgrp ignore_rt\n"	/* 7 */
+	"dave            cpu          davedef\n"		/* 8 */
+	"prof            name=classes * ignore\n"		/* 9 */
+	"prof            cpu          profdef\n"		/* 10 */
+	"root:ab         cpu          a\n"			/* 11 */
+	"%               cpu          b\n"			/* 12 */
+	"root:all        *            all\n"		/* 13 */
+	"%               memory       mem\n"			/* 14 */
+	"@staff          net_cls      staffnet\n"		/* 15 */
+	"root:peerlink   net_cls      linked\n"		/* 16 */
+	"root:peerreal   net_cls      real\n"		/* 17 */
+	"root:script.sh  memory       scriptmem\n"		/* 18 */
+	"root:dash       memory       dashmem\n"		/* 19 */
+	"root:both       memory       bothgrp ignore_rt,ignore\n" /* 20 */
+	"*               name=classes plain\n"		/* 21 */
+	"*               cpu          tmpl/%u\n";		/* 22 */
+
 static const char *const hiers[] = { "cpu,cpuacct", "net_cls", "name=classes",
 				     "memory" };
 
@@ -60,108 +90,216 @@ struct mcase {
 	gid_t groups[3];
 	size_t ngroups;
 	const char *exe, *comm, *script, *user, *group;
-	const char *cg; /* current group in every hierarchy, or NULL */
+	const char *cg; /* current group in every hierarchy ("a|b|c|d": in each), or NULL */
 	bool rt;
 	const char *want;
+	const char *invoked; /* the name the process was started by, or NULL */
 };
 
 static const struct mcase cases[] = {
 	{ 'A', PH, 2000, 600, {0}, 0, "/bin/bash", "bash", NULL, "prof", NULL, NULL, false,
-	  "/profs@2 - /other@16 /profs@2" },
+	  "/profs@2 - /other@16 /profs@2", NULL },
 	{ 'A', PH, 2000, 600, {0}, 0, "/usr/bin/firefox", "firefox", NULL, "prof", NULL, NULL, false,
-	  "/profs@2 /www/prof@5 /other@16 /profs@2" },
+	  "/profs@2 /www/prof@5 /other@16 /profs@2", NULL },
 	{ 'A', PH, 1003, 600, {0}, 0, "/bin/ls", "ls", NULL, "dave", NULL, NULL, false,
-	  "/profs@3 - /other@16 -" },
+	  "/profs@3 - /other@16 -", NULL },
 	{ 'A', PH, 1003, 100, {500}, 1, "/bin/ls", "ls", NULL, "dave", NULL, NULL, false,
-	  "/students@4 - /other@16 /students@4" },
+	  "/students@4 - /other@16 /students@4", NULL },
 	{ 'A', PH, 1002, 100, {0}, 0, "/bin/ls", "ls", NULL, "carol", NULL, NULL, false,
-	  "/students@4 - /other@16 /students@4" },
+	  "/students@4 - /other@16 /students@4", NULL },
 	{ 'A', PH, 1002, 100, {0}, 0, "/usr/lib/firefox/firefox", "firefox", NULL, "carol", NULL, NULL, false,
-	  "/students@4 /www/carol@5 /other@16 /students@4" },
+	  "/students@4 /www/carol@5 /other@16 /students@4", NULL },
 	{ 'A', PH, 0, 0, {0}, 0, "/usr/sbin/nfsd", "nfsd", NULL, "root", NULL, NULL, false,
-	  "- /nfs@6 /other@16 -" },
+	  "- /nfs@6 /other@16 -", NULL },
 	{ 'A', PH, 0, 0, {0}, 0, "/tmp/nfsd", "nfsd", NULL, "root", NULL, NULL, false,
-	  "- - /other@16 -" },
+	  "- - /other@16 -", NULL },
 	{ 'A', PH, 1003, 100, {0}, 0, "/opt/sim/run", "run", NULL, "dave", NULL, NULL, false,
-	  "- - /sim/run@7 -" },
+	  "- - /sim/run@7 -", NULL },
 	{ 'A', PH, 1003, 100, {0}, 0, "/opt/sim/sub/deep", "deep", NULL, "dave", NULL, NULL, false,
-	  "- - /sim/deep@7 -" },
+	  "- - /sim/deep@7 -", NULL },
 	{ 'A', PH, 1003, 500, {0}, 0, "/usr/bin/python3", "python3", NULL, "dave", NULL, NULL, false,
-	  "/students@4 - /batch/1003@8 /students@4" },
+	  "/students@4 - /batch/1003@8 /students@4", NULL },
 	{ 'A', PH, 1000, 100, {0}, 0, "/usr/bin/vim", "vim", NULL, "alice", NULL, NULL, false,
-	  "/editors@9 /alice@10 /alice@10 /alice@10" },
+	  "/editors@9 - /other@16 -", NULL },
 	{ 'A', PH, 1000, 100, {0}, 0, "/bin/ls", "ls", NULL, "alice", NULL, "/alice/sub", false,
-	  "=@10 =@10 =@10 =@10" },
+	  "=@10 =@10 =@10 =@10", NULL },
 	{ 'A', PH, 1000, 100, {0}, 0, "/bin/ls", "ls", NULL, "alice", NULL, "/alicex", false,
-	  "/alice@10 /alice@10 /alice@10 /alice@10" },
+	  "- - /other@16 -", NULL },
 	{ 'A', PH, 1001, 100, {0}, 0, "/bin/ls", "ls", NULL, "bob", NULL, NULL, true,
-	  "=@11 /bob/4242@12 /other@16 -" },
+	  "/rt@11 /bob/4242@12 /other@16 -", NULL },
 	{ 'A', PH, 1001, 100, {0}, 0, "/bin/ls", "ls", NULL, "bob", NULL, NULL, false,
-	  "/rt@11 /bob/4242@12 /other@16 -" },
+	  "/rt@11 /bob/4242@12 /other@16 -", NULL },
 	{ 'A', PH, 0, 0, {0}, 0, NULL, "firefox", NULL, "root", NULL, NULL, false,
-	  "- /www/root@5 /other@16 -" },
+	  "- /www/root@5 /other@16 -", NULL },
 	{ 'A', PH, 1003, 100, {0}, 0, "/usr/bin/python3", "python3", "/opt/sim/model.py", "dave", NULL, NULL, false,
-	  "- - /sim/model.py@7 -" },
+	  "- - /sim/model.py@7 -", NULL },
 	{ 'A', PH, 0, 0, {0}, 0, "/usr/bin/foo", "firefox", NULL, "root", NULL, NULL, false,
-	  "- - /other@16 -" },
+	  "- - /other@16 -", NULL },
 	{ 'A', PH, 1003, 100, {0}, 0, "/usr/bin/firefox", "firefox", NULL, NULL, NULL, NULL, false,
-	  "- /www/1003@5 /other@16 -" },
+	  "- /www/1003@5 /other@16 -", NULL },
 	{ 'A', PH, 1003, 100, {0}, 0, "/bin/esc", "esc", NULL, "dave", "users", NULL, false,
-	  "/lit%u/users@13 - /other@16 -" },
+	  "/lit%u/users@13 - /other@16 -", NULL },
 	{ 'A', PH, 1003, 100, {0}, 0, "/bin/bash", "bash", NULL, "dave", NULL, NULL, false,
-	  "- - /other@16 /shells@14" },
+	  "- - /other@16 /shells@14", NULL },
 	{ 'A', PH, 1003, 100, {0}, 0, "/usr/bin/xterm", "xterm", NULL, "dave", NULL, NULL, false,
-	  "- - /other@16 /terms@15" },
+	  "- - /other@16 /terms@15", NULL },
 	{ 'A', PH, 1003, 100, {0}, 0, "/usr/bin/zterm", "zterm", NULL, "dave", NULL, NULL, false,
-	  "- - /other@16 -" },
+	  "- - /other@16 -", NULL },
 	{ 'A', PH, 1002, 100, {0}, 0, "/bin/bash", "bash", NULL, "carol", NULL, NULL, false,
-	  "/students@4 - /other@16 /students@4" },
+	  "/students@4 - /other@16 /students@4", NULL },
 	{ 'A', PH, 1003, 100, {0}, 0, "/usr/bin/python3", "python3", "firefox", "dave", NULL, NULL, false,
-	  "- /www/dave@5 /other@16 -" },
+	  "- /www/dave@5 /other@16 -", NULL },
 	{ 'A', PH, 1000, 600, {0}, 0, "/bin/ls", "ls", NULL, "alice", NULL, NULL, false,
-	  "/profs@3 /alice@10 /alice@10 /alice@10" },
+	  "/profs@3 - /other@16 -", NULL },
 	{ 'A', PH, 1003, 100, {700, 500}, 2, "/bin/ls", "ls", NULL, "dave", NULL, NULL, false,
-	  "/students@4 - /other@16 /students@4" },
+	  "/students@4 - /other@16 /students@4", NULL },
 	{ 'A', PH, 1003, 100, {0}, 0, "/usr/sbin/nfsd", "nfsd", NULL, "dave", NULL, NULL, false,
-	  "- /nfs@6 /other@16 -" },
+	  "- /nfs@6 /other@16 -", NULL },
 	{ 'A', PH, 1003, 100, {0}, 0, "/bin/ls", "ls", NULL, "dave", NULL, NULL, false,
-	  "- - /other@16 -" },
+	  "- - /other@16 -", NULL },
 	{ 'B', PH, 1002, 100, {0}, 0, "/usr/bin/firefox", "firefox", NULL, "carol", NULL, NULL, false,
-	  "/students@1 /stud-net@2 - /default@7" },
+	  "/students@1 /stud-net@2 - /default@7", NULL },
 	{ 'B', PH, 1003, 100, {0}, 0, "/usr/bin/firefox", "firefox", NULL, "dave", NULL, NULL, false,
-	  "- /www@3 - /default@7" },
+	  "- /www@3 - /default@7", NULL },
 	{ 'B', PH, 2000, 600, {0}, 0, "/bin/bash", "bash", NULL, "prof", NULL, NULL, false,
-	  "/profs@4 - /profs-class@5 /default@7" },
+	  "/profs@4 - /profs-class@5 /default@7", NULL },
 	{ 'B', FM, 1002, 100, {0}, 0, "/usr/bin/firefox", "firefox", NULL, "carol", NULL, NULL, false,
-	  "/students@1 /stud-net@2 - -" },
+	  "/students@1! /stud-net@2! - -", NULL },
 	{ 'B', FM, 1003, 100, {0}, 0, "/usr/bin/firefox", "firefox", NULL, "dave", NULL, NULL, false,
-	  "- /www@3 - -" },
+	  "- /www@3! - -", NULL },
 	{ 'B', FM, 2000, 600, {0}, 0, "/bin/bash", "bash", NULL, "prof", NULL, NULL, false,
-	  "/profs@4 - /profs-class@5 -" },
+	  "/profs@4! - /profs-class@5! -", NULL },
 	{ 'B', FM, 1003, 100, {0}, 0, "/bin/bash", "bash", NULL, "dave", NULL, NULL, false,
-	  "- - - /default@7" },
+	  "- - - /default@7!", NULL },
 	{ 'B', FM, 1000, 100, {0}, 0, "/bin/nothing-managed", "nothing-managed", NULL, "alice", NULL, NULL, false,
-	  "- - - -" },
+	  "- - - -", NULL },
 	{ 'B', PH, 1000, 100, {0}, 0, "/bin/nothing-managed", "nothing-managed", NULL, "alice", NULL, NULL, false,
-	  "- - - /default@7" },
+	  "- - - /default@7", NULL },
 	{ 'A', FM, 2000, 600, {0}, 0, "/usr/bin/firefox", "firefox", NULL, "prof", NULL, NULL, false,
-	  "/profs@2 - - /profs@2" },
+	  "/profs@2! - - /profs@2!", NULL },
 	{ 'A', FM, 1002, 100, {0}, 0, "/bin/ls", "ls", NULL, "carol", NULL, NULL, false,
-	  "/students@4 - - /students@4" },
+	  "/students@4! - - /students@4!", NULL },
 	{ 'A', FM, 1001, 100, {0}, 0, "/bin/ls", "ls", NULL, "bob", NULL, NULL, false,
-	  "/rt@11 /bob/4242@12 - -" },
+	  "/rt@11! /bob/4242@12 - -", NULL },
 	{ 'A', FM, 1001, 100, {0}, 0, "/bin/ls", "ls", NULL, "bob", NULL, NULL, true,
-	  "=@11 /bob/4242@12 - -" },
+	  "/rt@11! /bob/4242@12 - -", NULL },
 	{ 'A', FM, 0, 0, {0}, 0, "/usr/sbin/nfsd", "nfsd", NULL, "root", NULL, NULL, false,
-	  "- /nfs@6 - -" },
+	  "- /nfs@6! - -", NULL },
 	{ 'A', FM, 1000, 100, {0}, 0, "/usr/bin/vim", "vim", NULL, "alice", NULL, NULL, false,
-	  "/editors@9 - - -" },
+	  "/editors@9! - - -", NULL },
 	{ 'A', FM, 0, 0, {0}, 0, "/bin/bash", "bash", NULL, "root", NULL, NULL, false,
-	  "- - - /shells@14" },
+	  "- - - /shells@14!", NULL },
 	{ 'A', FM, 0, 0, {0}, 0, "/bin/ls", "ls", NULL, "root", NULL, NULL, false,
-	  "- - /other@16 -" },
+	  "- - /other@16! -", NULL },
 	{ 'A', FM, 1000, 100, {0}, 0, "/bin/ls", "ls", NULL, "alice", NULL, "/alice/sub", false,
-	  "=@10 =@10 =@10 =@10" },
+	  "=@10 =@10 =@10 =@10", NULL },
+	/* ignore never moves: alice outside /alice falls through to line 16 */
+	{ 'A', FM, 1000, 100, {0}, 0, "/bin/ls", "ls", NULL, "alice", NULL, NULL, false,
+	  "- - /other@16! -", NULL },
+	/* first-match: a supplementary group is not the group (libcgroup) */
+	{ 'A', FM, 1003, 100, {500}, 1, "/bin/ls", "ls", NULL, "dave", NULL, NULL, false,
+	  "- - /other@16! -", NULL },
+	/* 1: ignore falls through when not in the destination */
+	{ 'C', FM, 1000, 100, {0}, 0, "/bin/ls", "ls", NULL, "alice", NULL, "/", false,
+	  "/DefaultCgroup@2! - - -", NULL },
+	{ 'C', PH, 1000, 100, {0}, 0, "/bin/ls", "ls", NULL, "alice", NULL, "/", false,
+	  "/DefaultCgroup@2 - /plain@21 -", NULL },
+	{ 'C', FM, 1000, 100, {0}, 0, "/bin/ls", "ls", NULL, "alice", NULL, NULL, false,
+	  "/DefaultCgroup@2! - - -", NULL },
+	{ 'C', FM, 1000, 100, {0}, 0, "/bin/ls", "ls", NULL, "alice", NULL, "/IgnoreCgroup", false,
+	  "=@1 - - -", NULL },
+	{ 'C', PH, 1000, 100, {0}, 0, "/bin/ls", "ls", NULL, "alice", NULL, "/IgnoreCgroup", false,
+	  "=@1 - /plain@21 -", NULL },
+	{ 'C', FM, 1000, 100, {0}, 0, "/bin/ls", "ls", NULL, "alice", NULL, "/IgnoreCgroup/sub", false,
+	  "=@1 - - -", NULL },
+	/* libcgroup: without a trailing '/' the destination is a string prefix */
+	{ 'C', FM, 1000, 100, {0}, 0, "/bin/ls", "ls", NULL, "alice", NULL, "/IgnoreCgroupX", false,
+	  "=@1 - - -", NULL },
+	{ 'C', PH, 1000, 100, {0}, 0, "/bin/ls", "ls", NULL, "alice", NULL, "/IgnoreCgroupX", false,
+	  "/DefaultCgroup@2 - /plain@21 -", NULL },
+	/* libcgroup: the group counts in any hierarchy (here: memory) */
+	{ 'C', FM, 1000, 100, {0}, 0, "/bin/ls", "ls", NULL, "alice", NULL, "/|/|/|/IgnoreCgroup", false,
+	  "=@1 - - -", NULL },
+	{ 'C', PH, 1000, 100, {0}, 0, "/bin/ls", "ls", NULL, "alice", NULL, "/|/|/|/IgnoreCgroup", false,
+	  "/DefaultCgroup@2 - /plain@21 -", NULL },
+	/* 2: plain ignore does not hold realtime tasks */
+	{ 'C', FM, 1000, 100, {0}, 0, "/bin/ls", "ls", NULL, "alice", NULL, "/IgnoreCgroup", true,
+	  "/DefaultCgroup@2! - - -", NULL },
+	{ 'C', PH, 1000, 100, {0}, 0, "/bin/ls", "ls", NULL, "alice", NULL, "/IgnoreCgroup", true,
+	  "/DefaultCgroup@2 - /plain@21 -", NULL },
+	/* "folder/" covers folder and below, not folder1 */
+	{ 'C', FM, 1001, 100, {0}, 0, "/bin/ls", "ls", NULL, "bob", NULL, "/folder", false,
+	  "- - - =@3", NULL },
+	{ 'C', PH, 1001, 100, {0}, 0, "/bin/ls", "ls", NULL, "bob", NULL, "/folder", false,
+	  "/bobdef@4 - /plain@21 =@3", NULL },
+	{ 'C', FM, 1001, 100, {0}, 0, "/bin/ls", "ls", NULL, "bob", NULL, "/folder1", false,
+	  "/bobdef@4! - - -", NULL },
+	{ 'C', PH, 1001, 100, {0}, 0, "/bin/ls", "ls", NULL, "bob", NULL, "/folder1", false,
+	  "/bobdef@4 - /plain@21 -", NULL },
+	{ 'C', FM, 1001, 100, {0}, 0, "/bin/ls", "ls", NULL, "bob", NULL, "/folder/x", false,
+	  "- - - =@3", NULL },
+	/* "parentcg/childcg" covers /parentcg/childcg2 in libcgroup */
+	{ 'C', FM, 1002, 100, {0}, 0, "/bin/ls", "ls", NULL, "carol", NULL, "/parentcg/childcg2", false,
+	  "=@5 - - -", NULL },
+	{ 'C', PH, 1002, 100, {0}, 0, "/bin/ls", "ls", NULL, "carol", NULL, "/parentcg/childcg2", false,
+	  "/caroldef@6 - /plain@21 -", NULL },
+	{ 'C', PH, 1002, 100, {0}, 0, "/bin/ls", "ls", NULL, "carol", NULL, "/parentcg/childcg/x", false,
+	  "=@5 - /plain@21 -", NULL },
+	/* 2: ignore_rt holds realtime tasks in the destination, nothing else */
+	{ 'C', FM, 1003, 100, {0}, 0, "/bin/ls", "ls", NULL, "dave", NULL, "/rtgrp", false,
+	  "/davedef@8! - - -", NULL },
+	{ 'C', FM, 1003, 100, {0}, 0, "/bin/ls", "ls", NULL, "dave", NULL, "/rtgrp", true,
+	  "=@7 - - -", NULL },
+	{ 'C', PH, 1003, 100, {0}, 0, "/bin/ls", "ls", NULL, "dave", NULL, "/rtgrp", true,
+	  "=@7 - /plain@21 -", NULL },
+	{ 'C', FM, 1003, 100, {0}, 0, "/bin/ls", "ls", NULL, "dave", NULL, "/", true,
+	  "/davedef@8! - - -", NULL },
+	{ 'C', PH, 1003, 100, {0}, 0, "/bin/ls", "ls", NULL, "dave", NULL, "/", true,
+	  "/davedef@8 - /plain@21 -", NULL },
+	/* ignore_rt,ignore holds every task in the destination */
+	{ 'C', FM, 0, 0, {0}, 0, "/usr/bin/both", "both", NULL, "root", NULL, "/bothgrp", true,
+	  "- - - =@20", NULL },
+	{ 'C', FM, 0, 0, {0}, 0, "/usr/bin/both", "both", NULL, "root", NULL, "/bothgrp", false,
+	  "- - - =@20", NULL },
+	{ 'C', FM, 0, 0, {0}, 0, "/usr/bin/both", "both", NULL, "root", NULL, "/", false,
+	  "- - /plain@21! -", NULL },
+	{ 'C', PH, 0, 0, {0}, 0, "/usr/bin/both", "both", NULL, "root", NULL, "/", false,
+	  "/tmpl/root@22 - /plain@21 -", NULL },
+	/* 3: "*" as an ignore destination is any group (no group named "*") */
+	{ 'C', FM, 2000, 600, {0}, 0, "/bin/ls", "ls", NULL, "prof", NULL, "/", false,
+	  "- - =@9 -", NULL },
+	{ 'C', PH, 2000, 600, {0}, 0, "/bin/ls", "ls", NULL, "prof", NULL, "/", false,
+	  "/profdef@10 - =@9 -", NULL },
+	/* 4: '%' lines apply in turn: a later line overrides an earlier one */
+	{ 'C', FM, 0, 0, {0}, 0, "/usr/bin/ab", "ab", NULL, "root", NULL, "/", false,
+	  "/b@12! - - -", NULL },
+	{ 'C', PH, 0, 0, {0}, 0, "/usr/bin/ab", "ab", NULL, "root", NULL, "/", false,
+	  "/b@12 - /plain@21 -", NULL },
+	{ 'C', FM, 0, 0, {0}, 0, "/usr/bin/all", "all", NULL, "root", NULL, "/", false,
+	  "/all@13! /all@13! /all@13! /mem@14!", NULL },
+	{ 'C', PH, 0, 0, {0}, 0, "/usr/bin/all", "all", NULL, "root", NULL, "/", false,
+	  "/all@13 /all@13 /all@13 /mem@14", NULL },
+	/* 6: first-match @group is the egid and the member list only */
+	{ 'C', FM, 5000, 100, {700}, 1, "/bin/ls", "ls", NULL, NULL, NULL, "/", false,
+	  "- - /plain@21! -", NULL },
+	{ 'C', PH, 5000, 100, {700}, 1, "/bin/ls", "ls", NULL, NULL, NULL, "/", false,
+	  "/tmpl/5000@22 /staffnet@15 /plain@21 -", NULL },
+	{ 'C', FM, 5000, 700, {0}, 0, "/bin/ls", "ls", NULL, NULL, NULL, "/", false,
+	  "- /staffnet@15! - -", NULL },
+	/* 7: started through peerlink -> peerreal: libcgroup sees peerlink */
+	{ 'C', FM, 0, 0, {0}, 0, "/usr/bin/peerreal", "peerlink", NULL, "root", NULL, "/", false,
+	  "- /linked@16! - -", "/usr/bin/peerlink" },
+	{ 'C', PH, 0, 0, {0}, 0, "/usr/bin/peerreal", "peerlink", NULL, "root", NULL, "/", false,
+	  "/tmpl/root@22 /linked@16 /plain@21 -", "/usr/bin/peerlink" },
+	{ 'C', FM, 0, 0, {0}, 0, "/usr/bin/peerreal", "peerreal", NULL, "root", NULL, "/", false,
+	  "- /real@17! - -", "/usr/bin/peerreal" },
+	/* 7: "sh /opt/script.sh" is dash to libcgroup; per-hierarchy sees the script */
+	{ 'C', FM, 0, 0, {0}, 0, "/usr/bin/dash", "sh", "/opt/script.sh", "root", NULL, "/", false,
+	  "- - - /dashmem@19!", "/usr/bin/dash" },
+	{ 'C', PH, 0, 0, {0}, 0, "/usr/bin/dash", "sh", "/opt/script.sh", "root", NULL, "/", false,
+	  "/tmpl/root@22 - /plain@21 /scriptmem@18", "/usr/bin/dash" },
+	{ 'C', PH, 0, 0, {0}, 0, "/usr/bin/dash", "dash", NULL, "root", NULL, "/", false,
+	  "/tmpl/root@22 - /plain@21 /dashmem@19", NULL },
 };
 /* clang-format on */
 
@@ -182,8 +320,9 @@ describe(const struct rules_decision *d, size_t n, char *buf, size_t len)
 			o += (size_t)snprintf(buf + o, len - o, "%s=@%u", sep,
 					      d[h].rule->line);
 		else
-			o += (size_t)snprintf(buf + o, len - o, "%s%s@%u", sep, d[h].dest,
-					      d[h].rule->line);
+			o += (size_t)snprintf(buf + o, len - o, "%s%s@%u%s", sep,
+					      d[h].dest, d[h].rule->line,
+					      d[h].create ? "" : "!");
 	}
 }
 
@@ -205,6 +344,16 @@ run_case(size_t i, struct rules_set *set)
 {
 	const struct mcase *c = &cases[i];
 	const char *cgs[4] = { c->cg, c->cg, c->cg, c->cg };
+	char split[4][64];
+
+	for (size_t h = 0; c->cg != NULL && strchr(c->cg, '|') != NULL && h < 4; h++) {
+		const char *p = c->cg;
+
+		for (size_t k = 0; k < h; k++)
+			p = strchr(p, '|') + 1;
+		snprintf(split[h], sizeof(split[h]), "%.*s", (int)strcspn(p, "|"), p);
+		cgs[h] = split[h];
+	}
 	struct rules_task t = {
 		.pid = 4242,
 		.uid = c->euid,
@@ -216,6 +365,7 @@ run_case(size_t i, struct rules_set *set)
 		.exe = c->exe,
 		.comm = c->comm,
 		.script = c->script,
+		.invoked = c->invoked,
 		.user = c->user,
 		.group = c->group,
 		.cgroups = c->cg ? cgs : NULL,
@@ -259,13 +409,15 @@ main(void)
 {
 	struct rules_set *a_ph = load(file_a, PH), *a_fm = load(file_a, FM);
 	struct rules_set *b_ph = load(file_b, PH), *b_fm = load(file_b, FM);
+	struct rules_set *c_ph = load(file_c, PH), *c_fm = load(file_c, FM);
 
 	plan((int)NCASES + 5);
 	ok(NCASES >= 40, "at least 40 cases (%zu)", NCASES);
 	for (size_t i = 0; i < NCASES; i++) {
 		const struct mcase *c = &cases[i];
-		struct rules_set *s = c->file == 'A' ? (c->sem == PH ? a_ph : a_fm)
-						     : (c->sem == PH ? b_ph : b_fm);
+		struct rules_set *s = c->file == 'A'   ? (c->sem == PH ? a_ph : a_fm)
+				      : c->file == 'B' ? (c->sem == PH ? b_ph : b_fm)
+						       : (c->sem == PH ? c_ph : c_fm);
 		run_case(i, s);
 	}
 	test_hits(a_ph);
@@ -274,5 +426,7 @@ main(void)
 	rules_free(a_fm);
 	rules_free(b_ph);
 	rules_free(b_fm);
+	rules_free(c_ph);
+	rules_free(c_fm);
 	return tap_done();
 }

@@ -39,6 +39,16 @@ static const struct bad_case bad[] = {
 	{ "alice cpu /a\n%:vi cpu /b\n",
 	  "t.conf:2: '%' takes its process from the rule it continues" },
 	{ "alice cpu /a\x00x\n", "t.conf:1: line contains a NUL byte" },
+	/* libcgroup refuses a quoted controllers or options field */
+	{ "alice \"cpu\" /a\n", "t.conf:1: the controllers field cannot be quoted" },
+	{ "alice cpu /a \"ignore\"\n", "t.conf:1: the options field cannot be quoted" },
+	/* empty items are skipped ("ignore," is valid), but not all of them */
+	{ "alice cpu /a ,\n", "t.conf:1: no option in ','" },
+	{ "alice cpu /a ,,\n", "t.conf:1: no option in ',,'" },
+	{ "alice cpu /a\x01b\n",
+	  "t.conf:1: destination must not contain control characters" },
+	{ "alice cpu \"/a\tb\"\n",
+	  "t.conf:1: destination must not contain control characters" },
 };
 
 struct warn_case {
@@ -54,6 +64,14 @@ static const struct warn_case warn[] = {
 	  "t.conf:1: warning: unknown group 'nogroup'; rule skipped", 1 },
 	{ "alice cpu /a\nghost:vim * /b\n% * /c\n",
 	  "t.conf:2: warning: unknown user 'ghost'; rule skipped", 1 },
+	{ "ioerr cpu /a\n% cpu /b\nalice cpu /c\n",
+	  "t.conf:1: warning: cannot look up user 'ioerr': Input/output error; rule skipped",
+	  1 },
+	{ "alice cpu /a\n% cpu /b ignore\n",
+	  "t.conf:2: warning: options on a '%' line have no effect; the rule's first line decides",
+	  2 },
+	{ "alice cpu /a ignore\n% cpu /b\n",
+	  "t.conf:2: warning: '%' line of an ignore rule is never applied", 2 },
 };
 
 static void
@@ -104,10 +122,10 @@ test_fields(void)
 	const char *text = "# the university\n"
 			   "\n"
 			   "  alice\tcpu,memory\t/profs   # trailing comment\n"
-			   "@students:firefox net_cls /www ignore\n"
-			   "%  cpu  students/%u ignore_rt,ignore\n"
-			   "*:/usr/bin/nfs* name=classes /nfs\n"
-			   "\"prof:my prog\" \"cpu\" \"/with space\"\n"
+			   "@students:firefox net_cls /www\n"
+			   "%  cpu  students/%u\n"
+			   "*:/usr/bin/nfs* name=classes /nfs ignore_rt,ignore,\n"
+			   "\"prof:my prog\" cpu \"/with space\"\n"
 			   "bob:vi * /x#comment right after\n";
 	struct rules_set *s = fake_load(text, RULES_PER_HIERARCHY, &log);
 	const struct rules_rule *r;
@@ -130,7 +148,7 @@ test_fields(void)
 	is_int(500, r->id, "rule 1 gid");
 	is_string("students", r->key, "rule 1 key");
 	is_string("firefox", r->process, "rule 1 process");
-	is_int(RULES_OPT_IGNORE, r->options, "rule 1 ignore");
+	is_int(0, r->options, "rule 1 has no option");
 
 	r = rules_get(s, 2);
 	ok(r->continuation, "rule 2 continues");
@@ -138,12 +156,13 @@ test_fields(void)
 	is_int(500, r->id, "rule 2 inherits the key");
 	is_string("/students/%u", r->dest, "relative dest gets a leading slash");
 	ok(r->templated, "rule 2 is templated");
-	is_int(RULES_OPT_IGNORE | RULES_OPT_IGNORE_RT, r->options, "two options");
 
 	r = rules_get(s, 3);
 	is_int(RULES_KEY_ANY, r->kind, "rule 3 is '*'");
 	is_string("/usr/bin/nfs*", r->process, "rule 3 path pattern");
 	is_string("name=classes", r->controllers, "named hierarchy");
+	is_int(RULES_OPT_IGNORE | RULES_OPT_IGNORE_RT, r->options,
+	       "two options and a trailing comma");
 
 	r = rules_get(s, 4);
 	is_string("my prog", r->process, "quoted key with a blank");
@@ -165,7 +184,9 @@ test_nasty(void)
 	memset(text, 'a', big);
 	memcpy(text + big, " cpu /x\n", 9);
 	s = fake_load(text, RULES_PER_HIERARCHY, &log);
-	ok(s != NULL && log.n == 1, "a 1 MiB user name is just an unknown user");
+	ok(s == NULL && log.n == 1, "a 1 MiB user name is an error");
+	is_string("t.conf:1: user name too long (1048576 bytes, at most 255)",
+		  log.n ? log.msg[0] : NULL, "which says so, without the name");
 	rules_free(s);
 
 	/* binary junk of every byte value except newline and NUL */
@@ -197,6 +218,93 @@ test_nasty(void)
 	free(text);
 }
 
+/* Option lists as libcgroup's strtok() reads them. */
+static void
+test_options(void)
+{
+	static const struct {
+		const char *text;
+		unsigned want;
+	} c[] = {
+		{ "alice cpu /a ignore,\n", RULES_OPT_IGNORE },
+		{ "alice cpu /a ,ignore\n", RULES_OPT_IGNORE },
+		{ "alice cpu /a ignore,,ignore_rt\n",
+		  RULES_OPT_IGNORE | RULES_OPT_IGNORE_RT },
+		{ "alice cpu /a ignore_rt,\n", RULES_OPT_IGNORE_RT },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct fake_log log;
+		struct rules_set *s = fake_load(c[i].text, RULES_FIRST_MATCH, &log);
+
+		is_int(c[i].want, s ? (long long)rules_get(s, 0)->options : -1,
+		       "options of '%.*s'", (int)strlen(c[i].text) - 1, c[i].text);
+		rules_free(s);
+	}
+}
+
+static int asked;
+
+static int
+count_user(void *arg, const char *name, uid_t *uid)
+{
+	asked++;
+	return fake_names.user(arg, name, uid);
+}
+
+static int
+count_group(void *arg, const char *name, gid_t *gid, uid_t **m, size_t *n)
+{
+	asked++;
+	return fake_names.group(arg, name, gid, m, n);
+}
+
+/*
+ * A 4 MiB name never reaches NSS (nss-systemd asserts on the length and
+ * aborts the daemon): it is an error naming file and line.
+ */
+static void
+test_long_names(void)
+{
+	static const struct rules_names counting = { .user = count_user,
+						     .group = count_group };
+	size_t big = 4u << 20;
+	char *text = malloc(big + 64);
+	struct fake_log log = { .n = 0 };
+	struct rules_options o = { .file = "t.conf",
+				   .names = &counting,
+				   .report = fake_report,
+				   .report_arg = &log };
+
+	memcpy(text, "alice cpu /ok\n", 14);
+	memset(text + 14, 'u', big);
+	memcpy(text + 14 + big, " cpu /x\n", 9);
+	asked = 0;
+	struct rules_set *s = rules_parse_buffer("t.conf", text, strlen(text), &o);
+	ok(s == NULL, "a 4 MiB user name fails the load");
+	is_string("t.conf:2: user name too long (4194304 bytes, at most 255)",
+		  log.n ? log.msg[0] : NULL, "message names file and line");
+	is_int(1, asked, "the resolver was asked about alice only");
+
+	text[14] = '@'; /* line 2 becomes "@uuu...u cpu /x" */
+	log.n = 0;
+	asked = 0;
+	s = rules_parse_buffer("t.conf", text, strlen(text), &o);
+	is_string("t.conf:2: group name too long (4194303 bytes, at most 255)",
+		  log.n ? log.msg[0] : NULL, "a long group name too");
+	is_int(1, asked, "and it is not looked up either");
+
+	char name[300];
+	memset(name, 'n', 255);
+	snprintf(name + 255, sizeof(name) - 255, " cpu /x\n");
+	log.n = 0;
+	asked = 0;
+	s = rules_parse_buffer("t.conf", name, strlen(name), &o);
+	ok(s != NULL && log.n == 1 && asked == 1,
+	   "a 255-byte name is asked about (and unknown here)");
+	rules_free(s);
+	free(text);
+}
+
 static void
 test_missing_file(void)
 {
@@ -215,11 +323,13 @@ test_missing_file(void)
 int
 main(void)
 {
-	plan(20 * 3 + 3 * 4 + 26 + 7 + 2);
+	plan(26 * 3 + 6 * 4 + 26 + 8 + 4 + 6 + 2);
 	test_bad();
 	test_warn();
 	test_fields();
 	test_nasty();
+	test_options();
+	test_long_names();
 	test_missing_file();
 	return tap_done();
 }

@@ -47,7 +47,7 @@ main(void)
 	char buf[RULES_DEST_MAX];
 	size_t n = sizeof(cases) / sizeof(cases[0]);
 
-	plan((int)n + 8);
+	plan((int)n + 14);
 	for (size_t i = 0; i < n; i++) {
 		int rc = rules_expand(cases[i].tmpl, &task, buf, sizeof(buf));
 		is_string(cases[i].want, rc == 0 ? buf : NULL, "expand %s",
@@ -76,6 +76,25 @@ main(void)
 	is_string("/p/job.py", expand("/p/%p", &t),
 		  "%%p names the script of an interpreted program");
 
+	/* a process named with control characters: no forged log line, no EINVAL */
+	t = task;
+	t.exe = "/tmp/evil\nmoved pid 1 (init) to cpu:x";
+	is_string("/p/evil_moved pid 1 (init) to cpu:x", expand("/p/%p", &t),
+		  "a newline in %%p becomes '_'");
+	t.exe = "/tmp/a\tb\rc\x1b[2Jd\x7f";
+	is_string("/p/a_b_c_[2Jd_", expand("/p/%p", &t), "so do tab, CR, escape and DEL");
+	t.exe = NULL;
+	t.comm = "\n";
+	is_string("/p/_", expand("/p/%p", &t), "a comm that is one newline");
+	t = task;
+	t.user = "bad\nuser";
+	is_string("/u/bad_user", expand("/u/%u", &t), "user names too");
+	t = task;
+	t.script = "/x/job\n.py";
+	t.invoked = "/x/other";
+	is_string("/p/job_.py", expand("/p/%p", &t), "and scripts");
+	t.script = NULL;
+	is_string("/p/other", expand("/p/%p", &t), "%%p: the invoked name before exe");
 	is_int(-ENAMETOOLONG, rules_expand("/%u/%u", &task, buf, 8),
 	       "too long: -ENAMETOOLONG");
 	is_int(-ENAMETOOLONG, rules_expand("/abcdefgh", &task, buf, 4),
