@@ -42,7 +42,7 @@ if command -v valgrind >/dev/null && [ -d "$top/build-plain" ]; then
 	for t in tests/rules/parse-t tests/rules/match-t tests/rules/template-t \
 		 tests/rules/dir-t tests/rules/scale-t tests/kernel/mountinfo-t \
 		 tests/kernel/task-t tests/kernel/procev-decode-t tests/lua/hooks-t \
-		 tests/engined/tasktab-t tests/engined/config-t; do
+		 tests/engined/tasktab-t tests/engined/config-t tests/engined/server-t; do
 		if (cd "$top/build-plain" && SRCDIR="$top" valgrind -q --leak-check=full \
 			--errors-for-leak-kinds=definite,indirect --error-exitcode=9 \
 			"./$t" >/dev/null 2>"$top/build-plain/valgrind.err"); then
