@@ -35,7 +35,7 @@ struct rate {
 	uid_t uid;
 	double tokens;
 	ev_tstamp last;
-	bool limited; /* refused since its last served request: logged once */
+	bool limited; /* refused, and not yet back to a full bucket: logged once */
 };
 
 struct control_server {
@@ -156,7 +156,8 @@ rate_of(struct control_server *s, uid_t uid, ev_tstamp now)
 }
 
 /* Token bucket per uid; root is never limited.  A refusal is logged
- * when a user starts being limited, not for every request refused. */
+ * when a user starts being limited, not for every request refused nor
+ * whenever a token trickles in; only once its bucket has filled again. */
 static bool
 rate_ok(struct control_server *s, uid_t uid)
 {
@@ -167,19 +168,22 @@ rate_ok(struct control_server *s, uid_t uid)
 		return true;
 	r = rate_of(s, uid, now);
 	r->tokens += (now - r->last) * RATE_PER_SEC;
-	if (r->tokens > RATE_BURST)
+	if (r->tokens >= RATE_BURST) {
 		r->tokens = RATE_BURST;
+		r->limited = false; /* it slowed down: a new episode is logged */
+	}
 	r->last = now;
 	if (r->tokens < 1.0) {
 		if (!r->limited)
-			server_log(s->srv, LOG_LEVEL_WARNING,
-				   "control socket: uid %u over its rate limit",
-				   (unsigned)uid);
+			server_log(
+				s->srv, LOG_LEVEL_WARNING,
+				"control socket: uid %u over its rate limit (not logged "
+				"again until it slows down)",
+				(unsigned)uid);
 		r->limited = true;
 		return false;
 	}
 	r->tokens -= 1.0;
-	r->limited = false;
 	return true;
 }
 
