@@ -8,7 +8,7 @@
 # touched: see in_ns below.
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
-plan 23
+plan 24
 
 mount_hier cls; MANAGED="cls"
 program "${TAG}job"
@@ -39,6 +39,8 @@ if command -v cgexec >/dev/null && command -v cgclassify >/dev/null &&
 fi
 write_config
 daemon_start || bail "daemon"
+is "$real_before" "$(stat -c '%i %Y' "$REAL" 2>/dev/null || echo none)" \
+	"the daemon did not create or replace the real $REAL"
 
 start "$T/bin/${TAG}job" 300; plain=$LAST
 ok "the rules are active" wait_group "$plain" cls /ruled
