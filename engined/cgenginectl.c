@@ -19,6 +19,8 @@
 
 #define DEFAULT_SOCKET	"/run/cgengine/control.sock"
 #define TIMEOUT_SECONDS 60
+#define STR_(x)		#x
+#define STR(x)		STR_(x)
 
 static void
 usage(FILE *out)
@@ -69,8 +71,12 @@ connect_to(const char *path)
 	return fd;
 }
 
-/* Read one line (without its newline) into buf; false on EOF/error. */
-static bool
+/*
+ * Read one line (without its newline) into buf.  NULL on success, else
+ * why not, for people: the daemon closed the connection, did not answer
+ * in time, sent a line too long, or the read failed.
+ */
+static const char *
 read_line(int fd, char *buf, size_t len)
 {
 	size_t n = 0;
@@ -80,19 +86,24 @@ read_line(int fd, char *buf, size_t len)
 
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0)
-			return false;
+		if (r == 0)
+			return "the daemon closed the connection without answering";
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return "no answer within " STR(TIMEOUT_SECONDS) " seconds";
+		if (r < 0)
+			return strerror(errno);
 		if (buf[n] == '\n') {
 			buf[n] = '\0';
-			return true;
+			return NULL;
 		}
 		n++;
 	}
-	return false;
+	buf[n] = '\0';
+	return "answer line too long";
 }
 
-/* Copy exactly n bytes of body to stdout. */
-static bool
+/* Copy exactly n bytes of body to stdout; NULL, or why not. */
+static const char *
 copy_body(int fd, size_t n)
 {
 	char buf[65536];
@@ -102,13 +113,18 @@ copy_body(int fd, size_t n)
 
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0)
-			return false;
+		if (r == 0)
+			return "the daemon closed the connection in the middle of the answer";
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return "the rest of the answer did not come within " STR(
+				TIMEOUT_SECONDS) " seconds";
+		if (r < 0)
+			return strerror(errno);
 		if (fwrite(buf, 1, (size_t)r, stdout) != (size_t)r)
-			return false;
+			return "cannot write to standard output";
 		n -= (size_t)r;
 	}
-	return fflush(stdout) == 0;
+	return fflush(stdout) == 0 ? NULL : "cannot write to standard output";
 }
 
 static const struct option longopts[] = {
@@ -171,8 +187,12 @@ main(int argc, char **argv)
 	if (fd < 0)
 		return 3;
 	char reply[4200];
-	if (!read_line(fd, reply, sizeof(reply)))
-		reply[0] = '\0';
+	const char *why = read_line(fd, reply, sizeof(reply));
+	if (why != NULL) {
+		fprintf(stderr, "cgenginectl: no greeting from %s: %s\n", path, why);
+		close(fd);
+		return 3;
+	}
 	if (strncmp(reply, "ERR ", 4) == 0) { /* e.g. too many clients */
 		fprintf(stderr, "cgenginectl: %s\n", reply + 4);
 		close(fd);
@@ -184,16 +204,25 @@ main(int argc, char **argv)
 		close(fd);
 		return 3;
 	}
-	if (write(fd, line, len) != (ssize_t)len ||
-	    !read_line(fd, reply, sizeof(reply))) {
-		fprintf(stderr, "cgenginectl: no answer from %s: %s\n", path,
-			strerror(errno));
+	ssize_t w = send(fd, line, len, MSG_NOSIGNAL);
+	if (w < 0 && (errno == EPIPE || errno == ECONNRESET))
+		why = "the daemon closed the connection";
+	else if (w != (ssize_t)len)
+		why = w < 0 ? strerror(errno) : "short write";
+	else
+		why = read_line(fd, reply, sizeof(reply));
+	if (why != NULL) {
+		fprintf(stderr, "cgenginectl: no answer from %s: %s\n", path, why);
 		close(fd);
 		return 3;
 	}
 	int rc = 1;
 	if (strncmp(reply, "OK ", 3) == 0) {
-		rc = copy_body(fd, strtoul(reply + 3, NULL, 10)) ? 0 : 3;
+		rc = 0;
+		if ((why = copy_body(fd, strtoul(reply + 3, NULL, 10))) != NULL) {
+			fprintf(stderr, "cgenginectl: %s: %s\n", path, why);
+			rc = 3;
+		}
 	} else if (strncmp(reply, "ERR ", 4) == 0) {
 		fprintf(stderr, "cgenginectl: %s\n", reply + 4);
 	} else {

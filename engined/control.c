@@ -1,63 +1,47 @@
 /*
- * control.c -- the control socket: a line protocol served from the
- * event loop without blocking, authorised per request by the peer's
- * credentials (SO_PEERCRED).
+ * control.c -- the control socket: a line protocol served by server.c,
+ * authorised per request by the peer's credentials (SO_PEERCRED).
  *
  * Protocol, version 1 (see docs/protocol.md):
  *   server, on connect:  "CGENGINE 1\n"
  *   client:              ["json "] VERB [ARG...] "\n"     (at most 4096 bytes)
  *   server:              "OK <n>\n" and n bytes of body, or "ERR <message>\n"
- * A connection may carry several requests; it is closed after 10
- * seconds of silence, on a request that is too long, or when the
- * client reads too slowly.
+ * A connection may carry several requests.  The limits (connections per
+ * user, root's reserve, the request deadline, unsent output) are
+ * server.c's, set by the descriptor below; the per-user request rate
+ * is kept here.
  */
 #include "engined.h"
 #include "engined_private.h"
-#include "listener.h"
 #include "control_private.h"
+#include "server.h"
 
 #include <errno.h>
+#include <ev.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define MAX_CLIENTS  64
+#define STR_(x)	     #x
+#define STR(x)	     STR_(x)
 #define REQUEST_MAX  4096
-#define IDLE_TIMEOUT 10.0
-#define OUTPUT_MAX   (16 << 20)
+#define MAX_WORDS    64
 #define RATE_PER_SEC 20.0 /* requests a non-root user may make per second */
 #define RATE_BURST   40.0
 #define RATE_SLOTS   64
-
-struct client {
-	struct control_server *srv;
-	int fd;
-	uid_t uid;
-	pid_t pid;
-	char in[REQUEST_MAX + 1];
-	size_t inlen;
-	struct buf out;
-	size_t sent;
-	bool closing; /* close once the output is written */
-	ev_io rio, wio;
-	ev_timer idle;
-	LIST_ENTRY(client) link;
-};
 
 struct rate {
 	uid_t uid;
 	double tokens;
 	ev_tstamp last;
+	bool limited; /* refused, and not yet back to a full bucket: logged once */
 };
 
 struct control_server {
-	struct engine *engine;
-	struct ev_loop *loop;
-	struct listener lis;
-	size_t nclients;
-	LIST_HEAD(, client) clients;
+	struct core *core;
+	struct server *srv;
 	struct rate rates[RATE_SLOTS];
 };
 
@@ -139,135 +123,116 @@ buf_reset(struct buf *b)
 		b->p[0] = '\0';
 }
 
-/* ---- clients ------------------------------------------------------------------- */
+/* ---- requests ------------------------------------------------------------------- */
 
 static void
-client_close(struct client *c)
+answer(struct server_client *c, bool ok, const struct buf *body, const char *err)
 {
-	struct control_server *s = c->srv;
+	int rc;
 
-	if (s->loop != NULL) {
-		ev_io_stop(s->loop, &c->rio);
-		ev_io_stop(s->loop, &c->wio);
-		ev_timer_stop(s->loop, &c->idle);
-	}
-	close(c->fd);
-	LIST_REMOVE(c, link);
-	s->nclients--;
-	free(c->out.p);
-	free(c);
-}
-
-/* Write what is pending; false if the client was closed. */
-static bool
-flush(struct client *c)
-{
-	while (c->sent < c->out.len) {
-		ssize_t n = send(c->fd, c->out.p + c->sent, c->out.len - c->sent,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-			ev_io_start(c->srv->loop, &c->wio);
-			return true;
-		}
-		if (n <= 0) {
-			client_close(c);
-			return false;
-		}
-		c->sent += (size_t)n;
-	}
-	ev_io_stop(c->srv->loop, &c->wio);
-	buf_reset(&c->out);
-	c->sent = 0;
-	if (c->closing) {
-		client_close(c);
-		return false;
-	}
-	return true;
-}
-
-static void
-write_cb(struct ev_loop *loop, ev_io *w, int revents)
-{
-	(void)flush(w->data);
-}
-
-/* Queue a complete answer. */
-static void
-answer(struct client *c, bool ok, const struct buf *body, const char *err)
-{
-	if (c->out.len - c->sent > OUTPUT_MAX) {
-		log_warning("control: client pid %d reads too slowly, dropped",
-			    (int)c->pid);
-		c->closing = true;
-		return;
-	}
 	if (ok && !body->failed) {
-		buf_printf(&c->out, "OK %zu\n", body->len);
-		buf_add(&c->out, body->p ? body->p : "", body->len);
+		rc = server_printf(c, "OK %zu\n", body->len);
+		if (rc == 0)
+			rc = server_send(c, body->p ? body->p : "", body->len);
 	} else {
-		buf_printf(&c->out, "ERR %s\n", ok ? "out of memory" : err);
+		rc = server_printf(c, "ERR %s\n", ok ? "out of memory" : err);
 	}
+	(void)rc; /* on failure the server drops the client */
 }
 
-/* Token bucket per uid; root is never limited. */
+/* The token bucket of uid, made (or recycled, oldest first) when missing. */
+static struct rate *
+rate_of(struct control_server *s, uid_t uid, ev_tstamp now)
+{
+	struct rate *oldest = &s->rates[0];
+
+	for (size_t i = 0; i < RATE_SLOTS; i++) {
+		if (s->rates[i].last != 0 && s->rates[i].uid == uid)
+			return &s->rates[i];
+		if (s->rates[i].last < oldest->last)
+			oldest = &s->rates[i];
+	}
+	*oldest = (struct rate){ .uid = uid, .tokens = RATE_BURST, .last = now };
+	return oldest;
+}
+
+/* Token bucket per uid; root is never limited.  A refusal is logged
+ * when a user starts being limited, not for every request refused nor
+ * whenever a token trickles in; only once its bucket has filled again. */
 static bool
 rate_ok(struct control_server *s, uid_t uid)
 {
-	ev_tstamp now = ev_now(s->loop);
-	struct rate *r = NULL, *oldest = &s->rates[0];
+	ev_tstamp now = ev_now(server_loop(s->srv));
+	struct rate *r;
 
 	if (uid == 0)
 		return true;
-	for (size_t i = 0; i < RATE_SLOTS && r == NULL; i++) {
-		if (s->rates[i].last != 0 && s->rates[i].uid == uid)
-			r = &s->rates[i];
-		else if (s->rates[i].last < oldest->last)
-			oldest = &s->rates[i];
-	}
-	if (r == NULL) {
-		r = oldest;
-		*r = (struct rate){ .uid = uid, .tokens = RATE_BURST, .last = now };
-	}
+	r = rate_of(s, uid, now);
 	r->tokens += (now - r->last) * RATE_PER_SEC;
-	if (r->tokens > RATE_BURST)
+	if (r->tokens >= RATE_BURST) {
 		r->tokens = RATE_BURST;
+		r->limited = false; /* it slowed down: a new episode is logged */
+	}
 	r->last = now;
-	if (r->tokens < 1.0)
+	if (r->tokens < 1.0) {
+		if (!r->limited)
+			server_log(
+				s->srv, LOG_LEVEL_WARNING,
+				"control socket: uid %u over its rate limit (not logged "
+				"again until it slows down)",
+				(unsigned)uid);
+		r->limited = true;
 		return false;
+	}
 	r->tokens -= 1.0;
 	return true;
 }
 
-/* Split a request line into words (in place); the count. */
-static int
-split(char *line, char **argv, int max)
+int
+control_parse_line(char *line, char **argv, int max)
 {
 	int n = 0;
+	char *p = line;
 
-	for (char *tok = strtok(line, " \t\r"); tok && n < max;
-	     tok = strtok(NULL, " \t\r"))
-		argv[n++] = tok;
-	return n;
+	for (;;) {
+		p += strspn(p, " \t\r");
+		if (*p == '\0')
+			return n;
+		if (n == max)
+			return -1;
+		argv[n++] = p;
+		p += strcspn(p, " \t\r");
+		if (*p != '\0')
+			*p++ = '\0';
+	}
 }
 
-static void
-handle_line(struct client *c, char *line)
+static enum server_verdict
+control_request_cb(struct server_client *c, char *line, size_t len)
 {
-	char *argv[64];
+	struct control_server *s = server_ctx(server_of(c));
+	char *argv[MAX_WORDS];
 	char err[512] = "";
 	struct buf body = { 0 };
-	struct request rq = { .core = engine_core(c->srv->engine),
-			      .now = engine_now(c->srv->engine),
-			      .uid = c->uid,
-			      .pid = c->pid };
-	int argc = split(line, argv, 64);
+	struct request rq = { .core = s->core,
+			      .now = ev_now(server_loop(server_of(c))),
+			      .uid = server_client_uid(c),
+			      .pid = server_client_pid(c) };
 
+	if (memchr(line, '\0', len) != NULL) {
+		answer(c, false, NULL, "request contains a NUL byte");
+		return SERVER_NEXT;
+	}
+	int argc = control_parse_line(line, argv, MAX_WORDS);
 	if (argc == 0)
-		return; /* blank lines are allowed, and ignored */
-	if (!rate_ok(c->srv, c->uid)) {
+		return SERVER_IGNORE; /* blank lines are allowed, and ignored */
+	if (!rate_ok(s, rq.uid)) {
 		answer(c, false, NULL, "rate limit exceeded, slow down");
-		log_warning("control: uid %u over its rate limit", (unsigned)c->uid);
-		return;
+		return SERVER_NEXT;
+	}
+	if (argc < 0) {
+		answer(c, false, NULL, "too many words (at most 64)");
+		return SERVER_NEXT;
 	}
 	if (strcmp(argv[0], "json") == 0) {
 		rq.json = true;
@@ -276,125 +241,51 @@ handle_line(struct client *c, char *line)
 	}
 	if (argc == 0) {
 		answer(c, false, NULL, "empty request");
-		return;
+		return SERVER_NEXT;
 	}
 	int rc = control_dispatch(&rq, argc, argv, &body, err, sizeof(err));
 	answer(c, rc == 0, &body, err);
 	free(body.p);
+	return SERVER_NEXT;
 }
 
-static void
-read_cb(struct ev_loop *loop, ev_io *w, int revents)
-{
-	struct client *c = w->data;
-	ssize_t n = recv(c->fd, c->in + c->inlen, REQUEST_MAX - c->inlen, MSG_DONTWAIT);
-
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n <= 0) {
-		if (c->inlen > 0)
-			answer(c, false, NULL, "incomplete request (no newline)");
-		c->closing = true;
-		ev_io_stop(loop, &c->rio);
-		(void)flush(c);
-		return;
-	}
-	ev_timer_again(loop, &c->idle);
-	c->inlen += (size_t)n;
-	char *start = c->in, *nl;
-	while ((nl = memchr(start, '\n', c->inlen - (size_t)(start - c->in))) != NULL) {
-		*nl = '\0';
-		if (memchr(start, '\0', (size_t)(nl - start)) != NULL)
-			answer(c, false, NULL, "request contains a NUL byte");
-		else
-			handle_line(c, start);
-		start = nl + 1;
-	}
-	c->inlen -= (size_t)(start - c->in);
-	memmove(c->in, start, c->inlen);
-	if (c->inlen == REQUEST_MAX) {
-		answer(c, false, NULL, "request too long (at most 4096 bytes)");
-		c->closing = true;
-		ev_io_stop(loop, &c->rio);
-	}
-	(void)flush(c);
-}
-
-static void
-idle_cb(struct ev_loop *loop, ev_timer *w, int revents)
-{
-	struct client *c = w->data;
-
-	log_debug("control: client pid %d idle, closed", (int)c->pid);
-	client_close(c);
-}
-
-static void
-accept_cb(struct ev_loop *loop, ev_io *w, int revents)
-{
-	struct control_server *s = w->data;
-
-	for (;;) {
-		int fd = accept4(s->lis.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		struct ucred cred;
-		socklen_t len = sizeof(cred);
-
-		if (fd < 0)
-			return;
-		if (s->nclients >= MAX_CLIENTS) {
-			static const char full[] = "ERR too many clients, try again\n";
-			if (send(fd, full, sizeof(full) - 1,
-				 MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
-				log_debug("control: refused client left early");
-			close(fd);
-			continue;
-		}
-		struct client *c = calloc(1, sizeof(*c));
-		if (c == NULL ||
-		    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
-			free(c);
-			close(fd);
-			continue;
-		}
-		c->srv = s;
-		c->fd = fd;
-		c->uid = cred.uid;
-		c->pid = cred.pid;
-		ev_io_init(&c->rio, read_cb, fd, EV_READ);
-		ev_io_init(&c->wio, write_cb, fd, EV_WRITE);
-		ev_init(&c->idle, idle_cb);
-		c->idle.repeat = IDLE_TIMEOUT;
-		c->rio.data = c->wio.data = c->idle.data = c;
-		LIST_INSERT_HEAD(&s->clients, c, link);
-		s->nclients++;
-		ev_io_start(loop, &c->rio);
-		ev_timer_again(loop, &c->idle);
-		buf_printf(&c->out, "CGENGINE %d\n", CONTROL_PROTOCOL);
-		(void)flush(c);
-	}
-}
+static const struct server_proto control_proto = {
+	.name = "control socket",
+	.max_line = REQUEST_MAX,
+	.deadline = 10.0,
+	.max_clients = 64,
+	.root_reserve = 8,
+	.max_per_uid = 16,
+	.max_output = 64 << 10,
+	.greeting = "CGENGINE " STR(CONTROL_PROTOCOL) "\n",
+	.refusal = "ERR too many clients, try again\n",
+	.too_long = "ERR request too long (at most 4096 bytes)\n",
+	.partial = "ERR incomplete request (no newline)\n",
+	.request = control_request_cb,
+};
 
 /* ---- the server ------------------------------------------------------------------- */
 
 struct control_server *
-control_open(const char *path, struct engine *e)
+control_open(const char *path, struct core *core)
 {
 	struct control_server *s = calloc(1, sizeof(*s));
 
-	if (s == NULL || listener_open(&s->lis, path, 64, "control socket") < 0) {
+	if (s == NULL || (s->srv = server_new(&control_proto, s)) == NULL ||
+	    server_listen(s->srv, path, 64) < 0) {
+		if (s != NULL)
+			server_free(s->srv);
 		free(s);
 		return NULL;
 	}
-	s->engine = e;
-	LIST_INIT(&s->clients);
+	s->core = core;
 	return s;
 }
 
 void
 control_start(struct control_server *s, struct ev_loop *loop)
 {
-	s->loop = loop;
-	listener_start(&s->lis, loop, accept_cb, s);
+	server_start(s->srv, loop);
 }
 
 void
@@ -402,8 +293,6 @@ control_close(struct control_server *s)
 {
 	if (s == NULL)
 		return;
-	while (!LIST_EMPTY(&s->clients))
-		client_close(LIST_FIRST(&s->clients));
-	listener_close(&s->lis);
+	server_free(s->srv);
 	free(s);
 }

@@ -25,6 +25,14 @@ buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2,
 void buf_json_str(struct buf *b, const char *s);
 void buf_reset(struct buf *b);
 
+/*
+ * Split a request line into words, in place: blanks (space, tab, CR)
+ * separate them and are overwritten with NULs; argv[i] point into line.
+ * The number of words (0 for a blank line), or -1 if there are more
+ * than max.  Pure: no state, no I/O (a fuzzer calls it directly).
+ */
+int control_parse_line(char *line, char **argv, int max);
+
 struct request {
 	struct core *core;
 	double now; /* the loop's clock */

@@ -119,12 +119,6 @@ signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 
 /* ---- life cycle ------------------------------------------------------------ */
 
-int
-engine_make_sticky(struct engine *e, pid_t pid, uid_t peer, int flag)
-{
-	return core_make_sticky(e->core, pid, peer, flag);
-}
-
 static void
 log_report(void *arg, const char *msg)
 {
@@ -155,10 +149,10 @@ engine_new(const struct engine_options *opts)
 		goto fail;
 	}
 	if (cfg->sticky_socket[0] != '\0' &&
-	    (e->sticky = sticky_open(cfg->sticky_socket, e)) == NULL)
+	    (e->sticky = sticky_open(cfg->sticky_socket, e->core)) == NULL)
 		goto fail;
 	if (cfg->control_socket[0] != '\0' &&
-	    (e->control = control_open(cfg->control_socket, e)) == NULL)
+	    (e->control = control_open(cfg->control_socket, e->core)) == NULL)
 		goto fail;
 	return e;
 fail:
@@ -245,18 +239,6 @@ const struct config *
 engine_config(const struct engine *e)
 {
 	return core_policy(e->core)->cfg;
-}
-
-struct core *
-engine_core(struct engine *e)
-{
-	return e->core;
-}
-
-double
-engine_now(const struct engine *e)
-{
-	return e->loop != NULL ? ev_now(e->loop) : 0;
 }
 
 void

@@ -190,14 +190,8 @@ int engine_run(struct engine *e);
 void engine_free(struct engine *e);
 /* The configuration in force. */
 const struct config *engine_config(const struct engine *e);
-/* The core the loop drives; the loop's clock (monotonic seconds). */
-struct core *engine_core(struct engine *e);
-double engine_now(const struct engine *e);
 /* Reload, telling systemd (RELOADING=1 ... READY=1). */
 void engine_reload(struct engine *e);
-
-/* Used by sticky.c: register pid as sticky.  0 or -errno. */
-int engine_make_sticky(struct engine *e, pid_t pid, uid_t peer, int flag);
 
 /* ---- sticky.c ---------------------------------------------------------- */
 
@@ -205,7 +199,8 @@ struct sticky_server;
 struct ev_loop;
 
 /* Listen on path; NULL after logging an error. */
-struct sticky_server *sticky_open(const char *path, struct engine *e) ENGINED_WUR;
+struct core;
+struct sticky_server *sticky_open(const char *path, struct core *core) ENGINED_WUR;
 void sticky_start(struct sticky_server *s, struct ev_loop *loop);
 void sticky_close(struct sticky_server *s, struct ev_loop *loop);
 

@@ -47,7 +47,8 @@ void pidfile_remove(const char *path);
 /* control.c */
 struct control_server;
 struct ev_loop;
-struct control_server *control_open(const char *path, struct engine *e);
+struct core;
+struct control_server *control_open(const char *path, struct core *core);
 void control_start(struct control_server *s, struct ev_loop *loop);
 void control_close(struct control_server *s);
 

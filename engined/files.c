@@ -32,7 +32,45 @@ mkdir_parents(const char *path)
 	return 0;
 }
 
-/* A non-blocking listening fd at path, or -1 after logging. */
+/*
+ * May a socket be created at path?  Only a stale socket may be there
+ * (it is removed); anything else -- a symbolic link, a file -- is
+ * refused, so a wrong path never unlinks or chmods what it names.
+ */
+static int
+clear_path(const char *path, const char *what)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		log_error("%s: %s path: %s", path, what, strerror(errno));
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		log_error("%s: %s path is a symbolic link, refusing it", path, what);
+		return -1;
+	}
+	if (!S_ISSOCK(st.st_mode)) {
+		log_error("%s: %s path exists and is not a socket, refusing it", path,
+			  what);
+		return -1;
+	}
+	if (unlink(path) < 0 && errno != ENOENT) {
+		log_error("%s: cannot remove the stale %s: %s", path, what,
+			  strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A non-blocking listening fd at path, or -1 after logging.  The socket
+ * file is created world-connectable (0666) by bind itself, under a
+ * umask that clears only the execute bits: no chmod by path afterwards,
+ * which a symbolic link swapped in meanwhile could redirect.
+ */
 static int
 unix_listen(const char *path, int backlog, const char *what)
 {
@@ -59,10 +97,15 @@ unix_listen(const char *path, int backlog, const char *what)
 		log_error("%s: cannot create its directory: %s", path, strerror(-rc));
 		return -1;
 	}
-	unlink(path);
+	if (clear_path(path, what) < 0)
+		return -1;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
-	    chmod(path, 0666) < 0 || listen(fd, backlog) < 0) {
+	if (fd >= 0) {
+		mode_t old = umask(S_IXUSR | S_IXGRP | S_IXOTH);
+		rc = bind(fd, (struct sockaddr *)&addr, sizeof(addr));
+		umask(old);
+	}
+	if (fd < 0 || rc < 0 || listen(fd, backlog) < 0) {
 		log_error("%s: cannot listen on the %s: %s", path, what, strerror(errno));
 		if (fd >= 0)
 			close(fd);

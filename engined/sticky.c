@@ -4,177 +4,87 @@
  * and an int flag (0: this pid, 1: and its future children, 2: cancel)
  * and is answered "SUCCESS_STORE_PID\0".
  *
- * Clients are served from the event loop without blocking: each one
- * has a deadline, and their number is capped, so a stalled or hostile
+ * Served by server.c with a fixed-size record: each client has a
+ * deadline that bytes trickling in do not extend, connections are
+ * capped per user with a reserve for root, so a stalled or hostile
  * client never delays event handling.  A user may only make its own
  * processes sticky; root may make any.
  */
 #include "engined.h"
 #include "engined_private.h"
-#include "listener.h"
+#include "core.h"
+#include "server.h"
 
-#include <errno.h>
-#include <ev.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/queue.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#define MAX_CLIENTS    64
-#define CLIENT_TIMEOUT 2.0
 
 static const char reply[] = "SUCCESS_STORE_PID"; /* sent with its NUL: 18 bytes */
 
-struct sticky_client {
-	struct sticky_server *srv;
-	int fd;
-	unsigned char buf[sizeof(pid_t) + sizeof(int)];
-	size_t got;
-	ev_io io;
-	ev_timer deadline;
-	LIST_ENTRY(sticky_client) link;
-};
-
 struct sticky_server {
-	struct engine *engine;
-	struct ev_loop *loop;
-	struct listener lis;
-	size_t nclients;
-	LIST_HEAD(, sticky_client) clients;
+	struct core *core;
+	struct server *srv;
 };
 
-static void
-client_close(struct sticky_client *c)
+static enum server_verdict
+sticky_request_cb(struct server_client *c, char *req, size_t len)
 {
-	struct sticky_server *s = c->srv;
-
-	if (s->loop != NULL) {
-		ev_io_stop(s->loop, &c->io);
-		ev_timer_stop(s->loop, &c->deadline);
-	}
-	close(c->fd);
-	LIST_REMOVE(c, link);
-	s->nclients--;
-	free(c);
-}
-
-static void
-client_done(struct sticky_client *c)
-{
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
+	struct server *srv = server_of(c);
+	struct sticky_server *s = server_ctx(srv);
+	uid_t uid = server_client_uid(c);
 	pid_t pid;
 	int flag;
 
-	memcpy(&pid, c->buf, sizeof(pid));
-	memcpy(&flag, c->buf + sizeof(pid), sizeof(flag));
-	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
-		log_warning("sticky socket: no peer credentials: %s", strerror(errno));
-		return;
-	}
-	int rc = engine_make_sticky(c->srv->engine, pid, cred.uid, flag);
-	if (rc < 0) {
-		log_warning("sticky request for pid %d (flag %d) from uid %u denied: %s",
-			    (int)pid, flag, (unsigned)cred.uid, strerror(-rc));
-		return;
-	}
-	if (send(c->fd, reply, sizeof(reply), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
-		log_debug("sticky socket: client left before the answer");
+	memcpy(&pid, req, sizeof(pid));
+	memcpy(&flag, req + sizeof(pid), sizeof(flag));
+	int rc = core_make_sticky(s->core, pid, uid, flag);
+	if (rc < 0)
+		server_log(srv, LOG_LEVEL_WARNING,
+			   "sticky request for pid %d (flag %d) from uid %u denied: %s",
+			   (int)pid, flag, (unsigned)uid, strerror(-rc));
+	else if (server_send(c, reply, sizeof(reply)) < 0)
+		log_debug("sticky socket: no memory for the answer");
+	return SERVER_CLOSE; /* one request per connection, as libcgroup does */
 }
 
-static void
-client_read_cb(struct ev_loop *loop, ev_io *w, int revents)
-{
-	struct sticky_client *c = w->data;
-	ssize_t n = recv(c->fd, c->buf + c->got, sizeof(c->buf) - c->got, MSG_DONTWAIT);
-
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n <= 0) {
-		if (n < 0 || c->got > 0)
-			log_warning("sticky socket: incomplete request");
-		client_close(c);
-		return;
-	}
-	c->got += (size_t)n;
-	if (c->got < sizeof(c->buf))
-		return;
-	client_done(c);
-	client_close(c);
-}
-
-static void
-client_timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
-{
-	struct sticky_client *c = w->data;
-
-	log_warning("sticky socket: client too slow, dropped");
-	client_close(c);
-}
-
-static void
-accept_cb(struct ev_loop *loop, ev_io *w, int revents)
-{
-	struct sticky_server *s = w->data;
-
-	for (;;) {
-		int fd = accept4(s->lis.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-
-		if (fd < 0)
-			return; /* EAGAIN, or a client that gave up */
-		if (s->nclients >= MAX_CLIENTS) {
-			log_warning("sticky socket: too many clients, refusing one");
-			close(fd);
-			continue;
-		}
-		struct sticky_client *c = calloc(1, sizeof(*c));
-		if (c == NULL) {
-			close(fd);
-			continue;
-		}
-		c->srv = s;
-		c->fd = fd;
-		ev_io_init(&c->io, client_read_cb, fd, EV_READ);
-		c->io.data = c;
-		ev_timer_init(&c->deadline, client_timeout_cb, CLIENT_TIMEOUT, 0);
-		c->deadline.data = c;
-		ev_io_start(loop, &c->io);
-		ev_timer_start(loop, &c->deadline);
-		LIST_INSERT_HEAD(&s->clients, c, link);
-		s->nclients++;
-	}
-}
+static const struct server_proto sticky_proto = {
+	.name = "sticky socket",
+	.record = sizeof(pid_t) + sizeof(int),
+	.deadline = 2.0,
+	.max_clients = 64,
+	.root_reserve = 8,
+	.max_per_uid = 16,
+	.max_output = sizeof(reply),
+	.request = sticky_request_cb,
+};
 
 struct sticky_server *
-sticky_open(const char *path, struct engine *e)
+sticky_open(const char *path, struct core *core)
 {
 	struct sticky_server *s = calloc(1, sizeof(*s));
 
-	if (s == NULL || listener_open(&s->lis, path, 16, "sticky socket") < 0) {
+	if (s == NULL || (s->srv = server_new(&sticky_proto, s)) == NULL ||
+	    server_listen(s->srv, path, 16) < 0) {
+		if (s != NULL)
+			server_free(s->srv);
 		free(s);
 		return NULL;
 	}
-	s->engine = e;
-	LIST_INIT(&s->clients);
+	s->core = core;
 	return s;
 }
 
 void
 sticky_start(struct sticky_server *s, struct ev_loop *loop)
 {
-	s->loop = loop;
-	listener_start(&s->lis, loop, accept_cb, s);
+	server_start(s->srv, loop);
 }
 
 void
 sticky_close(struct sticky_server *s, struct ev_loop *loop)
 {
+	(void)loop; /* the server remembers the loop it was started on */
 	if (s == NULL)
 		return;
-	while (!LIST_EMPTY(&s->clients))
-		client_close(LIST_FIRST(&s->clients));
-	listener_close(&s->lis);
+	server_free(s->srv);
 	free(s);
 }

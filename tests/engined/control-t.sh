@@ -1,14 +1,17 @@
 #!/bin/sh
 # The control socket and cgenginectl: every verb, the permission model,
 # JSON output, and clients that misbehave (malformed, oversized,
-# half-written, stalled, many at once) without stopping classification.
+# half-written, stalled, many at once) without stopping classification;
+# the per-user connection cap with a real `nobody` peer and root's
+# reserve; a trickle that does not extend the deadline; a client that
+# writes without reading, which neither grows the daemon nor its log.
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
 command -v jq >/dev/null || skip_all "needs jq"
-plan 41
+plan 54
 
 mount_hier cpu; MANAGED="cpu"
-add_user "${TAG}a"; add_user "${TAG}b"
+add_user "${TAG}a"; add_user "${TAG}b"; add_user "${TAG}c"; add_user "${TAG}d"
 program "${TAG}job"
 echo "*:${TAG}job name=${TAG}cpu /jobs" >"$T/cgrules.conf"
 write_config
@@ -104,6 +107,65 @@ ctl --json explain "$u" >"$T/bad.json"
 ok "explain --json of a process whose exe is not UTF-8 parses with jq" jq -e . "$T/bad.json"
 is "${TAG}job-$(printf '\357\277\275\357\277\275')" \
 	"$(jq -r '.exe' "$T/bad.json" | sed 's|.*/||')" "the invalid bytes are shown as U+FFFD"
+
+# per-user connection caps: one user cannot lock others out, and the
+# last slots are root's (16 per user, 64 in all, 8 kept for root)
+STALL="$BUILDDIR/tests/lib/stall"
+turned_away() { # RUNNER...: a new connection made through RUNNER is refused
+	for i in $(seq 25); do
+		printf '' | "$@" "$RAW" "$SOCK" 1 | grep -q '^ERR too many clients' && return 0
+		sleep 0.2
+	done
+	return 1
+}
+stalls() { # UID: 20 stalled connections of that user; wait until they are made
+	setpriv --reuid="$1" --regid="$1" --clear-groups "$STALL" "$SOCK" 3 30 20 >"$T/stall.$1" &
+	KIDS="$KIDS $!"; STALLS="$STALLS $!"
+	for i in $(seq 50); do [ -s "$T/stall.$1" ] && return 0; sleep 0.1; done
+	return 1
+}
+STALLS=""
+log_quiet
+stalls 65534
+ok "nobody's 17th connection is turned away" \
+	turned_away setpriv --reuid=65534 --regid=65534 --clear-groups
+ok "the refusal is logged with the uid and its cap" \
+	wait_log "control socket: too many clients of uid 65534 (at most 16), refused pid"
+ok "root still gets in" ctl status
+ok "another user still gets in" as "${TAG}a" "$CTL" -s "$SOCK" version
+for u in "${TAG}a" "${TAG}b" "${TAG}c"; do stalls "$(id -u "$u")"; done
+ok "with 56 connections from four users, a fifth user is turned away" \
+	turned_away as "${TAG}d"
+ok "root still gets in: the last 8 slots are its own" ctl status
+for p in $STALLS; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+log_quiet
+
+# a trickle of bytes does not extend the request deadline (10 s);
+# meanwhile six clients write requests and never read the answers
+rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$DAEMON_PID/status"; }
+rss0=$(rss); lines0=$(wc -l <"$T/daemon.log")
+t0=$(date +%s)
+( for i in $(seq 9); do printf x; sleep 2; done ) | "$RAW" "$SOCK" 30 >"$T/trickle" & trickle=$!
+floods=""
+for i in 1 2 3 4 5 6; do
+	seq 2000000 | sed 's/.*/version/' | as "${TAG}b" "$RAW" "$SOCK" 1 >/dev/null 2>&1 &
+	floods="$floods $!"
+done
+wait "$trickle"
+took=$(( $(date +%s) - t0 ))
+ok "a client trickling a byte every 2 s is dropped by the deadline (after ${took} s, not 18)" \
+	test "$took" -le 14
+ok "logged as too slow" wait_log "pid [0-9]* (uid 0) too slow, no complete request within 10 s, dropped"
+for p in $floods; do wait "$p"; done
+ok "clients that never read are dropped" wait_log "(uid $(id -u "${TAG}b")) reads too slowly, dropped"
+rss1=$(rss)
+ok "and the daemon did not grow with their answers (RSS ${rss0} kB -> ${rss1} kB)" \
+	test $((rss1 - rss0)) -lt 8192
+ok "nor its log ($(( $(wc -l <"$T/daemon.log") - lines0 )) lines)" \
+	test $(( $(wc -l <"$T/daemon.log") - lines0 )) -lt 40
+ok "the rate limit is logged once, not per refused request" \
+	test "$(grep -c "uid $(id -u "${TAG}b") over its rate limit" "$T/daemon.log")" -le 2
+ok "status answers" ctl status
 ok "the daemon is alive" kill -0 "$DAEMON_PID"
 daemon_stop
 ok "the control socket is removed at exit" sh -c "! test -e '$SOCK'"

@@ -2,10 +2,13 @@
 # libcgroup's sticky protocol: cgexec --sticky and cgclassify --sticky
 # from Debian's cgroup-tools keep a process (and with the children flag
 # its later children) where it was put; requests are checked against
-# the caller's uid; stalled clients do not stop classification.
+# the caller's uid; stalled clients do not stop classification, one
+# user cannot take every connection, refusals are logged sparingly.
+# The machine's real sticky socket (/var/run/cgred.socket) is never
+# touched: see in_ns below.
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
-plan 16
+plan 24
 
 mount_hier cls; MANAGED="cls"
 program "${TAG}job"
@@ -13,28 +16,52 @@ add_user "${TAG}u"
 echo "*:${TAG}job name=${TAG}cls /ruled" >"$T/cgrules.conf"
 mkdir -p "$T/h/cls/manual" "$T/h/cls/manual2"
 
-# cgexec and cgclassify only know libcgroup's fixed socket path
+# cgexec and cgclassify only know libcgroup's fixed path,
+# /var/run/cgred.socket.  The daemon listens on a private path instead,
+# and they run in a private mount namespace where the directory of that
+# path is mounted over /var/run (that is, /run).
 REAL=/var/run/cgred.socket
-use_real=no
-# a socket file nobody answers on is stale (the daemon replaces it)
-if command -v cgexec >/dev/null &&
-   ! { [ -S "$REAL" ] && printf '' | "$BUILDDIR/tests/lib/rawctl" "$REAL" 1 >/dev/null 2>&1; }; then
-	STICKY=$REAL; use_real=yes
+mkdir -p "$T/run"
+STICKY="$T/run/cgred.socket"
+cat >"$T/in_ns" <<EOF
+#!/bin/sh
+# in_ns CMD...: run CMD (as the same process) where /var/run is $T/run
+exec unshare --mount --propagation private \\
+	sh -c 'mount --bind "\$0" /var/run && exec "\$@"' "$T/run" "\$@"
+EOF
+chmod 755 "$T/in_ns"
+in_ns() { "$T/in_ns" "$@"; }
+use_ns=no
+if command -v cgexec >/dev/null && command -v cgclassify >/dev/null &&
+   in_ns true 2>/dev/null; then
+	use_ns=yes
 fi
 write_config
 daemon_start || bail "daemon"
+# listens_on PATH: the daemon has a socket bound to PATH (other tests on
+# the machine may come and go at the real path: look at our daemon only)
+listens_on() {
+	for ino in $(ls -l "/proc/$DAEMON_PID/fd" | sed -n 's/.*socket:\[\([0-9]*\)\]$/\1/p'); do
+		awk -v i="$ino" -v p="$1" '$7 == i && $8 == p { f = 1 } END { exit !f }' \
+			/proc/net/unix && return 0
+	done
+	return 1
+}
+ok "the daemon listens on a private sticky socket" listens_on "$STICKY"
+not_real() { ! listens_on /var/run/cgred.socket && ! listens_on /run/cgred.socket; }
+ok "and not on the real $REAL" not_real
 
 start "$T/bin/${TAG}job" 300; plain=$LAST
 ok "the rules are active" wait_group "$plain" cls /ruled
 
-if [ $use_real = yes ]; then
-	start cgexec --sticky -g "name=${TAG}cls:/manual" "$T/bin/${TAG}job" 300; p1=$LAST
+if [ $use_ns = yes ]; then
+	start "$T/in_ns" cgexec --sticky -g "name=${TAG}cls:/manual" "$T/bin/${TAG}job" 300; p1=$LAST
 	ok "cgexec --sticky puts the program where asked" wait_group "$p1" cls /manual
 	ok "the daemon recorded it as sticky" wait_log "pid $p1 (cgexec) is sticky"
 	sleep 0.5
 	is /manual "$(cgroup_of "$p1" cls)" "and did not move it after its exec"
 
-	start cgexec --sticky -g "name=${TAG}cls:/manual" sh -c "'$T/bin/${TAG}job' 300 & echo \$! >'$T/child.pid'; wait"
+	start "$T/in_ns" cgexec --sticky -g "name=${TAG}cls:/manual" sh -c "'$T/bin/${TAG}job' 300 & echo \$! >'$T/child.pid'; wait"
 	i=0; while [ ! -s "$T/child.pid" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
 	child=$(cat "$T/child.pid"); KIDS="$KIDS $child"
 	sleep 0.5
@@ -42,13 +69,13 @@ if [ $use_real = yes ]; then
 
 	start "$T/bin/${TAG}job" 300; p2=$LAST
 	wait_group "$p2" cls /ruled
-	cgclassify --sticky -g "name=${TAG}cls:/manual2" "$p2"
+	in_ns cgclassify --sticky -g "name=${TAG}cls:/manual2" "$p2"
 	ok "cgclassify --sticky moves a running process" wait_group "$p2" cls /manual2
 	reload_daemon
 	sleep 0.3
 	is /manual2 "$(cgroup_of "$p2" cls)" "the rescan after a reload leaves it alone"
 else
-	skip 6 "cgexec missing or $REAL in use by another daemon"
+	skip 6 "needs cgexec, cgclassify and unshare --mount"
 fi
 SOCK=$(sed -n 's/^sticky-socket = "\(.*\)"$/\1/p' "$T/cgengined.conf")
 REQ="$BUILDDIR/tests/lib/stickyreq"
@@ -70,10 +97,30 @@ is "(none)" "$(setpriv --reuid="${TAG}u" --regid="${TAG}u" --clear-groups "$REQ"
 ok "the denial is logged" wait_log "sticky request for pid $p4 (flag 0) from uid $(id -u "${TAG}u") denied"
 
 STALL="$BUILDDIR/tests/lib/stall"
+# one user's connections are capped (16); others, and root, still get in
+log_quiet
+setpriv --reuid=65534 --regid=65534 --clear-groups "$STALL" "$SOCK" 3 8 30 >"$T/nobody.out" &
+KIDS="$KIDS $!"
+ok "a user's connections beyond its cap are refused" \
+	wait_log "sticky socket: too many clients of uid 65534 (at most 16), refused pid"
+run_as "${TAG}u" "$T/bin/${TAG}job" 300; p6=$LAST
+is "SUCCESS_STORE_PID (18 bytes)" \
+	"$(setpriv --reuid="${TAG}u" --regid="${TAG}u" --clear-groups "$REQ" "$SOCK" "$p6" 0)" \
+	"meanwhile another user is served"
+start "$T/bin/${TAG}job" 300; p7=$LAST
+is "SUCCESS_STORE_PID (18 bytes)" "$($REQ "$SOCK" "$p7" 0)" "and root"
+log_quiet # their deadline (2 s) drops them; then the log limiter starts afresh
+
 "$STALL" "$SOCK" 3 8 80 >"$T/stall.out" & KIDS="$KIDS $!"
 sleep 0.5
 start "$T/bin/${TAG}job" 300; p5=$LAST
 ok "80 stalled clients do not stop classification" wait_group "$p5" cls /ruled
-ok "clients beyond the cap are refused" wait_log "too many clients"
-ok "stalled clients are dropped after their deadline" wait_log "client too slow" 5
+ok "clients beyond the cap are refused" wait_log "too many clients, refused pid [0-9]* (uid 0)"
+ok "stalled clients are dropped after their deadline" \
+	wait_log "too slow, no complete request within 2 s, dropped" 5
+ok "refusals and drops are logged a few lines a second" \
+	wait_log "sticky socket: [0-9]* more messages suppressed in the last second"
+ok "not one line per client" test "$(grep -c 'too slow' "$T/daemon.log")" -lt 20
+ok "the daemon is alive" kill -0 "$DAEMON_PID"
+daemon_stop
 done_testing

@@ -199,3 +199,17 @@ stop_kids() {
 	for p in $KIDS; do wait "$p" 2>/dev/null; done
 	KIDS=""
 }
+
+# log_quiet: wait until the daemon has logged nothing for over a second,
+# so the socket servers' log limiter (a few lines a second) starts
+# afresh and the next refusal is logged
+log_quiet() {
+	prev=-1
+	for i in $(seq 30); do
+		cur=$(wc -l <"$T/daemon.log")
+		[ "$cur" = "$prev" ] && return 0
+		prev=$cur
+		sleep 1.2
+	done
+	return 1
+}
