@@ -22,7 +22,6 @@ struct buf {
 void buf_add(struct buf *b, const char *s, size_t n);
 void
 buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void buf_json_str(struct buf *b, const char *s);
 void buf_reset(struct buf *b);
 
 /*

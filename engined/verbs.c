@@ -16,6 +16,7 @@
 #include "control_private.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -65,6 +66,67 @@ deny(struct verb_ctx *x, const char *fmt, ...)
 	va_end(ap);
 	log_warning("control: uid %u denied: %s", (unsigned)x->rq->uid, msg);
 	return fail(x, "permission denied: %s", msg);
+}
+
+/* ---- output buffers ----------------------------------------------------------- */
+
+void
+buf_add(struct buf *b, const char *s, size_t n)
+{
+	if (b->failed)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 1024;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		char *p = realloc(b->p, cap);
+		if (p == NULL) {
+			b->failed = true;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+void
+buf_printf(struct buf *b, const char *fmt, ...)
+{
+	char small[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(small)) {
+		buf_add(b, small, (size_t)n);
+		return;
+	}
+	char *big = malloc((size_t)n + 1);
+	if (big == NULL) {
+		b->failed = true;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	buf_add(b, big, (size_t)n);
+	free(big);
+}
+
+void
+buf_reset(struct buf *b)
+{
+	b->len = 0;
+	b->failed = false;
+	if (b->p != NULL)
+		b->p[0] = '\0';
 }
 
 /* ---- JSON values ------------------------------------------------------------- */
