@@ -11,8 +11,7 @@
 
 /* names.c: id -> name caches for the %u and %g templates */
 struct name_table {
-	struct name_entry *v;
-	size_t cap, n;
+	struct rules_map map; /* id -> struct name_entry */
 };
 
 #define NAMES_MAX 256 /* longer user or group names are refused unasked */

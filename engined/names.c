@@ -18,39 +18,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A cached name (the map's value); the map is keyed by the id. */
 struct name_entry {
-	uint32_t id;
-	char *name; /* NULL = empty slot */
+	char *name;
 };
 
-static struct name_entry *
-find(struct name_table *t, uint32_t id)
+/* The cached name of id, or NULL. */
+static const char *
+cached(const struct name_table *t, uint32_t id)
 {
-	for (size_t i = (id * 2654435761u) & (t->cap - 1);; i = (i + 1) & (t->cap - 1))
-		if (t->v[i].name == NULL || t->v[i].id == id)
-			return &t->v[i];
+	const struct name_entry *e = rules_map_find(&t->map, id, NULL, NULL);
+
+	return e != NULL ? e->name : NULL;
 }
 
-static void
+/* Remember name for id; the copy, or NULL when out of memory. */
+static const char *
 insert(struct name_table *t, uint32_t id, const char *name)
 {
-	if ((t->n + 1) * 2 > t->cap) {
-		struct name_table bigger = { .cap = t->cap ? t->cap * 2 : 64 };
+	bool fresh;
 
-		if ((bigger.v = calloc(bigger.cap, sizeof(*bigger.v))) == NULL)
-			return;
-		for (size_t i = 0; i < t->cap; i++)
-			if (t->v[i].name != NULL)
-				*find(&bigger, t->v[i].id) = t->v[i];
-		free(t->v);
-		t->v = bigger.v;
-		t->cap = bigger.cap;
+	if (t->map.slot == 0)
+		rules_map_init(&t->map, sizeof(struct name_entry));
+	struct name_entry *e = rules_map_insert(&t->map, id, NULL, NULL, &fresh);
+	if (e == NULL)
+		return NULL;
+	if (fresh && (e->name = strdup(name)) == NULL) {
+		rules_map_remove(&t->map, e);
+		return NULL;
 	}
-	struct name_entry *e = find(t, id);
-	if (e->name == NULL && (e->name = strdup(name)) != NULL) {
-		e->id = id;
-		t->n++;
-	}
+	return e->name;
 }
 
 /* ---- the system's databases: rules/nss.c, the one NSS wrapper -------------------- */
@@ -93,36 +90,36 @@ names_grouplist(const char *user, gid_t gid, gid_t *groups, size_t max)
 const char *
 names_user(struct name_table *t, uid_t uid)
 {
-	struct name_entry *e = t->cap ? find(t, uid) : NULL;
+	const char *name = cached(t, uid);
 	struct names_user u;
 
-	if (e != NULL && e->name != NULL)
-		return e->name;
+	if (name != NULL)
+		return name;
 	if (names_user_by_uid(uid, &u) < 0)
 		return NULL;
-	insert(t, uid, u.name);
-	return t->cap ? find(t, uid)->name : NULL;
+	return insert(t, uid, u.name);
 }
 
 const char *
 names_group(struct name_table *t, gid_t gid)
 {
-	struct name_entry *e = t->cap ? find(t, gid) : NULL;
+	const char *known = cached(t, gid);
 	char name[NAMES_MAX];
 
-	if (e != NULL && e->name != NULL)
-		return e->name;
+	if (known != NULL)
+		return known;
 	if (rules_nss_group_name(gid, name, sizeof(name)) < 0)
 		return NULL;
-	insert(t, gid, name);
-	return t->cap ? find(t, gid)->name : NULL;
+	return insert(t, gid, name);
 }
 
 void
 names_clear(struct name_table *t)
 {
-	for (size_t i = 0; i < t->cap; i++)
-		free(t->v[i].name);
-	free(t->v);
-	*t = (struct name_table){ 0 };
+	size_t cursor = 0;
+	struct name_entry *e;
+
+	while ((e = rules_map_next(&t->map, &cursor)) != NULL)
+		free(e->name);
+	rules_map_free(&t->map);
 }

@@ -1,9 +1,7 @@
 /*
- * proctab.c -- what the daemon remembers per process: an
- * open-addressing hash from pid to struct proc (identity and flags).
- * Entries are few (sticky and boosted processes), so the table stays
- * small; deletion uses backward-shift so no tombstones pile up under a
- * fork storm.
+ * proctab.c -- what the daemon remembers per process: pid -> struct
+ * proc (identity and flags), in the project's hash table (rules_map).
+ * Entries are few (sticky and boosted processes).
  */
 #include "core_private.h"
 
@@ -11,36 +9,16 @@
 #include <stdlib.h>
 
 struct proctab {
-	struct proc *v;
-	size_t cap, n; /* cap is a power of two */
+	struct rules_map map; /* pid -> struct proc */
 };
-
-static size_t
-slot_of(const struct proctab *t, pid_t pid)
-{
-	return ((size_t)pid * 2654435761u) & (t->cap - 1);
-}
-
-static struct proc *
-find(const struct proctab *t, pid_t pid)
-{
-	for (size_t i = slot_of(t, pid);; i = (i + 1) & (t->cap - 1))
-		if (t->v[i].id.pid == pid || t->v[i].id.pid == 0)
-			return &t->v[i];
-}
 
 struct proctab *
 proctab_new(void)
 {
 	struct proctab *t = calloc(1, sizeof(*t));
 
-	if (t == NULL)
-		return NULL;
-	t->cap = 64;
-	if ((t->v = calloc(t->cap, sizeof(*t->v))) == NULL) {
-		free(t);
-		return NULL;
-	}
+	if (t != NULL)
+		rules_map_init(&t->map, sizeof(struct proc));
 	return t;
 }
 
@@ -49,88 +27,56 @@ proctab_free(struct proctab *t)
 {
 	if (t == NULL)
 		return;
-	free(t->v);
+	rules_map_free(&t->map);
 	free(t);
 }
 
 struct proc *
 proctab_get(const struct proctab *t, pid_t pid)
 {
-	struct proc *e = pid > 0 ? find(t, pid) : NULL;
-
-	return e != NULL && e->id.pid == pid ? e : NULL;
-}
-
-static int
-grow(struct proctab *t)
-{
-	struct proctab bigger = { .cap = t->cap * 2 };
-
-	if ((bigger.v = calloc(bigger.cap, sizeof(*bigger.v))) == NULL)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->cap; i++)
-		if (t->v[i].id.pid != 0)
-			*find(&bigger, t->v[i].id.pid) = t->v[i];
-	free(t->v);
-	t->v = bigger.v;
-	t->cap = bigger.cap;
-	return 0;
+	return pid > 0 ? rules_map_find(&t->map, (uint64_t)pid, NULL, NULL) : NULL;
 }
 
 int
 proctab_set(struct proctab *t, struct procid id, unsigned flags)
 {
+	bool fresh;
+
 	if (id.pid <= 0)
 		return -EINVAL;
 	if (flags == 0) {
 		proctab_forget(t, id.pid);
 		return 0;
 	}
-	if ((t->n + 1) * 2 > t->cap && grow(t) < 0)
+	struct proc *p = rules_map_insert(&t->map, (uint64_t)id.pid, NULL, NULL, &fresh);
+	if (p == NULL)
 		return -ENOMEM;
-	struct proc *e = find(t, id.pid);
-	if (e->id.pid == 0)
-		t->n++;
-	*e = (struct proc){ .id = id, .flags = flags };
+	*p = (struct proc){ .id = id, .flags = flags };
 	return 0;
 }
 
 void
 proctab_forget(struct proctab *t, pid_t pid)
 {
-	if (pid <= 0)
-		return;
-	struct proc *e = find(t, pid);
-	if (e->id.pid == 0)
-		return;
-	size_t hole = (size_t)(e - t->v);
-	t->v[hole] = (struct proc){ .id.pid = 0 };
-	t->n--;
-	/* backward-shift the entries of the cluster after the hole */
-	for (size_t i = (hole + 1) & (t->cap - 1); t->v[i].id.pid != 0;
-	     i = (i + 1) & (t->cap - 1)) {
-		size_t home = slot_of(t, t->v[i].id.pid);
-		bool movable = hole <= i ? (home <= hole || home > i)
-					 : (home <= hole && home > i);
-		if (movable) {
-			t->v[hole] = t->v[i];
-			t->v[i] = (struct proc){ .id.pid = 0 };
-			hole = i;
-		}
-	}
+	struct proc *p = proctab_get(t, pid);
+
+	if (p != NULL)
+		rules_map_remove(&t->map, p);
 }
 
 size_t
 proctab_count(const struct proctab *t)
 {
-	return t->n;
+	return rules_map_count(&t->map);
 }
 
 void
 proctab_foreach(const struct proctab *t, void (*fn)(void *arg, const struct proc *p),
 		void *arg)
 {
-	for (size_t i = 0; i < t->cap; i++)
-		if (t->v[i].id.pid != 0)
-			fn(arg, &t->v[i]);
+	size_t cursor = 0;
+	const struct proc *p;
+
+	while ((p = rules_map_next(&t->map, &cursor)) != NULL)
+		fn(arg, p);
 }

@@ -65,63 +65,20 @@ field_problem(const struct statefile_record *r, char *msg, size_t len)
 	return msg;
 }
 
-/* ---- the set of ids seen (open addressing, linear probing) ----------------------- */
-
-struct idset {
-	uint32_t *id; /* 0 = free slot */
-	unsigned *line;
-	size_t cap, n;
-};
-
-static size_t
-id_slot(const struct idset *s, uint32_t id)
-{
-	size_t i = (id * 2654435761u) & (s->cap - 1);
-
-	while (s->id[i] != 0 && s->id[i] != id)
-		i = (i + 1) & (s->cap - 1);
-	return i;
-}
-
-static int
-idset_grow(struct idset *s)
-{
-	struct idset bigger = { .cap = s->cap ? s->cap * 2 : 64 };
-
-	bigger.id = calloc(bigger.cap, sizeof(*bigger.id));
-	bigger.line = calloc(bigger.cap, sizeof(*bigger.line));
-	if (bigger.id == NULL || bigger.line == NULL) {
-		free(bigger.id);
-		free(bigger.line);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < s->cap; i++) {
-		if (s->id[i] == 0)
-			continue;
-		size_t j = id_slot(&bigger, s->id[i]);
-		bigger.id[j] = s->id[i];
-		bigger.line[j] = s->line[i];
-	}
-	bigger.n = s->n;
-	free(s->id);
-	free(s->line);
-	*s = bigger;
-	return 0;
-}
+/* ---- the ids seen: id -> the line it was first on (the project's hash table) -- */
 
 /* The line id was first seen on, or 0 if new (then it is added). */
 static int
-idset_add(struct idset *s, uint32_t id, unsigned line, unsigned *first)
+idset_add(struct rules_map *ids, uint32_t id, unsigned line, unsigned *first)
 {
-	if ((s->n + 1) * 2 > s->cap && idset_grow(s) < 0)
+	bool fresh;
+	unsigned *at = rules_map_insert(ids, id, NULL, NULL, &fresh);
+
+	if (at == NULL)
 		return -ENOMEM;
-	size_t i = id_slot(s, id);
-	*first = s->id[i] != 0 ? s->line[i] : 0;
-	if (*first == 0) {
-		s->id[i] = id;
-		s->line[i] = line;
-		s->n++;
-	}
+	*first = fresh ? 0 : *at;
+	if (fresh)
+		*at = line;
 	return 0;
 }
 
@@ -131,7 +88,7 @@ struct parser {
 	const struct statefile_parse_options *o;
 	unsigned line;
 	unsigned version;
-	struct idset ids;
+	struct rules_map ids; /* id -> first line */
 	char *text;  /* the current line, NUL-terminated, split in place */
 	char **word; /* its words: room for nwords */
 	size_t nwords;
@@ -424,6 +381,8 @@ int
 statefile_parse(const char *buf, size_t len, const struct statefile_parse_options *o)
 {
 	struct parser p = { .o = o, .version = 1 };
+
+	rules_map_init(&p.ids, sizeof(unsigned));
 	size_t off = 0;
 	int rc = 0;
 
@@ -452,8 +411,7 @@ statefile_parse(const char *buf, size_t len, const struct statefile_parse_option
 	free(p.word);
 	free(p.m);
 	free(p.sorted);
-	free(p.ids.id);
-	free(p.ids.line);
+	rules_map_free(&p.ids);
 	if (rc == -ECANCELED)
 		rc = 0;
 	return rc < 0 ? rc : p.delivered;

@@ -234,4 +234,38 @@ int rules_expand(const char *tmpl, const struct rules_task *task, char *buf,
  */
 const char *rules_dest_problem(const char *dest);
 
+/* ---- the project's one hash table (map.c), also used by engined/ --------- */
+
+/*
+ * A hash table of fixed-size values, stored inline.  A key is a 64-bit
+ * hash: small integer keys (pids, uids, ids) are their own hash and
+ * pass eq == NULL; compound keys pass an eq that compares the probe
+ * with a stored value.  Pointers to values stay valid until the next
+ * insert or remove.
+ */
+struct rules_map {
+	unsigned char *v;
+	size_t vsize, slot; /* value size; bytes per slot */
+	size_t cap, n;	    /* cap is 0 or a power of two */
+};
+
+typedef bool rules_map_eq_fn(const void *value, const void *probe);
+
+void rules_map_init(struct rules_map *m, size_t vsize);
+/* Free the table (values owning memory must be freed before). */
+void rules_map_free(struct rules_map *m);
+/* The value under hash (and probe), or NULL. */
+void *rules_map_find(const struct rules_map *m, uint64_t hash, rules_map_eq_fn *eq,
+		     const void *probe);
+/* The value under hash, made (zeroed, *fresh = true) if missing; NULL
+ * when out of memory. */
+void *rules_map_insert(struct rules_map *m, uint64_t hash, rules_map_eq_fn *eq,
+		       const void *probe, bool *fresh);
+/* Remove the entry holding value (a pointer from find or insert). */
+void rules_map_remove(struct rules_map *m, void *value);
+size_t rules_map_count(const struct rules_map *m);
+/* Iterate: *cursor starts at 0; NULL at the end.  No insert or remove
+ * while iterating. */
+void *rules_map_next(const struct rules_map *m, size_t *cursor);
+
 #endif
