@@ -182,7 +182,8 @@ on_fork(struct core *c, const struct procev_event *ev)
 		return;
 	const struct proc *old = proctab_get(c->procs, child.pid);
 	unsigned flags = old != NULL && procid_eq(old->id, child) ? old->flags : 0;
-	proc_set_flags(c, child, flags | PROC_STICKY | PROC_STICKY_CHILDREN);
+	proc_set_flags(c, child,
+		       flags | PROC_STICKY | PROC_STICKY_CHILDREN | (pflags & PROC_ROOT_PIN));
 }
 
 /*
@@ -425,7 +426,13 @@ core_make_sticky(struct core *c, pid_t pid, uid_t peer, int flag)
 		return rc;
 	const struct proc *p = proc_known(c, pid);
 	unsigned flags = p != NULL ? p->flags : 0;
-	flags &= ~(PROC_STICKY | PROC_STICKY_CHILDREN);
+	/* an administrator's pin is policy: its owner cannot undo it */
+	if ((flags & PROC_ROOT_PIN) && peer != 0) {
+		log_warning("sticky request of uid %u for pid %d (%s) refused: root pinned it",
+			    (unsigned)peer, (int)pid, t->comm);
+		return -EPERM;
+	}
+	flags &= ~(PROC_STICKY | PROC_STICKY_CHILDREN | PROC_ROOT_PIN);
 	if (flag == 2) {
 		if ((rc = proctab_set(c->procs, id, flags)) == 0)
 			log_info("pid %d (%s) is no longer sticky", (int)pid, t->comm);
@@ -438,7 +445,8 @@ core_make_sticky(struct core *c, pid_t pid, uid_t peer, int flag)
 		return -EBUSY;
 	}
 	rc = proctab_set(c->procs, id,
-			 flags | PROC_STICKY | (flag == 1 ? PROC_STICKY_CHILDREN : 0));
+			 flags | PROC_STICKY | (flag == 1 ? PROC_STICKY_CHILDREN : 0) |
+				 (peer == 0 ? PROC_ROOT_PIN : 0));
 	if (rc == 0)
 		log_info("pid %d (%s) is sticky%s (sticky)", (int)pid, t->comm,
 			 flag == 1 ? " with its children" : "");

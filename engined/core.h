@@ -66,6 +66,7 @@ struct core_stats {
 #define PROC_STICKY_CHILDREN 0x2u /* and children forked later */
 #define PROC_BOOSTED	     0x4u /* member of at least one boost */
 #define PROC_LEADER_GONE     0x8u /* main thread exited, others run on */
+#define PROC_ROOT_PIN	     0x10u /* root made it sticky: only root may undo it */
 
 /* A boost (read-only outside boost.c). */
 struct boost {
@@ -128,8 +129,9 @@ double core_next_deadline(const struct core *c, double now);
 
 /*
  * libcgroup's sticky request from peer: flag 0 = pid, 1 = pid and its
- * future children, 2 = cancel.  0 or -errno (-EPERM: not the peer's;
- * -EBUSY: the process is boosted).
+ * future children, 2 = cancel.  0 or -errno (-EPERM: not the peer's, or
+ * pinned by root and the peer is not root; -EBUSY: the process is
+ * boosted).
  */
 int core_make_sticky(struct core *c, pid_t pid, uid_t peer, int flag) ENGINED_WUR;
 

@@ -95,6 +95,13 @@ test_sticky(struct core *c)
 	event(c, PROCEV_FORK, 301, 300, 5.0);
 	ok(core_proc_flags(c, 301) & PROC_STICKY, "its child is sticky too (flag 1)");
 
+	/* an administrator's pin cannot be undone by the process's owner */
+	is_int(0, core_make_sticky(c, 200, 0, 0), "root pins nobody's process");
+	is_int(-EPERM, core_make_sticky(c, 200, NOBODY, 2), "its owner cannot cancel that");
+	is_int(-EPERM, core_make_sticky(c, 200, NOBODY, 1), "nor change it");
+	is_int(0, core_make_sticky(c, 200, 0, 2), "root can");
+	ok(!(core_proc_flags(c, 200) & PROC_STICKY), "... and 200 is no longer sticky");
+
 	/* pid reuse with the exit event lost: nothing is inherited */
 	is_int(0, core_make_sticky(c, 400, NOBODY, 1), "pin 400");
 	fixture_proc(&fx, 400, 0, 0, "/usr/bin/bash", 41, "/www");
@@ -320,7 +327,7 @@ test_cleanup(struct core *c)
 int
 main(void)
 {
-	plan(54);
+	plan(59);
 	fixture_init(&fx);
 	fixture_files(&fx, profile, rules);
 	fixture_proc(&fx, 100, 0, 0, "/usr/bin/bash", 10, "/");
