@@ -104,6 +104,7 @@ KIDS="$KIDS $!"
 ok "a user's connections beyond its cap are refused" \
 	wait_log "sticky socket: too many clients of uid 65534 (at most 16), refused pid"
 run_as "${TAG}u" "$T/bin/${TAG}job" 300; p6=$LAST
+wait_group "$p6" cls /ruled # exec'd, so setpriv has made it the user's
 is "SUCCESS_STORE_PID (18 bytes)" \
 	"$(setpriv --reuid="${TAG}u" --regid="${TAG}u" --clear-groups "$REQ" "$SOCK" "$p6" 0)" \
 	"meanwhile another user is served"
