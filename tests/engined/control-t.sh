@@ -145,10 +145,12 @@ log_quiet
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$DAEMON_PID/status"; }
 rss0=$(rss); lines0=$(wc -l <"$T/daemon.log")
 t0=$(date +%s)
-( for i in $(seq 9); do printf x; sleep 2; done ) | "$RAW" "$SOCK" 30 >"$T/trickle" & trickle=$!
+( for i in $(seq 9); do printf x; sleep 2; done ) | timeout 40 "$RAW" "$SOCK" 30 >"$T/trickle" &
+trickle=$!
 floods=""
 for i in 1 2 3 4 5 6; do
-	seq 2000000 | sed 's/.*/version/' | as "${TAG}b" "$RAW" "$SOCK" 1 >/dev/null 2>&1 &
+	seq 2000000 | sed 's/.*/version/' | timeout 40 setpriv --reuid="${TAG}b" \
+		--regid="${TAG}b" --init-groups "$RAW" "$SOCK" 1 >/dev/null 2>&1 &
 	floods="$floods $!"
 done
 wait "$trickle"
