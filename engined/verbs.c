@@ -55,6 +55,31 @@ fail(struct verb_ctx *x, const char *fmt, ...)
 static json_t *
 deny(struct verb_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * Log a denial: at most DENY_BURST lines a second, then one line a
+ * second counting the others, so many hostile users together cannot
+ * flood the log.
+ */
+#define DENY_BURST 5
+
+static void
+log_denial(const struct request *rq, const char *msg)
+{
+	static double window = -1;
+	static unsigned logged, quiet;
+
+	if (rq->now - window >= 1.0) {
+		if (quiet > 0)
+			log_warning("control: %u more denials not logged", quiet);
+		window = rq->now;
+		logged = quiet = 0;
+	}
+	if (logged++ < DENY_BURST)
+		log_warning("control: uid %u denied: %s", (unsigned)rq->uid, msg);
+	else
+		quiet++;
+}
+
 static json_t *
 deny(struct verb_ctx *x, const char *fmt, ...)
 {
@@ -64,7 +89,7 @@ deny(struct verb_ctx *x, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	log_warning("control: uid %u denied: %s", (unsigned)x->rq->uid, msg);
+	log_denial(x->rq, msg);
 	return fail(x, "permission denied: %s", msg);
 }
 
@@ -435,8 +460,10 @@ v_explain(struct verb_ctx *x)
 		return fail(x, "pid %d is a kernel thread; cgengined never moves those",
 			    (int)pid);
 	if (r == DECIDE_DENIED) {
-		log_warning("control: uid %u denied: explain of pid %d, not its own",
-			    (unsigned)x->rq->uid, (int)pid);
+		char msg[64];
+
+		snprintf(msg, sizeof(msg), "explain of pid %d, not its own", (int)pid);
+		log_denial(x->rq, msg);
 		return fail(x, "permission denied: pid %d belongs to another user", (int)pid);
 	}
 	const struct task *t = core_snapshot(c);
