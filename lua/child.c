@@ -33,8 +33,8 @@ send_msg(struct sandbox *s, const struct wbuf *w)
 		_exit(3); /* the caller is gone, or a bug: either way, stop */
 }
 
-static void __attribute__((noreturn))
-fail(struct sandbox *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void __attribute__((noreturn)) fail(struct sandbox *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 static void
 fail(struct sandbox *s, const char *fmt, ...)
@@ -163,7 +163,8 @@ set_limits(const struct hooks *h)
 	if (vm != 0) {
 		/* room for the Lua state (twice: realloc copies) and some slack */
 		struct rlimit as;
-		as.rlim_cur = as.rlim_max = vm + 2 * (unsigned long)h->opts.memory + AS_SLACK;
+		as.rlim_cur = as.rlim_max =
+			vm + 2 * (unsigned long)h->opts.memory + AS_SLACK;
 		setrlimit(RLIMIT_AS, &as);
 	}
 }
@@ -179,11 +180,11 @@ drop_privileges(struct sandbox *s, const struct hooks *h)
 	if (setgroups(0, NULL) < 0)
 		fail(s, "%s: Lua helper: setgroups: %s", h->script, strerror(errno));
 	if (setresgid(g, g, g) < 0)
-		fail(s, "%s: Lua helper: cannot switch to gid %ld: %s", h->script, (long)g,
-		     strerror(errno));
+		fail(s, "%s: Lua helper: cannot switch to gid %ld: %s", h->script,
+		     (long)g, strerror(errno));
 	if (setresuid(u, u, u) < 0)
-		fail(s, "%s: Lua helper: cannot switch to uid %ld: %s", h->script, (long)u,
-		     strerror(errno));
+		fail(s, "%s: Lua helper: cannot switch to uid %ld: %s", h->script,
+		     (long)u, strerror(errno));
 	if (u != 0 && setuid(0) == 0)
 		fail(s, "%s: Lua helper: could get root back", h->script);
 }
@@ -206,8 +207,7 @@ set_up(struct sandbox *s, struct hooks *h, pid_t parent)
 
 /* The error at the top of the stack, prefixed by the file name when
  * Lua did not put a position in it; then fail. */
-static void __attribute__((noreturn))
-load_error(struct sandbox *s, const char *m)
+static void __attribute__((noreturn)) load_error(struct sandbox *s, const char *m)
 {
 	size_t n = strlen(s->script);
 
@@ -255,8 +255,8 @@ struct call_state {
 };
 
 static void
-serve_call(struct sandbox *s, struct call_state *c, const unsigned char *msg,
-	   size_t len, unsigned char *out)
+serve_call(struct sandbox *s, struct call_state *c, const unsigned char *msg, size_t len,
+	   unsigned char *out)
 {
 	struct rbuf r = { .p = msg, .len = len };
 	struct wbuf w = { .p = out, .cap = HOOKS_MSG_MAX };
@@ -289,8 +289,7 @@ serve_call(struct sandbox *s, struct call_state *c, const unsigned char *msg,
 	send_msg(s, &w);
 }
 
-static void __attribute__((noreturn))
-serve(struct sandbox *s)
+static void __attribute__((noreturn)) serve(struct sandbox *s)
 {
 	unsigned char *in = malloc(HOOKS_MSG_MAX), *out = malloc(HOOKS_MSG_MAX);
 	struct call_state c = { 0 };

@@ -70,7 +70,8 @@ helper_stop(struct hooks *h)
 		if (h->pidfd >= 0)
 			pidfd_kill(h->pidfd);
 		else if (!reap(h))
-			kill(h->pid, SIGKILL); /* no pidfd: not reaped yet, so still ours */
+			kill(h->pid,
+			     SIGKILL); /* no pidfd: not reaped yet, so still ours */
 		if (h->pidfd >= 0) {
 			struct pollfd p = { .fd = h->pidfd, .events = POLLIN };
 			(void)poll(&p, 1, REAP_WAIT_MS);
@@ -79,7 +80,8 @@ helper_stop(struct hooks *h)
 				usleep(1000);
 		}
 		if (!reap(h))
-			hooks_log(h, HOOKS_WARNING, "the Lua helper did not exit when killed");
+			hooks_log(h, HOOKS_WARNING,
+				  "the Lua helper did not exit when killed");
 	}
 	if (h->pidfd >= 0)
 		close(h->pidfd);
@@ -203,7 +205,8 @@ describe_death(struct hooks *h, char *err, size_t errlen)
 			break;
 	}
 	if (rc == 0 && si.si_code == CLD_EXITED)
-		snprintf(err, errlen, "the Lua helper exited with status %d", si.si_status);
+		snprintf(err, errlen, "the Lua helper exited with status %d",
+			 si.si_status);
 	else if (rc == 0)
 		snprintf(err, errlen, "the Lua helper was killed by signal %d",
 			 si.si_status);
@@ -226,7 +229,8 @@ helper_wait(struct hooks *h, double deadline, char *err, size_t errlen)
 			return -EPIPE;
 		if (rc <= 0)
 			continue;
-		ssize_t len = recv(h->fd, h->msg, HOOKS_MSG_MAX, MSG_DONTWAIT | MSG_TRUNC);
+		ssize_t len =
+			recv(h->fd, h->msg, HOOKS_MSG_MAX, MSG_DONTWAIT | MSG_TRUNC);
 		if (len < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
 		if (len <= 0) {
@@ -244,7 +248,8 @@ helper_wait(struct hooks *h, double deadline, char *err, size_t errlen)
 			break;
 		case W_ASK:
 			if (serve_ask(h, &r) < 0) {
-				snprintf(err, errlen, "the Lua helper sent a bad request");
+				snprintf(err, errlen,
+					 "the Lua helper sent a bad request");
 				return -EPROTO;
 			}
 			break;
@@ -316,9 +321,10 @@ helper_start(struct hooks *h, bool *has_classify, char *err, size_t errlen)
 	char why[HOOKS_TEXT_MAX];
 	ssize_t len = helper_wait(h, hooks_now() + load_ms / 1000.0, why, sizeof(why));
 	if (len == -ETIMEDOUT)
-		snprintf(err, errlen,
-			 "%s: not loaded within %ld ms (10 x lua-timeout): the main chunk or init() is stuck or too slow",
-			 h->script, load_ms);
+		snprintf(
+			err, errlen,
+			"%s: not loaded within %ld ms (10 x lua-timeout): the main chunk or init() is stuck or too slow",
+			h->script, load_ms);
 	else if (len < 0)
 		snprintf(err, errlen, "%s: %s", h->script, why);
 	if (len < 0 || loaded(h, len, has_classify, err, errlen) < 0) {

@@ -103,7 +103,8 @@ hooks_load(const struct hooks_options *opts, char *err, size_t errlen)
 	h->pid = -1;
 	h->pidfd = h->fd = -1;
 	h->cmdlen = -1;
-	h->timeout_ms = opts->timeout_ms > 0 ? opts->timeout_ms : HOOKS_TIMEOUT_DEFAULT_MS;
+	h->timeout_ms =
+		opts->timeout_ms > 0 ? opts->timeout_ms : HOOKS_TIMEOUT_DEFAULT_MS;
 	h->script = strdup(opts->script);
 	h->msg = malloc(HOOKS_MSG_MAX);
 	h->cmdline = malloc(HOOKS_CMDLINE_MAX);
@@ -148,7 +149,8 @@ static void
 lost_helper(struct hooks *h)
 {
 	helper_stop(h);
-	double delay = h->failures == 0 ? 0 : 1 << (h->failures < 7 ? h->failures - 1 : 6);
+	double delay =
+		h->failures == 0 ? 0 : 1 << (h->failures < 7 ? h->failures - 1 : 6);
 	if (delay > BACKOFF_MAX)
 		delay = BACKOFF_MAX;
 	h->next_start = hooks_now() + delay;
@@ -171,7 +173,8 @@ ensure_helper(struct hooks *h, char *err, size_t errlen)
 			lost_helper(h); /* it died between two calls */
 		double wait = h->next_start - hooks_now();
 		if (wait > 0) {
-			snprintf(err, errlen, "the Lua helper is down (next start in %.0f s)",
+			snprintf(err, errlen,
+				 "the Lua helper is down (next start in %.0f s)",
 				 wait < 1 ? 1 : wait);
 			return -1;
 		}
@@ -181,7 +184,8 @@ ensure_helper(struct hooks *h, char *err, size_t errlen)
 		char line[HOOKS_TEXT_MAX + 128];
 
 		lost_helper(h);
-		snprintf(line, sizeof(line), "cannot start the Lua helper again: %s", err);
+		snprintf(line, sizeof(line), "cannot start the Lua helper again: %s",
+			 err);
 		hooks_log(h, HOOKS_ERROR, line);
 		snprintf(err, errlen, "the Lua helper failed to start");
 		return -1;
@@ -211,7 +215,8 @@ call(struct hooks *h, const struct hooks_task *task, struct hooks_slot *slots, s
 		snprintf(err, errlen, "cannot reach the Lua helper: %s", strerror(-rc));
 	if (len == -ETIMEDOUT) {
 		h->stats.timeouts++;
-		snprintf(err, errlen, "timed out after %ld ms (lua-timeout); helper killed",
+		snprintf(err, errlen,
+			 "timed out after %ld ms (lua-timeout); helper killed",
 			 h->timeout_ms);
 	}
 	if (len < 0) {
@@ -222,8 +227,8 @@ call(struct hooks *h, const struct hooks_task *task, struct hooks_slot *slots, s
 	if (rc == -EPROTO) {
 		char m[HOOKS_TEXT_MAX + 64];
 
-		snprintf(m, sizeof(m), "invalid answer from the Lua helper (%s); helper killed",
-			 err);
+		snprintf(m, sizeof(m),
+			 "invalid answer from the Lua helper (%s); helper killed", err);
 		snprintf(err, errlen, "%.*s", (int)(errlen - 1), m);
 		lost_helper(h);
 	}
@@ -281,7 +286,8 @@ hooks_stack_depth(const struct hooks *h)
 
 	if (h->fd < 0 || helper_send(mh, &q, 1) < 0)
 		return -1;
-	ssize_t len = helper_wait(mh, hooks_now() + h->timeout_ms / 1000.0, err, sizeof(err));
+	ssize_t len =
+		helper_wait(mh, hooks_now() + h->timeout_ms / 1000.0, err, sizeof(err));
 	struct rbuf r = { .p = h->msg, .len = len > 0 ? (size_t)len : 0 };
 	if (len <= 0 || rget_u8(&r) != W_DEPTH_IS)
 		return -1;

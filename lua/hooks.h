@@ -34,9 +34,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define HOOKS_WUR      __attribute__((warn_unused_result))
-#define HOOKS_DEST_MAX 1024 /* as RULES_DEST_MAX */
-#define HOOKS_TIMEOUT_DEFAULT_MS 100 /* when hooks_options.timeout_ms is 0 */
+#define HOOKS_WUR		 __attribute__((warn_unused_result))
+#define HOOKS_DEST_MAX		 1024 /* as RULES_DEST_MAX */
+#define HOOKS_TIMEOUT_DEFAULT_MS 100  /* when hooks_options.timeout_ms is 0 */
 
 enum hooks_level {
 	HOOKS_ERROR,
@@ -150,8 +150,8 @@ pid_t hooks_helper_pid(const struct hooks *h);
  * out is written even on failure (scratch space); in is never written.
  * Pure: no I/O, no globals; meant for fuzzing.
  */
-int hooks_answer_parse(const void *buf, size_t len, const struct hooks_slot *in,
-		       struct hooks_slot *out, size_t n, char *err,
-		       size_t errlen) HOOKS_WUR;
+int
+hooks_answer_parse(const void *buf, size_t len, const struct hooks_slot *in,
+		   struct hooks_slot *out, size_t n, char *err, size_t errlen) HOOKS_WUR;
 
 #endif

@@ -22,20 +22,20 @@
 
 struct hooks {
 	struct hooks_options opts;
-	char *script;	       /* the path (opts.script points here) */
-	char *text;	       /* the script, read once, for every helper */
+	char *script; /* the path (opts.script points here) */
+	char *text;   /* the script, read once, for every helper */
 	size_t textlen;
-	long timeout_ms;       /* per classify() call */
-	bool has_classify;     /* as the first helper found it */
-	pid_t pid;	       /* the helper, or -1 */
-	int pidfd;	       /* its pidfd, or -1 */
-	int fd;		       /* our end of the socketpair, or -1 */
-	pid_t owner;	       /* the process that started the helper */
-	unsigned failures;     /* helpers lost in a row (for the back-off) */
-	double next_start;     /* no new helper before this time */
-	unsigned char *msg;    /* HOOKS_MSG_MAX bytes */
-	char *cmdline;	       /* HOOKS_CMDLINE_MAX bytes, read once per call */
-	int cmdlen;	       /* its length, or -1 if not read in this call */
+	long timeout_ms;	      /* per classify() call */
+	bool has_classify;	      /* as the first helper found it */
+	pid_t pid;		      /* the helper, or -1 */
+	int pidfd;		      /* its pidfd, or -1 */
+	int fd;			      /* our end of the socketpair, or -1 */
+	pid_t owner;		      /* the process that started the helper */
+	unsigned failures;	      /* helpers lost in a row (for the back-off) */
+	double next_start;	      /* no new helper before this time */
+	unsigned char *msg;	      /* HOOKS_MSG_MAX bytes */
+	char *cmdline;		      /* HOOKS_CMDLINE_MAX bytes, read once per call */
+	int cmdlen;		      /* its length, or -1 if not read in this call */
 	const struct hooks_task *cur; /* the task of the call in progress */
 	struct hooks_slot *scratch;   /* the answer before it is accepted */
 	size_t nscratch;
@@ -76,14 +76,14 @@ struct sandbox {
 	long instructions;
 	size_t mem_used, mem_cap;
 	long budget_left;
-	long step;		      /* instructions between two budget checks */
-	int env_ref;		      /* the sandbox's _ENV table */
-	int classify_ref;	      /* classify(), or LUA_NOREF */
-	int task_ref;		      /* the reusable task userdata */
-	int cache_ref;		      /* per-call cache of lazy task fields */
-	int fd;			      /* the socket to the caller */
-	unsigned char *reply;	      /* HOOKS_MSG_MAX bytes for answers to asks */
-	const struct hooks_task *cur; /* the task of the call in progress */
+	long step;			/* instructions between two budget checks */
+	int env_ref;			/* the sandbox's _ENV table */
+	int classify_ref;		/* classify(), or LUA_NOREF */
+	int task_ref;			/* the reusable task userdata */
+	int cache_ref;			/* per-call cache of lazy task fields */
+	int fd;				/* the socket to the caller */
+	unsigned char *reply;		/* HOOKS_MSG_MAX bytes for answers to asks */
+	const struct hooks_task *cur;	/* the task of the call in progress */
 	const struct hooks_slot *slots; /* its input slots */
 	struct hooks_slot *scratch;	/* the hook's answer */
 	size_t n;

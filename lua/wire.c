@@ -273,8 +273,8 @@ wire_clean(char *buf, size_t size, const char *text, size_t len)
 }
 
 static int
-parse_slots(struct rbuf *r, const struct hooks_slot *in, struct hooks_slot *out,
-	    size_t n, char *err, size_t errlen)
+parse_slots(struct rbuf *r, const struct hooks_slot *in, struct hooks_slot *out, size_t n,
+	    char *err, size_t errlen)
 {
 	uint32_t got = rget_u32(r);
 
