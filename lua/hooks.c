@@ -117,6 +117,8 @@ hooks_load(const struct hooks_options *opts, char *err, size_t errlen)
 		goto fail;
 	if (helper_start(h, &h->has_classify, err, errlen) < 0)
 		goto fail;
+	if (!h->has_classify)
+		helper_stop(h); /* init() ran; nothing will be asked of it */
 	return h;
 fail:
 	hooks_free(h);

@@ -1,10 +1,11 @@
 #!/bin/sh
 # Lua hooks with the real daemon: the shipped examples change decisions
-# for real processes; a hook that clears, keeps, raises or loops; a
-# broken script on reload keeps the old one; --check reports it.
+# for real processes; a hook that clears, keeps, raises, loops or stalls
+# inside C (stopped by the helper's deadline); the helper runs as nobody;
+# a broken script on reload keeps the old one; --check reports it.
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
-plan 20
+plan 25
 
 mount_hier cpu; mount_hier net; MANAGED="cpu net"
 add_group "${TAG}profs"; add_group "${TAG}studs"
@@ -48,6 +49,32 @@ run_as "${TAG}p" "$T/bin/${TAG}job" - - 0 300; nj=$LAST
 ok "batch-arg: a job started with --batch goes to /batch" wait_group "$bj" cpu /batch
 ok "batch-arg: the same job without it stays in /profs" wait_group "$nj" cpu /profs
 ok "batch-arg: the network decision of the rules stands" wait_group "$bj" net /jobs
+
+# A pattern match on the user's command line that backtracks for ever:
+# the instruction budget does not see time inside C, the deadline does.
+cat >"$T/stall.lua" <<EOF
+local NET = "name=${TAG}net"
+function classify(task, decision, why)
+  if task.comm ~= "${TAG}job" then goto done end
+  for _, a in ipairs(task.cmdline) do
+    if a:find(".-.-.-.-#") then decision[NET] = "/never" end
+  end
+  ::done::
+  if task.comm == "${TAG}browser" then decision[NET] = "/www/hooked" end
+end
+EOF
+sed -i "s|^lua-script = .*|lua-script = \"$T/stall.lua\"|" "$T/cgengined.conf"
+reload_daemon || bail "reload to stall.lua"
+helpers() { ps -o pid= --ppid "$DAEMON_PID" | tr -d ' '; }
+is "$(id -u nobody)" "$(awk '/^Uid:/ { print $3 }' "/proc/$(helpers)/status")" \
+	"the Lua helper runs as nobody"
+start "$T/bin/${TAG}job" - - 0 300 "$(printf '%2000s' '' | tr ' ' a)"; sj=$LAST
+start "$T/bin/${TAG}browser" 300; sb2=$LAST
+ok "a hook stalled in a pattern match: the rules' decision stands" wait_group "$sj" net /jobs
+ok "it is stopped and logged as a timeout" \
+	wait_log "Lua hook classify() failed: timed out after 100 ms (lua-timeout); helper killed"
+ok "the next process goes through a new helper" wait_group "$sb2" net /www/hooked
+is 1 "$(helpers | wc -l)" "the stalled helper is reaped"
 
 cat >"$T/mixed.lua" <<EOF
 local NET = "name=${TAG}net"
