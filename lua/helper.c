@@ -180,8 +180,8 @@ serve_log(struct hooks *h, struct rbuf *r)
 	const char *m = rget_bytes(r, &len);
 	char line[HOOKS_TEXT_MAX];
 
-	if (r->bad || level > HOOKS_DEBUG)
-		return;
+	if (r->bad || level > HOOKS_DEBUG || ++h->nlogs > HOOKS_LOGS_MAX)
+		return; /* a hook cannot flood the daemon's log */
 	wire_clean(line, sizeof(line), m, len);
 	hooks_log(h, (enum hooks_level)level, line);
 }
@@ -215,8 +215,8 @@ describe_death(struct hooks *h, char *err, size_t errlen)
 	h->pid = -1; /* reaped, or not ours to reap */
 }
 
-ssize_t
-helper_wait(struct hooks *h, double deadline, char *err, size_t errlen)
+static ssize_t
+wait_loop(struct hooks *h, double deadline, char *err, size_t errlen)
 {
 	for (;;) {
 		double left = deadline - hooks_now();
@@ -259,6 +259,21 @@ helper_wait(struct hooks *h, double deadline, char *err, size_t errlen)
 	}
 }
 
+ssize_t
+helper_wait(struct hooks *h, double deadline, char *err, size_t errlen)
+{
+	h->nlogs = 0;
+	ssize_t len = wait_loop(h, deadline, err, errlen);
+	if (h->nlogs > HOOKS_LOGS_MAX) {
+		char m[128];
+		snprintf(m, sizeof(m),
+			 "Lua hook: %u more log lines dropped (at most %d a call)",
+			 h->nlogs - HOOKS_LOGS_MAX, HOOKS_LOGS_MAX);
+		hooks_log(h, HOOKS_WARNING, m);
+	}
+	return len;
+}
+
 /* ---- starting ------------------------------------------------------------- */
 
 /* After the helper's first message: loaded, or why not. */
@@ -299,6 +314,11 @@ helper_start(struct hooks *h, bool *has_classify, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: socketpair: %s", h->script, strerror(errno));
 		return -1;
 	}
+	/* room for the largest message even where the default is small
+	 * (the kernel caps this at wmem_max; failing is harmless) */
+	int sndbuf = 2 * HOOKS_MSG_MAX;
+	(void)setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	(void)setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	h->owner = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {

@@ -20,7 +20,8 @@
  * elsewhere that reaps every child (libev's default loop does) is
  * harmless.  A process that forks keeps no helper: the first call in
  * the child process starts its own (a daemon that forks into the
- * background after loading its hooks).
+ * background after loading its hooks).  The caller must be single-
+ * threaded (the helper is forked without exec).
  *
  * This module never touches /proc, cgroupfs or netlink: what it needs
  * about a task comes in through struct hooks_task and its callbacks,

@@ -17,6 +17,7 @@
 #define HOOKS_MSG_MAX	  (160 * 1024) /* one message, either way */
 #define HOOKS_CMDLINE_MAX 65536	       /* bytes of a command line */
 #define HOOKS_TEXT_MAX	  1024	       /* a log line or error message */
+#define HOOKS_LOGS_MAX	  100	       /* log lines per call (or load) */
 
 /* ---- the caller's side ----------------------------------------------- */
 
@@ -37,6 +38,7 @@ struct hooks {
 	char *cmdline;		      /* HOOKS_CMDLINE_MAX bytes, read once per call */
 	int cmdlen;		      /* its length, or -1 if not read in this call */
 	const struct hooks_task *cur; /* the task of the call in progress */
+	unsigned nlogs;		      /* log lines in this call */
 	struct hooks_slot *scratch;   /* the answer before it is accepted */
 	size_t nscratch;
 	struct hooks_stats stats;
@@ -129,9 +131,9 @@ enum wire_type {
 	W_DEPTH,    /* what is the Lua stack depth? */
 	/* helper -> caller */
 	W_LOADED,   /* u8 has_classify */
-	W_FAILED,   /* str message (load or call failed) */
+	W_FAILED,   /* bytes: message (load or call failed) */
 	W_ANSWER,   /* u32 n, n x (u8 set, [str dest]) */
-	W_LOG,	    /* u8 level, str message */
+	W_LOG,	    /* u8 level, bytes: message */
 	W_ASK,	    /* u8 what, i64 id, str key */
 	W_DEPTH_IS, /* i64 depth */
 };

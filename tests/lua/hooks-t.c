@@ -582,6 +582,30 @@ test_helper_death(void)
 	hooks_free(h);
 }
 
+/* What the helper logs cannot forge lines or flood the log. */
+static void
+test_log_limits(void)
+{
+	char err[512];
+	struct hooks_slot s[2];
+	struct hooks *h = load(
+		"logs.lua",
+		"function classify(t, d)\n"
+		"  if t.pid == 1 then cgengine.log('info', 'a\\nforged: b') return end\n"
+		"  for i = 1, 1000 do cgengine.log('info', 'line ' .. i) end\n"
+		"end\n",
+		100000, 1 << 22, err);
+
+	is_int(0, classify_pid(h, s, 1), "a hook logs a newline");
+	is_string("a?forged: b", last_log, "it cannot start a line of its own");
+	nlogs = 0;
+	is_int(0, classify(h, s), "a hook logs 1000 lines");
+	is_int(101, nlogs, "100 reach the log, then one notice");
+	is_string("Lua hook: 900 more log lines dropped (at most 100 a call)", last_log,
+		  "which says so");
+	hooks_free(h);
+}
+
 /* As root the helper runs as the given user, without groups. */
 static void
 test_privileges(void)
@@ -771,7 +795,7 @@ main(void)
 	snprintf(dir, sizeof(dir), "/tmp/cgetest-lua.XXXXXX");
 	if (mkdtemp(dir) == NULL)
 		bail("mkdtemp");
-	plan(11 + 2 + 5 + 13 + 8 * 3 + 2 + 7 + 2 + (10 * 2 + 5) + 7 + 4 + 6 + 5 + 23);
+	plan(11 + 2 + 5 + 13 + 8 * 3 + 2 + 7 + 2 + (10 * 2 + 5) + 7 + 4 + 6 + 5 + 5 + 23);
 	test_forbidden();
 	test_bytecode();
 	test_errors_at_load();
@@ -782,6 +806,7 @@ main(void)
 	test_gc();
 	test_init_stall();
 	test_helper_death();
+	test_log_limits();
 	test_privileges();
 	test_answer_parse();
 
