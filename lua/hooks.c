@@ -234,9 +234,11 @@ call(struct hooks *h, const struct hooks_task *task, struct hooks_slot *slots, s
 		snprintf(err, errlen, "%.*s", (int)(errlen - 1), m);
 		lost_helper(h);
 	}
-	if (rc < 0)
+	if (rc == -EPROTO)
 		return -1;
 	h->failures = 0; /* a helper that answers is a healthy one */
+	if (rc < 0)
+		return -1; /* the hook failed: its message is in err */
 	memcpy(slots, h->scratch, n * sizeof(*slots));
 	return 0;
 }
@@ -280,19 +282,21 @@ hooks_helper_pid(const struct hooks *h)
 }
 
 int
-hooks_stack_depth(const struct hooks *h)
+hooks_stack_depth(struct hooks *h)
 {
-	struct hooks *mh = (struct hooks *)h; /* only the message buffer changes */
 	unsigned char q = W_DEPTH;
 	char err[HOOKS_TEXT_MAX];
 
-	if (h->fd < 0 || helper_send(mh, &q, 1) < 0)
+	if (h->fd < 0 || helper_send(h, &q, 1) < 0)
 		return -1;
 	ssize_t len =
-		helper_wait(mh, hooks_now() + h->timeout_ms / 1000.0, err, sizeof(err));
-	struct rbuf r = { .p = h->msg, .len = len > 0 ? (size_t)len : 0 };
-	if (len <= 0 || rget_u8(&r) != W_DEPTH_IS)
+		helper_wait(h, hooks_now() + h->timeout_ms / 1000.0, err, sizeof(err));
+	if (len < 0) {
+		lost_helper(h); /* an answer arriving later would confuse a call */
 		return -1;
+	}
+	struct rbuf r = { .p = h->msg, .len = (size_t)len };
+	int type = (int)rget_u8(&r);
 	int64_t d = rget_i64(&r);
-	return r.bad ? -1 : (int)d;
+	return type != W_DEPTH_IS || r.bad ? -1 : (int)d;
 }

@@ -132,8 +132,9 @@ int hooks_classify(struct hooks *h, const struct hooks_task *task,
 const struct hooks_stats *hooks_stats(const struct hooks *h);
 
 /* For tests: the Lua stack depth between calls (must stay constant),
- * asked of the helper; -1 if it does not answer in time. */
-int hooks_stack_depth(const struct hooks *h);
+ * asked of the helper; -1 if there is none or it does not answer in
+ * time (then it is replaced, as after a failed call). */
+int hooks_stack_depth(struct hooks *h);
 
 /* The helper's pid, or -1 while there is none. */
 pid_t hooks_helper_pid(const struct hooks *h);

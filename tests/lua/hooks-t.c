@@ -420,6 +420,7 @@ test_deadline(void)
 	for (size_t i = 0; i < 2; i++) {
 		snprintf(text, sizeof(text),
 			 "function classify(t, d)\n"
+			 "  if t.pid == 13 then error('unlucky') end\n"
 			 "  if t.pid == 666 then %s end\n"
 			 "  d['net_cls'] = '/ok/' .. t.pid\n"
 			 "end\n",
@@ -454,6 +455,15 @@ test_deadline(void)
 		   stalls[i].name, (unsigned long long)st->calls,
 		   (unsigned long long)st->errors, (unsigned long long)st->timeouts,
 		   (unsigned long long)st->restarts);
+		if (i == 0) {
+			/* a hook error is no failure of the helper */
+			is_int(-1, classify_pid(h, s, 666), "a stall");
+			is_int(-1, classify_pid(h, s, 13),
+			       "a hook error in the next helper");
+			is_int(-1, classify_pid(h, s, 666), "then a stall");
+			is_int(0, classify_pid(h, s, 7),
+			       "a new helper at once: the error showed the last was healthy");
+		}
 		if (i == 1) {
 			/* a second failure before a call succeeds: back off */
 			pid_t p = hooks_helper_pid(h);
@@ -795,7 +805,8 @@ main(void)
 	snprintf(dir, sizeof(dir), "/tmp/cgetest-lua.XXXXXX");
 	if (mkdtemp(dir) == NULL)
 		bail("mkdtemp");
-	plan(11 + 2 + 5 + 13 + 8 * 3 + 2 + 7 + 2 + (10 * 2 + 5) + 7 + 4 + 6 + 5 + 5 + 23);
+	plan(11 + 2 + 5 + 13 + 8 * 3 + 2 + 7 + 2 + (10 * 2 + 4 + 5) + 7 + 4 + 6 + 5 + 5 +
+	     23);
 	test_forbidden();
 	test_bytecode();
 	test_errors_at_load();
