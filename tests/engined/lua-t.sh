@@ -5,7 +5,7 @@
 # a broken script on reload keeps the old one; --check reports it.
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
-plan 25
+plan 27
 
 mount_hier cpu; mount_hier net; MANAGED="cpu net"
 add_group "${TAG}profs"; add_group "${TAG}studs"
@@ -113,4 +113,16 @@ daemon_stop
 "$CGENGINED" --check -c "$T/cgengined.conf" >"$T/check.out" 2>&1
 is 1 "$?" "--check fails on a broken script"
 is "$T/broken.lua:2: unexpected symbol near '='" "$(cat "$T/check.out")" "with the same message"
+
+# In the background: the helper started before the daemon forked goes
+# with the parent that exits; the daemon starts its own on first use.
+write_config "lua-script = \"$T/www-split.lua\"
+log = \"$T/bg.log\""
+"$CGENGINED" -c "$T/cgengined.conf" || bail "background daemon"
+DAEMON_PID=$(cat "$T/cgengined.pid")
+run_as "${TAG}p" "$T/bin/${TAG}browser" 300; pb3=$LAST
+ok "in the background too, the hook decides" wait_group "$pb3" net /www/profs
+is 1 "$(ps -o pid= --ppid "$DAEMON_PID" | wc -l)" "through one helper, the daemon's child"
+bg=$DAEMON_PID; daemon_stop
+i=0; while alive "$bg" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 done_testing
