@@ -108,6 +108,7 @@ reset_signals(void)
 {
 	sigset_t all;
 
+	/* all blocked since the fork: reset the caller's handlers, unblock */
 	for (int sig = 1; sig < NSIG; sig++)
 		signal(sig, SIG_DFL); /* fails harmlessly for SIGKILL and the like */
 	sigemptyset(&all);

@@ -319,8 +319,15 @@ helper_start(struct hooks *h, bool *has_classify, char *err, size_t errlen)
 	int sndbuf = 2 * HOOKS_MSG_MAX;
 	(void)setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	(void)setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	/* no signal handler of the caller may run in the helper before it
+	 * has reset them all: block signals across the fork */
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
 	h->owner = getpid();
 	pid_t pid = fork();
+	if (pid != 0)
+		sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0) {
 		snprintf(err, errlen, "%s: cannot start the Lua helper: %s", h->script,
 			 strerror(errno));
