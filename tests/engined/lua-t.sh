@@ -5,7 +5,7 @@
 # a broken script on reload keeps the old one; --check reports it.
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
-plan 27
+plan 29
 
 mount_hier cpu; mount_hier net; MANAGED="cpu net"
 add_group "${TAG}profs"; add_group "${TAG}studs"
@@ -99,6 +99,13 @@ ok "classification goes on after them" wait_group "$after" net /www
 sleep 0.5
 is "/" "$(cgroup_of "$k" net)" "a hook that clears a decision: the process is left alone"
 ok "the daemon is alive" kill -0 "$DAEMON_PID"
+
+printf 'function init() string.rep("", 1e18) end\n' >"$T/initstall.lua"
+sed -i "s|^lua-script = .*|lua-script = \"$T/initstall.lua\"|" "$T/cgengined.conf"
+kill -HUP "$DAEMON_PID"
+ok "a reload whose init() stalls fails with a clear message" \
+	wait_log "$T/initstall.lua: not loaded within 1000 ms (10 x lua-timeout): the main chunk or init() is stuck or too slow"
+is 1 "$(helpers | wc -l)" "its helper is gone, the old one stays"
 
 printf 'function classify(t, d)\n  d[ = 1\nend\n' >"$T/broken.lua"
 sed -i "s|^lua-script = .*|lua-script = \"$T/broken.lua\"|" "$T/cgengined.conf"
