@@ -5,7 +5,7 @@
 # a broken script on reload keeps the old one; --check reports it.
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
-plan 29
+plan 31
 
 mount_hier cpu; mount_hier net; MANAGED="cpu net"
 add_group "${TAG}profs"; add_group "${TAG}studs"
@@ -120,6 +120,11 @@ daemon_stop
 "$CGENGINED" --check -c "$T/cgengined.conf" >"$T/check.out" 2>&1
 is 1 "$?" "--check fails on a broken script"
 is "$T/broken.lua:2: unexpected symbol near '='" "$(cat "$T/check.out")" "with the same message"
+sed -i "s|^lua-script = .*|lua-script = \"$T/initstall.lua\"|" "$T/cgengined.conf"
+"$CGENGINED" --check -c "$T/cgengined.conf" >"$T/check.out" 2>&1
+is 1 "$?" "--check fails on a script whose init() stalls"
+is "$T/initstall.lua: not loaded within 1000 ms (10 x lua-timeout): the main chunk or init() is stuck or too slow" \
+	"$(cat "$T/check.out")" "with the same message as the daemon"
 
 # In the background: the helper started before the daemon forked goes
 # with the parent that exits; the daemon starts its own on first use.
