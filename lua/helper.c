@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define REAP_WAIT_MS 1000 /* for a SIGKILLed helper to go */
@@ -215,16 +216,61 @@ describe_death(struct hooks *h, char *err, size_t errlen)
 	h->pid = -1; /* reaped, or not ours to reap */
 }
 
-static ssize_t
-wait_loop(struct hooks *h, double deadline, char *err, size_t errlen)
+/* The helper's CPU time in ms, or -1 if it cannot be read. */
+static double
+helper_cpu_ms(struct hooks *h)
 {
-	for (;;) {
-		double left = deadline - hooks_now();
-		struct pollfd p = { .fd = h->fd, .events = POLLIN };
+	struct timespec ts;
 
-		if (left <= 0)
-			return -ETIMEDOUT;
-		int rc = poll(&p, 1, (int)(left * 1000) + 1);
+	if (!h->has_cpuclock || clock_gettime(h->cpuclock, &ts) < 0)
+		return -1;
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/*
+ * How long poll() may sleep before the limits must be checked again;
+ * 0 when a limit is reached (*rc says which).  The CPU limit is what
+ * stops a stalled hook; the wall-clock limit stops a helper that gets
+ * no CPU at all (a busy machine, or a SIGSTOP from another process of
+ * its user) without mistaking a starved helper for a stalled one.
+ */
+static int
+next_wait(struct hooks *h, double start, double cpu0, long cpu_ms, long wall_ms, int *rc)
+{
+	double wall = (hooks_now() - start) * 1e3, left;
+
+	if (wall >= wall_ms) {
+		*rc = -ETIME;
+		return 0;
+	}
+	if (wall < cpu_ms) {
+		left = cpu_ms - wall; /* it cannot have used more CPU than that */
+	} else {
+		double now = helper_cpu_ms(h);
+		double used = now >= 0 && cpu0 >= 0 ? now - cpu0 : wall;
+		if (used >= cpu_ms) {
+			*rc = -ETIMEDOUT;
+			return 0;
+		}
+		left = cpu_ms - used;
+	}
+	if (left > wall_ms - wall)
+		left = wall_ms - wall;
+	return (int)left + 1;
+}
+
+static ssize_t
+wait_loop(struct hooks *h, long cpu_ms, long wall_ms, char *err, size_t errlen)
+{
+	double start = hooks_now(), cpu0 = helper_cpu_ms(h);
+
+	for (;;) {
+		struct pollfd p = { .fd = h->fd, .events = POLLIN };
+		int wait, rc = 0;
+
+		if ((wait = next_wait(h, start, cpu0, cpu_ms, wall_ms, &rc)) == 0)
+			return rc;
+		rc = poll(&p, 1, wait);
 		if (rc < 0 && errno != EINTR)
 			return -EPIPE;
 		if (rc <= 0)
@@ -260,10 +306,10 @@ wait_loop(struct hooks *h, double deadline, char *err, size_t errlen)
 }
 
 ssize_t
-helper_wait(struct hooks *h, double deadline, char *err, size_t errlen)
+helper_wait(struct hooks *h, long cpu_ms, char *err, size_t errlen)
 {
 	h->nlogs = 0;
-	ssize_t len = wait_loop(h, deadline, err, errlen);
+	ssize_t len = wait_loop(h, cpu_ms, cpu_ms * HOOKS_WALL_FACTOR, err, errlen);
 	if (h->nlogs > HOOKS_LOGS_MAX) {
 		char m[128];
 		snprintf(m, sizeof(m),
@@ -308,7 +354,7 @@ int
 helper_start(struct hooks *h, bool *has_classify, char *err, size_t errlen)
 {
 	int sv[2];
-	long load_ms = h->timeout_ms * 10;
+	long load_ms = h->timeout_ms * 10; /* CPU time; wall-clock 10 x that */
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		snprintf(err, errlen, "%s: socketpair: %s", h->script, strerror(errno));
@@ -343,15 +389,21 @@ helper_start(struct hooks *h, bool *has_classify, char *err, size_t errlen)
 	h->fd = sv[0];
 	h->pid = pid;
 	h->pidfd = pidfd_open_(pid);
+	h->has_cpuclock = clock_getcpuclockid(pid, &h->cpuclock) == 0;
 	h->cur = NULL;
 
 	char why[HOOKS_TEXT_MAX];
-	ssize_t len = helper_wait(h, hooks_now() + load_ms / 1000.0, why, sizeof(why));
+	ssize_t len = helper_wait(h, load_ms, why, sizeof(why));
 	if (len == -ETIMEDOUT)
 		snprintf(
 			err, errlen,
 			"%s: not loaded within %ld ms (10 x lua-timeout): the main chunk or init() is stuck or too slow",
 			h->script, load_ms);
+	else if (len == -ETIME)
+		snprintf(
+			err, errlen,
+			"%s: not loaded within %ld ms: the Lua helper got too little CPU time",
+			h->script, load_ms * HOOKS_WALL_FACTOR);
 	else if (len < 0)
 		snprintf(err, errlen, "%s: %s", h->script, why);
 	if (len < 0 || loaded(h, len, has_classify, err, errlen) < 0) {

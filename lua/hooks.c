@@ -7,9 +7,13 @@
  * string.rep of an empty string a trillion times -- is not counted,
  * and finalizers (__gc) run with hooks off.  Neither can be stopped
  * from inside the process without longjmp-ing out of arbitrary C code.
- * A separate process can be: the caller waits with poll() for at most
- * timeout_ms, then SIGKILLs it.  The helper also runs without
- * privileges, so a bug in Lua or in a hook cannot act as root.
+ * A separate process can be: the caller waits with poll() until the
+ * helper has used timeout_ms of CPU time (or five times that has passed
+ * on the clock, for a helper that gets no CPU), then SIGKILLs it.  CPU
+ * time rather than only the clock, so that a busy machine, where a
+ * healthy hook may wait long for a CPU, does not get its hooks killed.
+ * The helper also runs without privileges, so a bug in Lua or in a
+ * hook cannot act as root.
  *
  * No Lua runs in this process, and nothing here waits without a
  * deadline.
@@ -201,7 +205,6 @@ call(struct hooks *h, const struct hooks_task *task, struct hooks_slot *slots, s
      char *err, size_t errlen)
 {
 	struct wbuf w = { .p = h->msg, .cap = HOOKS_MSG_MAX };
-	double deadline = hooks_now() + h->timeout_ms / 1000.0;
 
 	wire_put_call(&w, task, slots, n);
 	if (w.full) {
@@ -211,16 +214,22 @@ call(struct hooks *h, const struct hooks_task *task, struct hooks_slot *slots, s
 	h->cur = task;
 	h->cmdlen = -1;
 	int rc = helper_send(h, w.p, w.len);
-	ssize_t len = rc < 0 ? rc : helper_wait(h, deadline, err, errlen);
+	ssize_t len = rc < 0 ? rc : helper_wait(h, h->timeout_ms, err, errlen);
 	h->cur = NULL;
 	if (rc < 0)
 		snprintf(err, errlen, "cannot reach the Lua helper: %s", strerror(-rc));
-	if (len == -ETIMEDOUT) {
+	if (len == -ETIMEDOUT || len == -ETIME)
 		h->stats.timeouts++;
-		snprintf(err, errlen,
-			 "timed out after %ld ms (lua-timeout); helper killed",
-			 h->timeout_ms);
-	}
+	if (len == -ETIMEDOUT)
+		snprintf(
+			err, errlen,
+			"timed out after %ld ms of CPU time (lua-timeout); helper killed",
+			h->timeout_ms);
+	if (len == -ETIME)
+		snprintf(
+			err, errlen,
+			"no answer within %ld ms (%d x lua-timeout; the helper got too little CPU time); helper killed",
+			h->timeout_ms * HOOKS_WALL_FACTOR, HOOKS_WALL_FACTOR);
 	if (len < 0) {
 		lost_helper(h);
 		return -1;
@@ -289,8 +298,7 @@ hooks_stack_depth(struct hooks *h)
 
 	if (h->fd < 0 || helper_send(h, &q, 1) < 0)
 		return -1;
-	ssize_t len =
-		helper_wait(h, hooks_now() + h->timeout_ms / 1000.0, err, sizeof(err));
+	ssize_t len = helper_wait(h, h->timeout_ms, err, sizeof(err));
 	if (len < 0) {
 		lost_helper(h); /* an answer arriving later would confuse a call */
 		return -1;

@@ -10,10 +10,12 @@
  * The Lua state lives in a helper process (privilege separation):
  * hooks_load() forks it, it drops to an unprivileged user and serves
  * one request at a time over a socketpair.  The caller waits for each
- * answer at most timeout_ms of wall-clock time, whatever the hook does
- * (Lua code, a slow C library function such as a pattern match, a
- * finalizer); a helper that overruns is killed and started again.  So
- * hooks_load(), hooks_classify() and hooks_free() never block for long.
+ * answer until the helper has used timeout_ms of CPU time, whatever the
+ * hook does (Lua code, a slow C library function such as a pattern
+ * match, a finalizer), and at most five times that of wall-clock time
+ * (a starved helper); a helper that overruns is killed and started
+ * again.  So hooks_load(), hooks_classify() and hooks_free() never
+ * block for long.
  * The helper is untrusted: every answer is validated again here.
  *
  * The helper is followed through a pidfd, so a SIGCHLD handler
@@ -57,8 +59,9 @@ struct hooks_options {
 	const char *(*user_name)(void *arg, uid_t uid);
 	const char *(*group_name)(void *arg, gid_t gid);
 	void *arg;
-	/* Wall-clock limit of one classify() call, in ms (0: the default).
-	 * Loading (main chunk and init()) gets ten times as long. */
+	/* Limit of one classify() call, in ms of the helper's CPU time (0:
+	 * the default), and five times that in wall-clock time.  Loading
+	 * (main chunk and init()) gets ten times as long. */
 	long timeout_ms;
 	/* Run the helper as run_uid/run_gid without supplementary groups
 	 * (needs root; engined passes "nobody").  When false the helper
@@ -105,7 +108,7 @@ struct hooks_stats {
 
 /*
  * Read the script, start the helper, which compiles it and calls its
- * init() if it has one, all within ten times timeout_ms.  On failure
+ * init() if it has one, all within ten times the limits of a call.  On failure
  * returns NULL and writes "file:line: message" (or "file: message")
  * into err.  Free with hooks_free.
  */

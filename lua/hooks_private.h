@@ -13,10 +13,12 @@
 
 #include <lauxlib.h>
 #include <lua.h>
+#include <time.h>
 
 #define HOOKS_MSG_MAX	  (160 * 1024) /* one message, either way */
 #define HOOKS_CMDLINE_MAX 65536	       /* bytes of a command line */
 #define HOOKS_TEXT_MAX	  1024	       /* a log line or error message */
+#define HOOKS_WALL_FACTOR 5	       /* wall-clock limit / CPU limit */
 #define HOOKS_LOGS_MAX	  100	       /* log lines per call (or load) */
 
 /* ---- the caller's side ----------------------------------------------- */
@@ -26,10 +28,12 @@ struct hooks {
 	char *script; /* the path (opts.script points here) */
 	char *text;   /* the script, read once, for every helper */
 	size_t textlen;
-	long timeout_ms;	      /* per classify() call */
-	bool has_classify;	      /* as the first helper found it */
-	pid_t pid;		      /* the helper, or -1 */
-	int pidfd;		      /* its pidfd, or -1 */
+	long timeout_ms;    /* per classify() call */
+	bool has_classify;  /* as the first helper found it */
+	pid_t pid;	    /* the helper, or -1 */
+	int pidfd;	    /* its pidfd, or -1 */
+	clockid_t cpuclock; /* its CPU-time clock, if has_cpuclock */
+	bool has_cpuclock;
 	int fd;			      /* our end of the socketpair, or -1 */
 	pid_t owner;		      /* the process that started the helper */
 	unsigned failures;	      /* helpers lost in a row (for the back-off) */
@@ -64,11 +68,13 @@ bool helper_alive(struct hooks *h);
 int helper_send(struct hooks *h, const void *buf, size_t len);
 /*
  * Wait for the next message from the helper that is not a request
- * (those are served on the way: logs, names, cmdline, cgroup) until the
- * monotonic time deadline.  Its length, or -ETIMEDOUT, -EPIPE (the
- * helper died), -EPROTO (it broke the protocol); err says what.
+ * (those are served on the way: logs, names, cmdline, cgroup) until it
+ * has used cpu_ms of CPU time in this wait, or HOOKS_WALL_FACTOR times
+ * that of wall-clock time has passed.  Its length, or -ETIMEDOUT (CPU
+ * limit), -ETIME (wall-clock limit), -EPIPE (the helper died), -EPROTO
+ * (it broke the protocol); err says what.
  */
-ssize_t helper_wait(struct hooks *h, double deadline, char *err, size_t errlen);
+ssize_t helper_wait(struct hooks *h, long cpu_ms, char *err, size_t errlen);
 
 /* ---- the helper's side ---------------------------------------------- */
 

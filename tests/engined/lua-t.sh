@@ -72,7 +72,7 @@ start "$T/bin/${TAG}job" - - 0 300 "$(printf '%2000s' '' | tr ' ' a)"; sj=$LAST
 start "$T/bin/${TAG}browser" 300; sb2=$LAST
 ok "a hook stalled in a pattern match: the rules' decision stands" wait_group "$sj" net /jobs
 ok "it is stopped and logged as a timeout" \
-	wait_log "Lua hook classify() failed: timed out after 100 ms (lua-timeout); helper killed"
+	wait_log "Lua hook classify() failed: timed out after 100 ms of CPU time (lua-timeout); helper killed"
 ok "the next process goes through a new helper" wait_group "$sb2" net /www/hooked
 is 1 "$(helpers | wc -l)" "the stalled helper is reaped"
 
