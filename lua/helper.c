@@ -68,15 +68,13 @@ helper_stop(struct hooks *h)
 		close(h->fd);
 	h->fd = -1;
 	if (h->pid != -1 && h->owner == getpid()) {
-		if (h->pidfd >= 0)
-			pidfd_kill(h->pidfd);
-		else if (!reap(h))
-			kill(h->pid,
-			     SIGKILL); /* no pidfd: not reaped yet, so still ours */
 		if (h->pidfd >= 0) {
 			struct pollfd p = { .fd = h->pidfd, .events = POLLIN };
+
+			(void)pidfd_kill(h->pidfd);
 			(void)poll(&p, 1, REAP_WAIT_MS);
-		} else {
+		} else if (!reap(h)) {
+			kill(h->pid, SIGKILL); /* not reaped yet, so still ours */
 			for (int i = 0; i < REAP_WAIT_MS && !reap(h); i++)
 				usleep(1000);
 		}

@@ -71,8 +71,9 @@ is "$(id -u nobody)" "$(awk '/^Uid:/ { print $3 }' "/proc/$(helpers)/status")" \
 start "$T/bin/${TAG}job" - - 0 300 "$(printf '%2000s' '' | tr ' ' a)"; sj=$LAST
 start "$T/bin/${TAG}browser" 300; sb2=$LAST
 ok "a hook stalled in a pattern match: the rules' decision stands" wait_group "$sj" net /jobs
+# (on a busy machine the helper may reach the wall-clock cap first)
 ok "it is stopped and logged as a timeout" \
-	wait_log "Lua hook classify() failed: timed out after 100 ms of CPU time (lua-timeout); helper killed"
+	wait_log "Lua hook classify() failed: \(timed out after 100 ms of CPU time (lua-timeout)\|no answer within 500 ms (5 x lua-timeout; the helper got too little CPU time)\); helper killed"
 ok "the next process goes through a new helper" wait_group "$sb2" net /www/hooked
 is 1 "$(helpers | wc -l)" "the stalled helper is reaped"
 
@@ -101,10 +102,12 @@ is "/" "$(cgroup_of "$k" net)" "a hook that clears a decision: the process is le
 ok "the daemon is alive" kill -0 "$DAEMON_PID"
 
 printf 'function init() string.rep("", 1e18) end\n' >"$T/initstall.lua"
+# the two ways a stalled load is reported: CPU limit, or wall-clock cap
+# when the helper got too little CPU (a busy machine)
+STALLED="$T/initstall.lua: not loaded within \(1000 ms (10 x lua-timeout): the main chunk or init() is stuck or too slow\|5000 ms: the Lua helper got too little CPU time\)"
 sed -i "s|^lua-script = .*|lua-script = \"$T/initstall.lua\"|" "$T/cgengined.conf"
 kill -HUP "$DAEMON_PID"
-ok "a reload whose init() stalls fails with a clear message" \
-	wait_log "$T/initstall.lua: not loaded within 1000 ms (10 x lua-timeout): the main chunk or init() is stuck or too slow"
+ok "a reload whose init() stalls fails with a clear message" wait_log "$STALLED\$" 15
 is 1 "$(helpers | wc -l)" "its helper is gone, the old one stays"
 
 printf 'function classify(t, d)\n  d[ = 1\nend\n' >"$T/broken.lua"
@@ -123,8 +126,7 @@ is "$T/broken.lua:2: unexpected symbol near '='" "$(cat "$T/check.out")" "with t
 sed -i "s|^lua-script = .*|lua-script = \"$T/initstall.lua\"|" "$T/cgengined.conf"
 "$CGENGINED" --check -c "$T/cgengined.conf" >"$T/check.out" 2>&1
 is 1 "$?" "--check fails on a script whose init() stalls"
-is "$T/initstall.lua: not loaded within 1000 ms (10 x lua-timeout): the main chunk or init() is stuck or too slow" \
-	"$(cat "$T/check.out")" "with the same message as the daemon"
+ok "with the same message as the daemon" grep -qx "$STALLED" "$T/check.out"
 
 # In the background: the helper started before the daemon forked goes
 # with the parent that exits; the daemon starts its own on first use.

@@ -408,6 +408,7 @@ test_many_calls(void)
 		     100000, 1 << 22, err);
 	int depth = hooks_stack_depth(h), failures = 0, moved = 0;
 	double t0 = now_ms();
+	nlogs = 0;
 
 	for (int i = 0; i < 10000; i++) {
 		if (classify(h, s) < 0)
@@ -415,8 +416,8 @@ test_many_calls(void)
 		else if (s[1].set)
 			moved++;
 	}
-	diag("10,000 calls through the helper: %.1f us per call",
-	     (now_ms() - t0) * 1000 / 10000);
+	double took = now_ms() - t0;
+	diag("10,000 calls through the helper: %.1f us per call", took * 1000 / 10000);
 	ok(depth >= 0, "the helper tells its stack depth (%d)", depth);
 	is_int(depth, hooks_stack_depth(h),
 	       "the Lua stack is balanced after 10,000 calls");
@@ -424,7 +425,9 @@ test_many_calls(void)
 	is_int(3334, moved, "a third of them moved");
 	is_int(10000, (long long)hooks_stats(h)->calls, "calls counted");
 	is_int(3333, (long long)hooks_stats(h)->errors, "errors counted");
-	ok(nlogs < 20, "failures are logged rate-limited (%d lines)", nlogs);
+	/* at most one line a second (10,000 calls are slow under valgrind) */
+	ok(nlogs <= 1 + (int)(took / 1000),
+	   "failures are logged rate-limited (%d lines in %.1f s)", nlogs, took / 1000);
 	hooks_free(h);
 }
 
