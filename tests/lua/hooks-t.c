@@ -896,7 +896,7 @@ main(void)
 
 	const char *pre = getenv("LD_PRELOAD");
 	if (pre != NULL && strstr(pre, "vgpreload") != NULL) {
-		stall_ms = 1500; /* valgrind */
+		stall_ms = 600; /* valgrind */
 		slow = 5;
 	}
 	snprintf(dir, sizeof(dir), "/tmp/cgetest-lua.XXXXXX");
