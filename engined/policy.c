@@ -7,9 +7,11 @@
 #include "engined.h"
 #include "engined_private.h"
 
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef SYSCONFDIR
 #define SYSCONFDIR "/etc"
@@ -180,6 +182,9 @@ load_hooks(struct policy *p, const struct report *rep)
 
 	if (c->lua_script[0] == '\0')
 		return 0;
+	/* the Lua helper process gives up root for "nobody" (65534 if
+	 * there is no such user); not root, it keeps our ids */
+	const struct passwd *nobody = geteuid() == 0 ? getpwnam("nobody") : NULL;
 	struct hooks_options o = {
 		.script = c->lua_script,
 		.instructions = c->lua_instructions,
@@ -188,6 +193,9 @@ load_hooks(struct policy *p, const struct report *rep)
 		.user_name = hook_user,
 		.group_name = hook_group,
 		.arg = p,
+		.drop_privileges = geteuid() == 0,
+		.run_uid = nobody != NULL ? nobody->pw_uid : 65534,
+		.run_gid = nobody != NULL ? nobody->pw_gid : 65534,
 	};
 	if ((p->hooks = hooks_load(&o, err, sizeof(err))) == NULL) {
 		report_msg(rep, "%s", err);
