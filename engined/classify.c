@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CLEANUP_INTERVAL 2.0 /* how often empty template groups are looked for */
 
@@ -33,12 +34,31 @@ apply_settings(struct core *c, const struct hier *h, const char *path,
 			continue;
 		memcpy(key, g->set[i], klen);
 		key[klen] = '\0';
-		int rc = fs->set(fs->arg, h, path, key, eq + 1);
+		const char *value = eq + 1;
+		char k2[256], v2[256];
+		if (h->version ==
+		    HIER_V2) { /* v1 names mapped where they mean something */
+			int mrc = layout_v2_setting(key, value, k2, sizeof(k2), v2,
+						    sizeof(v2));
+			if (mrc < 0) {
+				log_warning(
+					"setting %s=%s of group %s:%s %s in cgroup v2; "
+					"not applied to %s",
+					key, value, g->hier, g->path,
+					mrc == -ENOTSUP ? "has no meaning" : "is invalid",
+					path);
+				continue;
+			}
+			snprintf(key, sizeof(key), "%s", k2);
+			value = v2;
+		}
+		const char *hn = h->version == HIER_V2 ? "unified" : h->name;
+		int rc = fs->set(fs->arg, h, path, key, value);
 		if (rc < 0)
-			log_warning("cannot set %s=%s on %s:%s: %s", key, eq + 1, h->name,
-				    path, strerror(-rc));
+			log_warning("cannot set %s=%s on %s:%s: %s", key, value, hn, path,
+				    strerror(-rc));
 		else
-			log_info("set %s=%s on %s:%s", key, eq + 1, h->name, path);
+			log_info("set %s=%s on %s:%s", key, value, hn, path);
 	}
 }
 
@@ -103,6 +123,249 @@ move(struct core *c, size_t i, const struct task *t, const struct verdict *v)
 	}
 }
 
+/* ---- the unified layout: one composed v2 group per process ------------------------- */
+
+/* Enable the policy's controllers (those available) below v2 group path. */
+static void
+enable_below(struct core *c, const char *path)
+{
+	const struct policy *p = c->pol;
+	const struct core_cgfs *fs = c->env.cgfs;
+	char avail[512], want[256] = "";
+	size_t used = 0, n;
+
+	if (fs->get == NULL || p->controllers[0] == '\0')
+		return;
+	int rc =
+		fs->get(fs->arg, p->v2, path, "cgroup.controllers", avail, sizeof(avail));
+	if (rc < 0) {
+		log_warning("cannot read unified:%s/cgroup.controllers: %s", path,
+			    strerror(-rc));
+		return;
+	}
+	for (const char *s = p->controllers; *s; s += n + (s[n] != '\0')) {
+		n = strcspn(s, " ");
+		for (const char *a = avail; *a; a += strcspn(a, " "), a += *a == ' ') {
+			if (strcspn(a, " ") != n || strncmp(a, s, n) != 0)
+				continue;
+			used += (size_t)snprintf(want + used, sizeof(want) - used,
+						 "%s+%.*s", used ? " " : "", (int)n, s);
+			break;
+		}
+		if (used >= sizeof(want))
+			return;
+	}
+	if (want[0] == '\0')
+		return;
+	rc = fs->set(fs->arg, p->v2, path, "cgroup.subtree_control", want);
+	if (rc < 0)
+		log_warning("cannot enable %s below unified:%s: %s%s", want,
+			    path[0] ? path : "/", strerror(-rc),
+			    rc == -EBUSY
+				    ? " (processes in it: the kernel keeps inner groups "
+				      "empty)"
+				    : "");
+	else
+		log_info("enabled %s below unified:%s", want, path[0] ? path : "/");
+}
+
+void
+classify_prepare(struct core *c)
+{
+	const struct policy *p = c->pol;
+	const struct core_cgfs *fs = c->env.cgfs;
+	char leaf[RULES_DEST_MAX];
+	bool created;
+
+	c->root_ready = false;
+	if (p->v2 == NULL || c->dry_run)
+		return;
+	if (p->uroot_own) { /* keep the daemon out of the inner group it manages */
+		snprintf(leaf, sizeof(leaf), "%s/%s", p->uroot, LAYOUT_DAEMON_LEAF);
+		int rc = fs->mkdir(fs->arg, p->v2, leaf, &created);
+		if (rc == 0)
+			rc = fs->move(fs->arg, p->v2, leaf, getpid());
+		if (rc < 0)
+			log_warning("cannot move the daemon into unified:%s: %s", leaf,
+				    strerror(-rc));
+		else
+			log_info("the daemon runs in unified:%s", leaf);
+	}
+	enable_below(c, p->uroot);
+	c->root_ready = true;
+}
+
+/* The dimension's rule template, cut to the depth of dimpath; NULL if
+ * the verdict did not come from a templated rule. */
+static const char *
+template_prefix(const struct verdict *v, const char *dimpath, char *buf, size_t len)
+{
+	unsigned want = 0, have = 0;
+	const char *s;
+
+	if (v->rule == NULL || !v->rule->templated)
+		return NULL;
+	for (s = dimpath; *s; s++)
+		want += *s == '/';
+	for (s = v->rule->dest; *s; s++)
+		if (*s == '/' && ++have > want)
+			break;
+	snprintf(buf, len, "%.*s", (int)(s - v->rule->dest), v->rule->dest);
+	return buf;
+}
+
+/* Is level k of composed group path (or a level above it) made from a
+ * template: removed once empty? */
+static bool
+level_templated(struct core *c, const char *path, unsigned k)
+{
+	char dimpath[RULES_DEST_MAX], tmpl[RULES_DEST_MAX];
+	int i = layout_level(c->pol, path, k, dimpath, sizeof(dimpath));
+
+	if (i < 0 || !c->verdicts[i].move)
+		return false;
+	const char *t = template_prefix(&c->verdicts[i], dimpath, tmpl, sizeof(tmpl));
+	return t != NULL && strchr(t, '%') != NULL;
+}
+
+/* Level k of the composed group was made: controllers below it (an
+ * inner level), its settings, removal once empty (made). */
+static void
+level_made(struct core *c, const char *path, unsigned k, unsigned levels, bool made)
+{
+	const struct policy *p = c->pol;
+	char dimpath[RULES_DEST_MAX], tmpl[RULES_DEST_MAX];
+	int i = layout_level(p, path, k, dimpath, sizeof(dimpath));
+
+	c->stats.groups_created++;
+	log_info("created group unified:%s", path);
+	if (k < levels)
+		enable_below(c, path);
+	if (i < 0)
+		return;
+	const struct verdict *v = &c->verdicts[i];
+	const char *t = v->move ? template_prefix(v, dimpath, tmpl, sizeof(tmpl)) : NULL;
+	const struct group_conf *g = policy_settings(p, (size_t)i, dimpath);
+	if (g == NULL && t != NULL)
+		g = policy_settings(p, (size_t)i, t); /* settings for the template */
+	apply_settings(c, p->v2, path, g);
+	if (made && p->cfg->remove_empty)
+		classify_made(c, p->v2, path);
+}
+
+/* Make the composed group, level by level; 0 or -errno. */
+static int
+create_composed(struct core *c)
+{
+	const struct policy *p = c->pol;
+	const struct core_cgfs *fs = c->env.cgfs;
+	unsigned levels = layout_levels(p);
+	char path[RULES_DEST_MAX];
+	const char *s = c->composed + strlen(p->uroot);
+	bool made = false;
+
+	if (!c->root_ready)
+		classify_prepare(c);
+	for (unsigned k = 1; k <= levels && *s == '/'; k++) {
+		bool created;
+
+		s += 1 + strcspn(s + 1, "/");
+		snprintf(path, sizeof(path), "%.*s", (int)(s - c->composed), c->composed);
+		made = made || level_templated(c, path, k);
+		int rc = fs->mkdir(fs->arg, p->v2, path, &created);
+		if (rc < 0)
+			return rc;
+		if (created)
+			level_made(c, path, k, levels, made);
+	}
+	return 0;
+}
+
+/* Why each virtual dimension is what it is: "cpu cgrules.conf:3, net_cls no rule". */
+static void
+composed_reason(const struct core *c, char *buf, size_t len)
+{
+	const struct policy *p = c->pol;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < p->nlayout && used < len; k++) {
+		const struct verdict *v = &c->verdicts[p->layout[k]];
+
+		used += (size_t)snprintf(buf + used, len - used, "%s%s %s", k ? ", " : "",
+					 p->names[p->layout[k]],
+					 v->move ? v->reason : "left alone");
+	}
+}
+
+static void
+move_composed(struct core *c, const struct task *t)
+{
+	const struct policy *p = c->pol;
+	const struct core_cgfs *fs = c->env.cgfs;
+	char why[1024];
+	int rc;
+
+	composed_reason(c, why, sizeof(why));
+	if (c->dry_run) {
+		log_info("would move pid %d (%s) to unified:%s (%s)", (int)t->pid,
+			 t->comm, c->composed, why);
+		return;
+	}
+	rc = fs->move(fs->arg, p->v2, c->composed, t->pid);
+	if (rc == -ENOENT && (rc = create_composed(c)) == 0)
+		rc = fs->move(fs->arg, p->v2, c->composed, t->pid);
+	if (rc == 0) {
+		c->stats.moves++;
+		log_info("moved pid %d (%s) to unified:%s (%s)", (int)t->pid, t->comm,
+			 c->composed, why);
+	} else if (rc == -ESRCH) {
+		c->stats.vanished++;
+	} else {
+		c->stats.move_failures++;
+		log_warning(
+			"cannot move pid %d (%s) to unified:%s: %s (%s%s/cgroup.procs)",
+			(int)t->pid, t->comm, c->composed, strerror(-rc), p->v2->mount,
+			c->composed);
+	}
+}
+
+/* Compose the verdicts of the virtual dimensions into c->composed. */
+static void
+compose(struct core *c)
+{
+	const struct policy *p = c->pol;
+	const char *want[RULES_MAX_HIERS] = { 0 };
+	size_t bad;
+	int rc;
+
+	c->composed[0] = '\0';
+	if (p->v2 == NULL)
+		return;
+	for (size_t k = 0; k < p->nlayout; k++) {
+		size_t i = p->layout[k];
+
+		want[i] = c->verdicts[i].move ? c->verdicts[i].dest : NULL;
+	}
+	while ((rc = layout_compose(p, want, c->parts, c->composed, sizeof(c->composed),
+				    &bad)) == -EMLINK) {
+		struct verdict *v = &c->verdicts[bad];
+		size_t n = strlen(v->reason);
+
+		log_warning(
+			"pid %d: %s:%s is deeper than the unified layout's %u level%s "
+			"for %s; %s left alone",
+			(int)c->snap.pid, p->names[bad], v->dest, p->depth[bad],
+			p->depth[bad] == 1 ? "" : "s", p->names[bad], p->names[bad]);
+		snprintf(v->reason + n, sizeof(v->reason) - n,
+			 " (too deep for the layout)");
+		v->move = false;
+		want[bad] = NULL;
+	}
+	if (rc != 0)
+		c->composed[0] = '\0';
+}
+
 /* ---- groups made from templates ------------------------------------------------------- */
 
 static void
@@ -146,6 +409,9 @@ classify_cleanup(struct core *c)
 		const struct hier *h = policy_managed(c->pol, g->hier);
 		int rc = -ENOENT;
 
+		if (h == NULL && c->pol->v2 != NULL &&
+		    strcmp(g->hier, c->pol->v2->name) == 0)
+			h = c->pol->v2; /* a composed group */
 		if (h != NULL) {
 			if (!fs->is_empty(fs->arg, h, g->path))
 				continue;
@@ -156,7 +422,8 @@ classify_cleanup(struct core *c)
 			continue; /* has sub-groups, or a task just arrived */
 		if (rc == 0) {
 			c->stats.groups_removed++;
-			log_info("removed empty group %s:%s", g->hier, g->path);
+			log_info("removed empty group %s:%s",
+				 g->hier[0] ? g->hier : "unified", g->path);
 		}
 		LIST_REMOVE(g, link);
 		made_free(g);
@@ -393,16 +660,21 @@ classify_decide(struct core *c, pid_t pid, uid_t asker)
 		return DECIDE_DENIED; /* nothing run, nothing counted */
 	if (task_read_cgroups(c->env.procroot, pid, cg) < 0)
 		return DECIDE_GONE;
+	c->composed[0] = '\0';
+	if (p->v2 != NULL)
+		layout_split(p, task_cgroup_of(cg, p->v2->name), c->partbuf,
+			     sizeof(c->partbuf), c->parts);
 	if (sticky) {
 		all_sticky(c);
 		return DECIDE_STICKY;
 	}
 	for (size_t i = 0; i < p->n; i++)
-		current[i] = task_cgroup_of(cg, p->names[i]);
+		current[i] = p->virt[i] ? c->parts[i] : task_cgroup_of(cg, p->names[i]);
 	struct hook_view view = { .procroot = c->env.procroot, .t = t, .cg = cg };
 	decide_rules(c, t, current, &view);
 	if (flags & PROC_BOOSTED)
 		apply_boosts(c, pid);
+	compose(c);
 	return DECIDE_OK;
 }
 
@@ -417,7 +689,10 @@ classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cm
 				  .cmd = cmd,
 				  .cmdlen = cmdlen };
 
+	for (size_t i = 0; i < RULES_MAX_HIERS; i++)
+		c->parts[i] = NULL;
 	decide_rules(c, t, current, &view);
+	compose(c);
 }
 
 void
@@ -441,7 +716,7 @@ classify(struct core *c, pid_t pid)
 		const struct verdict *v = &c->verdicts[i];
 		const char *now = task_cgroup_of(&c->snap_cg, c->pol->names[i]);
 
-		if (!v->move || c->dropped[i])
+		if (!v->move || c->dropped[i] || c->pol->virt[i])
 			continue;
 		if (now != NULL && strcmp(now, v->dest) == 0) {
 			log_debug("pid %d (%s) already in %s:%s", (int)pid, c->snap.comm,
@@ -449,6 +724,15 @@ classify(struct core *c, pid_t pid)
 			continue;
 		}
 		move(c, i, &c->snap, v);
+	}
+	if (c->composed[0] != '\0') {
+		const char *now = task_cgroup_of(&c->snap_cg, c->pol->v2->name);
+
+		if (now != NULL && strcmp(now, c->composed) == 0)
+			log_debug("pid %d (%s) already in unified:%s", (int)pid,
+				  c->snap.comm, c->composed);
+		else
+			move_composed(c, &c->snap);
 	}
 }
 

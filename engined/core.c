@@ -59,6 +59,13 @@ real_flush(void *arg)
 	cgfs_cache_flush(arg);
 }
 
+static int
+real_get(void *arg, const struct hier *h, const char *path, const char *key, char *buf,
+	 size_t len)
+{
+	return cgfs_get(h, path, key, buf, len);
+}
+
 static time_t
 real_wall(void)
 {
@@ -349,7 +356,7 @@ log_report(void *arg, const char *msg)
 static struct policy *
 build_policy(const struct core *c, const struct report *rep)
 {
-	return policy_build(&c->ov, c->env.mountinfo, rep);
+	return policy_build(&c->ov, c->env.mountinfo, c->env.procroot, rep);
 }
 
 int
@@ -370,6 +377,7 @@ core_reload(struct core *c, double now)
 	memset(c->dropped, 0, sizeof(c->dropped));
 	c->pol = np;
 	policy_free(old);
+	classify_prepare(c);
 	log_set_level(np->cfg->log_level);
 	c->stats.reloads++;
 	log_notice("reloaded: %zu rules, %zu managed hierarchies", rules_count(np->rules),
@@ -477,7 +485,7 @@ core_new(const struct core_options *o, const struct report *rep)
 		c->fds = cgfs_cache_new();
 		c->real_cgfs = (struct core_cgfs){ real_mkdir, real_set,      real_move,
 						   real_rmdir, real_is_empty, real_flush,
-						   c->fds };
+						   c->fds,     real_get };
 		c->env.cgfs = &c->real_cgfs;
 	}
 	if (c->procs == NULL || c->dec == NULL || c->slots == NULL || c->verdicts == NULL ||
@@ -496,6 +504,7 @@ core_start(struct core *c, double now)
 {
 	c->now = now;
 	boost_restore(c); /* before the scan, which applies them */
+	classify_prepare(c);
 	core_rescan(c, now); /* every process already running */
 }
 
@@ -575,4 +584,16 @@ const struct verdict *
 core_verdicts(const struct core *c)
 {
 	return c->verdicts;
+}
+
+const char *
+core_composed(const struct core *c)
+{
+	return c->composed;
+}
+
+const char *
+core_part(const struct core *c, size_t i)
+{
+	return i < RULES_MAX_HIERS ? c->parts[i] : NULL;
 }

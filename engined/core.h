@@ -35,6 +35,9 @@ struct core_cgfs {
 	bool (*is_empty)(void *arg, const struct hier *h, const char *path);
 	void (*flush)(void *arg); /* forget cached open files */
 	void *arg;
+	/* the first line of a control file (NULL: none can be read) */
+	int (*get)(void *arg, const struct hier *h, const char *path, const char *key,
+		   char *buf, size_t len);
 };
 
 /* What the core is given; NULL members take the real system's. */
@@ -156,6 +159,13 @@ const struct task_cgroups *core_snapshot_cgroups(const struct core *c);
 void core_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen);
 /* The verdicts of the last explain/whatif, one per managed hierarchy. */
 const struct verdict *core_verdicts(const struct core *c);
+/*
+ * The unified layout (policy->v2 set): the v2 group the last
+ * explain/whatif composed ("" when the process is left alone), and the
+ * current part of virtual dimension i (NULL: not in a composed group).
+ */
+const char *core_composed(const struct core *c);
+const char *core_part(const struct core *c, size_t i);
 
 struct boost_request {
 	pid_t pid;

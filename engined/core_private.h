@@ -76,6 +76,11 @@ struct core {
 	struct core_stats stats;
 	struct task snap;	     /* the snapshot being classified */
 	struct task_cgroups snap_cg; /* its current groups */
+	/* the unified layout (layout.c), for the snapshot: */
+	const char *parts[RULES_MAX_HIERS]; /* current part of each virtual dimension */
+	char partbuf[2 * RULES_DEST_MAX];
+	char composed[RULES_DEST_MAX]; /* the v2 group wanted, "" = none */
+	bool root_ready;	       /* controllers enabled at the root (this policy) */
 };
 
 
@@ -91,6 +96,9 @@ void classify(struct core *c, pid_t pid);
 /* Decide only: verdicts for pid into c->verdicts, snapshot in c->snap. */
 enum decide_result classify_decide(struct core *c, pid_t pid, uid_t asker);
 void classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen);
+/* The unified layout: the daemon into its leaf, controllers enabled at
+ * the root (at start and after a reload). */
+void classify_prepare(struct core *c);
 
 /* ---- boost.c: boosts and the process table's bookkeeping -------------------------- */
 

@@ -107,6 +107,31 @@ cgfs_set(const struct hier *h, const char *path, const char *key, const char *va
 	return write_file(buf, value);
 }
 
+int
+cgfs_get(const struct hier *h, const char *path, const char *key, char *buf, size_t len)
+{
+	char file[PATH_MAX];
+	ssize_t n;
+	int rc, fd;
+
+	if (len == 0 || strchr(key, '/') != NULL)
+		return -EINVAL;
+	if ((rc = join(file, sizeof(file), h, path, key)) < 0)
+		return rc;
+	if ((fd = open(file, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	do
+		n = read(fd, buf, len - 1);
+	while (n < 0 && errno == EINTR);
+	rc = n < 0 ? -errno : (int)n;
+	close(fd);
+	if (rc < 0)
+		return rc;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
 /* v1 fallback: move each thread of tgid through "tasks". */
 static int
 move_threads(const struct hier *h, const char *path, pid_t tgid)

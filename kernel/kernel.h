@@ -195,6 +195,12 @@ int cgfs_check(const struct hier *h) KERNEL_WUR;
 int cgfs_set(const struct hier *h, const char *path, const char *key,
 	     const char *value) KERNEL_WUR;
 /*
+ * Read the first line of control file key of group path into buf (its
+ * newline removed); 0 or -errno.
+ */
+int cgfs_get(const struct hier *h, const char *path, const char *key, char *buf,
+	     size_t len) KERNEL_WUR;
+/*
  * Move thread group tgid into group path: cgroup.procs, or for v1
  * kernels without it every thread through "tasks".
  */
