@@ -117,6 +117,17 @@ find_root(struct policy *p, const char *procroot, const char *where,
 		size_t n = strlen(own), l = strlen("/" LAYOUT_DAEMON_LEAF);
 		if (n >= l && strcmp(own + n - l, "/" LAYOUT_DAEMON_LEAF) == 0)
 			own[n - l] = '\0';
+		/* never compose into a group that is not the daemon's own: the
+		 * root, or a slice (systemd may have put it there when it could
+		 * not attach it to its unit's group) */
+		n = strlen(own);
+		if (n == 0 || (n >= 6 && strcmp(own + n - 6, ".slice") == 0)) {
+			report_msg(rep, "%s: unified-root: the daemon runs in %s, not in a group "
+					"delegated to it; run it in its own unit with "
+					"Delegate=yes, or set unified-root",
+				   where, n ? own : "the root group");
+			return -1;
+		}
 		r = own;
 		p->uroot_own = true;
 	}

@@ -283,6 +283,13 @@ test_errors(void)
 		  build_error(&f2), "a default segment with a slash");
 	fixture_done(&f2);
 	fixture_init(&f2);
+	fixture_v2(&f2, "cpu", "/system.slice");
+	fixture_files(&f2, "unified-layout = {\"cpu\"}\n", "root cpu /x\n");
+	is_string("cgengined.conf: unified-root: the daemon runs in /system.slice, not in a group "
+		  "delegated to it; run it in its own unit with Delegate=yes, or set unified-root",
+		  build_error(&f2), "never the daemon's group when it is a slice");
+	fixture_done(&f2);
+	fixture_init(&f2);
 	fixture_v2(&f2, "cpu", "/");
 	fixture_files(&f2, "unified-layout = {\"cpu\"}\nunified-root = \"/cge\"\n",
 		      "root cpu /x\n");
@@ -298,7 +305,7 @@ test_errors(void)
 int
 main(void)
 {
-	plan(58);
+	plan(59);
 	test_pure();
 	fixture_init(&fx);
 	fixture_v2(&fx, "cpu io memory pids", "/svc");
