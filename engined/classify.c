@@ -332,7 +332,7 @@ move_composed(struct core *c, const struct task *t)
 
 /* Compose the verdicts of the virtual dimensions into c->composed. */
 static void
-compose(struct core *c)
+compose(struct core *c, pid_t pid)
 {
 	const struct policy *p = c->pol;
 	const char *want[RULES_MAX_HIERS] = { 0 };
@@ -340,8 +340,8 @@ compose(struct core *c)
 	int rc;
 
 	c->composed[0] = '\0';
-	if (p->v2 == NULL)
-		return;
+	if (p->v2 == NULL || (pid == getpid() && p->uroot_own))
+		return; /* the daemon stays in its leaf */
 	for (size_t k = 0; k < p->nlayout; k++) {
 		size_t i = p->layout[k];
 
@@ -446,6 +446,8 @@ classify_forget_made(struct core *c)
 
 /* Callbacks through which the Lua hook reads a task. */
 struct hook_view {
+	const struct policy *pol;
+	const char *const *parts; /* current parts of the virtual dimensions */
 	const char *procroot;
 	const struct task *t;
 	const struct task_cgroups *cg;
@@ -470,6 +472,10 @@ hook_cgroup(void *arg, const char *hier)
 {
 	const struct hook_view *v = arg;
 
+	/* a virtual dimension: the part of the process's composed group */
+	for (size_t i = 0; v->parts != NULL && i < v->pol->n; i++)
+		if (v->pol->virt[i] && strcmp(v->pol->names[i], hier) == 0)
+			return v->parts[i];
 	/* the v2 tree is "unified" to people, "" in /proc/PID/cgroup */
 	return task_cgroup_of(v->cg, strcmp(hier, "unified") == 0 ? "" : hier);
 }
@@ -670,11 +676,13 @@ classify_decide(struct core *c, pid_t pid, uid_t asker)
 	}
 	for (size_t i = 0; i < p->n; i++)
 		current[i] = p->virt[i] ? c->parts[i] : task_cgroup_of(cg, p->names[i]);
-	struct hook_view view = { .procroot = c->env.procroot, .t = t, .cg = cg };
+	struct hook_view view = {
+		.pol = p, .parts = c->parts, .procroot = c->env.procroot, .t = t, .cg = cg
+	};
 	decide_rules(c, t, current, &view);
 	if (flags & PROC_BOOSTED)
 		apply_boosts(c, pid);
-	compose(c);
+	compose(c, pid);
 	return DECIDE_OK;
 }
 
@@ -683,7 +691,9 @@ classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cm
 {
 	static const struct task_cgroups none;
 	const char *current[RULES_MAX_HIERS] = { 0 };
-	struct hook_view view = { .procroot = c->env.procroot,
+	struct hook_view view = { .pol = c->pol,
+				  .parts = c->parts,
+				  .procroot = c->env.procroot,
 				  .t = t,
 				  .cg = &none,
 				  .cmd = cmd,
@@ -692,7 +702,7 @@ classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cm
 	for (size_t i = 0; i < RULES_MAX_HIERS; i++)
 		c->parts[i] = NULL;
 	decide_rules(c, t, current, &view);
-	compose(c);
+	compose(c, t->pid);
 }
 
 void

@@ -158,7 +158,7 @@ struct policy {
 	 */
 	const struct hier *v2;
 	char *uroot;	/* delegated subtree relative to v2's root; "" = its root */
-	bool uroot_own; /* uroot is the daemon's own group (the default) */
+	bool uroot_own; /* uroot is the daemon's own group (or its leaf's parent) */
 	size_t nlayout;
 	size_t layout[RULES_MAX_HIERS];	   /* managed indexes, outer to inner */
 	unsigned depth[RULES_MAX_HIERS];   /* levels of each virtual dimension */

@@ -96,31 +96,38 @@ add_dimension(struct policy *p, const char *name)
 	return 0;
 }
 
+/* The daemon's own group, without its leaf; -errno. */
+static int
+own_root(const char *procroot, char *own, size_t len)
+{
+	int rc = own_group(procroot, own, len);
+	size_t n = rc == 0 ? strlen(own) : 0, l = strlen("/" LAYOUT_DAEMON_LEAF);
+
+	/* after a restart or reload, it already sits in its leaf */
+	if (n >= l && strcmp(own + n - l, "/" LAYOUT_DAEMON_LEAF) == 0)
+		own[n - l] = '\0';
+	return rc;
+}
+
 static int
 find_root(struct policy *p, const char *procroot, const char *where,
 	  const struct report *rep)
 {
 	const char *r = p->cfg->unified_root;
 	char own[2048];
+	int rc = own_root(procroot, own, sizeof(own));
 
 	if (r[0] == '\0') {
-		int rc = own_group(procroot, own, sizeof(own));
 		if (rc < 0) {
-			report_msg(
-				rep,
-				"%s: unified-root: cannot find the daemon's own v2 group "
-				"in %s/self/cgroup: %s",
-				where, procroot ? procroot : "/proc", strerror(-rc));
+			report_msg(rep, "%s: unified-root: cannot find the daemon's own v2 group "
+					"in %s/self/cgroup: %s",
+				   where, procroot ? procroot : "/proc", strerror(-rc));
 			return -1;
 		}
-		/* after a restart or reload, it already sits in its leaf */
-		size_t n = strlen(own), l = strlen("/" LAYOUT_DAEMON_LEAF);
-		if (n >= l && strcmp(own + n - l, "/" LAYOUT_DAEMON_LEAF) == 0)
-			own[n - l] = '\0';
 		/* never compose into a group that is not the daemon's own: the
 		 * root, or a slice (systemd may have put it there when it could
 		 * not attach it to its unit's group) */
-		n = strlen(own);
+		size_t n = strlen(own);
 		if (n == 0 || (n >= 6 && strcmp(own + n - 6, ".slice") == 0)) {
 			report_msg(rep, "%s: unified-root: the daemon runs in %s, not in a group "
 					"delegated to it; run it in its own unit with "
@@ -129,13 +136,14 @@ find_root(struct policy *p, const char *procroot, const char *where,
 			return -1;
 		}
 		r = own;
-		p->uroot_own = true;
 	}
 	if ((p->uroot = strdup(r)) == NULL)
 		return -1;
 	size_t n = strlen(p->uroot);
 	while (n > 0 && p->uroot[n - 1] == '/')
 		p->uroot[--n] = '\0';
+	/* the daemon in the root it manages: it moves itself into a leaf */
+	p->uroot_own = rc == 0 && strcmp(own, p->uroot) == 0;
 	return 0;
 }
 

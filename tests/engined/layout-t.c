@@ -26,7 +26,8 @@ static const char rules[] = "root              cpu      /profs\n"
 			    "nobody            cpu      /students\n"
 			    "*:fx-www          net_cls  /www\n"
 			    "nobody            net_cls  /others\n"
-			    "root              name=cgecore  /admins\n";
+			    "root              name=cgecore  /admins\n"
+			    "*:cgengined       cpu      /system\n";
 
 static const char conf[] =
 	"unified-layout = {\"cpu\", \"net_cls\"}\n"
@@ -148,6 +149,9 @@ test_compose(struct core *c)
 	core_start(c, 1.0);
 	is_string("/svc/daemon", fixture_group_v2(&fx, self),
 		  "the daemon moved itself into a leaf of its own group");
+	core_rescan(c, 1.5);
+	is_string("/svc/daemon", fixture_group_v2(&fx, self),
+		  "... and stays there, whatever the rules say about it");
 	is_string("cpu memory io", fixture_v2_file(&fx, "/svc", "cgroup.subtree_control"),
 		  "controllers enabled below the root (those available)");
 	is_string("/svc/profs/default/www", fixture_group_v2(&fx, 100),
@@ -264,6 +268,32 @@ build_error(struct fixture *f)
 	return reported[0] ? strstr(reported, "cgengined.conf") : "";
 }
 
+/* A restarted daemon (a new core, the processes where the old one put
+ * them, the daemon itself in its leaf) finds its root and moves
+ * nothing that is in place. */
+static void
+test_restart(void)
+{
+	char file[300];
+
+	snprintf(file, sizeof(file), "%s/self/cgroup", fx.proc);
+	FILE *f = fopen(file, "w");
+	if (f == NULL)
+		bail("cannot write %s", file);
+	fprintf(f, "0::/svc/daemon\n");
+	fclose(f);
+	struct core *c = fixture_core(&fx);
+	if (c == NULL)
+		bail("cannot build a second core");
+	ok(strcmp(core_policy(c)->uroot, "/svc") == 0 && core_policy(c)->uroot_own,
+	   "after a restart the root is still the unit's group, not the daemon's leaf");
+	core_start(c, 1.0);
+	is_int(0, (long long)core_stats(c)->moves, "nothing in place is moved again");
+	is_string("/svc/students/default/www", fixture_group_v2(&fx, 200),
+		  "the student's browser stays");
+	core_free(c);
+}
+
 static void
 test_errors(void)
 {
@@ -305,7 +335,7 @@ test_errors(void)
 int
 main(void)
 {
-	plan(59);
+	plan(63);
 	test_pure();
 	fixture_init(&fx);
 	fixture_v2(&fx, "cpu io memory pids", "/svc");
@@ -331,6 +361,7 @@ main(void)
 	test_cleanup(c);
 	core_stop(c);
 	core_free(c);
+	test_restart();
 	test_errors();
 	fixture_done(&fx);
 	return 0;
