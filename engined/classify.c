@@ -191,6 +191,13 @@ classify_prepare(struct core *c)
 		else
 			log_info("the daemon runs in unified:%s", leaf);
 	}
+	if (!p->uroot_own) { /* a root of the admin's choice: made if missing */
+		int rc = fs->mkdir(fs->arg, p->v2, p->uroot, &created);
+		if (rc < 0)
+			log_warning("cannot create unified:%s: %s", p->uroot, strerror(-rc));
+		else if (created)
+			log_info("created group unified:%s", p->uroot);
+	}
 	enable_below(c, p->uroot);
 	c->root_ready = true;
 }

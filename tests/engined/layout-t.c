@@ -327,6 +327,11 @@ test_errors(void)
 	ok(c != NULL && strcmp(core_policy(c)->uroot, "/cge") == 0 &&
 		   !core_policy(c)->uroot_own,
 	   "unified-root names the subtree; the daemon stays where it is");
+	if (c != NULL)
+		core_start(c, 1.0);
+	char dir[512];
+	snprintf(dir, sizeof(dir), "%s/cge", f2.cg2);
+	ok(access(dir, F_OK) == 0, "... and it is made at start");
 	core_free(c);
 	fixture_done(&f2);
 	fixture_current = &fx;
@@ -335,7 +340,7 @@ test_errors(void)
 int
 main(void)
 {
-	plan(63);
+	plan(64);
 	test_pure();
 	fixture_init(&fx);
 	fixture_v2(&fx, "cpu io memory pids", "/svc");
