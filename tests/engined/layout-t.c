@@ -9,12 +9,15 @@
  * into a leaf of its own group; groups made from templates are removed
  * once empty.
  */
+#include "engined/control_private.h"
 #include "engined/core.h"
 #include "tests/lib/fixture.h"
 #include "tests/tap/tap.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -207,6 +210,36 @@ test_explain(struct core *c)
 	is_string("", core_composed(c), "nothing composed: left alone");
 }
 
+/* explain through the control protocol: the unified row, text and JSON */
+static void
+test_verb(struct core *c)
+{
+	static char pid[] = "200", verb[] = "explain";
+	char *argv[] = { verb, pid };
+	char err[256] = "";
+	struct buf out = { 0 };
+	struct request rq = { .core = c, .now = 50.0, .uid = 0, .json = false };
+
+	is_int(0, control_dispatch(&rq, 2, argv, &out, err, sizeof(err)), "explain 200");
+	ok(out.p != NULL && strstr(out.p, "\nunified ") != NULL &&
+		   strstr(out.p, "/svc/students/default/www composed from cpu, net_cls") != NULL,
+	   "the text has the unified row");
+	rq.json = true;
+	buf_reset(&out);
+	is_int(0, control_dispatch(&rq, 2, argv, &out, err, sizeof(err)), "explain 200 --json");
+	json_t *r = json_loads(out.p ? out.p : "", 0, NULL);
+	json_t *rows = json_object_get(r, "hierarchies");
+	json_t *last = json_array_get(rows, json_array_size(rows) - 1);
+	ok(json_is_true(json_object_get(last, "composed")) &&
+		   strcmp(json_string_value(json_object_get(last, "wanted")) ?: "",
+			  "/svc/students/default/www") == 0 &&
+		   strcmp(json_string_value(json_object_get(last, "current")) ?: "",
+			  "/svc/students/default/www") == 0,
+	   "the JSON's last row is the composed group");
+	json_decref(r);
+	free(out.p);
+}
+
 static void
 test_boost(struct core *c)
 {
@@ -340,7 +373,7 @@ test_errors(void)
 int
 main(void)
 {
-	plan(64);
+	plan(68);
 	test_pure();
 	fixture_init(&fx);
 	fixture_v2(&fx, "cpu io memory pids", "/svc");
@@ -362,6 +395,7 @@ main(void)
 	test_policy(c);
 	test_compose(c);
 	test_explain(c);
+	test_verb(c);
 	test_boost(c);
 	test_cleanup(c);
 	core_stop(c);
