@@ -119,9 +119,11 @@ find_root(struct policy *p, const char *procroot, const char *where,
 
 	if (r[0] == '\0') {
 		if (rc < 0) {
-			report_msg(rep, "%s: unified-root: cannot find the daemon's own v2 group "
-					"in %s/self/cgroup: %s",
-				   where, procroot ? procroot : "/proc", strerror(-rc));
+			report_msg(
+				rep,
+				"%s: unified-root: cannot find the daemon's own v2 group "
+				"in %s/self/cgroup: %s",
+				where, procroot ? procroot : "/proc", strerror(-rc));
 			return -1;
 		}
 		/* never compose into a group that is not the daemon's own: the
@@ -129,10 +131,12 @@ find_root(struct policy *p, const char *procroot, const char *where,
 		 * not attach it to its unit's group) */
 		size_t n = strlen(own);
 		if (n == 0 || (n >= 6 && strcmp(own + n - 6, ".slice") == 0)) {
-			report_msg(rep, "%s: unified-root: the daemon runs in %s, not in a group "
-					"delegated to it; run it in its own unit with "
-					"Delegate=yes, or set unified-root",
-				   where, n ? own : "the root group");
+			report_msg(
+				rep,
+				"%s: unified-root: the daemon runs in %s, not in a group "
+				"delegated to it; run it in its own unit with "
+				"Delegate=yes, or set unified-root",
+				where, n ? own : "the root group");
 			return -1;
 		}
 		r = own;

@@ -222,11 +222,13 @@ test_verb(struct core *c)
 
 	is_int(0, control_dispatch(&rq, 2, argv, &out, err, sizeof(err)), "explain 200");
 	ok(out.p != NULL && strstr(out.p, "\nunified ") != NULL &&
-		   strstr(out.p, "/svc/students/default/www composed from cpu, net_cls") != NULL,
+		   strstr(out.p,
+			  "/svc/students/default/www composed from cpu, net_cls") != NULL,
 	   "the text has the unified row");
 	rq.json = true;
 	buf_reset(&out);
-	is_int(0, control_dispatch(&rq, 2, argv, &out, err, sizeof(err)), "explain 200 --json");
+	is_int(0, control_dispatch(&rq, 2, argv, &out, err, sizeof(err)),
+	       "explain 200 --json");
 	json_t *r = json_loads(out.p ? out.p : "", 0, NULL);
 	json_t *rows = json_object_get(r, "hierarchies");
 	json_t *last = json_array_get(rows, json_array_size(rows) - 1);
@@ -348,9 +350,10 @@ test_errors(void)
 	fixture_init(&f2);
 	fixture_v2(&f2, "cpu", "/system.slice");
 	fixture_files(&f2, "unified-layout = {\"cpu\"}\n", "root cpu /x\n");
-	is_string("cgengined.conf: unified-root: the daemon runs in /system.slice, not in a group "
-		  "delegated to it; run it in its own unit with Delegate=yes, or set unified-root",
-		  build_error(&f2), "never the daemon's group when it is a slice");
+	is_string(
+		"cgengined.conf: unified-root: the daemon runs in /system.slice, not in a group "
+		"delegated to it; run it in its own unit with Delegate=yes, or set unified-root",
+		build_error(&f2), "never the daemon's group when it is a slice");
 	fixture_done(&f2);
 	fixture_init(&f2);
 	fixture_v2(&f2, "cpu", "/");
