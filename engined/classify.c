@@ -125,33 +125,42 @@ move(struct core *c, size_t i, const struct task *t, const struct verdict *v)
 
 /* ---- the unified layout: one composed v2 group per process ------------------------- */
 
-/* Enable the policy's controllers (those available) below v2 group path. */
+/* Is controller tok (length n) in the space-separated list? */
+static bool
+in_list(const char *list, const char *tok, size_t n)
+{
+	for (const char *a = list; *a; a += strcspn(a, " "), a += *a == ' ')
+		if (strcspn(a, " ") == n && strncmp(a, tok, n) == 0)
+			return true;
+	return false;
+}
+
+/* Enable the policy's controllers (those available, not yet enabled)
+ * below v2 group path. */
 static void
 enable_below(struct core *c, const char *path)
 {
 	const struct policy *p = c->pol;
 	const struct core_cgfs *fs = c->env.cgfs;
-	char avail[512], want[256] = "";
+	char avail[512], on[512] = "", want[256] = "";
 	size_t used = 0, n;
 
 	if (fs->get == NULL || p->controllers[0] == '\0')
 		return;
-	int rc =
-		fs->get(fs->arg, p->v2, path, "cgroup.controllers", avail, sizeof(avail));
+	int rc = fs->get(fs->arg, p->v2, path, "cgroup.controllers", avail, sizeof(avail));
 	if (rc < 0) {
 		log_warning("cannot read unified:%s/cgroup.controllers: %s", path,
 			    strerror(-rc));
 		return;
 	}
+	if (fs->get(fs->arg, p->v2, path, "cgroup.subtree_control", on, sizeof(on)) < 0)
+		on[0] = '\0';
 	for (const char *s = p->controllers; *s; s += n + (s[n] != '\0')) {
 		n = strcspn(s, " ");
-		for (const char *a = avail; *a; a += strcspn(a, " "), a += *a == ' ') {
-			if (strcspn(a, " ") != n || strncmp(a, s, n) != 0)
-				continue;
-			used += (size_t)snprintf(want + used, sizeof(want) - used,
-						 "%s+%.*s", used ? " " : "", (int)n, s);
-			break;
-		}
+		if (!in_list(avail, s, n) || in_list(on, s, n))
+			continue;
+		used += (size_t)snprintf(want + used, sizeof(want) - used, "%s+%.*s",
+					 used ? " " : "", (int)n, s);
 		if (used >= sizeof(want))
 			return;
 	}
@@ -159,14 +168,91 @@ enable_below(struct core *c, const char *path)
 		return;
 	rc = fs->set(fs->arg, p->v2, path, "cgroup.subtree_control", want);
 	if (rc < 0)
-		log_warning("cannot enable %s below unified:%s: %s%s", want,
-			    path[0] ? path : "/", strerror(-rc),
-			    rc == -EBUSY
-				    ? " (processes in it: the kernel keeps inner groups "
-				      "empty)"
-				    : "");
+		log_warning("cannot enable %s below unified:%s: %s%s", want, path[0] ? path : "/",
+			    strerror(-rc),
+			    rc == -EBUSY ? " (processes in it: the kernel keeps inner groups "
+					   "empty)"
+					 : "");
 	else
 		log_info("enabled %s below unified:%s", want, path[0] ? path : "/");
+}
+
+/* Walking the composed tree: each inner group below a path. */
+struct walk {
+	struct core *c;
+	const char *path;
+	unsigned depth; /* of path below the root */
+	bool enable;	/* true: enable top-down; false: disable bottom-up */
+};
+
+static void walk_inner(struct core *c, const char *path, unsigned depth, bool enable);
+
+static int
+walk_child(void *arg, const char *name)
+{
+	const struct walk *w = arg;
+	char sub[RULES_DEST_MAX];
+
+	if (name[0] == '.' || (w->depth == 0 && strcmp(name, LAYOUT_DAEMON_LEAF) == 0))
+		return 0; /* the service manager's, or the daemon's leaf */
+	if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", w->path, name) >= sizeof(sub))
+		return 0;
+	walk_inner(w->c, sub, w->depth + 1, w->enable);
+	return 0;
+}
+
+/* Disable every controller enabled below v2 group path. */
+static void
+disable_below(struct core *c, const char *path)
+{
+	const struct core_cgfs *fs = c->env.cgfs;
+	char on[512], off[600] = "";
+	size_t used = 0, n;
+
+	if (fs->get(fs->arg, c->pol->v2, path, "cgroup.subtree_control", on, sizeof(on)) < 0)
+		return;
+	for (const char *s = on; *s; s += n + (s[n] != '\0')) {
+		n = strcspn(s, " ");
+		used += (size_t)snprintf(off + used, sizeof(off) - used, "%s-%.*s",
+					 used ? " " : "", (int)n, s);
+		if (used >= sizeof(off))
+			return;
+	}
+	int rc = off[0] ? fs->set(fs->arg, c->pol->v2, path, "cgroup.subtree_control", off)
+			: 0;
+	if (rc < 0)
+		log_warning("cannot disable %s below unified:%s: %s", off, path, strerror(-rc));
+}
+
+/* Enable (top-down) or disable (bottom-up) the controllers of every
+ * inner group at or below path, which is depth levels below the root. */
+static void
+walk_inner(struct core *c, const char *path, unsigned depth, bool enable)
+{
+	const struct core_cgfs *fs = c->env.cgfs;
+	struct walk w = { c, path, depth, enable };
+
+	if (depth >= layout_levels(c->pol))
+		return; /* a leaf */
+	if (enable)
+		enable_below(c, path);
+	if (fs->children != NULL)
+		(void)fs->children(fs->arg, c->pol->v2, path, walk_child, &w);
+	if (!enable)
+		disable_below(c, path);
+}
+
+void
+classify_release(struct core *c)
+{
+	const struct policy *p = c->pol;
+
+	if (p->v2 == NULL || !p->uroot_own || c->dry_run || c->env.cgfs->get == NULL)
+		return;
+	walk_inner(c, p->uroot, 0, false);
+	log_notice("controllers below unified:%s disabled for a restart; classified "
+		   "processes keep running where they are",
+		   p->uroot);
 }
 
 void
@@ -198,7 +284,7 @@ classify_prepare(struct core *c)
 		else if (created)
 			log_info("created group unified:%s", p->uroot);
 	}
-	enable_below(c, p->uroot);
+	walk_inner(c, p->uroot, 0, true); /* the root, and what a former run made */
 	c->root_ready = true;
 }
 

@@ -66,6 +66,13 @@ real_get(void *arg, const struct hier *h, const char *path, const char *key, cha
 	return cgfs_get(h, path, key, buf, len);
 }
 
+static int
+real_children(void *arg, const struct hier *h, const char *path,
+	      int (*fn)(void *fnarg, const char *name), void *fnarg)
+{
+	return cgfs_children(h, path, fn, fnarg);
+}
+
 static time_t
 real_wall(void)
 {
@@ -485,7 +492,7 @@ core_new(const struct core_options *o, const struct report *rep)
 		c->fds = cgfs_cache_new();
 		c->real_cgfs = (struct core_cgfs){ real_mkdir, real_set,      real_move,
 						   real_rmdir, real_is_empty, real_flush,
-						   c->fds,     real_get };
+						   c->fds,     real_get,     real_children };
 		c->env.cgfs = &c->real_cgfs;
 	}
 	if (c->procs == NULL || c->dec == NULL || c->slots == NULL || c->verdicts == NULL ||
@@ -511,6 +518,7 @@ core_start(struct core *c, double now)
 void
 core_stop(struct core *c)
 {
+	classify_release(c);
 	if (c->state_dirty)
 		boost_save_now(c);
 }

@@ -38,6 +38,9 @@ struct core_cgfs {
 	/* the first line of a control file (NULL: none can be read) */
 	int (*get)(void *arg, const struct hier *h, const char *path, const char *key,
 		   char *buf, size_t len);
+	/* fn(fnarg, name) for each child group of path (NULL: none listed) */
+	int (*children)(void *arg, const struct hier *h, const char *path,
+			int (*fn)(void *fnarg, const char *name), void *fnarg);
 };
 
 /* What the core is given; NULL members take the real system's. */
@@ -104,7 +107,9 @@ struct core *core_new(const struct core_options *o, const struct report *rep) EN
 void core_free(struct core *c);
 /* Restore saved boosts, then classify every running process. */
 void core_start(struct core *c, double now);
-/* Before exit: write the boost state if it changed. */
+/* Before exit: write the boost state if it changed; with a unified
+ * layout in the daemon's own group, disable the controllers below it
+ * (bottom up) so that its service manager can start it there again. */
 void core_stop(struct core *c);
 
 /* ---- what the loop feeds in -------------------------------------------------- */

@@ -99,6 +99,9 @@ void classify_whatif(struct core *c, const struct task *t, const char *cmd, size
 /* The unified layout: the daemon into its leaf, controllers enabled at
  * the root (at start and after a reload). */
 void classify_prepare(struct core *c);
+/* Before exit: hand the daemon's own group back (controllers below it
+ * disabled, bottom up), so the service manager can restart it there. */
+void classify_release(struct core *c);
 
 /* ---- boost.c: boosts and the process table's bookkeeping -------------------------- */
 

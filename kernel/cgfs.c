@@ -196,6 +196,28 @@ cgfs_rmdir(const struct hier *h, const char *path)
 	return rmdir(buf) == 0 ? 0 : -errno;
 }
 
+int
+cgfs_children(const struct hier *h, const char *path,
+	      int (*fn)(void *arg, const char *name), void *arg)
+{
+	char buf[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+	int rc;
+
+	if ((rc = join(buf, sizeof(buf), h, path, NULL)) < 0)
+		return rc;
+	if ((d = opendir(buf)) == NULL)
+		return -errno;
+	rc = 0;
+	while (rc == 0 && (e = readdir(d)) != NULL)
+		if (e->d_type == DT_DIR && strcmp(e->d_name, ".") != 0 &&
+		    strcmp(e->d_name, "..") != 0)
+			rc = fn(arg, e->d_name);
+	closedir(d);
+	return rc;
+}
+
 bool
 cgfs_is_empty(const struct hier *h, const char *path)
 {

@@ -303,29 +303,51 @@ build_error(struct fixture *f)
 	return reported[0] ? strstr(reported, "cgengined.conf") : "";
 }
 
-/* A restarted daemon (a new core, the processes where the old one put
- * them, the daemon itself in its leaf) finds its root and moves
- * nothing that is in place. */
+/*
+ * Stopping hands the group back (controllers disabled bottom up: the
+ * service manager can start the daemon in it again, as systemd before
+ * DelegateSubgroup= does); the restarted daemon (a new core, the
+ * processes where the old one put them) moves itself into its leaf,
+ * enables the controllers again along the existing tree and moves
+ * nothing that is in place.
+ */
 static void
 test_restart(void)
 {
-	char file[300];
-
-	snprintf(file, sizeof(file), "%s/self/cgroup", fx.proc);
-	FILE *f = fopen(file, "w");
-	if (f == NULL)
-		bail("cannot write %s", file);
-	fprintf(f, "0::/svc/daemon\n");
-	fclose(f);
+	is_string("", fixture_v2_file(&fx, "/svc", "cgroup.subtree_control"),
+		  "stopped: no controller enabled below the root");
+	is_string("", fixture_v2_file(&fx, "/svc/profs/default", "cgroup.subtree_control"),
+		  "... nor below an inner level");
+	is_string("/svc/profs/default/www", fixture_group_v2(&fx, 100),
+		  "... and the processes stay where they are");
+	fixture_proc_v2(&fx, getpid(), "/svc"); /* where systemd starts it */
 	struct core *c = fixture_core(&fx);
 	if (c == NULL)
 		bail("cannot build a second core");
 	ok(strcmp(core_policy(c)->uroot, "/svc") == 0 && core_policy(c)->uroot_own,
-	   "after a restart the root is still the unit's group, not the daemon's leaf");
+	   "restarted in the unit's group: the same root");
 	core_start(c, 1.0);
+	is_string("/svc/daemon", fixture_group_v2(&fx, getpid()), "the daemon in its leaf again");
+	is_string("cpu memory io", fixture_v2_file(&fx, "/svc/profs/default",
+						   "cgroup.subtree_control"),
+		  "controllers enabled again along the existing tree");
 	is_int(0, (long long)core_stats(c)->moves, "nothing in place is moved again");
 	is_string("/svc/students/default/www", fixture_group_v2(&fx, 200),
 		  "the student's browser stays");
+	core_stop(c);
+	core_free(c);
+
+	char file[300];
+	snprintf(file, sizeof(file), "%s/self/cgroup", fx.proc);
+	FILE *f = fopen(file, "w");
+	if (f == NULL)
+		bail("cannot write %s", file);
+	fprintf(f, "0::/svc/daemon\n"); /* DelegateSubgroup=daemon, or a reload */
+	fclose(f);
+	c = fixture_core(&fx);
+	ok(c != NULL && strcmp(core_policy(c)->uroot, "/svc") == 0 &&
+		   core_policy(c)->uroot_own,
+	   "started in the leaf: the root is still the unit's group");
 	core_free(c);
 }
 
@@ -376,7 +398,7 @@ test_errors(void)
 int
 main(void)
 {
-	plan(68);
+	plan(74);
 	test_pure();
 	fixture_init(&fx);
 	fixture_v2(&fx, "cpu io memory pids", "/svc");

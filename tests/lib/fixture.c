@@ -147,12 +147,82 @@ fake_mkdir(void *arg, const struct hier *h, const char *path, bool *created)
 	return rc == -EEXIST ? 0 : rc;
 }
 
+static bool
+fake_listed(const char *list, const char *tok)
+{
+	size_t n = strlen(tok);
+
+	for (const char *a = list; *a; a += strcspn(a, " "), a += *a == ' ')
+		if (strcspn(a, " ") == n && strncmp(a, tok, n) == 0)
+			return true;
+	return false;
+}
+
+static void
+fake_unlist(const char *list, const char *tok, char *out, size_t len)
+{
+	size_t used = 0, n;
+
+	out[0] = '\0';
+	for (const char *a = list; *a; a += n, a += *a == ' ') {
+		n = strcspn(a, " ");
+		if (n == strlen(tok) && strncmp(a, tok, n) == 0)
+			continue;
+		used += (size_t)snprintf(out + used, len - used, "%s%.*s", used ? " " : "",
+					 (int)n, a);
+	}
+}
+
+/* Does a child group of dir have tok in its cgroup.subtree_control? */
+static bool
+fake_child_enables(const char *dir, const char *tok)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char file[1024], buf[512];
+	bool found = false;
+
+	while (d != NULL && !found && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(file, sizeof(file), "%s/%s/cgroup.subtree_control", dir, e->d_name);
+		found = fake_listed(slurp(file, buf, sizeof(buf)), tok);
+	}
+	if (d != NULL)
+		closedir(d);
+	return found;
+}
+
+static int
+fake_children(void *arg, const struct hier *h, const char *path,
+	      int (*fn)(void *fnarg, const char *name), void *fnarg)
+{
+	char dir[512];
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+	int rc = 0;
+
+	group_dir_of(arg, h, path, dir, sizeof(dir));
+	if ((d = opendir(dir)) == NULL)
+		return -errno;
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		char sub[1024];
+
+		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+		if (e->d_name[0] != '.' && stat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+			rc = fn(fnarg, e->d_name);
+	}
+	closedir(d);
+	return rc;
+}
+
 static int
 fake_set(void *arg, const struct hier *h, const char *path, const char *key,
 	 const char *value)
 {
 	struct fixture *f = arg;
-	char dir[512], file[700], old[512], now[512] = "";
+	char dir[512], file[700], old[512], now[640] = "";
 	struct stat st;
 
 	group_dir_of(f, h, path, dir, sizeof(dir));
@@ -166,19 +236,28 @@ fake_set(void *arg, const struct hier *h, const char *path, const char *key,
 		put(file, "%s\n", value);
 		return 0;
 	}
-	/* the kernel: no controllers below a group that holds processes */
-	if (!fake_is_empty(f, h, path))
-		return -EBUSY;
 	slurp(file, old, sizeof(old));
-	for (const char *s = value; *s;) {
-		size_t n = strcspn(s, " ");
+	for (const char *s = value; *s; s += strcspn(s, " "), s += *s == ' ') {
+		size_t n = strcspn(s, " ") - 1;
+		char tok[64];
 
-		if (*s == '+' && n > 1 && strlen(now) + n < sizeof(now))
-			snprintf(now + strlen(now), sizeof(now) - strlen(now), "%s%.*s",
-				 now[0] ? " " : "", (int)n - 1, s + 1);
-		s += n + (s[n] == ' ');
+		snprintf(tok, sizeof(tok), "%.*s", (int)n, s + 1);
+		if (*s == '+' && !fake_listed(old, tok)) {
+			/* the kernel: no controllers below a group with processes */
+			if (!fake_is_empty(f, h, path))
+				return -EBUSY;
+			snprintf(now, sizeof(now), "%.500s%s%.60s", old, old[0] ? " " : "", tok);
+		} else if (*s == '-' && fake_listed(old, tok)) {
+			/* the kernel: not while a child still enables it */
+			if (fake_child_enables(dir, tok))
+				return -EBUSY;
+			fake_unlist(old, tok, now, sizeof(now));
+		} else {
+			continue;
+		}
+		snprintf(old, sizeof(old), "%.500s", now);
 	}
-	put(file, "%s%s%s\n", old, old[0] && now[0] ? " " : "", now);
+	put(file, "%s\n", old);
 	return 0;
 }
 
@@ -310,7 +389,8 @@ fixture_init(struct fixture *f)
 	    "35 25 0:99 / %s rw,relatime shared:99 - cgroup cgroup rw,%s\n", f->cg,
 	    FIXTURE_HIER);
 	f->cgfs = (struct core_cgfs){ fake_mkdir, fake_set,	 fake_move, fake_rmdir,
-				      fake_is_empty, fake_flush, f,	    fake_get };
+				      fake_is_empty, fake_flush, f,	    fake_get,
+				      fake_children };
 	f->wall = 1700000000;
 	fixture_current = f;
 }
