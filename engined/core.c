@@ -347,7 +347,7 @@ core_timeout(struct core *c, double now)
 	for (unsigned id; (id = boost_expired(c)) != 0;)
 		(void)core_boost_end(c, id, "expired");
 	if (c->cleanup_at > 0 && now >= c->cleanup_at)
-		classify_cleanup(c);
+		groups_cleanup(c);
 	if (c->save_at > 0 && now >= c->save_at)
 		boost_save_now(c);
 }
@@ -384,7 +384,7 @@ core_reload(struct core *c, double now)
 	memset(c->dropped, 0, sizeof(c->dropped));
 	c->pol = np;
 	policy_free(old);
-	classify_prepare(c);
+	groups_prepare(c);
 	log_set_level(np->cfg->log_level);
 	c->stats.reloads++;
 	log_notice("reloaded: %zu rules, %zu managed hierarchies", rules_count(np->rules),
@@ -511,14 +511,14 @@ core_start(struct core *c, double now)
 {
 	c->now = now;
 	boost_restore(c); /* before the scan, which applies them */
-	classify_prepare(c);
+	groups_prepare(c);
 	core_rescan(c, now); /* every process already running */
 }
 
 void
 core_stop(struct core *c)
 {
-	classify_release(c);
+	groups_release(c);
 	if (c->state_dirty)
 		boost_save_now(c);
 }
@@ -531,7 +531,7 @@ core_free(struct core *c)
 	boost_free_all(c);
 	policy_free(c->pol);
 	proctab_free(c->procs);
-	classify_forget_made(c);
+	groups_forget_made(c);
 	free(c->dec);
 	free(c->slots);
 	free(c->verdicts);
