@@ -316,7 +316,8 @@ test_restart(void)
 {
 	is_string("", fixture_v2_file(&fx, "/svc", "cgroup.subtree_control"),
 		  "stopped: no controller enabled below the root");
-	is_string("", fixture_v2_file(&fx, "/svc/profs/default", "cgroup.subtree_control"),
+	is_string("",
+		  fixture_v2_file(&fx, "/svc/profs/default", "cgroup.subtree_control"),
 		  "... nor below an inner level");
 	is_string("/svc/profs/default/www", fixture_group_v2(&fx, 100),
 		  "... and the processes stay where they are");
@@ -327,9 +328,10 @@ test_restart(void)
 	ok(strcmp(core_policy(c)->uroot, "/svc") == 0 && core_policy(c)->uroot_own,
 	   "restarted in the unit's group: the same root");
 	core_start(c, 1.0);
-	is_string("/svc/daemon", fixture_group_v2(&fx, getpid()), "the daemon in its leaf again");
-	is_string("cpu memory io", fixture_v2_file(&fx, "/svc/profs/default",
-						   "cgroup.subtree_control"),
+	is_string("/svc/daemon", fixture_group_v2(&fx, getpid()),
+		  "the daemon in its leaf again");
+	is_string("cpu memory io",
+		  fixture_v2_file(&fx, "/svc/profs/default", "cgroup.subtree_control"),
 		  "controllers enabled again along the existing tree");
 	is_int(0, (long long)core_stats(c)->moves, "nothing in place is moved again");
 	is_string("/svc/students/default/www", fixture_group_v2(&fx, 200),
@@ -349,6 +351,58 @@ test_restart(void)
 		   core_policy(c)->uroot_own,
 	   "started in the leaf: the root is still the unit's group");
 	core_free(c);
+}
+
+/*
+ * A Lua hook sees a dimension under its name and task:cgroup() of a
+ * dimension as the process's part; a destination it gives that is
+ * deeper than the dimension is not applied, and explain says why.
+ */
+static void
+test_hook(void)
+{
+	struct fixture f2;
+	char cfg[600], script[300];
+
+	fixture_init(&f2);
+	fixture_v2(&f2, "cpu", "/svc");
+	snprintf(script, sizeof(script), "%s/hook.lua", f2.dir);
+	FILE *f = fopen(script, "w");
+	if (f == NULL)
+		bail("cannot write %s", script);
+	fprintf(f, "function classify(task, decision, why)\n"
+		   "  if decision[\"net_cls\"] == \"/www\" then\n"
+		   "    decision[\"net_cls\"] = \"/www/deep\"\n"
+		   "  end\n"
+		   "  if task:cgroup(\"cpu\") == \"/profs\" then\n"
+		   "    decision[\"net_cls\"] = \"/seen\"\n"
+		   "  end\n"
+		   "end\n");
+	fclose(f);
+	snprintf(cfg, sizeof(cfg),
+		 "unified-layout = {\"cpu\", \"net_cls\"}\nlua-script = \"%s\"\n",
+		 script);
+	fixture_files(&f2, cfg, "root cpu /profs\n*:fx-www net_cls /www\n");
+	fixture_proc(&f2, 100, 0, 0, "/usr/bin/fx-www", 10, "/");
+	fixture_proc_v2(&f2, 100, "/");
+	fixture_proc(&f2, 200, 0, 0, "/usr/bin/cat", 20, "/");
+	fixture_proc_v2(&f2, 200, "/svc/profs/other");
+	struct core *c = fixture_core(&f2);
+	if (c == NULL)
+		bail("cannot build a core with a hook");
+	const struct policy *p = core_policy(c);
+	core_explain(c, 100, 0);
+	const struct verdict *v = &core_verdicts(c)[dim(p, "net_cls")];
+	ok(!v->move && strstr(v->reason, "(too deep for the layout)") != NULL,
+	   "a hook's destination deeper than the dimension is not applied: %s",
+	   v->reason);
+	is_string("/svc/profs/default", core_composed(c), "... the rest is composed");
+	core_explain(c, 200, 0);
+	is_string("/seen", core_verdicts(c)[dim(p, "net_cls")].dest,
+		  "task:cgroup(\"cpu\") is the process's part of its composed group");
+	core_free(c);
+	fixture_done(&f2);
+	fixture_current = &fx;
 }
 
 static void
@@ -398,7 +452,7 @@ test_errors(void)
 int
 main(void)
 {
-	plan(74);
+	plan(77);
 	test_pure();
 	fixture_init(&fx);
 	fixture_v2(&fx, "cpu io memory pids", "/svc");
@@ -426,6 +480,7 @@ main(void)
 	core_stop(c);
 	core_free(c);
 	test_restart();
+	test_hook();
 	test_errors();
 	fixture_done(&fx);
 	return 0;
