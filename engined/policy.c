@@ -113,18 +113,16 @@ resolve_settings(struct policy *p, const struct report *rep)
 	if (p->settings == NULL)
 		return -1;
 	for (size_t i = 0; i < c->ngroups; i++) {
-		const struct hier *h = hier_find(&p->all, c->groups[i].hier);
-		size_t k;
+		const struct hier *h = policy_find(p, c->groups[i].hier);
+		int k = h != NULL ? policy_index(p, h) : -1;
 
-		for (k = 0; k < p->n && p->managed[k] != h; k++)
-			;
-		if (h == NULL || k == p->n) {
+		if (k < 0) {
 			log_warning(
 				"%s: group \"%s:%s\": hierarchy not managed; settings unused",
 				c->file, c->groups[i].hier, c->groups[i].path);
 			continue;
 		}
-		p->settings[p->nsettings].hier = k;
+		p->settings[p->nsettings].hier = (size_t)k;
 		p->settings[p->nsettings].conf = &c->groups[i];
 		p->nsettings++;
 	}
@@ -205,7 +203,8 @@ load_hooks(struct policy *p, const struct report *rep)
 }
 
 struct policy *
-policy_build(const struct overrides *o, const char *mountinfo, const struct report *rep)
+policy_build(const struct overrides *o, const char *mountinfo, const char *procroot,
+	     const struct report *rep)
 {
 	struct policy *p = calloc(1, sizeof(*p));
 	const char *path = o->config ? o->config : SYSCONFDIR "/cgengine/cgengined.conf";
@@ -226,7 +225,8 @@ policy_build(const struct overrides *o, const char *mountinfo, const struct repo
 		report_msg(rep, "%s: cannot read: %s", mountinfo, strerror(-rc));
 		goto fail;
 	}
-	if (select_hierarchies(p, rep) < 0 || resolve_settings(p, rep) < 0)
+	if (select_hierarchies(p, rep) < 0 || layout_build(p, procroot, rep) < 0 ||
+	    resolve_settings(p, rep) < 0)
 		goto fail;
 
 	struct rules_options ro = {
@@ -241,6 +241,7 @@ policy_build(const struct overrides *o, const char *mountinfo, const struct repo
 	if (rules_bind(p->rules, p->labels, p->n) < 0)
 		goto fail;
 	scan_rules(p);
+	layout_finish(p);
 	if (load_hooks(p, rep) < 0)
 		goto fail;
 	return p;
@@ -265,6 +266,7 @@ policy_free(struct policy *p)
 	hier_list_free(&p->all);
 	config_free(p->cfg);
 	free(p->settings);
+	free(p->uroot);
 	free(p);
 }
 
@@ -285,4 +287,23 @@ policy_managed(const struct policy *p, const char *name)
 		if (strcmp(p->names[i], name) == 0)
 			return p->managed[i];
 	return NULL;
+}
+
+const struct hier *
+policy_find(const struct policy *p, const char *spec)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->virt[i] && strcmp(p->names[i], spec) == 0)
+			return p->managed[i];
+	const struct hier *h = hier_find(&p->all, spec);
+	return h != NULL && policy_index(p, h) >= 0 ? h : NULL;
+}
+
+int
+policy_index(const struct policy *p, const struct hier *h)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->managed[i] == h)
+			return (int)i;
+	return -1;
 }

@@ -405,6 +405,27 @@ t_metrics(const json_t *r, struct buf *out)
 
 /* ---- explain, test ---------------------------------------------------------------- */
 
+/* The unified layout's row: the v2 group the dimensions compose. */
+static json_t *
+composed_row(struct core *c, const struct task_cgroups *cg)
+{
+	const struct policy *p = core_policy(c);
+	const char *want = core_composed(c);
+	char why[512] = "composed from";
+	size_t used = strlen(why);
+
+	for (size_t k = 0; k < p->nlayout && used < sizeof(why); k++)
+		used += (size_t)snprintf(why + used, sizeof(why) - used, "%s %s",
+					 k ? "," : "", p->names[p->layout[k]]);
+	json_t *row =
+		json_pack("{s:s, s:o, s:s, s:b}", "hierarchy", "unified", "wanted",
+			  want[0] ? jstr(want) : json_null(), "why", why, "composed", 1);
+	if (cg != NULL)
+		json_object_set_new(row, "current",
+				    jstr_or_null(task_cgroup_of(cg, p->v2->name)));
+	return row;
+}
+
 /* One row per managed hierarchy; cg NULL for a what-if. */
 static json_t *
 verdict_rows(struct core *c, const struct task_cgroups *cg)
@@ -420,9 +441,12 @@ verdict_rows(struct core *c, const struct task_cgroups *cg)
 
 		if (cg != NULL)
 			json_object_set_new(row, "current",
-					    jstr_or_null(task_cgroup_of(cg, p->names[i])));
+					    jstr_or_null(p->virt[i] ? core_part(c, i)
+								    : task_cgroup_of(cg, p->names[i])));
 		json_array_append_new(rows, row);
 	}
+	if (p->v2 != NULL)
+		json_array_append_new(rows, composed_row(c, cg));
 	return rows;
 }
 
