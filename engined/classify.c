@@ -84,8 +84,13 @@ run_hook(struct core *c, const struct task *t, const struct hook_view *view)
 		snprintf(s->dest, sizeof(s->dest), "%s", v->move ? v->dest : "");
 		s->why = v->rule != NULL ? v->reason : NULL;
 	}
+	const struct hooks_stats *hs = hooks_stats(p->hooks);
+	uint64_t timeouts = hs->timeouts, restarts = hs->restarts;
 	c->stats.hook_calls++;
-	if (hooks_classify(p->hooks, &ht, c->slots, p->n) < 0) {
+	int rc = hooks_classify(p->hooks, &ht, c->slots, p->n);
+	c->stats.hook_timeouts += hs->timeouts - timeouts;
+	c->stats.hook_restarts += hs->restarts - restarts;
+	if (rc < 0) {
 		c->stats.hook_errors++;
 		return; /* the rules' decision stands */
 	}

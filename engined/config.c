@@ -264,6 +264,7 @@ static cfg_opt_t opts[] = {
 	CFG_STR("lua-script", "", CFGF_NONE),
 	CFG_INT("lua-instructions", 1000000, CFGF_NONE),
 	CFG_INT("lua-memory", 33554432, CFGF_NONE),
+	CFG_INT("lua-timeout", 100, CFGF_NONE),
 	CFG_INT("netlink-buffer", 4194304, CFGF_NONE),
 	CFG_SEC("group", group_opts, CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
 	CFG_SEC("boost-profile", profile_opts,
@@ -358,6 +359,7 @@ copy_config(cfg_t *cfg, struct config *c)
 	c->lua_script = xstrdup(cfg_getstr(cfg, "lua-script"));
 	c->lua_instructions = cfg_getint(cfg, "lua-instructions");
 	c->lua_memory = cfg_getint(cfg, "lua-memory");
+	c->lua_timeout = cfg_getint(cfg, "lua-timeout");
 	c->netlink_buffer = cfg_getint(cfg, "netlink-buffer");
 	if (!c->rules || !c->rules_dir || !c->control_socket || !c->sticky_socket ||
 	    !c->pidfile || !c->state_file || !c->log || !c->lua_script)
@@ -389,6 +391,7 @@ new_parser(void)
 	cfg_set_validate_func(cfg, "log-level", check_level);
 	cfg_set_validate_func(cfg, "lua-instructions", check_positive);
 	cfg_set_validate_func(cfg, "lua-memory", check_positive);
+	cfg_set_validate_func(cfg, "lua-timeout", check_positive);
 	cfg_set_validate_func(cfg, "netlink-buffer", check_positive);
 	cfg_set_validate_func(cfg, "group", check_group);
 	cfg_set_validate_func(cfg, "unified-layout", check_layout);

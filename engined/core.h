@@ -64,6 +64,7 @@ struct core_stats {
 	uint64_t lost, rescans, reloads, reload_failures;
 	uint64_t groups_created, groups_removed;
 	uint64_t hook_calls, hook_errors, hook_changes;
+	uint64_t hook_timeouts, hook_restarts; /* Lua helper stopped, started again */
 	uint64_t state_saves, state_save_failures;
 };
 

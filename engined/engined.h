@@ -91,6 +91,7 @@ struct config {
 	char *lua_script; /* "" = no hooks */
 	long lua_instructions;
 	long lua_memory;
+	long lua_timeout; /* milliseconds of the helper's CPU per hook call */
 	long netlink_buffer; /* initial receive buffer of the proc connector */
 	struct group_conf *groups;
 	size_t ngroups;

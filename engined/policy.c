@@ -7,7 +7,6 @@
 #include "engined.h"
 #include "engined_private.h"
 
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,7 +181,10 @@ load_hooks(struct policy *p, const struct report *rep)
 		return 0;
 	/* the Lua helper process gives up root for "nobody" (65534 if
 	 * there is no such user); not root, it keeps our ids */
-	const struct passwd *nobody = geteuid() == 0 ? getpwnam("nobody") : NULL;
+	uid_t run_uid = 65534;
+	gid_t run_gid = 65534;
+	if (geteuid() == 0 && rules_nss_user("nobody", &run_uid, &run_gid) < 0)
+		run_uid = run_gid = 65534;
 	struct hooks_options o = {
 		.script = c->lua_script,
 		.instructions = c->lua_instructions,
@@ -192,8 +194,9 @@ load_hooks(struct policy *p, const struct report *rep)
 		.group_name = hook_group,
 		.arg = p,
 		.drop_privileges = geteuid() == 0,
-		.run_uid = nobody != NULL ? nobody->pw_uid : 65534,
-		.run_gid = nobody != NULL ? nobody->pw_gid : 65534,
+		.run_uid = run_uid,
+		.run_gid = run_gid,
+		.timeout_ms = c->lua_timeout,
 	};
 	if ((p->hooks = hooks_load(&o, err, sizeof(err))) == NULL) {
 		report_msg(rep, "%s", err);

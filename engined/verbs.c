@@ -295,6 +295,10 @@ static const struct counter {
 	  reload_failures),
 	C("lua_calls", "lua_calls_total", "Calls of the Lua classify hook.", hook_calls),
 	C("lua_errors", "lua_errors_total", "Lua hook calls that failed.", hook_errors),
+	C("lua_timeouts", "lua_timeouts_total", "Lua hook calls stopped by lua-timeout.",
+	  hook_timeouts),
+	C("lua_restarts", "lua_restarts_total", "Lua helper processes started again.",
+	  hook_restarts),
 	C("groups_created", "groups_created_total", "Groups created.", groups_created),
 	C("groups_removed", "groups_removed_total", "Empty template groups removed.",
 	  groups_removed),
@@ -367,8 +371,9 @@ t_status(const json_t *r, struct buf *out)
 	buf_printf(out, "lost events:  %llu, rescans %llu, reloads %llu (%llu failed)\n",
 		   counter(r, "lost_events"), counter(r, "rescans"), counter(r, "reloads"),
 		   counter(r, "failed_reloads"));
-	buf_printf(out, "lua:          %s, calls %llu, errors %llu\n", lua ? lua : "none",
-		   counter(r, "lua_calls"), counter(r, "lua_errors"));
+	buf_printf(out, "lua:          %s, calls %llu, errors %llu (timeouts %llu), restarts %llu\n",
+		   lua ? lua : "none", counter(r, "lua_calls"), counter(r, "lua_errors"),
+		   counter(r, "lua_timeouts"), counter(r, "lua_restarts"));
 	buf_printf(out, "boosts:       %lld active\n", get_i(r, "boosts"));
 }
 

@@ -103,6 +103,8 @@ is 100 "$(grep -c '^OK' "$T/rate")" "root is not rate-limited"
 bad=$(printf '%s/bin/%sjob-\377\376' "$T" "$TAG")
 cp "$T/bin/${TAG}job" "$bad"
 start "$bad" 300; u=$LAST
+i=0; while ! readlink "/proc/$u/exe" | grep -q "${TAG}job-" && [ $i -lt 100 ]; do
+	sleep 0.05; i=$((i + 1)); done # until the exec is done
 ctl --json explain "$u" >"$T/bad.json"
 ok "explain --json of a process whose exe is not UTF-8 parses with jq" jq -e . "$T/bad.json"
 is "${TAG}job-$(printf '\357\277\275\357\277\275')" \
