@@ -144,7 +144,7 @@ boot() {
 	[ $rc -eq 125 ] && echo "# the guest sent no status; console: $dir/console.log"
 	for s; do
 		relay "guest/$s-t.sh" "$dir/out/$s.tap"
-		[ -s "$dir/out/$s.err" ] && sed 's/^/# /' "$dir/out/$s.err"
+		[ -s "$dir/out/$s.err" ] && sed '/^#/!s/^/# /' "$dir/out/$s.err"
 	done
 	BOOTS="${BOOTS:-}$(basename "$dir") $((SECONDS - t)) s; "
 }
