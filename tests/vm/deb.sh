@@ -27,7 +27,7 @@ bump_version() {
 }
 
 lane_deb() {
-	local j=$WORK/deb dir old new v lint
+	local j=$WORK/deb dir old new v lint t=$SECONDS
 	if ! make_dist; then
 		result 1 "make dist makes the release tarball"
 		return
@@ -53,6 +53,7 @@ lane_deb() {
 	result $? "a newer build ($v) builds too"
 	new=$(ls "$WORK"/deb2/cgengine_*.deb 2>/dev/null)
 	[ -n "$new" ] || return
+	took "package builds and lintian" $t
 	job "$j" deb
 	mkdir -p "$j/debs"
 	cp "$old" "$j/debs/old.deb" && cp "$new" "$j/debs/new.deb"

@@ -146,14 +146,17 @@ boot() {
 		relay "guest/$s-t.sh" "$dir/out/$s.tap"
 		[ -s "$dir/out/$s.err" ] && sed '/^#/!s/^/# /' "$dir/out/$s.err"
 	done
-	BOOTS="${BOOTS:-}$(basename "$dir") $((SECONDS - t)) s; "
+	took "boot ($(basename "$dir"))" $t
 }
+TIMES=""
+took() { TIMES="$TIMES$1 $((SECONDS - $2)) s, "; } # took WHAT START
 
 lane_install() {
-	local j=$WORK/install s=${CGVM_ONLY:-unit v2 weight}
+	local j=$WORK/install s=${CGVM_ONLY:-unit v2 weight} t=$SECONDS
 	job "$j" $s
 	install_into "$j/dest"
 	result $? "the project builds and installs with Debian's paths"
+	took "build" $t
 	if [ -x "$j/dest/usr/sbin/cgengined" ]; then
 		boot "$j" 600 $s
 	fi
@@ -162,7 +165,7 @@ lane_install() {
 t=$SECONDS
 lane_image
 result $? "the guest image is ready (Debian $(. /etc/os-release && echo "$VERSION_CODENAME"), systemd, cgroup v2)"
-IMAGE_SECS=$((SECONDS - t))
+took image $t
 if [ -f "$LANE_IMAGE/rootfs.img" ]; then
 	case $WHAT in
 	install) lane_install ;;
@@ -170,6 +173,6 @@ if [ -f "$LANE_IMAGE/rootfs.img" ]; then
 	all) lane_install; . "$HERE/deb.sh" && lane_deb ;;
 	esac
 fi
-echo "# timing: image ${IMAGE_SECS} s; boots: ${BOOTS:-none}total $((SECONDS - T0)) s"
+echo "# timing: ${TIMES}total $((SECONDS - T0)) s"
 echo "1..$N"
 [ "$FAILED" -eq 0 ]
