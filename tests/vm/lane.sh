@@ -120,7 +120,8 @@ lane_build() {
 	lane_log "image: building $LANE_IMAGE (first run; about a minute)"
 	work=$(mktemp -d "$CGVM_CACHE/build.XXXXXX")
 	chmod 755 "$work" # apt's sandbox user reads the sources file
-	trap 'rm -rf "$work"' EXIT
+	LANE_WORK=$work # removed when the builder's subshell exits
+	trap 'rm -rf "$LANE_WORK"' EXIT
 	lane_sources >"$work/sources.list"
 	if ! [ -s "$work/sources.list" ]; then
 		lane_log "no Debian apt sources on the host (apt-get update first?)"
@@ -151,7 +152,7 @@ lane_build() {
 	size=$(du -sm "$work/root" | cut -f1)
 	size=$((size * 3 / 2 + 512))
 	mkfs.ext4 -q -F -L cgvm -m 0 -E root_owner=0:0 -d "$work/root" \
-		"$work/img/rootfs.img" "${size}M" || return 1
+		"$work/img/rootfs.img" "${size}M" >/dev/null || return 1
 	rm -rf "$work/root"
 	# drop images made from other inputs, then publish this one
 	find "$CGVM_CACHE" -mindepth 1 -maxdepth 1 -type d ! -name 'build.*' \
