@@ -58,5 +58,5 @@ lane_deb() {
 	mkdir -p "$j/debs"
 	cp "$old" "$j/debs/old.deb" && cp "$new" "$j/debs/new.deb"
 	echo "$v" >"$j/debs/new.version"
-	boot "$j" 600 deb
+	boot "$j" 900 deb
 }

@@ -158,7 +158,9 @@ lane_install() {
 	result $? "the project builds and installs with Debian's paths"
 	took "build" $t
 	if [ -x "$j/dest/usr/sbin/cgengined" ]; then
-		boot "$j" 600 $s
+		boot "$j" 900 $s
+	else
+		tail -n 20 "$WORK"/*.log | sed 's/^/# /'
 	fi
 }
 
