@@ -277,6 +277,8 @@ classify_decide(struct core *c, pid_t pid, uid_t asker)
 	}
 	if (t->kthread)
 		return DECIDE_KTHREAD;
+	if (pid == 1)
+		return DECIDE_INIT; /* its group is the service manager's business */
 	if (!owns(asker, t))
 		return DECIDE_DENIED; /* nothing run, nothing counted */
 	if (task_read_cgroups(c->env.procroot, pid, cg) < 0)
@@ -330,6 +332,7 @@ classify(struct core *c, pid_t pid)
 		c->stats.vanished++;
 		return;
 	case DECIDE_KTHREAD:
+	case DECIDE_INIT:
 	case DECIDE_STICKY:
 	case DECIDE_DENIED:
 		return;

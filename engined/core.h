@@ -148,6 +148,7 @@ enum decide_result {
 	DECIDE_OK,	/* verdicts filled in */
 	DECIDE_GONE,	/* the process exited */
 	DECIDE_KTHREAD, /* a kernel thread: never touched */
+	DECIDE_INIT,	/* pid 1, the service manager: never touched */
 	DECIDE_STICKY,	/* sticky: never reclassified */
 	DECIDE_DENIED,	/* not the asker's process: nothing decided */
 };

@@ -52,7 +52,7 @@ apply_settings(struct core *c, const struct hier *h, const char *path,
 			snprintf(key, sizeof(key), "%s", k2);
 			value = v2;
 		}
-		const char *hn = h->version == HIER_V2 ? "unified" : h->name;
+		const char *hn = hier_label(h);
 		int rc = fs->set(fs->arg, h, path, key, value);
 		if (rc < 0)
 			log_warning("cannot set %s=%s on %s:%s: %s", key, value, hn, path,
@@ -75,7 +75,7 @@ create_group(struct core *c, size_t i, const char *path, const struct rules_rule
 	if (rc < 0 || !created)
 		return rc;
 	c->stats.groups_created++;
-	log_info("created group %s:%s", h->name, path);
+	log_info("created group %s:%s", hier_label(h), path);
 	const struct group_conf *g = policy_settings(p, i, path);
 	if (g == NULL && rule != NULL && rule->templated)
 		g = policy_settings(p, i, rule->dest); /* settings for the template */
@@ -118,7 +118,7 @@ groups_move(struct core *c, size_t i, const struct task *t, const struct verdict
 		if ((rc == -EMFILE || rc == -ENFILE) && c->rescan_at == 0)
 			c->rescan_at = c->now + 1.0; /* try again when descriptors are back */
 		log_warning("cannot move pid %d (%s) to %s:%s: %s (%s%s/cgroup.procs)",
-			    (int)t->pid, t->comm, h->name, v->dest, strerror(-rc),
+			    (int)t->pid, t->comm, hier_label(h), v->dest, strerror(-rc),
 			    h->mount, v->dest);
 	}
 }

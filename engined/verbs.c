@@ -485,6 +485,8 @@ v_explain(struct verb_ctx *x)
 	enum decide_result r = core_explain(c, pid, x->rq->uid);
 	if (r == DECIDE_GONE)
 		return fail(x, "no process %d", (int)pid);
+	if (r == DECIDE_INIT)
+		return fail(x, "pid 1 is the service manager; cgengined never moves it");
 	if (r == DECIDE_KTHREAD)
 		return fail(x, "pid %d is a kernel thread; cgengined never moves those",
 			    (int)pid);

@@ -65,6 +65,8 @@ test_classify(struct core *c)
 	is_string("/www", fixture_group(&fx, 200), "nobody's fx-www to /www (process rule)");
 	is_string("/users/nobody", fixture_group(&fx, 300), "nobody's cat to /users/%%u");
 	is_int(3, (long long)core_stats(c)->moves, "three moves");
+	is_string("/init.scope", fixture_group(&fx, 1), "pid 1 is left alone, though root's");
+	is_int(DECIDE_INIT, core_explain(c, 1, 0), "... and explain says why");
 	core_rescan(c, 2.0);
 	is_int(3, (long long)core_stats(c)->moves, "a rescan moves nothing already in place");
 
@@ -327,9 +329,10 @@ test_cleanup(struct core *c)
 int
 main(void)
 {
-	plan(59);
+	plan(61);
 	fixture_init(&fx);
 	fixture_files(&fx, profile, rules);
+	fixture_proc(&fx, 1, 0, 0, "/usr/lib/systemd/systemd", 1, "/init.scope");
 	fixture_proc(&fx, 100, 0, 0, "/usr/bin/bash", 10, "/");
 	fixture_proc(&fx, 200, NOBODY, NOBODY, "/usr/bin/fx-www", 20, "/");
 	fixture_proc(&fx, 300, NOBODY, NOBODY, "/usr/bin/cat", 30, "/");

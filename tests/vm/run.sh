@@ -152,7 +152,7 @@ TIMES=""
 took() { TIMES="$TIMES$1 $((SECONDS - $2)) s, "; } # took WHAT START
 
 lane_install() {
-	local j=$WORK/install s=${CGVM_ONLY:-unit v2 weight} t=$SECONDS
+	local j=$WORK/install s=${CGVM_ONLY:-unit v2 weight university} t=$SECONDS
 	job "$j" $s
 	install_into "$j/dest"
 	result $? "the project builds and installs with Debian's paths"
