@@ -5,16 +5,13 @@
  * optional leading "json" is dropped, and the arguments the verbs
  * parse as durations go through parse_duration().
  *
- * The word splitting lives in split_line() below, a copy of
- * control.c's static split(); once control.c exports the pure
- * control_parse_line(char *line, char **argv, int max), split_line()
- * should simply call it (and this harness then tests the real thing).
+ * The words are split by control.c's own control_parse_line().
  *
  * Invariants: words are non-empty, blank-free, inside the line and in
  * order; at most ARGV_MAX of them; a duration is -1 or 0..365 days
  * and agrees with a plain re-implementation of its grammar.
  */
-#include "engined/engined.h"
+#include "engined/control_private.h"
 #include "fuzz.h"
 
 #include <ctype.h>
@@ -23,19 +20,6 @@
 
 #define ARGV_MAX    64	 /* as handle_line() in control.c */
 #define REQUEST_MAX 4096 /* as control.c */
-
-/* Swap for control_parse_line(line, argv, max) when it exists. */
-static int
-split_line(char *line, char **argv, int max)
-{
-	int n = 0;
-	char *save = NULL;
-
-	for (char *tok = strtok_r(line, " \t\r", &save); tok && n < max;
-	     tok = strtok_r(NULL, " \t\r", &save))
-		argv[n++] = tok;
-	return n;
-}
 
 /* The duration grammar, written differently: digits, one unit, <= 1 year. */
 static long
@@ -68,7 +52,7 @@ check_words(const char *line, size_t len, char **argv, int argc)
 {
 	const char *prev = line;
 
-	FUZZ_CHECK(argc >= 0 && argc <= ARGV_MAX);
+	FUZZ_CHECK(argc >= -1 && argc <= ARGV_MAX);
 	for (int i = 0; i < argc; i++) {
 		FUZZ_CHECK(argv[i] >= prev && argv[i] < line + len);
 		FUZZ_CHECK(argv[i][0] != '\0' && strpbrk(argv[i], " \t\r") == NULL);
@@ -84,8 +68,10 @@ one_line(char *line, size_t len)
 	if (memchr(line, '\0', len) != NULL)
 		return; /* refused: "request contains a NUL byte" */
 	line[len] = '\0';
-	int argc = split_line(line, argv, ARGV_MAX);
+	int argc = control_parse_line(line, argv, ARGV_MAX);
 	check_words(line, len, argv, argc);
+	if (argc < 0)
+		return; /* refused: too many words */
 	if (argc > 0 && strcmp(argv[0], "json") == 0) {
 		argc--;
 		memmove(argv, argv + 1, (size_t)argc * sizeof(*argv));
