@@ -111,7 +111,8 @@ add_pending(struct core *c, pid_t tgid, bool exec)
 		c->pending = v;
 		c->cap = cap;
 	}
-	c->pending[c->npending++] = (struct pending){ .tgid = tgid, .exec = exec };
+	c->pending[c->npending++] =
+		(struct pending){ .tgid = tgid, .exec = exec, .due = c->now + DEFER_DELAY };
 }
 
 static void
@@ -124,36 +125,40 @@ drop_pending(struct core *c, pid_t tgid)
 
 /*
  * Classify what the batch asked for.  A uid/gid change is usually
- * followed at once by an exec (su, sudo, login, setpriv): such entries
- * wait one batch (at most DEFER_DELAY) so the process is classified
- * once, after its exec, instead of twice.  `all` flushes everything.
+ * followed at once by an exec (su, sudo, login, setpriv, a spawner
+ * dropping privileges: setresgid, setresuid, execve -- often one
+ * wake-up each): such entries wait until their exec, at most
+ * DEFER_DELAY, so the process is classified once, after its exec,
+ * instead of once per event.
  */
 static void
-run_pending(struct core *c, bool all)
+run_pending(struct core *c)
 {
 	size_t kept = 0;
+	double next = 0;
 
 	for (size_t i = 0; i < c->npending; i++) {
 		struct pending *p = &c->pending[i];
 
 		if (p->tgid == 0)
 			continue;
-		if (!all && !p->exec && !p->waited) {
-			p->waited = true;
+		if (!p->exec && p->due > c->now) {
+			if (next == 0 || p->due < next)
+				next = p->due;
 			c->pending[kept++] = *p;
 			continue;
 		}
 		classify(c, p->tgid);
 	}
 	c->npending = kept;
-	c->defer_at = kept > 0 ? c->now + DEFER_DELAY : 0;
+	c->defer_at = next;
 }
 
 void
 core_batch_done(struct core *c, double now)
 {
 	c->now = now;
-	run_pending(c, false);
+	run_pending(c);
 }
 
 /* ---- events ------------------------------------------------------------------------ */
@@ -326,7 +331,7 @@ core_timeout(struct core *c, double now)
 {
 	c->now = now;
 	if (c->defer_at > 0 && now >= c->defer_at)
-		run_pending(c, true);
+		run_pending(c);
 	if (c->rescan_at > 0 && now >= c->rescan_at) {
 		log_notice("rescanning %s after lost events", c->env.procroot);
 		core_rescan(c, now);

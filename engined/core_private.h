@@ -37,8 +37,8 @@ void proctab_foreach(const struct proctab *t, void (*fn)(void *arg, const struct
 /* A thread group an event asked to classify. */
 struct pending {
 	pid_t tgid;  /* 0 = dropped (it exited) */
-	bool exec;   /* an EXEC was seen, not only a uid/gid change */
-	bool waited; /* a uid/gid-only entry already waited one batch */
+	bool exec;  /* an EXEC was seen, not only a uid/gid change */
+	double due; /* a uid/gid-only entry is classified by then anyway */
 };
 
 /* A group the daemon made from a template, removed once empty. */

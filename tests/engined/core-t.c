@@ -75,11 +75,27 @@ test_classify(struct core *c)
 	fixture_proc(&fx, 500, 0, 0, "/usr/bin/su", 50, "/");
 	core_timeout(c, 4.0); /* whatever else is due by now */
 	event(c, PROCEV_UID, 500, 0, 4.0);
-	is_string("/", fixture_group(&fx, 500), "a uid change alone waits one batch");
+	is_string("/", fixture_group(&fx, 500), "a uid change alone waits");
 	double at = core_next_deadline(c, 4.0);
 	ok(at > 4.0 && at <= 4.0021, "... for at most 2 ms (deadline %.4f)", at);
 	core_timeout(c, 4.003);
 	is_string("/admins", fixture_group(&fx, 500), "... then it is classified");
+
+	/* a spawner dropping privileges: setresgid, setresuid, execve, one
+	 * wake-up each -- classified once, after the exec */
+	fixture_proc(&fx, 600, NOBODY, NOBODY, "/usr/bin/fx-www", 60, "/");
+	core_timeout(c, 5.0);
+	uint64_t classified = core_stats(c)->classified;
+	event(c, PROCEV_GID, 600, 0, 5.0);
+	event(c, PROCEV_UID, 600, 0, 5.0001);
+	event(c, PROCEV_UID, 600, 0, 5.0002);
+	is_string("/", fixture_group(&fx, 600), "uid/gid events in batches of their own wait");
+	at = core_next_deadline(c, 5.0002);
+	ok(at > 5.0002 && at <= 5.0021, "... 2 ms from the first of them (deadline %.4f)", at);
+	event(c, PROCEV_EXEC, 600, 0, 5.0003);
+	is_string("/www", fixture_group(&fx, 600), "... until the exec");
+	is_int((long long)classified + 1, (long long)core_stats(c)->classified,
+	       "... which is classified once");
 }
 
 static void
@@ -327,7 +343,7 @@ test_cleanup(struct core *c)
 int
 main(void)
 {
-	plan(59);
+	plan(63);
 	fixture_init(&fx);
 	fixture_files(&fx, profile, rules);
 	fixture_proc(&fx, 100, 0, 0, "/usr/bin/bash", 10, "/");
