@@ -493,6 +493,8 @@ core_new(const struct core_options *o, const struct report *rep)
 						   c->fds };
 		c->env.cgfs = &c->real_cgfs;
 	}
+	if (c->procs != NULL && c->env.want_forks != NULL)
+		proctab_watch(c->procs, c->env.want_forks, c->env.want_arg);
 	if (c->procs == NULL || c->dec == NULL || c->slots == NULL || c->verdicts == NULL ||
 	    (c->env.cgfs == &c->real_cgfs && c->fds == NULL))
 		goto fail;

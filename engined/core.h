@@ -44,6 +44,16 @@ struct core_env {
 	const struct core_cgfs *cgfs;	/* the real cgroupfs (with a cache
 					   of open cgroup.procs files) */
 	time_t (*wall)(void);		/* time(NULL) */
+	/*
+	 * FORK and EXIT events matter only while the process table has
+	 * entries (sticky and boosted processes and their children): the
+	 * core calls want_forks(want_arg, true) when it gets its first
+	 * entry -- before the request that made it is answered -- and
+	 * (.., false) when the last one goes, so the loop can ask the
+	 * kernel for those events only then.  NULL: nobody is told.
+	 */
+	void (*want_forks)(void *arg, bool on);
+	void *want_arg;
 };
 
 struct core_options {

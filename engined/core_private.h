@@ -28,6 +28,9 @@ struct proc *proctab_get(const struct proctab *t, pid_t pid);
 int proctab_set(struct proctab *t, struct procid id, unsigned flags) ENGINED_WUR;
 void proctab_forget(struct proctab *t, pid_t pid);
 size_t proctab_count(const struct proctab *t);
+/* Call fn(arg, true) when the table gains its first entry, fn(arg,
+ * false) when it loses its last one. */
+void proctab_watch(struct proctab *t, void (*fn)(void *arg, bool any), void *arg);
 /* Call fn for every entry; fn may not modify the table. */
 void proctab_foreach(const struct proctab *t, void (*fn)(void *arg, const struct proc *p),
 		     void *arg);

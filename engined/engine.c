@@ -36,6 +36,7 @@ struct engine {
 	ev_timer core_timer;
 	ev_prepare prepare;
 	int ready_fd;
+	bool forks; /* the core wants FORK and EXIT events */
 };
 
 static void
@@ -64,8 +65,25 @@ procev_cb(struct ev_loop *loop, ev_io *w, int revents)
 		}
 		for (int k = 0; k < n; k++)
 			core_event(e->core, &ev[k], now);
+		if (procev_drained(e->pe))
+			break; /* saves the recvmmsg() that would say EAGAIN */
 	}
 	core_batch_done(e->core, now);
+}
+
+/* The core needs FORK and EXIT events (on) or not: tell the kernel. */
+static void
+want_forks_cb(void *arg, bool on)
+{
+	struct engine *e = arg;
+
+	e->forks = on;
+	if (e->pe == NULL)
+		return; /* procev_open() applies it */
+	int rc = procev_filter(e->pe, on);
+	if (rc < 0)
+		log_error("cannot %s fork and exit events: %s", on ? "subscribe to" : "drop",
+			  strerror(-rc));
 }
 
 static void
@@ -130,7 +148,9 @@ engine_new(const struct engine_options *opts)
 {
 	struct engine *e = calloc(1, sizeof(*e));
 	struct report rep = { .fn = log_report };
-	struct core_options co = { .ov = opts->ov, .dry_run = opts->dry_run };
+	struct core_options co = { .ov = opts->ov,
+				   .dry_run = opts->dry_run,
+				   .env = { .want_forks = want_forks_cb, .want_arg = e } };
 	int rc;
 
 	if (e == NULL)
@@ -148,6 +168,9 @@ engine_new(const struct engine_options *opts)
 			  strerror(-rc), rc == -EPERM ? " (run as root)" : "");
 		goto fail;
 	}
+	/* only what the core needs (Linux >= 6.6; older kernels send all) */
+	if ((rc = procev_filter(e->pe, e->forks)) < 0)
+		log_warning("cannot filter process events: %s", strerror(-rc));
 	if (cfg->sticky_socket[0] != '\0' &&
 	    (e->sticky = sticky_open(cfg->sticky_socket, e->core)) == NULL)
 		goto fail;
