@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <ev.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,11 +110,27 @@ prepare_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 	ev_timer_start(loop, &e->core_timer);
 }
 
+/* Run at the configured priority (the config's nice). */
+static void
+apply_nice(const struct config *cfg)
+{
+	errno = 0;
+	int now = getpriority(PRIO_PROCESS, 0);
+	if (errno == 0 && now == cfg->nice)
+		return;
+	if (setpriority(PRIO_PROCESS, 0, cfg->nice) < 0)
+		log_warning("cannot set nice %d: %s (it stays %d)", cfg->nice, strerror(errno),
+			    now);
+	else
+		log_info("running at nice %d", cfg->nice);
+}
+
 void
 engine_reload(struct engine *e)
 {
 	notify_systemd("RELOADING=1");
-	(void)core_reload(e->core, ev_now(e->loop));
+	if (core_reload(e->core, ev_now(e->loop)) == 0)
+		apply_nice(core_policy(e->core)->cfg);
 	notify_systemd("READY=1");
 }
 
@@ -237,6 +254,7 @@ engine_run(struct engine *e)
 	if (pidfile_write(e->pidfile) < 0)
 		return 1;
 	start_watchers(e);
+	apply_nice(core_policy(e->core)->cfg);
 	log_notice("started: %zu rules, %zu managed hierarchies%s", rules_count(pol->rules),
 		   pol->n, e->opts.dry_run ? ", dry run" : "");
 	for (size_t i = 0; i < pol->n; i++)
