@@ -93,11 +93,13 @@ request_rescan(struct core *c)
 }
 
 static void
-add_pending(struct core *c, pid_t tgid, bool exec)
+add_pending(struct core *c, pid_t tgid, bool exec, uint64_t ts)
 {
 	for (size_t i = 0; i < c->npending; i++)
 		if (c->pending[i].tgid == tgid) {
 			c->pending[i].exec |= exec;
+			if (exec && c->pending[i].exec_ns == 0)
+				c->pending[i].exec_ns = ts;
 			return;
 		}
 	if (c->npending == c->cap) {
@@ -111,8 +113,28 @@ add_pending(struct core *c, pid_t tgid, bool exec)
 		c->pending = v;
 		c->cap = cap;
 	}
-	c->pending[c->npending++] =
-		(struct pending){ .tgid = tgid, .exec = exec, .due = c->now + DEFER_DELAY };
+	c->pending[c->npending++] = (struct pending){
+		.tgid = tgid, .exec = exec, .due = c->now + DEFER_DELAY, .exec_ns = exec ? ts : 0
+	};
+}
+
+const unsigned core_latency_us[CORE_LATENCY_BUCKETS - 1] = { 50, 100, 250, 500, 1000, 10000 };
+
+/* Count how long after its exec a process was classified. */
+static void
+count_latency(struct core *c, uint64_t exec_ns)
+{
+	struct timespec ts;
+
+	if (exec_ns == 0 || clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
+		return;
+	uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	uint64_t us = now > exec_ns ? (now - exec_ns) / 1000 : 0;
+	size_t i = 0;
+
+	while (i < CORE_LATENCY_BUCKETS - 1 && us > core_latency_us[i])
+		i++;
+	c->stats.placed_in[i]++;
 }
 
 static void
@@ -148,7 +170,10 @@ run_pending(struct core *c)
 			c->pending[kept++] = *p;
 			continue;
 		}
+		uint64_t before = c->stats.classified;
 		classify(c, p->tgid);
+		if (c->stats.classified != before)
+			count_latency(c, p->exec_ns);
 	}
 	c->npending = kept;
 	c->defer_at = next;
@@ -228,15 +253,15 @@ core_event(struct core *c, const struct procev_event *ev, double now)
 		break;
 	case PROCEV_EXEC:
 		c->stats.ev_exec++;
-		add_pending(c, ev->tgid, true);
+		add_pending(c, ev->tgid, true, ev->ts_ns);
 		break;
 	case PROCEV_UID:
 		c->stats.ev_uid++;
-		add_pending(c, ev->tgid, false);
+		add_pending(c, ev->tgid, false, 0);
 		break;
 	case PROCEV_GID:
 		c->stats.ev_gid++;
-		add_pending(c, ev->tgid, false);
+		add_pending(c, ev->tgid, false, 0);
 		break;
 	case PROCEV_EXIT:
 		c->stats.ev_exit++;

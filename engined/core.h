@@ -62,6 +62,14 @@ struct core_options {
 	struct core_env env;
 };
 
+/*
+ * Placement latency: from the kernel's time of a process's EXEC event
+ * to the end of its classification, counted in buckets of at most 50,
+ * 100, 250 and 500 us, 1 and 10 ms, and beyond.
+ */
+#define CORE_LATENCY_BUCKETS 7
+extern const unsigned core_latency_us[CORE_LATENCY_BUCKETS - 1];
+
 struct core_stats {
 	uint64_t ev_fork, ev_exec, ev_uid, ev_gid, ev_exit;
 	uint64_t classified, moves, move_failures, vanished;
@@ -69,6 +77,7 @@ struct core_stats {
 	uint64_t groups_created, groups_removed;
 	uint64_t hook_calls, hook_errors, hook_changes;
 	uint64_t state_saves, state_save_failures;
+	uint64_t placed_in[CORE_LATENCY_BUCKETS];
 };
 
 /* Process table flags. */

@@ -42,6 +42,7 @@ struct pending {
 	pid_t tgid;  /* 0 = dropped (it exited) */
 	bool exec;  /* an EXEC was seen, not only a uid/gid change */
 	double due; /* a uid/gid-only entry is classified by then anyway */
+	uint64_t exec_ns; /* the kernel's time of its first EXEC (0: none) */
 };
 
 /* A group the daemon made from a template, removed once empty. */

@@ -234,6 +234,7 @@ struct procev_event {
 	pid_t parent_pid, parent_tgid; /* FORK only */
 	uint32_t rid, eid;	       /* UID/GID: real and effective id */
 	uint32_t exit_code;	       /* EXIT only */
+	uint64_t ts_ns;		       /* when, CLOCK_MONOTONIC (the kernel's) */
 };
 
 /*

@@ -63,6 +63,7 @@ decode_one(const struct cn_msg *cn, size_t avail, struct procev_event *out)
 	if (!event_at(cn, avail, &ev, offsetof(struct proc_event, event_data)))
 		return 0;
 	memset(out, 0, sizeof(*out));
+	out->ts_ns = ev.timestamp_ns;
 	switch (ev.what) {
 	case PROC_EVENT_FORK:
 		if (!event_at(cn, avail, &ev, EVENT_NEED(fork)))

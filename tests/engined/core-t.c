@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -96,6 +97,31 @@ test_classify(struct core *c)
 	is_string("/www", fixture_group(&fx, 600), "... until the exec");
 	is_int((long long)classified + 1, (long long)core_stats(c)->classified,
 	       "... which is classified once");
+
+	/* placement latency, from the kernel's time of the exec */
+	const uint64_t *in = core_stats(c)->placed_in;
+	uint64_t fast = 0, slow = in[5] + in[6];
+	for (int i = 0; i < 5; i++)
+		fast += in[i];
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	fixture_proc(&fx, 610, NOBODY, NOBODY, "/usr/bin/fx-www", 61, "/");
+	struct procev_event ev = fixture_event(PROCEV_EXEC, 610, 0);
+	ev.ts_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec - 3000000;
+	core_event(c, &ev, 6.0);
+	core_batch_done(c, 6.0);
+	uint64_t fast2 = 0;
+	for (int i = 0; i < 5; i++)
+		fast2 += in[i];
+	ok(fast2 == fast && in[5] + in[6] == slow + 1,
+	   "an exec 3 ms ago is counted as placed in more than 1 ms");
+	fixture_proc(&fx, 611, NOBODY, NOBODY, "/usr/bin/fx-www", 62, "/");
+	event(c, PROCEV_EXEC, 611, 0, 6.1);
+	uint64_t all = 0;
+	for (int i = 0; i < CORE_LATENCY_BUCKETS; i++)
+		all += in[i];
+	is_int((long long)(fast + slow + 1), (long long)all,
+	       "an exec without the kernel's time is not counted");
 }
 
 static void
@@ -343,7 +369,7 @@ test_cleanup(struct core *c)
 int
 main(void)
 {
-	plan(63);
+	plan(65);
 	fixture_init(&fx);
 	fixture_files(&fx, profile, rules);
 	fixture_proc(&fx, 100, 0, 0, "/usr/bin/bash", 10, "/");
