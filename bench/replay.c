@@ -48,8 +48,9 @@ make_rules(unsigned long n)
 	if (s == NULL)
 		bail("out of memory");
 	for (unsigned long i = 0; i + 1 < n; i++)
-		len += (size_t)snprintf(s + len, cap - len, "*:benchprog%lu %s /other%lu\n",
-					i, FIXTURE_HIER, i);
+		len += (size_t)snprintf(s + len, cap - len,
+					"*:benchprog%lu %s /other%lu\n", i, FIXTURE_HIER,
+					i);
 	snprintf(s + len, cap - len, "root %s /bench\n", FIXTURE_HIER);
 	return s;
 }
@@ -112,7 +113,8 @@ main(int argc, char **argv)
 	free(rules);
 	fixture_proc(&f, PARENT, 0, 0, "/usr/bin/loadgen", 100, "/");
 	for (unsigned long i = 0; i < procs; i++)
-		fixture_proc(&f, (pid_t)(FIRST_PID + i), 0, 0, "/usr/bin/probe", 200 + i, "/");
+		fixture_proc(&f, (pid_t)(FIRST_PID + i), 0, 0, "/usr/bin/probe", 200 + i,
+			     "/");
 	f.cgfs.move = count_move;
 	struct core *c = fixture_core(&f);
 	if (c == NULL) {

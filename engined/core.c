@@ -113,12 +113,15 @@ add_pending(struct core *c, pid_t tgid, bool exec, uint64_t ts)
 		c->pending = v;
 		c->cap = cap;
 	}
-	c->pending[c->npending++] = (struct pending){
-		.tgid = tgid, .exec = exec, .due = c->now + DEFER_DELAY, .exec_ns = exec ? ts : 0
-	};
+	c->pending[c->npending++] = (struct pending){ .tgid = tgid,
+						      .exec = exec,
+						      .due = c->now + DEFER_DELAY,
+						      .exec_ns = exec ? ts : 0 };
 }
 
-const unsigned core_latency_us[CORE_LATENCY_BUCKETS - 1] = { 50, 100, 250, 500, 1000, 10000 };
+const unsigned core_latency_us[CORE_LATENCY_BUCKETS - 1] = {
+	50, 100, 250, 500, 1000, 10000,
+};
 
 /* Count how long after its exec a process was classified. */
 static void

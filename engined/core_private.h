@@ -39,9 +39,9 @@ void proctab_foreach(const struct proctab *t, void (*fn)(void *arg, const struct
 
 /* A thread group an event asked to classify. */
 struct pending {
-	pid_t tgid;  /* 0 = dropped (it exited) */
-	bool exec;  /* an EXEC was seen, not only a uid/gid change */
-	double due; /* a uid/gid-only entry is classified by then anyway */
+	pid_t tgid;	  /* 0 = dropped (it exited) */
+	bool exec;	  /* an EXEC was seen, not only a uid/gid change */
+	double due;	  /* a uid/gid-only entry is classified by then anyway */
 	uint64_t exec_ns; /* the kernel's time of its first EXEC (0: none) */
 };
 

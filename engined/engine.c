@@ -83,8 +83,8 @@ want_forks_cb(void *arg, bool on)
 		return; /* procev_open() applies it */
 	int rc = procev_filter(e->pe, on);
 	if (rc < 0)
-		log_error("cannot %s fork and exit events: %s", on ? "subscribe to" : "drop",
-			  strerror(-rc));
+		log_error("cannot %s fork and exit events: %s",
+			  on ? "subscribe to" : "drop", strerror(-rc));
 }
 
 static void
@@ -119,8 +119,8 @@ apply_nice(const struct config *cfg)
 	if (errno == 0 && now == cfg->nice)
 		return;
 	if (setpriority(PRIO_PROCESS, 0, cfg->nice) < 0)
-		log_warning("cannot set nice %d: %s (it stays %d)", cfg->nice, strerror(errno),
-			    now);
+		log_warning("cannot set nice %d: %s (it stays %d)", cfg->nice,
+			    strerror(errno), now);
 	else
 		log_info("running at nice %d", cfg->nice);
 }
@@ -167,7 +167,8 @@ engine_new(const struct engine_options *opts)
 	struct report rep = { .fn = log_report };
 	struct core_options co = { .ov = opts->ov,
 				   .dry_run = opts->dry_run,
-				   .env = { .want_forks = want_forks_cb, .want_arg = e } };
+				   .env = { .want_forks = want_forks_cb,
+					    .want_arg = e } };
 	int rc;
 
 	if (e == NULL)

@@ -98,7 +98,8 @@ main(void)
 		":4: max-duration: invalid duration \"forever\" (use 90s, 15m, 2h, 1d)");
 	expect_error("cgengined-badint.conf",
 		     ":1: lua-instructions: must be a positive number");
-	expect_error("cgengined-badnice.conf", ":1: nice: -21 is not a priority from -20 to 19");
+	expect_error("cgengined-badnice.conf",
+		     ":1: nice: -21 is not a priority from -20 to 19");
 	/* libconfuse refused it without a word (found by fuzz-config) */
 	expect_error("cgengined-nul.conf", ":2: contains a NUL byte");
 

@@ -90,9 +90,11 @@ test_classify(struct core *c)
 	event(c, PROCEV_GID, 600, 0, 5.0);
 	event(c, PROCEV_UID, 600, 0, 5.0001);
 	event(c, PROCEV_UID, 600, 0, 5.0002);
-	is_string("/", fixture_group(&fx, 600), "uid/gid events in batches of their own wait");
+	is_string("/", fixture_group(&fx, 600),
+		  "uid/gid events in batches of their own wait");
 	at = core_next_deadline(c, 5.0002);
-	ok(at > 5.0002 && at <= 5.0021, "... 2 ms from the first of them (deadline %.4f)", at);
+	ok(at > 5.0002 && at <= 5.0021, "... 2 ms from the first of them (deadline %.4f)",
+	   at);
 	event(c, PROCEV_EXEC, 600, 0, 5.0003);
 	is_string("/www", fixture_group(&fx, 600), "... until the exec");
 	is_int((long long)classified + 1, (long long)core_stats(c)->classified,

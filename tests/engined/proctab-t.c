@@ -57,15 +57,16 @@ main(void)
 	proctab_forget(t, 42);
 	is_int(0, flags_of(t, 42), "forgotten");
 	is_int(0, (long long)proctab_count(t), "empty again");
-	is_string("10", calls, "the watch heard of the first entry and of the last going");
+	is_string("10", calls,
+		  "the watch heard of the first entry and of the last going");
 	int rc = proctab_set(t, id(7, 1), PROC_STICKY);
 	rc |= proctab_set(t, id(8, 1), PROC_STICKY);
 	rc |= proctab_set(t, id(7, 1), PROC_BOOSTED);
 	proctab_forget(t, 7);
 	proctab_forget(t, 99);
-	is_string("10" "1", calls, "... and of nothing in between");
+	is_string("101", calls, "... and of nothing in between");
 	rc |= proctab_set(t, id(8, 1), 0);
-	is_string("10" "10", calls, "flags 0 removes the last entry: heard");
+	is_string("1010", calls, "flags 0 removes the last entry: heard");
 	is_int(0, rc, "(every set succeeded)");
 	proctab_watch(t, NULL, NULL);
 
