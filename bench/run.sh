@@ -54,7 +54,7 @@ cleanup() {
 	rm -rf "$D"
 }
 trap cleanup EXIT
-trap 'exit 1' INT TERM
+trap 'exit 1' INT TERM HUP PIPE
 
 [ -e "$RULES" ] && cp -p "$RULES" "$D/cgrules.conf.saved"
 [ -e /var/run/cgred.socket ] && had_cgred=1

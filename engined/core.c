@@ -182,6 +182,15 @@ run_pending(struct core *c)
 	c->defer_at = next;
 }
 
+bool
+core_waiting_exec(const struct core *c)
+{
+	for (size_t i = 0; i < c->npending; i++)
+		if (c->pending[i].tgid != 0 && !c->pending[i].exec)
+			return true;
+	return false;
+}
+
 void
 core_batch_done(struct core *c, double now)
 {

@@ -131,6 +131,8 @@ void core_event(struct core *c, const struct procev_event *ev, double now);
 /* A batch of events is done: classify what it queued (uid/gid-only
  * entries wait one batch, see core.c). */
 void core_batch_done(struct core *c, double now);
+/* Are uid/gid-only entries waiting for their exec (and nothing else)? */
+bool core_waiting_exec(const struct core *c);
 /* The kernel dropped events: count them and schedule a rescan. */
 void core_lost_events(struct core *c, double now);
 /* Classify every process now (and forget those that are gone). */

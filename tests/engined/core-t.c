@@ -87,11 +87,13 @@ test_classify(struct core *c)
 	fixture_proc(&fx, 600, NOBODY, NOBODY, "/usr/bin/fx-www", 60, "/");
 	core_timeout(c, 5.0);
 	uint64_t classified = core_stats(c)->classified;
+	ok(!core_waiting_exec(c), "nothing waits for an exec");
 	event(c, PROCEV_GID, 600, 0, 5.0);
 	event(c, PROCEV_UID, 600, 0, 5.0001);
 	event(c, PROCEV_UID, 600, 0, 5.0002);
 	is_string("/", fixture_group(&fx, 600),
 		  "uid/gid events in batches of their own wait");
+	ok(core_waiting_exec(c), "... for an exec");
 	at = core_next_deadline(c, 5.0002);
 	ok(at > 5.0002 && at <= 5.0021, "... 2 ms from the first of them (deadline %.4f)",
 	   at);
@@ -99,6 +101,7 @@ test_classify(struct core *c)
 	is_string("/www", fixture_group(&fx, 600), "... until the exec");
 	is_int((long long)classified + 1, (long long)core_stats(c)->classified,
 	       "... which is classified once");
+	ok(!core_waiting_exec(c), "... and then nothing waits");
 
 	/* placement latency, from the kernel's time of the exec */
 	const uint64_t *in = core_stats(c)->placed_in;
@@ -371,7 +374,7 @@ test_cleanup(struct core *c)
 int
 main(void)
 {
-	plan(65);
+	plan(68);
 	fixture_init(&fx);
 	fixture_files(&fx, profile, rules);
 	fixture_proc(&fx, 100, 0, 0, "/usr/bin/bash", 10, "/");
