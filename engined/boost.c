@@ -232,11 +232,19 @@ check_request(struct core *c, const struct boost_request *r, const struct hier *
 	const char *why;
 	struct task *t = &c->snap;
 
-	*h = hier_find(&c->pol->all, r->hier);
-	if (*h == NULL || policy_managed(c->pol, (*h)->name) != *h)
+	*h = policy_find(c->pol, r->hier);
+	if (*h == NULL)
 		return snprintf(err, errlen, "hierarchy '%s' is not managed", r->hier), -1;
 	if ((why = bad_dest(r->dest)) != NULL)
 		return snprintf(err, errlen, "destination '%s' %s", r->dest, why), -1;
+	int i = policy_index(c->pol, *h);
+	if (!layout_fits(c->pol, (size_t)i, r->dest))
+		return snprintf(err, errlen,
+				"destination '%s' is deeper than the %u level%s of %s in the "
+				"unified layout",
+				r->dest, c->pol->depth[i], c->pol->depth[i] == 1 ? "" : "s",
+				r->hier),
+		       -1;
 	if (r->seconds <= 0 || r->seconds > BOOST_MAX_SECONDS)
 		return snprintf(err, errlen, "the duration must be between 1s and 366d"), -1;
 	if (c->next_boost > BOOST_MAX_ID)

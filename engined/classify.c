@@ -2,7 +2,8 @@
  * classify.c -- the classification pipeline for one process:
  *
  *   snapshot (kernel/) → rules_match (rules/) → Lua hook (lua/)
- *     → boosts → verdicts → cgfs_move (kernel/), creating groups
+ *     → boosts → verdicts (composed for a unified layout) → moves
+ *     (groups.c)
  *
  * classify_decide() only decides (so "cgenginectl explain" sees exactly
  * what the daemon would do); classify() decides and acts.
@@ -13,172 +14,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CLEANUP_INTERVAL 2.0 /* how often empty template groups are looked for */
-
-/* ---- acting ------------------------------------------------------------------ */
-
-static void
-apply_settings(struct core *c, const struct hier *h, const char *path,
-	       const struct group_conf *g)
-{
-	const struct core_cgfs *fs = c->env.cgfs;
-
-	for (size_t i = 0; g != NULL && i < g->nset; i++) {
-		char key[256];
-		const char *eq = strchr(g->set[i], '=');
-		size_t klen = (size_t)(eq - g->set[i]);
-
-		if (klen >= sizeof(key))
-			continue;
-		memcpy(key, g->set[i], klen);
-		key[klen] = '\0';
-		int rc = fs->set(fs->arg, h, path, key, eq + 1);
-		if (rc < 0)
-			log_warning("cannot set %s=%s on %s:%s: %s", key, eq + 1, h->name,
-				    path, strerror(-rc));
-		else
-			log_info("set %s=%s on %s:%s", key, eq + 1, h->name, path);
-	}
-}
-
-/* Create group path in managed hierarchy i, with its settings. */
-static int
-create_group(struct core *c, size_t i, const char *path, const struct rules_rule *rule)
-{
-	const struct policy *p = c->pol;
-	const struct hier *h = p->managed[i];
-	const struct core_cgfs *fs = c->env.cgfs;
-	bool created;
-	int rc = fs->mkdir(fs->arg, h, path, &created);
-
-	if (rc < 0 || !created)
-		return rc;
-	c->stats.groups_created++;
-	log_info("created group %s:%s", h->name, path);
-	const struct group_conf *g = policy_settings(p, i, path);
-	if (g == NULL && rule != NULL && rule->templated)
-		g = policy_settings(p, i, rule->dest); /* settings for the template */
-	apply_settings(c, h, path, g);
-	if (rule != NULL && rule->templated && p->cfg->remove_empty)
-		classify_made(c, h, path);
-	return 0;
-}
-
-static void
-move(struct core *c, size_t i, const struct task *t, const struct verdict *v)
-{
-	const struct hier *h = c->pol->managed[i];
-	const struct core_cgfs *fs = c->env.cgfs;
-
-	if (c->dry_run) {
-		log_info("would move pid %d (%s) to %s:%s (%s)", (int)t->pid, t->comm,
-			 hier_label(h), v->dest, v->reason);
-		return;
-	}
-	int rc = fs->move(fs->arg, h, v->dest, t->pid);
-	/* first-match rules create only templated groups, as libcgroup */
-	bool may_create = v->rule == NULL || c->dec[i].create;
-	if (rc == -ENOENT && may_create && (rc = create_group(c, i, v->dest, v->rule)) == 0)
-		rc = fs->move(fs->arg, h, v->dest, t->pid);
-	if (rc == 0) {
-		c->stats.moves++;
-		log_info("moved pid %d (%s) to %s:%s (%s)", (int)t->pid, t->comm,
-			 hier_label(h), v->dest, v->reason);
-	} else if (rc == -ESRCH) {
-		c->stats.vanished++;
-	} else if (rc == -ESTALE) {
-		c->stats.move_failures++;
-		c->dropped[i] = true;
-		log_error("hierarchy %s is no longer mounted at %s: it is left alone from now "
-			  "on (mount it again and reload)",
-			  hier_label(h), h->mount);
-	} else {
-		c->stats.move_failures++;
-		if ((rc == -EMFILE || rc == -ENFILE) && c->rescan_at == 0)
-			c->rescan_at = c->now + 1.0; /* try again when descriptors are back */
-		log_warning("cannot move pid %d (%s) to %s:%s: %s (%s%s/cgroup.procs)",
-			    (int)t->pid, t->comm, h->name, v->dest, strerror(-rc),
-			    h->mount, v->dest);
-	}
-}
-
-/* ---- groups made from templates ------------------------------------------------------- */
-
-static void
-made_free(struct made_group *g)
-{
-	free(g->hier);
-	free(g->path);
-	free(g);
-}
-
-void
-classify_made(struct core *c, const struct hier *h, const char *path)
-{
-	struct made_group *g;
-
-	LIST_FOREACH(g, &c->made, link)
-	if (strcmp(g->hier, h->name) == 0 && strcmp(g->path, path) == 0)
-		return;
-	if ((g = calloc(1, sizeof(*g))) == NULL)
-		return;
-	g->hier = strdup(h->name);
-	g->path = strdup(path);
-	if (g->hier == NULL || g->path == NULL) {
-		made_free(g);
-		return;
-	}
-	LIST_INSERT_HEAD(&c->made, g, link);
-	if (c->cleanup_at == 0)
-		c->cleanup_at = c->now + CLEANUP_INTERVAL;
-}
-
-/* Remove the template groups that are empty now. */
-void
-classify_cleanup(struct core *c)
-{
-	const struct core_cgfs *fs = c->env.cgfs;
-	struct made_group *g, *next;
-
-	for (g = LIST_FIRST(&c->made); g != NULL; g = next) {
-		next = LIST_NEXT(g, link);
-		const struct hier *h = policy_managed(c->pol, g->hier);
-		int rc = -ENOENT;
-
-		if (h != NULL) {
-			if (!fs->is_empty(fs->arg, h, g->path))
-				continue;
-			fs->flush(fs->arg); /* no open file inside it */
-			rc = fs->rmdir(fs->arg, h, g->path);
-		}
-		if (rc == -EBUSY)
-			continue; /* has sub-groups, or a task just arrived */
-		if (rc == 0) {
-			c->stats.groups_removed++;
-			log_info("removed empty group %s:%s", g->hier, g->path);
-		}
-		LIST_REMOVE(g, link);
-		made_free(g);
-	}
-	c->cleanup_at = LIST_EMPTY(&c->made) ? 0 : c->now + CLEANUP_INTERVAL;
-}
-
-void
-classify_forget_made(struct core *c)
-{
-	struct made_group *g;
-
-	while ((g = LIST_FIRST(&c->made)) != NULL) {
-		LIST_REMOVE(g, link);
-		made_free(g);
-	}
-}
+#include <unistd.h>
 
 /* ---- deciding ------------------------------------------------------------------ */
 
 /* Callbacks through which the Lua hook reads a task. */
 struct hook_view {
+	const struct policy *pol;
+	const char *const *parts; /* current parts of the virtual dimensions */
 	const char *procroot;
 	const struct task *t;
 	const struct task_cgroups *cg;
@@ -203,6 +46,10 @@ hook_cgroup(void *arg, const char *hier)
 {
 	const struct hook_view *v = arg;
 
+	/* a virtual dimension: the part of the process's composed group */
+	for (size_t i = 0; v->parts != NULL && i < v->pol->n; i++)
+		if (v->pol->virt[i] && strcmp(v->pol->names[i], hier) == 0)
+			return v->parts[i];
 	/* the v2 tree is "unified" to people, "" in /proc/PID/cgroup */
 	return task_cgroup_of(v->cg, strcmp(hier, "unified") == 0 ? "" : hier);
 }
@@ -237,8 +84,13 @@ run_hook(struct core *c, const struct task *t, const struct hook_view *view)
 		snprintf(s->dest, sizeof(s->dest), "%s", v->move ? v->dest : "");
 		s->why = v->rule != NULL ? v->reason : NULL;
 	}
+	const struct hooks_stats *hs = hooks_stats(p->hooks);
+	uint64_t timeouts = hs->timeouts, restarts = hs->restarts;
 	c->stats.hook_calls++;
-	if (hooks_classify(p->hooks, &ht, c->slots, p->n) < 0) {
+	int rc = hooks_classify(p->hooks, &ht, c->slots, p->n);
+	c->stats.hook_timeouts += hs->timeouts - timeouts;
+	c->stats.hook_restarts += hs->restarts - restarts;
+	if (rc < 0) {
 		c->stats.hook_errors++;
 		return; /* the rules' decision stands */
 	}
@@ -359,6 +211,42 @@ cannot_read(struct core *c, pid_t pid, int rc)
 	quiet = 0;
 }
 
+/* Compose the verdicts of the virtual dimensions into c->composed. */
+static void
+compose(struct core *c, pid_t pid)
+{
+	const struct policy *p = c->pol;
+	const char *want[RULES_MAX_HIERS] = { 0 };
+	size_t bad;
+	int rc;
+
+	c->composed[0] = '\0';
+	if (p->v2 == NULL || (pid == getpid() && p->uroot_own))
+		return; /* the daemon stays in its leaf */
+	for (size_t k = 0; k < p->nlayout; k++) {
+		size_t i = p->layout[k];
+
+		want[i] = c->verdicts[i].move ? c->verdicts[i].dest : NULL;
+	}
+	while ((rc = layout_compose(p, want, c->parts, c->composed, sizeof(c->composed),
+				    &bad)) == -EMLINK) {
+		struct verdict *v = &c->verdicts[bad];
+		size_t n = strlen(v->reason);
+
+		log_warning(
+			"pid %d: %s:%s is deeper than the unified layout's %u level%s "
+			"for %s; %s left alone",
+			(int)c->snap.pid, p->names[bad], v->dest, p->depth[bad],
+			p->depth[bad] == 1 ? "" : "s", p->names[bad], p->names[bad]);
+		snprintf(v->reason + n, sizeof(v->reason) - n,
+			 " (too deep for the layout)");
+		v->move = false;
+		want[bad] = NULL;
+	}
+	if (rc != 0)
+		c->composed[0] = '\0';
+}
+
 static bool
 owns(uid_t asker, const struct task *t)
 {
@@ -393,16 +281,23 @@ classify_decide(struct core *c, pid_t pid, uid_t asker)
 		return DECIDE_DENIED; /* nothing run, nothing counted */
 	if (task_read_cgroups(c->env.procroot, pid, cg) < 0)
 		return DECIDE_GONE;
+	c->composed[0] = '\0';
+	if (p->v2 != NULL)
+		layout_split(p, task_cgroup_of(cg, p->v2->name), c->partbuf,
+			     sizeof(c->partbuf), c->parts);
 	if (sticky) {
 		all_sticky(c);
 		return DECIDE_STICKY;
 	}
 	for (size_t i = 0; i < p->n; i++)
-		current[i] = task_cgroup_of(cg, p->names[i]);
-	struct hook_view view = { .procroot = c->env.procroot, .t = t, .cg = cg };
+		current[i] = p->virt[i] ? c->parts[i] : task_cgroup_of(cg, p->names[i]);
+	struct hook_view view = {
+		.pol = p, .parts = c->parts, .procroot = c->env.procroot, .t = t, .cg = cg
+	};
 	decide_rules(c, t, current, &view);
 	if (flags & PROC_BOOSTED)
 		apply_boosts(c, pid);
+	compose(c, pid);
 	return DECIDE_OK;
 }
 
@@ -411,13 +306,18 @@ classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cm
 {
 	static const struct task_cgroups none;
 	const char *current[RULES_MAX_HIERS] = { 0 };
-	struct hook_view view = { .procroot = c->env.procroot,
+	struct hook_view view = { .pol = c->pol,
+				  .parts = c->parts,
+				  .procroot = c->env.procroot,
 				  .t = t,
 				  .cg = &none,
 				  .cmd = cmd,
 				  .cmdlen = cmdlen };
 
+	for (size_t i = 0; i < RULES_MAX_HIERS; i++)
+		c->parts[i] = NULL;
 	decide_rules(c, t, current, &view);
+	compose(c, t->pid);
 }
 
 void
@@ -441,14 +341,23 @@ classify(struct core *c, pid_t pid)
 		const struct verdict *v = &c->verdicts[i];
 		const char *now = task_cgroup_of(&c->snap_cg, c->pol->names[i]);
 
-		if (!v->move || c->dropped[i])
+		if (!v->move || c->dropped[i] || c->pol->virt[i])
 			continue;
 		if (now != NULL && strcmp(now, v->dest) == 0) {
 			log_debug("pid %d (%s) already in %s:%s", (int)pid, c->snap.comm,
 				  c->pol->names[i], v->dest);
 			continue;
 		}
-		move(c, i, &c->snap, v);
+		groups_move(c, i, &c->snap, v);
+	}
+	if (c->composed[0] != '\0') {
+		const char *now = task_cgroup_of(&c->snap_cg, c->pol->v2->name);
+
+		if (now != NULL && strcmp(now, c->composed) == 0)
+			log_debug("pid %d (%s) already in unified:%s", (int)pid,
+				  c->snap.comm, c->composed);
+		else
+			groups_move_composed(c, &c->snap);
 	}
 }
 

@@ -176,6 +176,59 @@ check_group(cfg_t *cfg, cfg_opt_t *opt)
 	return 0;
 }
 
+/* unified-layout: distinct dimension names, each a word. */
+static int
+check_layout(cfg_t *cfg, cfg_opt_t *opt)
+{
+	for (unsigned i = 0; i < cfg_opt_size(opt); i++) {
+		const char *d = cfg_opt_getnstr(opt, i);
+
+		if (d[0] == '\0' || strcspn(d, ",/ \t*:") != strlen(d)) {
+			cfg_error(cfg, "unified-layout: \"%s\" is not a dimension name",
+				  d);
+			return -1;
+		}
+		for (unsigned j = 0; j < i; j++)
+			if (strcmp(d, cfg_opt_getnstr(opt, j)) == 0) {
+				cfg_error(cfg, "unified-layout: \"%s\" is listed twice",
+					  d);
+				return -1;
+			}
+	}
+	return 0;
+}
+
+static int
+check_uroot(cfg_t *cfg, cfg_opt_t *opt)
+{
+	const char *v = cfg_opt_getnstr(opt, 0);
+	const char *why = v[0] ? rules_dest_problem(v) : NULL;
+
+	if (why != NULL) {
+		cfg_error(cfg, "unified-root: \"%s\" %s", v, why);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+check_udefault(cfg_t *cfg, cfg_opt_t *opt)
+{
+	const char *v = cfg_opt_getnstr(opt, 0);
+
+	if (v[0] == '\0' || strchr(v, '/') != NULL || strcmp(v, ".") == 0 ||
+	    strcmp(v, "..") == 0) {
+		cfg_error(cfg, "unified-default: \"%s\" is not a group name", v);
+		return -1;
+	}
+	for (const char *s = v; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f) {
+			cfg_error(cfg, "unified-default: \"%s\" is not a group name", v);
+			return -1;
+		}
+	return 0;
+}
+
 static int
 check_profile(cfg_t *cfg, cfg_opt_t *opt)
 {
@@ -210,6 +263,9 @@ static cfg_opt_t opts[] = {
 	CFG_STR("rules-dir", SYSCONFDIR "/cgrules.d", CFGF_NONE),
 	CFG_STR("match", "per-hierarchy", CFGF_NONE),
 	CFG_STR_LIST("hierarchies", NULL, CFGF_NODEFAULT),
+	CFG_STR_LIST("unified-layout", NULL, CFGF_NODEFAULT),
+	CFG_STR("unified-root", "", CFGF_NONE),
+	CFG_STR("unified-default", "default", CFGF_NONE),
 	CFG_STR("control-socket", "/run/cgengine/control.sock", CFGF_NONE),
 	CFG_STR("sticky-socket", "/var/run/cgred.socket", CFGF_NONE),
 	CFG_STR("pidfile", "/run/cgengined.pid", CFGF_NONE),
@@ -220,6 +276,7 @@ static cfg_opt_t opts[] = {
 	CFG_STR("lua-script", "", CFGF_NONE),
 	CFG_INT("lua-instructions", 1000000, CFGF_NONE),
 	CFG_INT("lua-memory", 33554432, CFGF_NONE),
+	CFG_INT("lua-timeout", 100, CFGF_NONE),
 	CFG_INT("netlink-buffer", 4194304, CFGF_NONE),
 	CFG_INT("nice", CONFIG_NICE_DEFAULT, CFGF_NONE),
 	CFG_SEC("group", group_opts, CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
@@ -315,6 +372,7 @@ copy_config(cfg_t *cfg, struct config *c)
 	c->lua_script = xstrdup(cfg_getstr(cfg, "lua-script"));
 	c->lua_instructions = cfg_getint(cfg, "lua-instructions");
 	c->lua_memory = cfg_getint(cfg, "lua-memory");
+	c->lua_timeout = cfg_getint(cfg, "lua-timeout");
 	c->netlink_buffer = cfg_getint(cfg, "netlink-buffer");
 	c->nice = (int)cfg_getint(cfg, "nice");
 	if (!c->rules || !c->rules_dir || !c->control_socket || !c->sticky_socket ||
@@ -322,6 +380,13 @@ copy_config(cfg_t *cfg, struct config *c)
 		return -ENOMEM;
 	if (cfg_size(cfg, "hierarchies") > 0 &&
 	    copy_list(cfg, "hierarchies", &c->hierarchies, &c->nhierarchies) < 0)
+		return -ENOMEM;
+	if (cfg_size(cfg, "unified-layout") > 0 &&
+	    copy_list(cfg, "unified-layout", &c->layout, &c->nlayout) < 0)
+		return -ENOMEM;
+	c->unified_root = xstrdup(cfg_getstr(cfg, "unified-root"));
+	c->unified_default = xstrdup(cfg_getstr(cfg, "unified-default"));
+	if (!c->unified_root || !c->unified_default)
 		return -ENOMEM;
 	if (copy_groups(cfg, c) < 0 || copy_profiles(cfg, c) < 0)
 		return -ENOMEM;
@@ -340,9 +405,13 @@ new_parser(void)
 	cfg_set_validate_func(cfg, "log-level", check_level);
 	cfg_set_validate_func(cfg, "lua-instructions", check_positive);
 	cfg_set_validate_func(cfg, "lua-memory", check_positive);
+	cfg_set_validate_func(cfg, "lua-timeout", check_positive);
 	cfg_set_validate_func(cfg, "netlink-buffer", check_positive);
 	cfg_set_validate_func(cfg, "nice", check_nice);
 	cfg_set_validate_func(cfg, "group", check_group);
+	cfg_set_validate_func(cfg, "unified-layout", check_layout);
+	cfg_set_validate_func(cfg, "unified-root", check_uroot);
+	cfg_set_validate_func(cfg, "unified-default", check_udefault);
 	cfg_set_validate_func(cfg, "boost-profile", check_profile);
 	cfg_set_validate_func(cfg, "boost-profile|max-duration", check_duration);
 	return cfg;
@@ -424,6 +493,9 @@ config_free(struct config *c)
 	free(c->rules);
 	free(c->rules_dir);
 	free_list(c->hierarchies, c->nhierarchies);
+	free_list(c->layout, c->nlayout);
+	free(c->unified_root);
+	free(c->unified_default);
 	free(c->control_socket);
 	free(c->sticky_socket);
 	free(c->pidfile);

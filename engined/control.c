@@ -16,13 +16,10 @@
 #include "control_private.h"
 #include "server.h"
 
-#include <errno.h>
 #include <ev.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #define STR_(x)	     #x
 #define STR(x)	     STR_(x)

@@ -59,6 +59,20 @@ real_flush(void *arg)
 	cgfs_cache_flush(arg);
 }
 
+static int
+real_get(void *arg, const struct hier *h, const char *path, const char *key, char *buf,
+	 size_t len)
+{
+	return cgfs_get(h, path, key, buf, len);
+}
+
+static int
+real_children(void *arg, const struct hier *h, const char *path,
+	      int (*fn)(void *fnarg, const char *name), void *fnarg)
+{
+	return cgfs_children(h, path, fn, fnarg);
+}
+
 static time_t
 real_wall(void)
 {
@@ -376,7 +390,7 @@ core_timeout(struct core *c, double now)
 	for (unsigned id; (id = boost_expired(c)) != 0;)
 		(void)core_boost_end(c, id, "expired");
 	if (c->cleanup_at > 0 && now >= c->cleanup_at)
-		classify_cleanup(c);
+		groups_cleanup(c);
 	if (c->save_at > 0 && now >= c->save_at)
 		boost_save_now(c);
 }
@@ -392,7 +406,7 @@ log_report(void *arg, const char *msg)
 static struct policy *
 build_policy(const struct core *c, const struct report *rep)
 {
-	return policy_build(&c->ov, c->env.mountinfo, rep);
+	return policy_build(&c->ov, c->env.mountinfo, c->env.procroot, rep);
 }
 
 int
@@ -413,6 +427,7 @@ core_reload(struct core *c, double now)
 	memset(c->dropped, 0, sizeof(c->dropped));
 	c->pol = np;
 	policy_free(old);
+	groups_prepare(c);
 	log_set_level(np->cfg->log_level);
 	c->stats.reloads++;
 	log_notice("reloaded: %zu rules, %zu managed hierarchies", rules_count(np->rules),
@@ -527,7 +542,7 @@ core_new(const struct core_options *o, const struct report *rep)
 		c->fds = cgfs_cache_new();
 		c->real_cgfs = (struct core_cgfs){ real_mkdir, real_set,      real_move,
 						   real_rmdir, real_is_empty, real_flush,
-						   c->fds };
+						   c->fds,     real_get,     real_children };
 		c->env.cgfs = &c->real_cgfs;
 	}
 	if (c->procs != NULL && c->env.want_forks != NULL)
@@ -548,12 +563,14 @@ core_start(struct core *c, double now)
 {
 	c->now = now;
 	boost_restore(c); /* before the scan, which applies them */
+	groups_prepare(c);
 	core_rescan(c, now); /* every process already running */
 }
 
 void
 core_stop(struct core *c)
 {
+	groups_release(c);
 	if (c->state_dirty)
 		boost_save_now(c);
 }
@@ -566,7 +583,7 @@ core_free(struct core *c)
 	boost_free_all(c);
 	policy_free(c->pol);
 	proctab_free(c->procs);
-	classify_forget_made(c);
+	groups_forget_made(c);
 	free(c->dec);
 	free(c->slots);
 	free(c->verdicts);
@@ -627,4 +644,16 @@ const struct verdict *
 core_verdicts(const struct core *c)
 {
 	return c->verdicts;
+}
+
+const char *
+core_composed(const struct core *c)
+{
+	return c->composed;
+}
+
+const char *
+core_part(const struct core *c, size_t i)
+{
+	return i < RULES_MAX_HIERS ? c->parts[i] : NULL;
 }

@@ -35,6 +35,12 @@ struct core_cgfs {
 	bool (*is_empty)(void *arg, const struct hier *h, const char *path);
 	void (*flush)(void *arg); /* forget cached open files */
 	void *arg;
+	/* the first line of a control file (NULL: none can be read) */
+	int (*get)(void *arg, const struct hier *h, const char *path, const char *key,
+		   char *buf, size_t len);
+	/* fn(fnarg, name) for each child group of path (NULL: none listed) */
+	int (*children)(void *arg, const struct hier *h, const char *path,
+			int (*fn)(void *fnarg, const char *name), void *fnarg);
 };
 
 /* What the core is given; NULL members take the real system's. */
@@ -76,6 +82,7 @@ struct core_stats {
 	uint64_t lost, rescans, reloads, reload_failures;
 	uint64_t groups_created, groups_removed;
 	uint64_t hook_calls, hook_errors, hook_changes;
+	uint64_t hook_timeouts, hook_restarts; /* Lua helper stopped, started again */
 	uint64_t state_saves, state_save_failures;
 	uint64_t placed_in[CORE_LATENCY_BUCKETS];
 };
@@ -121,7 +128,9 @@ struct core *core_new(const struct core_options *o, const struct report *rep) EN
 void core_free(struct core *c);
 /* Restore saved boosts, then classify every running process. */
 void core_start(struct core *c, double now);
-/* Before exit: write the boost state if it changed. */
+/* Before exit: write the boost state if it changed; with a unified
+ * layout in the daemon's own group, disable the controllers below it
+ * (bottom up) so that its service manager can start it there again. */
 void core_stop(struct core *c);
 
 /* ---- what the loop feeds in -------------------------------------------------- */
@@ -179,6 +188,13 @@ const struct task_cgroups *core_snapshot_cgroups(const struct core *c);
 void core_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen);
 /* The verdicts of the last explain/whatif, one per managed hierarchy. */
 const struct verdict *core_verdicts(const struct core *c);
+/*
+ * The unified layout (policy->v2 set): the v2 group the last
+ * explain/whatif composed ("" when the process is left alone), and the
+ * current part of virtual dimension i (NULL: not in a composed group).
+ */
+const char *core_composed(const struct core *c);
+const char *core_part(const struct core *c, size_t i);
 
 struct boost_request {
 	pid_t pid;

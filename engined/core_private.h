@@ -80,21 +80,39 @@ struct core {
 	struct core_stats stats;
 	struct task snap;	     /* the snapshot being classified */
 	struct task_cgroups snap_cg; /* its current groups */
+	/* the unified layout (layout.c), for the snapshot: */
+	const char *parts[RULES_MAX_HIERS]; /* current part of each virtual dimension */
+	char partbuf[2 * RULES_DEST_MAX];
+	char composed[RULES_DEST_MAX]; /* the v2 group wanted, "" = none */
+	bool root_ready;	       /* controllers enabled at the root (this policy) */
 };
 
 
 /* ---- classify.c ------------------------------------------------------------------ */
 
-/* Remember a group made from a template, for removal once empty;
- * remove those that are empty now; forget them all. */
-void classify_made(struct core *c, const struct hier *h, const char *path);
-void classify_cleanup(struct core *c);
-void classify_forget_made(struct core *c);
 /* Decide and act for one process (thread group). */
 void classify(struct core *c, pid_t pid);
 /* Decide only: verdicts for pid into c->verdicts, snapshot in c->snap. */
 enum decide_result classify_decide(struct core *c, pid_t pid, uid_t asker);
 void classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen);
+
+/* ---- groups.c: acting on cgroupfs -------------------------------------------------- */
+
+/* Move t into the group of verdict v in managed hierarchy i (creating it). */
+void groups_move(struct core *c, size_t i, const struct task *t, const struct verdict *v);
+/* Move t into c->composed in the v2 tree (creating its levels). */
+void groups_move_composed(struct core *c, const struct task *t);
+/* Remember a group made from a template, for removal once empty;
+ * remove those that are empty now; forget them all. */
+void groups_made(struct core *c, const struct hier *h, const char *path);
+void groups_cleanup(struct core *c);
+void groups_forget_made(struct core *c);
+/* The unified layout: the daemon into its leaf, controllers enabled at
+ * the root and along the existing tree (at start and after a reload). */
+void groups_prepare(struct core *c);
+/* Before exit: hand the daemon's own group back (controllers below it
+ * disabled, bottom up), so the service manager can restart it there. */
+void groups_release(struct core *c);
 
 /* ---- boost.c: boosts and the process table's bookkeeping -------------------------- */
 

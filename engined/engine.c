@@ -289,7 +289,12 @@ engine_run(struct engine *e)
 	log_notice("started: %zu rules, %zu managed hierarchies%s", rules_count(pol->rules),
 		   pol->n, e->opts.dry_run ? ", dry run" : "");
 	for (size_t i = 0; i < pol->n; i++)
-		log_info("managing %s at %s", pol->labels[i], pol->managed[i]->mount);
+		if (!pol->virt[i])
+			log_info("managing %s at %s", pol->labels[i], pol->managed[i]->mount);
+	for (size_t k = 0; k < pol->nlayout; k++)
+		log_info("composing %s (%u level%s) into unified:%s/... at %s",
+			 pol->names[pol->layout[k]], pol->depth[pol->layout[k]],
+			 pol->depth[pol->layout[k]] == 1 ? "" : "s", pol->uroot, pol->v2->mount);
 	core_start(e->core, ev_now(e->loop));
 	log_notice("ready: running processes classified (%llu moves)",
 		   (unsigned long long)core_stats(e->core)->moves);

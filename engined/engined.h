@@ -84,6 +84,10 @@ struct config {
 	enum rules_semantics match;
 	char **hierarchies; /* NULL = default selection */
 	size_t nhierarchies;
+	char **layout; /* unified-layout: dimensions, outer to inner (NULL = none) */
+	size_t nlayout;
+	char *unified_root;    /* "" = the daemon's own v2 group */
+	char *unified_default; /* the segment of a dimension the rules leave alone */
 	char *control_socket;
 	char *sticky_socket; /* "" disables */
 	char *pidfile;
@@ -94,6 +98,7 @@ struct config {
 	char *lua_script; /* "" = no hooks */
 	long lua_instructions;
 	long lua_memory;
+	long lua_timeout; /* milliseconds of the helper's CPU per hook call */
 	long netlink_buffer; /* initial receive buffer of the proc connector */
 	int nice;	     /* the daemon's scheduling priority, -20..19 */
 	struct group_conf *groups;
@@ -153,6 +158,22 @@ struct policy {
 		const struct group_conf *conf;
 	} * settings;
 	size_t nsettings;
+	/*
+	 * The unified layout (layout.c): dimensions rules name that have no
+	 * managed v1 hierarchy are "virtual"; their verdicts are composed
+	 * into one group of the v2 tree per process:
+	 * v2:<uroot>/<part of layout[0]>/<part of layout[1]>/...
+	 * v2 is NULL when no dimension is virtual.
+	 */
+	const struct hier *v2;
+	char *uroot;	/* delegated subtree relative to v2's root; "" = its root */
+	bool uroot_own; /* uroot is the daemon's own group (or its leaf's parent) */
+	size_t nlayout;
+	size_t layout[RULES_MAX_HIERS];	   /* managed indexes, outer to inner */
+	unsigned depth[RULES_MAX_HIERS];   /* levels of each virtual dimension */
+	bool virt[RULES_MAX_HIERS];	   /* managed[i] is a virtual dimension */
+	struct hier dims[RULES_MAX_HIERS]; /* their stand-ins (mount: v2's) */
+	char controllers[128]; /* v2 controllers enabled along the paths: "cpu io" */
 	bool need_names;	   /* some destination uses %u or %g */
 	struct hooks *hooks;	   /* Lua hooks, or NULL */
 	struct name_table *users;  /* uid -> name cache */
@@ -165,16 +186,73 @@ struct policy {
  * on error.
  */
 struct policy *policy_build(const struct overrides *o, const char *mountinfo,
-			    const struct report *rep) ENGINED_WUR;
+			    const char *procroot, const struct report *rep) ENGINED_WUR;
 void policy_free(struct policy *p);
 /* Cached names (NSS asked once per id per policy); NULL if unknown. */
 const char *policy_user(struct policy *p, uid_t uid);
 const char *policy_group(struct policy *p, gid_t gid);
 /* The managed hierarchy named name (as in /proc/PID/cgroup), or NULL. */
 const struct hier *policy_managed(const struct policy *p, const char *name);
+/* The managed hierarchy or virtual dimension a config, rule or request
+ * names ("cpu", "name=x", "unified", a dimension), or NULL. */
+const struct hier *policy_find(const struct policy *p, const char *spec);
+/* Its index in managed[], or -1. */
+int policy_index(const struct policy *p, const struct hier *h);
 /* Settings configured for group path in managed hierarchy h, or NULL. */
 const struct group_conf *
 policy_settings(const struct policy *p, size_t h, const char *path);
+
+/* ---- layout.c: composing dimensions into one v2 group ------------------- */
+
+/* The leaf below unified-root the daemon moves itself into when the root
+ * is its own group (the kernel keeps processes out of inner groups). */
+#define LAYOUT_DAEMON_LEAF "daemon"
+
+/* Add the virtual dimensions of the config's unified-layout to p and
+ * find the delegated subtree (procroot: where /proc/self/cgroup is);
+ * 0 or -1 after reporting.  Before rules are bound. */
+int layout_build(struct policy *p, const char *procroot, const struct report *rep) ENGINED_WUR;
+/* The depth of each virtual dimension and the controllers to enable,
+ * from the bound rules, group settings and boost profiles. */
+void layout_finish(struct policy *p);
+/* Does dest fit managed index i (always, unless i is virtual and dest
+ * deeper than its dimension)? */
+bool layout_fits(const struct policy *p, size_t i, const char *dest);
+/* Levels below uroot of a composed group. */
+unsigned layout_levels(const struct policy *p);
+/*
+ * Split the v2 group cur of a process into the part of each virtual
+ * dimension ("/students/default"), into buf; parts[i] NULL for each
+ * virtual i when cur is not a composed group of the layout.
+ */
+void layout_split(const struct policy *p, const char *cur, char *buf, size_t len,
+		  const char **parts);
+/*
+ * Compose the v2 group for want[i] (the destination wanted for each
+ * virtual dimension i, or NULL: left alone) over cur[i] (layout_split):
+ * a dimension left alone keeps its current part, or gets the default
+ * one; a shorter part is padded with the default segment.  0 with the
+ * path in out; 1 when no dimension wants anything (nothing to do);
+ * -EMLINK when want[*bad] is deeper than its dimension (the caller says
+ * so; it is then left alone); -ENAMETOOLONG.
+ */
+int layout_compose(const struct policy *p, const char *const *want, const char *const *cur,
+		   char *out, size_t len, size_t *bad) ENGINED_WUR;
+/*
+ * Which dimension level k (1 = the first below uroot) of composed group
+ * path belongs to: its managed index, and the dimension's path down to
+ * that level in dimpath ("/students").  -1 if out of range.
+ */
+int layout_level(const struct policy *p, const char *path, unsigned k, char *dimpath,
+		 size_t len);
+/*
+ * A setting written for a v1 controller, in v2 terms: cpu.shares ->
+ * cpu.weight, memory.limit_in_bytes -> memory.max, blkio.weight ->
+ * io.weight (values converted); other keys unchanged.  0, or -ENOTSUP
+ * for v1 files that have no meaning in v2 (net_cls.*, net_prio.*, ...).
+ */
+int layout_v2_setting(const char *key, const char *value, char *k2, size_t klen, char *v2,
+		      size_t vlen) ENGINED_WUR;
 
 /* ---- engine.c ---------------------------------------------------------- */
 

@@ -10,10 +10,12 @@
 
 /*
  * A world-connectable Unix stream socket the loop accepts on; shared by
- * the control and the sticky socket.  listener_open creates its
- * directory, refuses (logging) if another process answers at path and
- * replaces a stale socket file; 0 or -1.  listener_close stops, closes
- * and unlinks it (a zeroed listener is closed harmlessly).
+ * the control and the sticky socket (served by server.c).  listener_open
+ * creates its directory, refuses (logging) if another process answers
+ * at path or if path is a symbolic link or not a socket, replaces a
+ * stale socket file, and has bind() create it 0666; 0 or -1.
+ * listener_close stops, closes and unlinks it (a zeroed listener is
+ * closed harmlessly).
  */
 struct listener {
 	int fd;

@@ -85,7 +85,7 @@ check(const struct overrides *ov)
 
 	if (log_open("stderr", LOG_LEVEL_WARNING) < 0)
 		return 1;
-	p = policy_build(ov, NULL, &rep);
+	p = policy_build(ov, NULL, NULL, &rep);
 	if (p == NULL) {
 		if (errors == 0)
 			fprintf(stderr, "cgengined: invalid configuration\n");

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef SYSCONFDIR
 #define SYSCONFDIR "/etc"
@@ -111,18 +112,16 @@ resolve_settings(struct policy *p, const struct report *rep)
 	if (p->settings == NULL)
 		return -1;
 	for (size_t i = 0; i < c->ngroups; i++) {
-		const struct hier *h = hier_find(&p->all, c->groups[i].hier);
-		size_t k;
+		const struct hier *h = policy_find(p, c->groups[i].hier);
+		int k = h != NULL ? policy_index(p, h) : -1;
 
-		for (k = 0; k < p->n && p->managed[k] != h; k++)
-			;
-		if (h == NULL || k == p->n) {
+		if (k < 0) {
 			log_warning(
 				"%s: group \"%s:%s\": hierarchy not managed; settings unused",
 				c->file, c->groups[i].hier, c->groups[i].path);
 			continue;
 		}
-		p->settings[p->nsettings].hier = k;
+		p->settings[p->nsettings].hier = (size_t)k;
 		p->settings[p->nsettings].conf = &c->groups[i];
 		p->nsettings++;
 	}
@@ -180,6 +179,12 @@ load_hooks(struct policy *p, const struct report *rep)
 
 	if (c->lua_script[0] == '\0')
 		return 0;
+	/* the Lua helper process gives up root for "nobody" (65534 if
+	 * there is no such user); not root, it keeps our ids */
+	uid_t run_uid = 65534;
+	gid_t run_gid = 65534;
+	if (geteuid() == 0 && rules_nss_user("nobody", &run_uid, &run_gid) < 0)
+		run_uid = run_gid = 65534;
 	struct hooks_options o = {
 		.script = c->lua_script,
 		.instructions = c->lua_instructions,
@@ -188,6 +193,10 @@ load_hooks(struct policy *p, const struct report *rep)
 		.user_name = hook_user,
 		.group_name = hook_group,
 		.arg = p,
+		.drop_privileges = geteuid() == 0,
+		.run_uid = run_uid,
+		.run_gid = run_gid,
+		.timeout_ms = c->lua_timeout,
 	};
 	if ((p->hooks = hooks_load(&o, err, sizeof(err))) == NULL) {
 		report_msg(rep, "%s", err);
@@ -197,7 +206,8 @@ load_hooks(struct policy *p, const struct report *rep)
 }
 
 struct policy *
-policy_build(const struct overrides *o, const char *mountinfo, const struct report *rep)
+policy_build(const struct overrides *o, const char *mountinfo, const char *procroot,
+	     const struct report *rep)
 {
 	struct policy *p = calloc(1, sizeof(*p));
 	const char *path = o->config ? o->config : SYSCONFDIR "/cgengine/cgengined.conf";
@@ -218,7 +228,8 @@ policy_build(const struct overrides *o, const char *mountinfo, const struct repo
 		report_msg(rep, "%s: cannot read: %s", mountinfo, strerror(-rc));
 		goto fail;
 	}
-	if (select_hierarchies(p, rep) < 0 || resolve_settings(p, rep) < 0)
+	if (select_hierarchies(p, rep) < 0 || layout_build(p, procroot, rep) < 0 ||
+	    resolve_settings(p, rep) < 0)
 		goto fail;
 
 	struct rules_options ro = {
@@ -233,6 +244,7 @@ policy_build(const struct overrides *o, const char *mountinfo, const struct repo
 	if (rules_bind(p->rules, p->labels, p->n) < 0)
 		goto fail;
 	scan_rules(p);
+	layout_finish(p);
 	if (load_hooks(p, rep) < 0)
 		goto fail;
 	return p;
@@ -257,6 +269,7 @@ policy_free(struct policy *p)
 	hier_list_free(&p->all);
 	config_free(p->cfg);
 	free(p->settings);
+	free(p->uroot);
 	free(p);
 }
 
@@ -277,4 +290,23 @@ policy_managed(const struct policy *p, const char *name)
 		if (strcmp(p->names[i], name) == 0)
 			return p->managed[i];
 	return NULL;
+}
+
+const struct hier *
+policy_find(const struct policy *p, const char *spec)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->virt[i] && strcmp(p->names[i], spec) == 0)
+			return p->managed[i];
+	const struct hier *h = hier_find(&p->all, spec);
+	return h != NULL && policy_index(p, h) >= 0 ? h : NULL;
+}
+
+int
+policy_index(const struct policy *p, const struct hier *h)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->managed[i] == h)
+			return (int)i;
+	return -1;
 }

@@ -55,6 +55,31 @@ fail(struct verb_ctx *x, const char *fmt, ...)
 static json_t *
 deny(struct verb_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * Log a denial: at most DENY_BURST lines a second, then one line a
+ * second counting the others, so many hostile users together cannot
+ * flood the log.
+ */
+#define DENY_BURST 5
+
+static void
+log_denial(const struct request *rq, const char *msg)
+{
+	static double window = -1;
+	static unsigned logged, quiet;
+
+	if (rq->now - window >= 1.0) {
+		if (quiet > 0)
+			log_warning("control: %u more denials not logged", quiet);
+		window = rq->now;
+		logged = quiet = 0;
+	}
+	if (logged++ < DENY_BURST)
+		log_warning("control: uid %u denied: %s", (unsigned)rq->uid, msg);
+	else
+		quiet++;
+}
+
 static json_t *
 deny(struct verb_ctx *x, const char *fmt, ...)
 {
@@ -64,7 +89,7 @@ deny(struct verb_ctx *x, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	log_warning("control: uid %u denied: %s", (unsigned)x->rq->uid, msg);
+	log_denial(x->rq, msg);
 	return fail(x, "permission denied: %s", msg);
 }
 
@@ -270,6 +295,10 @@ static const struct counter {
 	  reload_failures),
 	C("lua_calls", "lua_calls_total", "Calls of the Lua classify hook.", hook_calls),
 	C("lua_errors", "lua_errors_total", "Lua hook calls that failed.", hook_errors),
+	C("lua_timeouts", "lua_timeouts_total", "Lua hook calls stopped by lua-timeout.",
+	  hook_timeouts),
+	C("lua_restarts", "lua_restarts_total", "Lua helper processes started again.",
+	  hook_restarts),
 	C("groups_created", "groups_created_total", "Groups created.", groups_created),
 	C("groups_removed", "groups_removed_total", "Empty template groups removed.",
 	  groups_removed),
@@ -357,8 +386,9 @@ t_status(const json_t *r, struct buf *out)
 	buf_printf(out, "lost events:  %llu, rescans %llu, reloads %llu (%llu failed)\n",
 		   counter(r, "lost_events"), counter(r, "rescans"), counter(r, "reloads"),
 		   counter(r, "failed_reloads"));
-	buf_printf(out, "lua:          %s, calls %llu, errors %llu\n", lua ? lua : "none",
-		   counter(r, "lua_calls"), counter(r, "lua_errors"));
+	buf_printf(out, "lua:          %s, calls %llu, errors %llu (timeouts %llu), restarts %llu\n",
+		   lua ? lua : "none", counter(r, "lua_calls"), counter(r, "lua_errors"),
+		   counter(r, "lua_timeouts"), counter(r, "lua_restarts"));
 	buf_printf(out, "boosts:       %lld active\n", get_i(r, "boosts"));
 }
 
@@ -395,6 +425,27 @@ t_metrics(const json_t *r, struct buf *out)
 
 /* ---- explain, test ---------------------------------------------------------------- */
 
+/* The unified layout's row: the v2 group the dimensions compose. */
+static json_t *
+composed_row(struct core *c, const struct task_cgroups *cg)
+{
+	const struct policy *p = core_policy(c);
+	const char *want = core_composed(c);
+	char why[512] = "composed from";
+	size_t used = strlen(why);
+
+	for (size_t k = 0; k < p->nlayout && used < sizeof(why); k++)
+		used += (size_t)snprintf(why + used, sizeof(why) - used, "%s %s",
+					 k ? "," : "", p->names[p->layout[k]]);
+	json_t *row =
+		json_pack("{s:s, s:o, s:s, s:b}", "hierarchy", "unified", "wanted",
+			  want[0] ? jstr(want) : json_null(), "why", why, "composed", 1);
+	if (cg != NULL)
+		json_object_set_new(row, "current",
+				    jstr_or_null(task_cgroup_of(cg, p->v2->name)));
+	return row;
+}
+
 /* One row per managed hierarchy; cg NULL for a what-if. */
 static json_t *
 verdict_rows(struct core *c, const struct task_cgroups *cg)
@@ -410,9 +461,12 @@ verdict_rows(struct core *c, const struct task_cgroups *cg)
 
 		if (cg != NULL)
 			json_object_set_new(row, "current",
-					    jstr_or_null(task_cgroup_of(cg, p->names[i])));
+					    jstr_or_null(p->virt[i] ? core_part(c, i)
+								    : task_cgroup_of(cg, p->names[i])));
 		json_array_append_new(rows, row);
 	}
+	if (p->v2 != NULL)
+		json_array_append_new(rows, composed_row(c, cg));
 	return rows;
 }
 
@@ -450,8 +504,10 @@ v_explain(struct verb_ctx *x)
 		return fail(x, "pid %d is a kernel thread; cgengined never moves those",
 			    (int)pid);
 	if (r == DECIDE_DENIED) {
-		log_warning("control: uid %u denied: explain of pid %d, not its own",
-			    (unsigned)x->rq->uid, (int)pid);
+		char msg[64];
+
+		snprintf(msg, sizeof(msg), "explain of pid %d, not its own", (int)pid);
+		log_denial(x->rq, msg);
 		return fail(x, "permission denied: pid %d belongs to another user", (int)pid);
 	}
 	const struct task *t = core_snapshot(c);

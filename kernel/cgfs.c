@@ -107,6 +107,31 @@ cgfs_set(const struct hier *h, const char *path, const char *key, const char *va
 	return write_file(buf, value);
 }
 
+int
+cgfs_get(const struct hier *h, const char *path, const char *key, char *buf, size_t len)
+{
+	char file[PATH_MAX];
+	ssize_t n;
+	int rc, fd;
+
+	if (len == 0 || strchr(key, '/') != NULL)
+		return -EINVAL;
+	if ((rc = join(file, sizeof(file), h, path, key)) < 0)
+		return rc;
+	if ((fd = open(file, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	do
+		n = read(fd, buf, len - 1);
+	while (n < 0 && errno == EINTR);
+	rc = n < 0 ? -errno : (int)n;
+	close(fd);
+	if (rc < 0)
+		return rc;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
 /* v1 fallback: move each thread of tgid through "tasks". */
 static int
 move_threads(const struct hier *h, const char *path, pid_t tgid)
@@ -169,6 +194,28 @@ cgfs_rmdir(const struct hier *h, const char *path)
 	if (*path == '\0')
 		return -EINVAL; /* never the root */
 	return rmdir(buf) == 0 ? 0 : -errno;
+}
+
+int
+cgfs_children(const struct hier *h, const char *path,
+	      int (*fn)(void *arg, const char *name), void *arg)
+{
+	char buf[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+	int rc;
+
+	if ((rc = join(buf, sizeof(buf), h, path, NULL)) < 0)
+		return rc;
+	if ((d = opendir(buf)) == NULL)
+		return -errno;
+	rc = 0;
+	while (rc == 0 && (e = readdir(d)) != NULL)
+		if (e->d_type == DT_DIR && strcmp(e->d_name, ".") != 0 &&
+		    strcmp(e->d_name, "..") != 0)
+			rc = fn(arg, e->d_name);
+	closedir(d);
+	return rc;
 }
 
 bool

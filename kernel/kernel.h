@@ -195,6 +195,12 @@ int cgfs_check(const struct hier *h) KERNEL_WUR;
 int cgfs_set(const struct hier *h, const char *path, const char *key,
 	     const char *value) KERNEL_WUR;
 /*
+ * Read the first line of control file key of group path into buf (its
+ * newline removed); 0 or -errno.
+ */
+int cgfs_get(const struct hier *h, const char *path, const char *key, char *buf,
+	     size_t len) KERNEL_WUR;
+/*
  * Move thread group tgid into group path: cgroup.procs, or for v1
  * kernels without it every thread through "tasks".
  */
@@ -215,6 +221,10 @@ int cgfs_move_cached(struct cgfs_cache *c, const struct hier *h, const char *pat
 
 /* Remove an empty group; -EBUSY while it holds tasks or children. */
 int cgfs_rmdir(const struct hier *h, const char *path) KERNEL_WUR;
+/* Call fn with the name of each child group of path (stopping when it
+ * returns non-zero: that value); 0 or -errno. */
+int cgfs_children(const struct hier *h, const char *path,
+		  int (*fn)(void *arg, const char *name), void *arg) KERNEL_WUR;
 /* True when group path has no task (and so may be removed). */
 bool cgfs_is_empty(const struct hier *h, const char *path);
 

@@ -1,5 +1,22 @@
 /*
- * hooks.c -- load a hook script and call it; see hooks.h.
+ * hooks.c -- the hooks object as the caller sees it; see hooks.h.
+ *
+ * Why a helper process: an instruction budget (a count hook) only
+ * counts Lua instructions.  Time spent inside one C function -- a
+ * pattern match with backtracking over a user-controlled command line,
+ * string.rep of an empty string a trillion times -- is not counted,
+ * and finalizers (__gc) run with hooks off.  Neither can be stopped
+ * from inside the process without longjmp-ing out of arbitrary C code.
+ * A separate process can be: the caller waits with poll() until the
+ * helper has used timeout_ms of CPU time (or five times that has passed
+ * on the clock, for a helper that gets no CPU), then SIGKILLs it.  CPU
+ * time rather than only the clock, so that a busy machine, where a
+ * healthy hook may wait long for a CPU, does not get its hooks killed.
+ * The helper also runs without privileges, so a bug in Lua or in a
+ * hook cannot act as root.
+ *
+ * No Lua runs in this process, and nothing here waits without a
+ * deadline.
  */
 #include "hooks_private.h"
 
@@ -7,8 +24,47 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
-#define SCRIPT_MAX (1 << 20)
+#define SCRIPT_MAX  (1 << 20)
+#define BACKOFF_MAX 60.0 /* seconds between two helpers at most */
+
+double
+hooks_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void
+hooks_log(struct hooks *h, enum hooks_level level, const char *msg)
+{
+	if (h->opts.log != NULL)
+		h->opts.log(h->opts.arg, level, msg);
+}
+
+void
+hooks_log_failure(struct hooks *h, const char *what, const char *msg)
+{
+	char line[HOOKS_TEXT_MAX + 256];
+	double t = hooks_now();
+
+	if (h->last_log != 0 && t - h->last_log < 1.0) {
+		h->suppressed++;
+		return;
+	}
+	if (h->suppressed > 0)
+		snprintf(line, sizeof(line), "%s: %s (and %u more failures)", what, msg,
+			 h->suppressed);
+	else
+		snprintf(line, sizeof(line), "%s: %s", what, msg);
+	h->last_log = t;
+	h->suppressed = 0;
+	hooks_log(h, HOOKS_WARNING, line);
+}
 
 /* Read the whole script; a malloc'd buffer or NULL with err set. */
 static char *
@@ -38,98 +94,37 @@ slurp(const char *path, size_t *len, char *err, size_t errlen)
 	return buf;
 }
 
-/* Copy the error at the top of the stack, prefixed by the file name
- * when Lua did not put a position in it. */
-static void
-take_error(struct hooks *h, char *err, size_t errlen)
-{
-	const char *m =
-		lua_type(h->L, -1) == LUA_TSTRING ? lua_tostring(h->L, -1) : "error";
-	size_t n = strlen(h->script);
-
-	if (strncmp(m, h->script, n) == 0 && m[n] == ':')
-		snprintf(err, errlen, "%s", m);
-	else
-		snprintf(err, errlen, "%s: %s", h->script, m);
-	lua_pop(h->L, 1);
-}
-
-static int
-compile(struct hooks *h, const char *buf, size_t len, char *err, size_t errlen)
-{
-	lua_State *L = h->L;
-	char chunk[4096];
-
-	snprintf(chunk, sizeof(chunk), "@%s", h->script);
-	if (luaL_loadbufferx(L, buf, len, chunk, "t") != LUA_OK) {
-		take_error(h, err, errlen);
-		return -1;
-	}
-	lua_rawgeti(L, LUA_REGISTRYINDEX, h->env_ref);
-	lua_setupvalue(L, -2, 1); /* the chunk's _ENV */
-	return 0;
-}
-
-/* Run the function on the stack (no args); 0 or -1 with err set. */
-static int
-run(struct hooks *h, char *err, size_t errlen)
-{
-	lua_State *L = h->L;
-
-	sandbox_arm(h);
-	if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
-		take_error(h, err, errlen);
-		return -1;
-	}
-	return 0;
-}
-
-/* Push env[name] if it is a function; true if pushed. */
-static bool
-get_function(struct hooks *h, const char *name)
-{
-	lua_rawgeti(h->L, LUA_REGISTRYINDEX, h->env_ref);
-	lua_getfield(h->L, -1, name);
-	lua_remove(h->L, -2);
-	if (lua_type(h->L, -1) == LUA_TFUNCTION)
-		return true;
-	lua_pop(h->L, 1);
-	return false;
-}
-
 struct hooks *
 hooks_load(const struct hooks_options *opts, char *err, size_t errlen)
 {
 	struct hooks *h = calloc(1, sizeof(*h));
-	size_t len;
-	char *buf = NULL;
 
 	if (h == NULL) {
 		snprintf(err, errlen, "%s: out of memory", opts->script);
 		return NULL;
 	}
 	h->opts = *opts;
-	h->mem_cap = (size_t)opts->memory;
-	h->classify_ref = LUA_NOREF;
-	if ((h->script = strdup(opts->script)) == NULL ||
-	    (buf = slurp(opts->script, &len, err, errlen)) == NULL)
-		goto fail;
-	if (sandbox_new(h) == NULL) {
-		snprintf(err, errlen,
-			 "%s: cannot create the Lua state (lua-memory too small?)",
-			 opts->script);
+	h->pid = -1;
+	h->pidfd = h->fd = -1;
+	h->cmdlen = -1;
+	h->timeout_ms =
+		opts->timeout_ms > 0 ? opts->timeout_ms : HOOKS_TIMEOUT_DEFAULT_MS;
+	h->script = strdup(opts->script);
+	h->msg = malloc(HOOKS_MSG_MAX);
+	h->cmdline = malloc(HOOKS_CMDLINE_MAX);
+	if (h->script == NULL || h->msg == NULL || h->cmdline == NULL) {
+		snprintf(err, errlen, "%s: out of memory", opts->script);
 		goto fail;
 	}
-	if (compile(h, buf, len, err, errlen) < 0 || run(h, err, errlen) < 0)
+	h->opts.script = h->script;
+	if ((h->text = slurp(h->script, &h->textlen, err, errlen)) == NULL)
 		goto fail;
-	if (get_function(h, "init") && run(h, err, errlen) < 0)
+	if (helper_start(h, &h->has_classify, err, errlen) < 0)
 		goto fail;
-	if (get_function(h, "classify"))
-		h->classify_ref = luaL_ref(h->L, LUA_REGISTRYINDEX);
-	free(buf);
+	if (!h->has_classify)
+		helper_stop(h); /* init() ran; nothing will be asked of it */
 	return h;
 fail:
-	free(buf);
 	hooks_free(h);
 	return NULL;
 }
@@ -139,9 +134,11 @@ hooks_free(struct hooks *h)
 {
 	if (h == NULL)
 		return;
-	if (h->L != NULL)
-		lua_close(h->L); /* releases every registry reference */
+	helper_stop(h);
 	free(h->scratch);
+	free(h->text);
+	free(h->cmdline);
+	free(h->msg);
 	free(h->script);
 	free(h);
 }
@@ -149,14 +146,117 @@ hooks_free(struct hooks *h)
 bool
 hooks_has_classify(const struct hooks *h)
 {
-	return h != NULL && h->classify_ref != LUA_NOREF;
+	return h != NULL && h->has_classify;
+}
+
+/* The helper is gone (or never answered in time): note it for the
+ * back-off.  The first restart is immediate, then 1 s, 2 s, 4 s, ... */
+static void
+lost_helper(struct hooks *h)
+{
+	helper_stop(h);
+	double delay =
+		h->failures == 0 ? 0 : 1 << (h->failures < 7 ? h->failures - 1 : 6);
+	if (delay > BACKOFF_MAX)
+		delay = BACKOFF_MAX;
+	h->next_start = hooks_now() + delay;
+	h->failures++;
+}
+
+/* Make sure a helper is there; 0, or -1 with err set. */
+static int
+ensure_helper(struct hooks *h, char *err, size_t errlen)
+{
+	bool has_classify;
+
+	if (helper_alive(h))
+		return 0;
+	if (h->pid != -1 && h->owner != getpid()) {
+		/* we are a forked copy: the helper is our parent's */
+		helper_stop(h);
+	} else {
+		if (h->pid != -1)
+			lost_helper(h); /* it died between two calls */
+		double wait = h->next_start - hooks_now();
+		if (wait > 0) {
+			snprintf(err, errlen,
+				 "the Lua helper is down (next start in %.0f s)",
+				 wait < 1 ? 1 : wait);
+			return -1;
+		}
+		h->stats.restarts++;
+	}
+	if (helper_start(h, &has_classify, err, errlen) < 0) {
+		char line[HOOKS_TEXT_MAX + 128];
+
+		lost_helper(h);
+		snprintf(line, sizeof(line), "cannot start the Lua helper again: %s",
+			 err);
+		hooks_log(h, HOOKS_ERROR, line);
+		snprintf(err, errlen, "the Lua helper failed to start");
+		return -1;
+	}
+	return 0;
+}
+
+/* One exchange: send the call, wait for the answer, validate it. */
+static int
+call(struct hooks *h, const struct hooks_task *task, struct hooks_slot *slots, size_t n,
+     char *err, size_t errlen)
+{
+	struct wbuf w = { .p = h->msg, .cap = HOOKS_MSG_MAX };
+
+	wire_put_call(&w, task, slots, n);
+	if (w.full) {
+		snprintf(err, errlen, "the task and decision do not fit in one message");
+		return -1;
+	}
+	h->cur = task;
+	h->cmdlen = -1;
+	int rc = helper_send(h, w.p, w.len);
+	ssize_t len = rc < 0 ? rc : helper_wait(h, h->timeout_ms, err, errlen);
+	h->cur = NULL;
+	if (rc < 0)
+		snprintf(err, errlen, "cannot reach the Lua helper: %s", strerror(-rc));
+	if (len == -ETIMEDOUT || len == -ETIME)
+		h->stats.timeouts++;
+	if (len == -ETIMEDOUT)
+		snprintf(
+			err, errlen,
+			"timed out after %ld ms of CPU time (lua-timeout); helper killed",
+			h->timeout_ms);
+	if (len == -ETIME)
+		snprintf(
+			err, errlen,
+			"no answer within %ld ms (%d x lua-timeout; the helper got too little CPU time); helper killed",
+			h->timeout_ms * HOOKS_WALL_FACTOR, HOOKS_WALL_FACTOR);
+	if (len < 0) {
+		lost_helper(h);
+		return -1;
+	}
+	rc = hooks_answer_parse(h->msg, (size_t)len, slots, h->scratch, n, err, errlen);
+	if (rc == -EPROTO) {
+		char m[HOOKS_TEXT_MAX + 64];
+
+		snprintf(m, sizeof(m),
+			 "invalid answer from the Lua helper (%s); helper killed", err);
+		snprintf(err, errlen, "%.*s", (int)(errlen - 1), m);
+		lost_helper(h);
+	}
+	if (rc == -EPROTO)
+		return -1;
+	h->failures = 0; /* a helper that answers is a healthy one */
+	if (rc < 0)
+		return -1; /* the hook failed: its message is in err */
+	memcpy(slots, h->scratch, n * sizeof(*slots));
+	return 0;
 }
 
 int
 hooks_classify(struct hooks *h, const struct hooks_task *task, struct hooks_slot *slots,
 	       size_t n)
 {
-	struct classify_ctx ctx = { .h = h, .slots = slots, .n = n };
+	char err[HOOKS_TEXT_MAX];
 
 	if (!hooks_has_classify(h))
 		return 0;
@@ -169,14 +269,12 @@ hooks_classify(struct hooks *h, const struct hooks_task *task, struct hooks_slot
 		h->nscratch = n;
 	}
 	h->stats.calls++;
-	h->cur = task;
-	lua_pushcfunction(h->L, task_classify_body);
-	lua_pushlightuserdata(h->L, &ctx);
-	int rc = sandbox_pcall(h, 1, "Lua hook classify() failed");
-	h->cur = NULL;
-	if (rc < 0)
+	if (ensure_helper(h, err, sizeof(err)) < 0 ||
+	    call(h, task, slots, n, err, sizeof(err)) < 0) {
+		h->stats.errors++;
+		hooks_log_failure(h, "Lua hook classify() failed", err);
 		return -1;
-	memcpy(slots, h->scratch, n * sizeof(*slots));
+	}
 	return 0;
 }
 
@@ -186,8 +284,27 @@ hooks_stats(const struct hooks *h)
 	return &h->stats;
 }
 
-int
-hooks_stack_depth(const struct hooks *h)
+pid_t
+hooks_helper_pid(const struct hooks *h)
 {
-	return lua_gettop(h->L);
+	return h != NULL ? h->pid : -1;
+}
+
+int
+hooks_stack_depth(struct hooks *h)
+{
+	unsigned char q = W_DEPTH;
+	char err[HOOKS_TEXT_MAX];
+
+	if (h->fd < 0 || helper_send(h, &q, 1) < 0)
+		return -1;
+	ssize_t len = helper_wait(h, h->timeout_ms, err, sizeof(err));
+	if (len < 0) {
+		lost_helper(h); /* an answer arriving later would confuse a call */
+		return -1;
+	}
+	struct rbuf r = { .p = h->msg, .len = (size_t)len };
+	int type = (int)rget_u8(&r);
+	int64_t d = rget_i64(&r);
+	return type != W_DEPTH_IS || r.bad ? -1 : (int)d;
 }

@@ -1,7 +1,9 @@
 /*
- * sandbox.c -- a Lua state that cannot hurt the daemon: a counting
- * allocator with a cap, an instruction budget through a count hook,
- * and a fresh _ENV built from an allow-list.
+ * sandbox.c -- the Lua state inside the helper: a counting allocator
+ * with a cap, an instruction budget through a count hook (for clear
+ * "file:line: instruction budget exceeded" errors; the caller's
+ * deadline covers what the count hook cannot see), a fresh _ENV built
+ * from an allow-list, and no __gc metamethods.
  */
 #include "hooks_private.h"
 
@@ -9,14 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define BUDGET_STEP 1000 /* instructions between two budget checks */
 
 static void *
 sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
-	struct hooks *h = ud;
+	struct sandbox *h = ud;
 	size_t old = ptr != NULL ? osize : 0;
 
 	if (nsize == 0) {
@@ -32,8 +33,8 @@ sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 	return p;
 }
 
-static struct hooks *
-hooks_of(lua_State *L)
+struct sandbox *
+sandbox_of(lua_State *L)
 {
 	void *ud;
 
@@ -44,7 +45,7 @@ hooks_of(lua_State *L)
 static void
 budget_hook(lua_State *L, lua_Debug *ar)
 {
-	struct hooks *h = hooks_of(L);
+	struct sandbox *h = sandbox_of(L);
 
 	h->budget_left -= h->step;
 	if (h->budget_left >= 0)
@@ -56,46 +57,9 @@ budget_hook(lua_State *L, lua_Debug *ar)
 }
 
 void
-sandbox_arm(struct hooks *h)
+sandbox_arm(struct sandbox *s)
 {
-	h->budget_left = h->opts.instructions;
-}
-
-void
-sandbox_log(struct hooks *h, enum hooks_level level, const char *msg)
-{
-	if (h->opts.log != NULL)
-		h->opts.log(h->opts.arg, level, msg);
-}
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Log a hook failure, at most once a second. */
-static void
-log_failure(struct hooks *h, const char *what, const char *msg)
-{
-	char line[1024];
-	double t = now();
-
-	if (h->last_log != 0 && t - h->last_log < 1.0) {
-		h->suppressed++;
-		return;
-	}
-	if (h->suppressed > 0)
-		snprintf(line, sizeof(line), "%s: %s (and %u more failures)", what, msg,
-			 h->suppressed);
-	else
-		snprintf(line, sizeof(line), "%s: %s", what, msg);
-	h->last_log = t;
-	h->suppressed = 0;
-	sandbox_log(h, HOOKS_WARNING, line);
+	s->budget_left = s->instructions;
 }
 
 static int
@@ -109,21 +73,18 @@ message_handler(lua_State *L)
 }
 
 int
-sandbox_pcall(struct hooks *h, int nargs, const char *what)
+sandbox_pcall(struct sandbox *s, int nargs)
 {
-	lua_State *L = h->L;
+	lua_State *L = s->L;
 	int func = lua_gettop(L) - nargs;
 
 	lua_pushcfunction(L, message_handler);
 	lua_insert(L, func); /* below the function */
-	sandbox_arm(h);
+	sandbox_arm(s);
 	int rc = lua_pcall(L, nargs, 0, func);
-	if (rc != LUA_OK) {
-		h->stats.errors++;
-		log_failure(h, what,
-			    lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1)
-							   : "error");
-	}
+	if (rc != LUA_OK)
+		snprintf(s->err, sizeof(s->err), "%s",
+			 lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "error");
 	lua_settop(L, func - 1);
 	return rc == LUA_OK ? 0 : -1;
 }
@@ -138,7 +99,7 @@ l_log(lua_State *L)
 	int level = luaL_checkoption(L, 1, "info", levels);
 	const char *msg = luaL_checkstring(L, 2);
 
-	sandbox_log(hooks_of(L), (enum hooks_level)level, msg);
+	child_log(sandbox_of(L), (enum hooks_level)level, msg);
 	return 0;
 }
 
@@ -156,20 +117,32 @@ l_print(lua_State *L)
 		luaL_addvalue(&b);
 	}
 	luaL_pushresult(&b);
-	sandbox_log(hooks_of(L), HOOKS_INFO, lua_tostring(L, -1));
+	child_log(sandbox_of(L), HOOKS_INFO, lua_tostring(L, -1));
 	return 0;
 }
 
-const char *
-hooks_user(struct hooks *h, uid_t uid)
+/* A name asked of the caller (which caches them), pushed or nil. */
+static void
+push_name(lua_State *L, int what, long long id)
 {
-	return h->opts.user_name ? h->opts.user_name(h->opts.arg, uid) : NULL;
+	char buf[HOOKS_DEST_MAX];
+
+	if (child_ask(sandbox_of(L), what, id, NULL, buf, sizeof(buf)) >= 0)
+		lua_pushstring(L, buf);
+	else
+		lua_pushnil(L);
 }
 
-const char *
-hooks_group(struct hooks *h, gid_t gid)
+void
+sandbox_push_user(lua_State *L, uid_t uid)
 {
-	return h->opts.group_name ? h->opts.group_name(h->opts.arg, gid) : NULL;
+	push_name(L, ASK_USER, uid);
+}
+
+void
+sandbox_push_group(lua_State *L, gid_t gid)
+{
+	push_name(L, ASK_GROUP, gid);
 }
 
 void
@@ -184,14 +157,36 @@ push_string_or_nil(lua_State *L, const char *s)
 static int
 l_user(lua_State *L)
 {
-	push_string_or_nil(L, hooks_user(hooks_of(L), (uid_t)luaL_checkinteger(L, 1)));
+	sandbox_push_user(L, (uid_t)luaL_checkinteger(L, 1));
 	return 1;
 }
 
 static int
 l_group(lua_State *L)
 {
-	push_string_or_nil(L, hooks_group(hooks_of(L), (gid_t)luaL_checkinteger(L, 1)));
+	sandbox_push_group(L, (gid_t)luaL_checkinteger(L, 1));
+	return 1;
+}
+
+/*
+ * setmetatable without __gc: finalizers run with debug hooks off, so
+ * no instruction budget would stop a looping one (the caller's
+ * deadline would, at the price of the helper).  Lua marks an object
+ * for finalization only when its metatable has __gc at the time of
+ * setmetatable, so checking here is enough.
+ */
+static int
+l_setmetatable(lua_State *L)
+{
+	if (lua_type(L, 2) == LUA_TTABLE) {
+		lua_pushliteral(L, "__gc");
+		if (lua_rawget(L, 2) != LUA_TNIL)
+			return luaL_error(L, "__gc metamethods are not allowed");
+		lua_pop(L, 1);
+	}
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, lua_gettop(L) - 1, 1);
 	return 1;
 }
 
@@ -221,7 +216,7 @@ static const luaL_Reg safe_libs[] = {
 static int
 build_env(lua_State *L)
 {
-	struct hooks *h = hooks_of(L);
+	struct sandbox *h = sandbox_of(L);
 
 	for (const luaL_Reg *lib = safe_libs; lib->func != NULL; lib++) {
 		luaL_requiref(L, lib->name, lib->func, 1);
@@ -244,6 +239,9 @@ build_env(lua_State *L)
 	}
 	lua_pushcfunction(L, l_print);
 	lua_setfield(L, -2, "print");
+	lua_getglobal(L, "setmetatable");
+	lua_pushcclosure(L, l_setmetatable, 1);
+	lua_setfield(L, -2, "setmetatable");
 	luaL_newlib(L, cgengine_lib);
 	lua_setfield(L, -2, "cgengine");
 	lua_pushvalue(L, -1);
@@ -255,22 +253,19 @@ build_env(lua_State *L)
 }
 
 lua_State *
-sandbox_new(struct hooks *h)
+sandbox_new(struct sandbox *s)
 {
-	lua_State *L = lua_newstate(sandbox_alloc, h);
+	lua_State *L = lua_newstate(sandbox_alloc, s);
 
 	if (L == NULL)
 		return NULL;
-	h->L = L;
-	h->step = h->opts.instructions < BUDGET_STEP ? h->opts.instructions : BUDGET_STEP;
-	if (h->step < 1)
-		h->step = 1;
-	lua_sethook(L, budget_hook, LUA_MASKCOUNT, (int)h->step);
+	s->L = L;
+	s->step = s->instructions < BUDGET_STEP ? s->instructions : BUDGET_STEP;
+	if (s->step < 1)
+		s->step = 1;
+	lua_sethook(L, budget_hook, LUA_MASKCOUNT, (int)s->step);
 	lua_pushcfunction(L, build_env);
-	if (sandbox_pcall(h, 0, "sandbox") < 0) {
-		lua_close(L);
-		h->L = NULL;
-		return NULL;
-	}
+	if (sandbox_pcall(s, 0) < 0)
+		return NULL; /* the helper exits: no need to close the state */
 	return L;
 }

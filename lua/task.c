@@ -1,29 +1,20 @@
 /*
  * task.c -- what a hook sees: the task userdata (fields read on
  * demand, cmdline only if asked for), the decision table, the
- * read-only why table, and reading the hook's answer back.
+ * read-only why table, and reading the hook's answer back.  Runs in
+ * the helper; what is not in the call message (cmdline, task:cgroup(),
+ * names) is asked of the caller when the hook reads it.
  */
 #include "hooks_private.h"
-#include "rules/rules.h"
 
 #include <string.h>
 
-#define TASK_META   "cgengine.task"
-#define CMDLINE_MAX 65536
-
-static struct hooks *
-hooks_of(lua_State *L)
-{
-	void *ud;
-
-	lua_getallocf(L, &ud);
-	return ud;
-}
+#define TASK_META "cgengine.task"
 
 static const struct hooks_task *
 current(lua_State *L)
 {
-	struct hooks *h = hooks_of(L);
+	struct sandbox *h = sandbox_of(L);
 
 	if (h->cur == NULL)
 		luaL_error(L, "a task is only valid during the classify() call");
@@ -33,20 +24,24 @@ current(lua_State *L)
 static int
 task_cgroup(lua_State *L)
 {
-	const struct hooks_task *t = current(L);
 	const char *hier = luaL_checkstring(L, 2);
-	const char *g = t->cgroup ? t->cgroup(t->arg, hier) : NULL;
+	char buf[HOOKS_DEST_MAX * 2];
 
-	push_string_or_nil(L, g);
+	(void)current(L);
+	if (child_ask(sandbox_of(L), ASK_CGROUP, 0, hier, buf, sizeof(buf)) >= 0)
+		lua_pushstring(L, buf);
+	else
+		lua_pushnil(L);
 	return 1;
 }
 
 static void
-push_cmdline(lua_State *L, const struct hooks_task *t)
+push_cmdline(lua_State *L)
 {
 	/* scratch space Lua owns (and counts against the memory cap) */
-	char *buf = lua_newuserdatauv(L, CMDLINE_MAX, 0);
-	int n = t->cmdline ? t->cmdline(t->arg, buf, CMDLINE_MAX) : -1;
+	char *buf = lua_newuserdatauv(L, HOOKS_CMDLINE_MAX + 1, 0);
+	int n = child_ask(sandbox_of(L), ASK_CMDLINE, 0, NULL, buf,
+			  HOOKS_CMDLINE_MAX + 1);
 
 	lua_newtable(L);
 	for (int off = 0, i = 1; n > 0 && off < n; i++) {
@@ -61,7 +56,7 @@ push_cmdline(lua_State *L, const struct hooks_task *t)
 
 /* Fields computed once per call are cached in a per-call table. */
 static bool
-cached(lua_State *L, struct hooks *h, const char *key)
+cached(lua_State *L, struct sandbox *h, const char *key)
 {
 	lua_rawgeti(L, LUA_REGISTRYINDEX, h->cache_ref);
 	lua_getfield(L, -1, key);
@@ -73,7 +68,7 @@ cached(lua_State *L, struct hooks *h, const char *key)
 }
 
 static void
-cache(lua_State *L, struct hooks *h, const char *key)
+cache(lua_State *L, struct sandbox *h, const char *key)
 {
 	lua_rawgeti(L, LUA_REGISTRYINDEX, h->cache_ref);
 	lua_pushvalue(L, -2);
@@ -84,7 +79,7 @@ cache(lua_State *L, struct hooks *h, const char *key)
 static int
 task_index(lua_State *L)
 {
-	struct hooks *h = hooks_of(L);
+	struct sandbox *h = sandbox_of(L);
 	const struct hooks_task *t = current(L);
 	const char *k = luaL_checkstring(L, 2);
 
@@ -104,11 +99,21 @@ task_index(lua_State *L)
 		lua_pushstring(L, t->comm ? t->comm : "");
 	else if (strcmp(k, "exe") == 0)
 		lua_pushstring(L, t->exe ? t->exe : "");
-	else if (strcmp(k, "user") == 0)
-		push_string_or_nil(L, t->user ? t->user : hooks_user(h, t->euid));
-	else if (strcmp(k, "group") == 0)
-		push_string_or_nil(L, t->group ? t->group : hooks_group(h, t->egid));
-	else if (strcmp(k, "cgroup") == 0)
+	else if (strcmp(k, "user") == 0) {
+		if (t->user != NULL)
+			lua_pushstring(L, t->user);
+		else if (!cached(L, h, k)) {
+			sandbox_push_user(L, t->euid);
+			cache(L, h, k);
+		}
+	} else if (strcmp(k, "group") == 0) {
+		if (t->group != NULL)
+			lua_pushstring(L, t->group);
+		else if (!cached(L, h, k)) {
+			sandbox_push_group(L, t->egid);
+			cache(L, h, k);
+		}
+	} else if (strcmp(k, "cgroup") == 0)
 		lua_pushcfunction(L, task_cgroup);
 	else if (strcmp(k, "groups") == 0) {
 		if (!cached(L, h, k)) {
@@ -121,7 +126,7 @@ task_index(lua_State *L)
 		}
 	} else if (strcmp(k, "cmdline") == 0) {
 		if (!cached(L, h, k)) {
-			push_cmdline(L, t);
+			push_cmdline(L);
 			cache(L, h, k);
 		}
 	} else
@@ -138,7 +143,7 @@ task_newindex(lua_State *L)
 static int
 task_tostring(lua_State *L)
 {
-	struct hooks *h = hooks_of(L);
+	struct sandbox *h = sandbox_of(L);
 
 	if (h->cur != NULL)
 		lua_pushfstring(L, "task %d (%s)", (int)h->cur->pid, h->cur->comm);
@@ -156,7 +161,7 @@ readonly_error(lua_State *L)
 void
 task_register(lua_State *L)
 {
-	struct hooks *h = hooks_of(L);
+	struct sandbox *h = sandbox_of(L);
 	static const luaL_Reg meta[] = {
 		{ "__index", task_index },
 		{ "__newindex", task_newindex },
@@ -176,23 +181,14 @@ task_register(lua_State *L)
 	h->cache_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 }
 
-/* Validate a destination chosen by a hook; an error message or NULL. */
-static const char *
-bad_dest(const char *s, size_t len)
-{
-	if (strlen(s) != len)
-		return "contains a NUL byte";
-	return rules_dest_problem(s);
-}
-
-/* Read the hook's answer (table at index t) into h->scratch. */
+/* Read the hook's answer (table at index t) into h->scratch; the
+ * caller checks it again, this is for clear messages. */
 static void
-read_answer(lua_State *L, struct classify_ctx *c, int t)
+read_answer(lua_State *L, struct sandbox *h, int t)
 {
-	struct hooks *h = c->h;
-
-	for (size_t i = 0; i < c->n; i++) {
-		struct hooks_slot *in = &c->slots[i], *out = &h->scratch[i];
+	for (size_t i = 0; i < h->n; i++) {
+		const struct hooks_slot *in = &h->slots[i];
+		struct hooks_slot *out = &h->scratch[i];
 		size_t len;
 
 		*out = *in;
@@ -204,10 +200,13 @@ read_answer(lua_State *L, struct classify_ctx *c, int t)
 			out->dest[0] = '\0';
 		} else if (type == LUA_TSTRING) {
 			const char *s = lua_tolstring(L, -1, &len);
-			const char *why = bad_dest(s, len);
-			if (why != NULL)
+			const char *why = hooks_dest_problem(s, len);
+			if (why != NULL) {
+				char shown[128];
+				wire_clean(shown, sizeof(shown), s, len);
 				luaL_error(L, "classify: decision[\"%s\"] = \"%s\" %s",
-					   in->hier, s, why);
+					   in->hier, shown, why);
+			}
 			out->set = true;
 			memcpy(out->dest, s, len + 1);
 		} else {
@@ -225,25 +224,24 @@ read_answer(lua_State *L, struct classify_ctx *c, int t)
 int
 task_classify_body(lua_State *L)
 {
-	struct classify_ctx *c = lua_touserdata(L, 1);
-	struct hooks *h = c->h;
+	struct sandbox *h = sandbox_of(L);
 
 	lua_newtable(L); /* a fresh per-call cache */
 	lua_rawseti(L, LUA_REGISTRYINDEX, h->cache_ref);
 
 	lua_rawgeti(L, LUA_REGISTRYINDEX, h->classify_ref);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, h->task_ref);
-	lua_createtable(L, 0, (int)c->n); /* decision */
+	lua_createtable(L, 0, (int)h->n); /* decision */
 	int decision = lua_gettop(L);
-	lua_createtable(L, 0, (int)c->n); /* why, behind a read-only proxy */
-	for (size_t i = 0; i < c->n; i++) {
-		if (c->slots[i].set) {
-			lua_pushstring(L, c->slots[i].dest);
-			lua_setfield(L, decision, c->slots[i].hier);
+	lua_createtable(L, 0, (int)h->n); /* why, behind a read-only proxy */
+	for (size_t i = 0; i < h->n; i++) {
+		if (h->slots[i].set) {
+			lua_pushstring(L, h->slots[i].dest);
+			lua_setfield(L, decision, h->slots[i].hier);
 		}
-		if (c->slots[i].why != NULL) {
-			lua_pushstring(L, c->slots[i].why);
-			lua_setfield(L, -2, c->slots[i].hier);
+		if (h->slots[i].why != NULL) {
+			lua_pushstring(L, h->slots[i].why);
+			lua_setfield(L, -2, h->slots[i].hier);
 		}
 	}
 	lua_newtable(L);	  /* proxy */
@@ -257,15 +255,15 @@ task_classify_body(lua_State *L)
 	lua_setmetatable(L, -2);
 	lua_remove(L, -2); /* the real why table */
 	lua_pushvalue(L, decision);
-	lua_insert(L, 2); /* keep a reference below the call */
-	decision = 2;
+	lua_insert(L, 1); /* keep a reference below the call */
+	decision = 1;
 
 	lua_call(L, 3, 1);
 	int type = lua_type(L, -1);
 	if (type == LUA_TTABLE)
-		read_answer(L, c, lua_gettop(L));
+		read_answer(L, h, lua_gettop(L));
 	else if (type == LUA_TNIL || type == LUA_TNONE)
-		read_answer(L, c, decision);
+		read_answer(L, h, decision);
 	else
 		luaL_error(L, "classify must return a table or nothing, not a %s",
 			   lua_typename(L, type));

@@ -26,7 +26,9 @@ function classify(task, decision, why)
   if decision[NET] ~= "/www" then
     return
   end
-  local class = class_of(decision[CPU] or task:cgroup(CPU))
+  -- on a cgroup v2 host (unified-layout) the dimension is named "cpu",
+  -- as the rules name it
+  local class = class_of(decision[CPU] or decision["cpu"] or task:cgroup(CPU))
   if class then
     decision[NET] = "/www/" .. class
   end

@@ -103,6 +103,8 @@ is 100 "$(grep -c '^OK' "$T/rate")" "root is not rate-limited"
 bad=$(printf '%s/bin/%sjob-\377\376' "$T" "$TAG")
 cp "$T/bin/${TAG}job" "$bad"
 start "$bad" 300; u=$LAST
+i=0; while ! readlink "/proc/$u/exe" | grep -q "${TAG}job-" && [ $i -lt 100 ]; do
+	sleep 0.05; i=$((i + 1)); done # until the exec is done
 ctl --json explain "$u" >"$T/bad.json"
 ok "explain --json of a process whose exe is not UTF-8 parses with jq" jq -e . "$T/bad.json"
 is "${TAG}job-$(printf '\357\277\275\357\277\275')" \
@@ -145,10 +147,12 @@ log_quiet
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$DAEMON_PID/status"; }
 rss0=$(rss); lines0=$(wc -l <"$T/daemon.log")
 t0=$(date +%s)
-( for i in $(seq 9); do printf x; sleep 2; done ) | "$RAW" "$SOCK" 30 >"$T/trickle" & trickle=$!
+( for i in $(seq 9); do printf x; sleep 2; done ) | timeout 40 "$RAW" "$SOCK" 30 >"$T/trickle" &
+trickle=$!
 floods=""
 for i in 1 2 3 4 5 6; do
-	seq 2000000 | sed 's/.*/version/' | as "${TAG}b" "$RAW" "$SOCK" 1 >/dev/null 2>&1 &
+	seq 2000000 | sed 's/.*/version/' | timeout 40 setpriv --reuid="${TAG}b" \
+		--regid="${TAG}b" --init-groups "$RAW" "$SOCK" 1 >/dev/null 2>&1 &
 	floods="$floods $!"
 done
 wait "$trickle"

@@ -1,10 +1,11 @@
 #!/bin/sh
 # Lua hooks with the real daemon: the shipped examples change decisions
-# for real processes; a hook that clears, keeps, raises or loops; a
-# broken script on reload keeps the old one; --check reports it.
+# for real processes; a hook that clears, keeps, raises, loops or stalls
+# inside C (stopped by the helper's deadline); the helper runs as nobody;
+# a broken script on reload keeps the old one; --check reports it.
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
-plan 20
+plan 31
 
 mount_hier cpu; mount_hier net; MANAGED="cpu net"
 add_group "${TAG}profs"; add_group "${TAG}studs"
@@ -39,7 +40,8 @@ ok "www-split: a professor's browser goes to /www/profs" wait_group "$pb" net /w
 ok "www-split: a student's browser goes to /www/students" wait_group "$sb" net /www/students
 ok "www-split: the CPU class is the rules' one" wait_group "$sb" cpu /students
 ok "www-split: other decisions are kept" wait_group "$sn" net /nfs
-ok "the move log names the hook" grep -qF "moved pid $pb (${TAG}browser) to name=${TAG}net:/www/profs (Lua hook $T/www-split.lua)" "$T/daemon.log"
+# (the command name may still be setpriv's when a uid change is classified mid-exec)
+ok "the move log names the hook" grep -q "moved pid $pb ([^)]*) to name=${TAG}net:/www/profs (Lua hook $T/www-split.lua)" "$T/daemon.log"
 
 sed -i "s|^lua-script = .*|lua-script = \"$T/batch-arg.lua\"|" "$T/cgengined.conf"
 reload_daemon || bail "reload to batch-arg.lua"
@@ -48,6 +50,33 @@ run_as "${TAG}p" "$T/bin/${TAG}job" - - 0 300; nj=$LAST
 ok "batch-arg: a job started with --batch goes to /batch" wait_group "$bj" cpu /batch
 ok "batch-arg: the same job without it stays in /profs" wait_group "$nj" cpu /profs
 ok "batch-arg: the network decision of the rules stands" wait_group "$bj" net /jobs
+
+# A pattern match on the user's command line that backtracks for ever:
+# the instruction budget does not see time inside C, the deadline does.
+cat >"$T/stall.lua" <<EOF
+local NET = "name=${TAG}net"
+function classify(task, decision, why)
+  if task.comm ~= "${TAG}job" then goto done end
+  for _, a in ipairs(task.cmdline) do
+    if a:find(".-.-.-.-#") then decision[NET] = "/never" end
+  end
+  ::done::
+  if task.comm == "${TAG}browser" then decision[NET] = "/www/hooked" end
+end
+EOF
+sed -i "s|^lua-script = .*|lua-script = \"$T/stall.lua\"|" "$T/cgengined.conf"
+reload_daemon || bail "reload to stall.lua"
+helpers() { ps -o pid= --ppid "$DAEMON_PID" | tr -d ' '; }
+is "$(id -u nobody)" "$(awk '/^Uid:/ { print $3 }' "/proc/$(helpers)/status")" \
+	"the Lua helper runs as nobody"
+start "$T/bin/${TAG}job" - - 0 300 "$(printf '%2000s' '' | tr ' ' a)"; sj=$LAST
+start "$T/bin/${TAG}browser" 300; sb2=$LAST
+ok "a hook stalled in a pattern match: the rules' decision stands" wait_group "$sj" net /jobs
+# (on a busy machine the helper may reach the wall-clock cap first)
+ok "it is stopped and logged as a timeout" \
+	wait_log "Lua hook classify() failed: \(timed out after 100 ms of CPU time (lua-timeout)\|no answer within 500 ms (5 x lua-timeout; the helper got too little CPU time)\); helper killed"
+ok "the next process goes through a new helper" wait_group "$sb2" net /www/hooked
+is 1 "$(helpers | wc -l)" "the stalled helper is reaped"
 
 cat >"$T/mixed.lua" <<EOF
 local NET = "name=${TAG}net"
@@ -73,6 +102,15 @@ sleep 0.5
 is "/" "$(cgroup_of "$k" net)" "a hook that clears a decision: the process is left alone"
 ok "the daemon is alive" kill -0 "$DAEMON_PID"
 
+printf 'function init() string.rep("", 1e18) end\n' >"$T/initstall.lua"
+# the two ways a stalled load is reported: CPU limit, or wall-clock cap
+# when the helper got too little CPU (a busy machine)
+STALLED="$T/initstall.lua: not loaded within \(1000 ms (10 x lua-timeout): the main chunk or init() is stuck or too slow\|5000 ms: the Lua helper got too little CPU time\)"
+sed -i "s|^lua-script = .*|lua-script = \"$T/initstall.lua\"|" "$T/cgengined.conf"
+kill -HUP "$DAEMON_PID"
+ok "a reload whose init() stalls fails with a clear message" wait_log "$STALLED\$" 15
+is 1 "$(helpers | wc -l)" "its helper is gone, the old one stays"
+
 printf 'function classify(t, d)\n  d[ = 1\nend\n' >"$T/broken.lua"
 sed -i "s|^lua-script = .*|lua-script = \"$T/broken.lua\"|" "$T/cgengined.conf"
 kill -HUP "$DAEMON_PID"
@@ -86,4 +124,20 @@ daemon_stop
 "$CGENGINED" --check -c "$T/cgengined.conf" >"$T/check.out" 2>&1
 is 1 "$?" "--check fails on a broken script"
 is "$T/broken.lua:2: unexpected symbol near '='" "$(cat "$T/check.out")" "with the same message"
+sed -i "s|^lua-script = .*|lua-script = \"$T/initstall.lua\"|" "$T/cgengined.conf"
+"$CGENGINED" --check -c "$T/cgengined.conf" >"$T/check.out" 2>&1
+is 1 "$?" "--check fails on a script whose init() stalls"
+ok "with the same message as the daemon" grep -qx "$STALLED" "$T/check.out"
+
+# In the background: the helper started before the daemon forked goes
+# with the parent that exits; the daemon starts its own on first use.
+write_config "lua-script = \"$T/www-split.lua\"
+log = \"$T/bg.log\""
+"$CGENGINED" -c "$T/cgengined.conf" || bail "background daemon"
+DAEMON_PID=$(cat "$T/cgengined.pid")
+run_as "${TAG}p" "$T/bin/${TAG}browser" 300; pb3=$LAST
+ok "in the background too, the hook decides" wait_group "$pb3" net /www/profs
+is 1 "$(ps -o pid= --ppid "$DAEMON_PID" | wc -l)" "through one helper, the daemon's child"
+bg=$DAEMON_PID; daemon_stop
+i=0; while alive "$bg" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 done_testing

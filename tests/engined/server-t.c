@@ -8,7 +8,8 @@
  * requests, the deadline that trickling bytes do not extend, per-uid
  * caps and root's reserve, output back-pressure and the single drop,
  * the refusal log limiter, back-off when accept4 fails with EMFILE,
- * the socket file's mode and refusing symbolic links.
+ * the socket file's mode and refusing symbolic links; and the requests
+ * control.c refuses itself, with control_parse_line.
  */
 #include "engined/control_private.h"
 #include "engined/server.h"
@@ -625,6 +626,39 @@ test_socket_file(void)
 	rmdir(path);
 }
 
+/* ---- the control socket on the server ------------------------------------------------ */
+
+/* Requests control.c refuses before they reach the engine (so no engine). */
+static void
+test_control(void)
+{
+	char path[128], line[512] = "";
+	bool eof;
+
+	snprintf(path, sizeof(path), "%s/control.sock", dir);
+	struct control_server *cs = control_open(path, NULL);
+	ok(cs != NULL, "control: listening");
+	control_start(cs, loop);
+	int fd = connect_to(path);
+	run_for(0.05);
+	is_string("CGENGINE 1\n", heard(fd, &eof), "control: the greeting");
+	if (write(fd, "a\0b\n", 4) != 4)
+		bail("write");
+	run_for(0.05);
+	is_string("ERR request contains a NUL byte\n", heard(fd, &eof),
+		  "control: a NUL byte in a request");
+	for (int i = 0; i < 65; i++)
+		strcat(line, "w ");
+	strcat(line, "\n \t \njson\n");
+	say(fd, line);
+	run_for(0.05);
+	is_string("ERR too many words (at most 64)\nERR empty request\n", heard(fd, &eof),
+		  "control: too many words; a blank line is ignored; 'json' alone");
+	close(fd);
+	control_close(cs);
+	ok(access(path, F_OK) < 0, "control: the socket file is removed at the end");
+}
+
 /* ---- control_parse_line ------------------------------------------------------------- */
 
 static void
@@ -650,7 +684,7 @@ test_parse_line(void)
 int
 main(void)
 {
-	plan(65);
+	plan(70);
 	signal(SIGPIPE, SIG_IGN); /* clients write to connections the server dropped */
 	snprintf(dir, sizeof(dir), "/tmp/server-t.XXXXXX");
 	if (mkdtemp(dir) == NULL)
@@ -669,6 +703,7 @@ main(void)
 	test_log_limit();
 	test_emfile();
 	test_socket_file();
+	test_control();
 	test_parse_line();
 
 	ev_loop_destroy(loop);

@@ -20,6 +20,7 @@ static struct fixture fx;
 static struct core *core;
 static char err[512];
 static struct buf out;
+static double now = 50.0; /* the loop's clock, as requests see it */
 
 /* Run one request line as uid; the dispatch result. */
 static int
@@ -38,7 +39,7 @@ ask(uid_t uid, bool json, const char *fmt, ...)
 	va_end(ap);
 	for (char *w = strtok(line, " "); w != NULL && argc < 64; w = strtok(NULL, " "))
 		argv[argc++] = w;
-	struct request rq = { .core = core, .now = 50.0, .uid = uid, .json = json };
+	struct request rq = { .core = core, .now = now, .uid = uid, .json = json };
 	err[0] = '\0';
 	buf_reset(&out);
 	return control_dispatch(&rq, argc, argv, &out, err, sizeof(err));
@@ -127,6 +128,34 @@ test_boosts(void)
 	is_string("/www", fixture_group(&fx, 200), "200 back in /www");
 }
 
+/* denials are logged, but not without bound */
+static void
+test_denial_log(void)
+{
+	char path[256], line[512];
+	int denied = 0, summary = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/verbs.log", fx.dir);
+	if (log_open(path, LOG_LEVEL_INFO) < 0)
+		bail("log_open");
+	now = 60.0; /* a second of its own */
+	for (int i = 0; i < 20; i++)
+		ask(NOBODY, false, "reload");
+	now = 62.0;
+	ask(NOBODY, false, "reload");
+	log_close();
+	if ((f = fopen(path, "r")) == NULL)
+		bail("no log");
+	while (fgets(line, sizeof(line), f) != NULL) {
+		denied += strstr(line, "denied: 'reload' needs root") != NULL;
+		summary += strstr(line, "control: 15 more denials not logged") != NULL;
+	}
+	fclose(f);
+	is_int(6, denied, "21 denials: 5 logged in the first second, then the next one");
+	is_int(1, summary, "... and one line counts the 15 not logged");
+}
+
 static const char rules[] = "root            name=cgecore  /admins\n"
 			    "nobody:fx-www   name=cgecore  /www\n"
 			    "nobody          name=cgecore  /users/%u\n";
@@ -141,7 +170,7 @@ static const char profile[] = "boost-profile \"fast\" {\n"
 int
 main(void)
 {
-	plan(41);
+	plan(43);
 	fixture_init(&fx);
 	fixture_files(&fx, profile, rules);
 	fixture_proc(&fx, 100, 0, 0, "/usr/bin/bash", 10, "/");
@@ -152,6 +181,7 @@ main(void)
 	test_root_only();
 	test_explain();
 	test_boosts();
+	test_denial_log();
 	core_free(core);
 	free(out.p);
 	fixture_done(&fx);

@@ -78,31 +78,209 @@ mkdir_p(const char *path)
 }
 
 static void
-group_dir(struct fixture *f, const char *path, char *out, size_t len)
+group_dir_of(struct fixture *f, const struct hier *h, const char *path, char *out,
+	     size_t len)
 {
-	snprintf(out, len, "%s%s", f->cg, strcmp(path, "/") == 0 ? "" : path);
+	snprintf(out, len, "%s%s", h != NULL && h->version == HIER_V2 ? f->cg2 : f->cg,
+		 strcmp(path, "/") == 0 ? "" : path);
 }
+
+/* Read a small file into buf ("" if none), newline removed. */
+static const char *
+slurp(const char *file, char *buf, size_t len)
+{
+	FILE *in = fopen(file, "r");
+	size_t n = 0;
+
+	if (in != NULL) {
+		n = fread(buf, 1, len - 1, in);
+		fclose(in);
+	}
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+/* Replace (or add) the line of hierarchy name hier in pid's cgroup file. */
+static void
+set_cgroup_line(struct fixture *f, pid_t pid, const char *hier, const char *path)
+{
+	char file[300], buf[1024], out[4096], line[1100];
+	FILE *in;
+	size_t used = 0;
+	bool done = false;
+
+	snprintf(file, sizeof(file), "%s/%d/cgroup", f->proc, (int)pid);
+	if ((in = fopen(file, "r")) == NULL)
+		return;
+	while (fgets(buf, sizeof(buf), in) != NULL) {
+		char *colon = strchr(buf, ':');
+		size_t hl = strlen(hier);
+
+		if (colon != NULL && strncmp(colon + 1, hier, hl) == 0 &&
+		    colon[1 + hl] == ':') {
+			snprintf(line, sizeof(line), "%.*s%s\n",
+				 (int)(colon + 2 + hl - buf), buf, path);
+			done = true;
+		} else {
+			snprintf(line, sizeof(line), "%s", buf);
+		}
+		used += (size_t)snprintf(out + used, sizeof(out) - used, "%s", line);
+	}
+	fclose(in);
+	if (!done)
+		used += (size_t)snprintf(out + used, sizeof(out) - used, "0:%s:%s\n",
+					 hier, path);
+	put(file, "%s", out);
+}
+
+static bool fake_is_empty(void *arg, const struct hier *h, const char *path);
 
 static int
 fake_mkdir(void *arg, const struct hier *h, const char *path, bool *created)
 {
 	char dir[512];
 
-	group_dir(arg, path, dir, sizeof(dir));
+	group_dir_of(arg, h, path, dir, sizeof(dir));
 	int rc = mkdir_p(dir);
 	*created = rc == 0;
 	return rc == -EEXIST ? 0 : rc;
+}
+
+static bool
+fake_listed(const char *list, const char *tok)
+{
+	size_t n = strlen(tok);
+
+	for (const char *a = list; *a; a += strcspn(a, " "), a += *a == ' ')
+		if (strcspn(a, " ") == n && strncmp(a, tok, n) == 0)
+			return true;
+	return false;
+}
+
+static void
+fake_unlist(const char *list, const char *tok, char *out, size_t len)
+{
+	size_t used = 0, n;
+
+	out[0] = '\0';
+	for (const char *a = list; *a; a += n, a += *a == ' ') {
+		n = strcspn(a, " ");
+		if (n == strlen(tok) && strncmp(a, tok, n) == 0)
+			continue;
+		used += (size_t)snprintf(out + used, len - used, "%s%.*s", used ? " " : "",
+					 (int)n, a);
+	}
+}
+
+/* Does a child group of dir have tok in its cgroup.subtree_control? */
+static bool
+fake_child_enables(const char *dir, const char *tok)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char file[1024], buf[512];
+	bool found = false;
+
+	while (d != NULL && !found && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(file, sizeof(file), "%s/%s/cgroup.subtree_control", dir, e->d_name);
+		found = fake_listed(slurp(file, buf, sizeof(buf)), tok);
+	}
+	if (d != NULL)
+		closedir(d);
+	return found;
+}
+
+static int
+fake_children(void *arg, const struct hier *h, const char *path,
+	      int (*fn)(void *fnarg, const char *name), void *fnarg)
+{
+	char dir[512];
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+	int rc = 0;
+
+	group_dir_of(arg, h, path, dir, sizeof(dir));
+	if ((d = opendir(dir)) == NULL)
+		return -errno;
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		char sub[1024];
+
+		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+		if (e->d_name[0] != '.' && stat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+			rc = fn(fnarg, e->d_name);
+	}
+	closedir(d);
+	return rc;
 }
 
 static int
 fake_set(void *arg, const struct hier *h, const char *path, const char *key,
 	 const char *value)
 {
+	struct fixture *f = arg;
+	char dir[512], file[700], old[512], now[640] = "";
+	struct stat st;
+
+	group_dir_of(f, h, path, dir, sizeof(dir));
+	snprintf(file, sizeof(file), "%s/%s", dir, key);
+	if (f->nsets < sizeof(f->sets) / sizeof(f->sets[0]))
+		snprintf(f->sets[f->nsets++], sizeof(f->sets[0]), "%s %s %s", path, key,
+			 value);
+	if (stat(dir, &st) < 0)
+		return -ENOENT;
+	if (strcmp(key, "cgroup.subtree_control") != 0) {
+		put(file, "%s\n", value);
+		return 0;
+	}
+	slurp(file, old, sizeof(old));
+	for (const char *s = value; *s; s += strcspn(s, " "), s += *s == ' ') {
+		size_t n = strcspn(s, " ") - 1;
+		char tok[64];
+
+		snprintf(tok, sizeof(tok), "%.*s", (int)n, s + 1);
+		if (*s == '+' && !fake_listed(old, tok)) {
+			/* the kernel: no controllers below a group with processes */
+			if (!fake_is_empty(f, h, path))
+				return -EBUSY;
+			snprintf(now, sizeof(now), "%.500s%s%.60s", old, old[0] ? " " : "", tok);
+		} else if (*s == '-' && fake_listed(old, tok)) {
+			/* the kernel: not while a child still enables it */
+			if (fake_child_enables(dir, tok))
+				return -EBUSY;
+			fake_unlist(old, tok, now, sizeof(now));
+		} else {
+			continue;
+		}
+		snprintf(old, sizeof(old), "%.500s", now);
+	}
+	put(file, "%s\n", old);
+	return 0;
+}
+
+static int
+fake_get(void *arg, const struct hier *h, const char *path, const char *key, char *buf,
+	 size_t len)
+{
+	struct fixture *f = arg;
 	char dir[512], file[700];
 
-	group_dir(arg, path, dir, sizeof(dir));
+	group_dir_of(f, h, path, dir, sizeof(dir));
 	snprintf(file, sizeof(file), "%s/%s", dir, key);
-	put(file, "%s\n", value);
+	if (access(file, F_OK) == 0) {
+		slurp(file, buf, len);
+		return 0;
+	}
+	if (strcmp(key, "cgroup.controllers") != 0 || strcmp(dir, f->cg2) == 0)
+		return -ENOENT;
+	/* what the parent enabled */
+	char *slash = strrchr(dir, '/');
+	*slash = '\0';
+	snprintf(file, sizeof(file), "%s/cgroup.subtree_control", dir);
+	slurp(file, buf, len);
 	return 0;
 }
 
@@ -115,13 +293,23 @@ fake_move(void *arg, const struct hier *h, const char *path, pid_t tgid)
 
 	if (f->fail_move)
 		return f->fail_move;
-	group_dir(f, path, dir, sizeof(dir));
+	group_dir_of(f, h, path, dir, sizeof(dir));
 	if (stat(dir, &st) < 0)
 		return -ENOENT;
 	snprintf(file, sizeof(file), "%s/%d/cgroup", f->proc, (int)tgid);
 	if (access(file, F_OK) < 0)
 		return -ESRCH;
-	put(file, "1:%s:%s\n", FIXTURE_HIER, path);
+	if (h->version == HIER_V2) {
+		char ctl[700], buf[256];
+
+		/* the kernel: no process in a group with controllers below it */
+		snprintf(ctl, sizeof(ctl), "%s/cgroup.subtree_control", dir);
+		if (slurp(ctl, buf, sizeof(buf))[0] != '\0')
+			return -EBUSY;
+		set_cgroup_line(f, tgid, "", path);
+	} else {
+		set_cgroup_line(f, tgid, FIXTURE_HIER, path);
+	}
 	if (f->nmoves < sizeof(f->moves) / sizeof(f->moves[0]))
 		snprintf(f->moves[f->nmoves++], sizeof(f->moves[0]), "%d %s", (int)tgid,
 			 path);
@@ -139,7 +327,11 @@ fake_is_empty(void *arg, const struct hier *h, const char *path)
 	while (d != NULL && (e = readdir(d)) != NULL) {
 		pid_t pid = (pid_t)atoi(e->d_name);
 
-		if (pid > 0 && strcmp(fixture_group(f, pid), path) == 0)
+		const char *g = h != NULL && h->version == HIER_V2
+					? fixture_group_v2(f, pid)
+					: fixture_group(f, pid);
+
+		if (pid > 0 && strcmp(g, path) == 0)
 			empty = false;
 	}
 	if (d != NULL)
@@ -154,7 +346,7 @@ fake_rmdir(void *arg, const struct hier *h, const char *path)
 
 	if (!fake_is_empty(arg, h, path))
 		return -EBUSY;
-	group_dir(arg, path, dir, sizeof(dir));
+	group_dir_of(arg, h, path, dir, sizeof(dir));
 	rm_rf(dir);
 	return 0;
 }
@@ -197,9 +389,79 @@ fixture_init(struct fixture *f)
 	    "35 25 0:99 / %s rw,relatime shared:99 - cgroup cgroup rw,%s\n", f->cg,
 	    FIXTURE_HIER);
 	f->cgfs = (struct core_cgfs){ fake_mkdir, fake_set,	 fake_move, fake_rmdir,
-				      fake_is_empty, fake_flush, f };
+				      fake_is_empty, fake_flush, f,	    fake_get,
+				      fake_children };
 	f->wall = 1700000000;
 	fixture_current = f;
+}
+
+void
+fixture_v2(struct fixture *f, const char *controllers, const char *self)
+{
+	char file[300];
+	FILE *m;
+
+	snprintf(f->cg2, sizeof(f->cg2), "%s/cg2", f->dir);
+	if (mkdir(f->cg2, 0755) < 0)
+		bail("mkdir %s", f->cg2);
+	snprintf(file, sizeof(file), "%s/cgroup.controllers", f->cg2);
+	put(file, "%s\n", controllers);
+	if (strcmp(self, "/") != 0) { /* delegated: the root enabled them for self */
+		char dir[512], on[512] = "";
+
+		snprintf(dir, sizeof(dir), "%s%s", f->cg2, self);
+		if (mkdir_p(dir) < 0)
+			bail("mkdir %s", dir);
+		snprintf(file, sizeof(file), "%s/cgroup.subtree_control", f->cg2);
+		snprintf(on, sizeof(on), "%s", controllers);
+		put(file, "%s\n", on);
+	}
+	if ((m = fopen(f->mountinfo, "a")) == NULL)
+		bail("cannot append to %s", f->mountinfo);
+	fprintf(m, "36 25 0:98 / %s rw,relatime shared:98 - cgroup2 cgroup2 rw\n",
+		f->cg2);
+	fclose(m);
+	snprintf(file, sizeof(file), "%s/self", f->proc);
+	mkdir(file, 0755);
+	snprintf(file, sizeof(file), "%s/self/cgroup", f->proc);
+	put(file, "0::%s\n", self);
+}
+
+void
+fixture_proc_v2(struct fixture *f, pid_t pid, const char *path)
+{
+	set_cgroup_line(f, pid, "", path);
+}
+
+const char *
+fixture_group_v2(struct fixture *f, pid_t pid)
+{
+	static char out[512];
+	char file[300], buf[512];
+	FILE *in;
+
+	snprintf(file, sizeof(file), "%s/%d/cgroup", f->proc, (int)pid);
+	out[0] = '\0';
+	if ((in = fopen(file, "r")) == NULL)
+		return out;
+	while (fgets(buf, sizeof(buf), in) != NULL)
+		if (strncmp(buf, "0::", 3) == 0) {
+			buf[strcspn(buf, "\n")] = '\0';
+			snprintf(out, sizeof(out), "%s", buf + 3);
+		}
+	fclose(in);
+	return out;
+}
+
+const char *
+fixture_v2_file(struct fixture *f, const char *group, const char *file)
+{
+	static char buf[512];
+	char path[700];
+
+	snprintf(path, sizeof(path), "%s%s/%s", f->cg2,
+		 strcmp(group, "/") == 0 ? "" : group, file);
+	return slurp(path, buf, sizeof(buf));
 }
 
 void

@@ -26,6 +26,10 @@ struct fixture {
 	char moves[256][256]; /* "PID /path", in order */
 	size_t nmoves;
 	int fail_move;	      /* -errno every move returns (0 = succeed) */
+	/* the cgroup v2 tree (fixture_v2): */
+	char cg2[128];	      /* its mount point ("" = none) */
+	char sets[128][256];  /* "path key value" of every write, in order */
+	size_t nsets;
 };
 
 /* The fixture being used (the wall clock callback needs it). */
@@ -47,6 +51,21 @@ const char *fixture_group(struct fixture *f, pid_t pid);
 /* The last move of pid recorded ("" if none) and the count of moves. */
 const char *fixture_last_move(struct fixture *f, pid_t pid);
 void fixture_done(struct fixture *f);
+
+/*
+ * Add a cgroup2 mount (before fixture_files/fixture_core), whose root
+ * offers controllers (e.g. "cpu io memory pids"), and give
+ * /proc/self/cgroup the v2 group self ("0::self").  A group's
+ * cgroup.controllers is what its parent enabled in
+ * cgroup.subtree_control.
+ */
+void fixture_v2(struct fixture *f, const char *controllers, const char *self);
+/* Put pid (made by fixture_proc) in v2 group path. */
+void fixture_proc_v2(struct fixture *f, pid_t pid, const char *path);
+/* The v2 group of pid ("" if none). */
+const char *fixture_group_v2(struct fixture *f, pid_t pid);
+/* The content of a file in the v2 tree ("" if none): "/a/b", "cpu.weight". */
+const char *fixture_v2_file(struct fixture *f, const char *group, const char *file);
 
 /* A kernel event, for core_event(). */
 struct procev_event fixture_event(enum procev_type type, pid_t pid, pid_t parent);
