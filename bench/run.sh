@@ -54,7 +54,7 @@ cleanup() {
 	rm -rf "$D"
 }
 trap cleanup EXIT
-trap 'exit 1' INT TERM
+trap 'exit 1' INT TERM HUP PIPE
 
 [ -e "$RULES" ] && cp -p "$RULES" "$D/cgrules.conf.saved"
 [ -e /var/run/cgred.socket ] && had_cgred=1
@@ -102,10 +102,59 @@ start_daemon() { # NAME
 	done
 }
 
-printf '%-12s %7s %5s %6s %7s %8s %8s %8s %8s %10s %8s\n' DAEMON RULES CONC COUNT CLASS% \
-	P50_US P90_US P99_US MAX_US CPU_US/EXEC RSS_KIB | tee "$D/table"
+# system calls and context switches of the daemon, counted by perf
+# (linux-perf) while a storm runs; "-" without it
+PERF=""
+command -v perf >/dev/null 2>&1 &&
+	perf stat -e raw_syscalls:sys_enter -x, -o /dev/null -- true >/dev/null 2>&1 && PERF=perf
+perf_start() { # DAEMON-PID
+	[ -n "$PERF" ] || return 0
+	perf stat -e raw_syscalls:sys_enter,context-switches -x, -o "$D/perf" -p "$1" &
+	PERF_PID=$!
+	sleep 0.3 # attached
+}
+perf_stop() { # COUNT -> sets sc_per_exec cs_per_exec
+	sc_per_exec=-; cs_per_exec=-
+	[ -n "$PERF" ] || return 0
+	kill -INT "$PERF_PID" 2>/dev/null; wait "$PERF_PID" 2>/dev/null
+	sc_per_exec=$(awk -F, -v n="$1" '$3 == "raw_syscalls:sys_enter" { printf "%.1f", $1 / n }' "$D/perf")
+	cs_per_exec=$(awk -F, -v n="$1" '$3 == "context-switches" { printf "%.1f", $1 / n }' "$D/perf")
+}
+
+# cgengined's own count of placement latency (kernel's time of the exec
+# to the end of the classification), from its control socket
+CTL=$top/cgenginectl
+placed() { # -> "b0 b1 ... b6" (cumulative counts), or nothing
+	[ "$1" = cgengined ] && command -v jq >/dev/null 2>&1 || return 0
+	"$CTL" -s "$D/control.sock" --json status 2>/dev/null | jq -r '.counters |
+		[.placed_0_50us, .placed_50_100us, .placed_100_250us, .placed_250_500us,
+		 .placed_500us_1ms, .placed_1_10ms, .placed_over_10ms] | map(tostring) | join(" ")'
+}
+# -> "PCT DP99": share placed within 1 ms, and the bucket holding the 99th percentile
+placed_delta() { # BEFORE AFTER
+	[ -n "$1" ] && [ -n "$2" ] || { echo "- -"; return; }
+	echo "$1 $2" | awk '{ n = 0; for (i = 1; i <= 7; i++) { d[i] = $(i + 7) - $i; n += d[i] }
+		if (n == 0) { print "- -"; exit }
+		split("50us 100us 250us 500us 1ms 10ms >10ms", lim, " ")
+		le1 = d[1] + d[2] + d[3] + d[4] + d[5]; c = 0
+		for (i = 1; i <= 7; i++) { c += d[i]; if (c >= 0.99 * n) { p = lim[i]; break } }
+		printf "%.1f <=%s\n", 100 * le1 / n, p }'
+}
+
+printf '%-12s %7s %5s %6s %7s %8s %8s %8s %8s %10s %8s %9s %8s %8s %8s\n' DAEMON RULES CONC COUNT CLASS% \
+	P50_US P90_US P99_US MAX_US CPU_US/EXEC RSS_KIB SYSC/EXEC CSW/EXEC IN1MS% DP99 | tee "$D/table"
 sizes="10 1000 100000"; concs="2 8 32"
 [ "$QUICK" = "--quick" ] && { sizes="10"; concs="2"; }
+# The floor: no daemon, and probes that wait for the groups they start
+# in.  Their "latency" is exec plus the probe's own start-up under the
+# same storm -- what no daemon can go below in this measurement.
+for c in $concs; do
+	r=$("$B/loadgen" -d $$ -u "$U" -g "$G" -n 2000 -c "$c" -t 1000 \
+		-p "$B/probe" "name=${TAG}_a=/" "name=${TAG}_b=/") || continue
+	eval "$r"
+	printf '%-12s %7s %5s %6s %7s %8s %8s %8s %8s %10s %8s %9s %8s %8s %8s\n' "(floor)" - "$c" \
+		"$count" "$pct" "$p50_us" "$p90_us" "$p99_us" "$max_us" - - - - - - | tee -a "$D/table"
+done
 for n in $sizes; do
 	write_rules "$n"
 	for d in cgengined cgrulesengd; do
@@ -117,12 +166,19 @@ for n in $sizes; do
 		[ "$QUICK" = "--quick" ] && count=200
 		start_daemon "$d" || { echo "$d did not start" >&2; continue; }
 		for c in $concs; do
+			pl0=$(placed "$d")
+			perf_start "$DAEMON"
 			r=$("$B/loadgen" -d "$DAEMON" -u "$U" -g "$G" -n "$count" -c "$c" -t 1000 \
-				-p "$B/probe" "name=${TAG}_a=/bench" "name=${TAG}_b=/bench") || continue
+				-p "$B/probe" "name=${TAG}_a=/bench" "name=${TAG}_b=/bench")
+			rc=$?
+			perf_stop "$count"
+			[ $rc -eq 0 ] || continue
+			set -- $(placed_delta "$pl0" "$(placed "$d")")
 			eval "$r" # sets count classified pct p50_us ... rss_kib
-			printf '%-12s %7s %5s %6s %7s %8s %8s %8s %8s %10s %8s\n' "$d" "$n" "$c" \
+			printf '%-12s %7s %5s %6s %7s %8s %8s %8s %8s %10s %8s %9s %8s %8s %8s\n' "$d" "$n" "$c" \
 				"$count" "$pct" "$p50_us" "$p90_us" "$p99_us" "$max_us" \
-				"$cpu_us_per_exec" "$rss_kib" | tee -a "$D/table"
+				"$cpu_us_per_exec" "$rss_kib" "$sc_per_exec" "$cs_per_exec" "$1" "$2" |
+				tee -a "$D/table"
 		done
 		stop_daemon
 		sleep 0.5
@@ -130,12 +186,19 @@ for n in $sizes; do
 done
 echo
 echo "ratios (cgrulesengd / cgengined, same rules and concurrency):"
-awk 'NR > 1 { key = $2 " " $3; if ($1 == "cgengined") { e[key] = $10; p[key] = $8 }
+awk 'NR > 1 && $1 != "(floor)" { key = $2 " " $3; if ($1 == "cgengined") { e[key] = $10; p[key] = $8 }
 	      else { r[key] = $10; q[key] = $8 } }
      END { for (k in e) if (k in r && e[k] > 0)
 		printf "  rules %-7s conc %-3s  cpu/exec x%.1f  p99 x%.1f\n", substr(k, 1, index(k, " ") - 1),
 		       substr(k, index(k, " ") + 1), r[k] / e[k], (p[k] > 0 ? q[k] / p[k] : 0) }' "$D/table" | sort -n -k2 -k4
 echo
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), kernel $(uname -r)"
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "cgengined's replay (bench/callgrind.sh):"
+if [ -x "$B/replay" ] && command -v valgrind >/dev/null; then
+	sh "$B/callgrind.sh" "$top" | sed 's/^/  /'
+else
+	echo "  (make bench/replay, and valgrind, for the deterministic figure)"
+fi
 echo "matcher alone:"
 "$B/matchbench" 100000 | sed 's/^/  /'

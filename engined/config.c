@@ -127,6 +127,18 @@ check_positive(cfg_t *cfg, cfg_opt_t *opt)
 }
 
 static int
+check_nice(cfg_t *cfg, cfg_opt_t *opt)
+{
+	long v = cfg_opt_getnint(opt, 0);
+
+	if (v < -20 || v > 19) {
+		cfg_error(cfg, "nice: %ld is not a priority from -20 to 19", v);
+		return -1;
+	}
+	return 0;
+}
+
+static int
 check_duration(cfg_t *cfg, cfg_opt_t *opt)
 {
 	const char *v = cfg_opt_getnstr(opt, 0);
@@ -266,6 +278,7 @@ static cfg_opt_t opts[] = {
 	CFG_INT("lua-memory", 33554432, CFGF_NONE),
 	CFG_INT("lua-timeout", 100, CFGF_NONE),
 	CFG_INT("netlink-buffer", 4194304, CFGF_NONE),
+	CFG_INT("nice", CONFIG_NICE_DEFAULT, CFGF_NONE),
 	CFG_SEC("group", group_opts, CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
 	CFG_SEC("boost-profile", profile_opts,
 		CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
@@ -361,6 +374,7 @@ copy_config(cfg_t *cfg, struct config *c)
 	c->lua_memory = cfg_getint(cfg, "lua-memory");
 	c->lua_timeout = cfg_getint(cfg, "lua-timeout");
 	c->netlink_buffer = cfg_getint(cfg, "netlink-buffer");
+	c->nice = (int)cfg_getint(cfg, "nice");
 	if (!c->rules || !c->rules_dir || !c->control_socket || !c->sticky_socket ||
 	    !c->pidfile || !c->state_file || !c->log || !c->lua_script)
 		return -ENOMEM;
@@ -393,6 +407,7 @@ new_parser(void)
 	cfg_set_validate_func(cfg, "lua-memory", check_positive);
 	cfg_set_validate_func(cfg, "lua-timeout", check_positive);
 	cfg_set_validate_func(cfg, "netlink-buffer", check_positive);
+	cfg_set_validate_func(cfg, "nice", check_nice);
 	cfg_set_validate_func(cfg, "group", check_group);
 	cfg_set_validate_func(cfg, "unified-layout", check_layout);
 	cfg_set_validate_func(cfg, "unified-root", check_uroot);

@@ -107,11 +107,13 @@ request_rescan(struct core *c)
 }
 
 static void
-add_pending(struct core *c, pid_t tgid, bool exec)
+add_pending(struct core *c, pid_t tgid, bool exec, uint64_t ts)
 {
 	for (size_t i = 0; i < c->npending; i++)
 		if (c->pending[i].tgid == tgid) {
 			c->pending[i].exec |= exec;
+			if (exec && c->pending[i].exec_ns == 0)
+				c->pending[i].exec_ns = ts;
 			return;
 		}
 	if (c->npending == c->cap) {
@@ -125,7 +127,31 @@ add_pending(struct core *c, pid_t tgid, bool exec)
 		c->pending = v;
 		c->cap = cap;
 	}
-	c->pending[c->npending++] = (struct pending){ .tgid = tgid, .exec = exec };
+	c->pending[c->npending++] = (struct pending){ .tgid = tgid,
+						      .exec = exec,
+						      .due = c->now + DEFER_DELAY,
+						      .exec_ns = exec ? ts : 0 };
+}
+
+const unsigned core_latency_us[CORE_LATENCY_BUCKETS - 1] = {
+	50, 100, 250, 500, 1000, 10000,
+};
+
+/* Count how long after its exec a process was classified. */
+static void
+count_latency(struct core *c, uint64_t exec_ns)
+{
+	struct timespec ts;
+
+	if (exec_ns == 0 || clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
+		return;
+	uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	uint64_t us = now > exec_ns ? (now - exec_ns) / 1000 : 0;
+	size_t i = 0;
+
+	while (i < CORE_LATENCY_BUCKETS - 1 && us > core_latency_us[i])
+		i++;
+	c->stats.placed_in[i]++;
 }
 
 static void
@@ -138,36 +164,52 @@ drop_pending(struct core *c, pid_t tgid)
 
 /*
  * Classify what the batch asked for.  A uid/gid change is usually
- * followed at once by an exec (su, sudo, login, setpriv): such entries
- * wait one batch (at most DEFER_DELAY) so the process is classified
- * once, after its exec, instead of twice.  `all` flushes everything.
+ * followed at once by an exec (su, sudo, login, setpriv, a spawner
+ * dropping privileges: setresgid, setresuid, execve -- often one
+ * wake-up each): such entries wait until their exec, at most
+ * DEFER_DELAY, so the process is classified once, after its exec,
+ * instead of once per event.
  */
 static void
-run_pending(struct core *c, bool all)
+run_pending(struct core *c)
 {
 	size_t kept = 0;
+	double next = 0;
 
 	for (size_t i = 0; i < c->npending; i++) {
 		struct pending *p = &c->pending[i];
 
 		if (p->tgid == 0)
 			continue;
-		if (!all && !p->exec && !p->waited) {
-			p->waited = true;
+		if (!p->exec && p->due > c->now) {
+			if (next == 0 || p->due < next)
+				next = p->due;
 			c->pending[kept++] = *p;
 			continue;
 		}
+		uint64_t before = c->stats.classified;
 		classify(c, p->tgid);
+		if (c->stats.classified != before)
+			count_latency(c, p->exec_ns);
 	}
 	c->npending = kept;
-	c->defer_at = kept > 0 ? c->now + DEFER_DELAY : 0;
+	c->defer_at = next;
+}
+
+bool
+core_waiting_exec(const struct core *c)
+{
+	for (size_t i = 0; i < c->npending; i++)
+		if (c->pending[i].tgid != 0 && !c->pending[i].exec)
+			return true;
+	return false;
 }
 
 void
 core_batch_done(struct core *c, double now)
 {
 	c->now = now;
-	run_pending(c, false);
+	run_pending(c);
 }
 
 /* ---- events ------------------------------------------------------------------------ */
@@ -237,15 +279,15 @@ core_event(struct core *c, const struct procev_event *ev, double now)
 		break;
 	case PROCEV_EXEC:
 		c->stats.ev_exec++;
-		add_pending(c, ev->tgid, true);
+		add_pending(c, ev->tgid, true, ev->ts_ns);
 		break;
 	case PROCEV_UID:
 		c->stats.ev_uid++;
-		add_pending(c, ev->tgid, false);
+		add_pending(c, ev->tgid, false, 0);
 		break;
 	case PROCEV_GID:
 		c->stats.ev_gid++;
-		add_pending(c, ev->tgid, false);
+		add_pending(c, ev->tgid, false, 0);
 		break;
 	case PROCEV_EXIT:
 		c->stats.ev_exit++;
@@ -340,7 +382,7 @@ core_timeout(struct core *c, double now)
 {
 	c->now = now;
 	if (c->defer_at > 0 && now >= c->defer_at)
-		run_pending(c, true);
+		run_pending(c);
 	if (c->rescan_at > 0 && now >= c->rescan_at) {
 		log_notice("rescanning %s after lost events", c->env.procroot);
 		core_rescan(c, now);
@@ -503,6 +545,8 @@ core_new(const struct core_options *o, const struct report *rep)
 						   c->fds,     real_get,     real_children };
 		c->env.cgfs = &c->real_cgfs;
 	}
+	if (c->procs != NULL && c->env.want_forks != NULL)
+		proctab_watch(c->procs, c->env.want_forks, c->env.want_arg);
 	if (c->procs == NULL || c->dec == NULL || c->slots == NULL || c->verdicts == NULL ||
 	    (c->env.cgfs == &c->real_cgfs && c->fds == NULL))
 		goto fail;

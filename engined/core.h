@@ -50,6 +50,16 @@ struct core_env {
 	const struct core_cgfs *cgfs;	/* the real cgroupfs (with a cache
 					   of open cgroup.procs files) */
 	time_t (*wall)(void);		/* time(NULL) */
+	/*
+	 * FORK and EXIT events matter only while the process table has
+	 * entries (sticky and boosted processes and their children): the
+	 * core calls want_forks(want_arg, true) when it gets its first
+	 * entry -- before the request that made it is answered -- and
+	 * (.., false) when the last one goes, so the loop can ask the
+	 * kernel for those events only then.  NULL: nobody is told.
+	 */
+	void (*want_forks)(void *arg, bool on);
+	void *want_arg;
 };
 
 struct core_options {
@@ -57,6 +67,14 @@ struct core_options {
 	bool dry_run; /* decide and log, never move */
 	struct core_env env;
 };
+
+/*
+ * Placement latency: from the kernel's time of a process's EXEC event
+ * to the end of its classification, counted in buckets of at most 50,
+ * 100, 250 and 500 us, 1 and 10 ms, and beyond.
+ */
+#define CORE_LATENCY_BUCKETS 7
+extern const unsigned core_latency_us[CORE_LATENCY_BUCKETS - 1];
 
 struct core_stats {
 	uint64_t ev_fork, ev_exec, ev_uid, ev_gid, ev_exit;
@@ -66,6 +84,7 @@ struct core_stats {
 	uint64_t hook_calls, hook_errors, hook_changes;
 	uint64_t hook_timeouts, hook_restarts; /* Lua helper stopped, started again */
 	uint64_t state_saves, state_save_failures;
+	uint64_t placed_in[CORE_LATENCY_BUCKETS];
 };
 
 /* Process table flags. */
@@ -121,6 +140,8 @@ void core_event(struct core *c, const struct procev_event *ev, double now);
 /* A batch of events is done: classify what it queued (uid/gid-only
  * entries wait one batch, see core.c). */
 void core_batch_done(struct core *c, double now);
+/* Are uid/gid-only entries waiting for their exec (and nothing else)? */
+bool core_waiting_exec(const struct core *c);
 /* The kernel dropped events: count them and schedule a rescan. */
 void core_lost_events(struct core *c, double now);
 /* Classify every process now (and forget those that are gone). */

@@ -28,6 +28,9 @@ struct proc *proctab_get(const struct proctab *t, pid_t pid);
 int proctab_set(struct proctab *t, struct procid id, unsigned flags) ENGINED_WUR;
 void proctab_forget(struct proctab *t, pid_t pid);
 size_t proctab_count(const struct proctab *t);
+/* Call fn(arg, true) when the table gains its first entry, fn(arg,
+ * false) when it loses its last one. */
+void proctab_watch(struct proctab *t, void (*fn)(void *arg, bool any), void *arg);
 /* Call fn for every entry; fn may not modify the table. */
 void proctab_foreach(const struct proctab *t, void (*fn)(void *arg, const struct proc *p),
 		     void *arg);
@@ -36,9 +39,10 @@ void proctab_foreach(const struct proctab *t, void (*fn)(void *arg, const struct
 
 /* A thread group an event asked to classify. */
 struct pending {
-	pid_t tgid;  /* 0 = dropped (it exited) */
-	bool exec;   /* an EXEC was seen, not only a uid/gid change */
-	bool waited; /* a uid/gid-only entry already waited one batch */
+	pid_t tgid;	  /* 0 = dropped (it exited) */
+	bool exec;	  /* an EXEC was seen, not only a uid/gid change */
+	double due;	  /* a uid/gid-only entry is classified by then anyway */
+	uint64_t exec_ns; /* the kernel's time of its first EXEC (0: none) */
 };
 
 /* A group the daemon made from a template, removed once empty. */

@@ -70,6 +70,13 @@ struct boost_profile {
 	long max_seconds;
 };
 
+/*
+ * The daemon runs at a raised priority by default, so that placing a
+ * process is not queued behind the very load it classifies (the
+ * systemd unit's Nice= says the same).
+ */
+#define CONFIG_NICE_DEFAULT (-10)
+
 struct config {
 	char *file; /* the file read, or "" for built-in defaults */
 	char *rules;
@@ -93,6 +100,7 @@ struct config {
 	long lua_memory;
 	long lua_timeout; /* milliseconds of the helper's CPU per hook call */
 	long netlink_buffer; /* initial receive buffer of the proc connector */
+	int nice;	     /* the daemon's scheduling priority, -20..19 */
 	struct group_conf *groups;
 	size_t ngroups;
 	struct boost_profile *profiles;

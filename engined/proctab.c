@@ -10,6 +10,8 @@
 
 struct proctab {
 	struct rules_map map; /* pid -> struct proc */
+	void (*watch)(void *arg, bool any);
+	void *arg;
 };
 
 struct proctab *
@@ -52,6 +54,8 @@ proctab_set(struct proctab *t, struct procid id, unsigned flags)
 	if (p == NULL)
 		return -ENOMEM;
 	*p = (struct proc){ .id = id, .flags = flags };
+	if (fresh && rules_map_count(&t->map) == 1 && t->watch != NULL)
+		t->watch(t->arg, true);
 	return 0;
 }
 
@@ -60,8 +64,18 @@ proctab_forget(struct proctab *t, pid_t pid)
 {
 	struct proc *p = proctab_get(t, pid);
 
-	if (p != NULL)
-		rules_map_remove(&t->map, p);
+	if (p == NULL)
+		return;
+	rules_map_remove(&t->map, p);
+	if (rules_map_count(&t->map) == 0 && t->watch != NULL)
+		t->watch(t->arg, false);
+}
+
+void
+proctab_watch(struct proctab *t, void (*fn)(void *arg, bool any), void *arg)
+{
+	t->watch = fn;
+	t->arg = arg;
 }
 
 size_t

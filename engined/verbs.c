@@ -306,6 +306,21 @@ static const struct counter {
 	  state_saves),
 	C("failed_state_saves", "state_save_failures_total",
 	  "Writes of the boost state file that failed.", state_save_failures),
+	/* placement latency, from the kernel's time of the exec (buckets) */
+	C("placed_0_50us", "placed_0_50us_total",
+	  "Processes classified 0-50 us after their exec.", placed_in[0]),
+	C("placed_50_100us", "placed_50_100us_total",
+	  "Processes classified 50-100 us after their exec.", placed_in[1]),
+	C("placed_100_250us", "placed_100_250us_total",
+	  "Processes classified 100-250 us after their exec.", placed_in[2]),
+	C("placed_250_500us", "placed_250_500us_total",
+	  "Processes classified 250-500 us after their exec.", placed_in[3]),
+	C("placed_500us_1ms", "placed_500us_1ms_total",
+	  "Processes classified 0.5-1 ms after their exec.", placed_in[4]),
+	C("placed_1_10ms", "placed_1_10ms_total",
+	  "Processes classified 1-10 ms after their exec.", placed_in[5]),
+	C("placed_over_10ms", "placed_over_10ms_total",
+	  "Processes classified more than 10 ms after their exec.", placed_in[6]),
 #undef C
 };
 

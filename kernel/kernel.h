@@ -244,6 +244,7 @@ struct procev_event {
 	pid_t parent_pid, parent_tgid; /* FORK only */
 	uint32_t rid, eid;	       /* UID/GID: real and effective id */
 	uint32_t exit_code;	       /* EXIT only */
+	uint64_t ts_ns;		       /* when, CLOCK_MONOTONIC (the kernel's) */
 };
 
 /*
@@ -260,6 +261,13 @@ struct procev;
 /* Open a socket, subscribe to process events.  -EPERM without root. */
 int procev_open(struct procev **out, int rcvbuf) KERNEL_WUR;
 void procev_close(struct procev *p);
+/*
+ * Ask the kernel for EXEC, UID and GID events only, plus FORK and EXIT
+ * when forks is set; it can be changed at any time, and takes effect
+ * before this returns.  Linux >= 6.6 filters; older kernels ignore the
+ * request and deliver every event (correct, only dearer).  0 or -errno.
+ */
+int procev_filter(struct procev *p, bool forks) KERNEL_WUR;
 int procev_fd(const struct procev *p);
 /*
  * Receive and decode the datagrams waiting (up to 32, and up to max
@@ -269,6 +277,12 @@ int procev_fd(const struct procev *p);
  * Datagrams not from the kernel yield 0 events.
  */
 int procev_recv(struct procev *p, struct procev_event *ev, size_t max) KERNEL_WUR;
+/*
+ * Did the last procev_recv() empty the socket (it got fewer datagrams
+ * than it asked for)?  Then a caller woken by poll/epoll can wait again
+ * instead of calling procev_recv() once more only to get -EAGAIN.
+ */
+bool procev_drained(const struct procev *p);
 /* Double the receive buffer (up to a limit); the new size or -errno. */
 int procev_grow(struct procev *p) KERNEL_WUR;
 

@@ -32,6 +32,7 @@ struct procev {
 	struct sockaddr_nl from[DGRAMS];
 	struct iovec iov[DGRAMS];
 	struct mmsghdr msg[DGRAMS];
+	bool drained; /* the last receive took fewer datagrams than it could */
 };
 
 /* Copy one proc_event out of a (possibly unaligned) payload. */
@@ -62,6 +63,7 @@ decode_one(const struct cn_msg *cn, size_t avail, struct procev_event *out)
 	if (!event_at(cn, avail, &ev, offsetof(struct proc_event, event_data)))
 		return 0;
 	memset(out, 0, sizeof(*out));
+	out->ts_ns = ev.timestamp_ns;
 	switch (ev.what) {
 	case PROC_EVENT_FORK:
 		if (!event_at(cn, avail, &ev, EVENT_NEED(fork)))
@@ -135,24 +137,54 @@ procev_decode(const void *buf, size_t len, uint32_t sender, struct procev_event 
 	return (int)n;
 }
 
+/* Send a control message of len bytes to the proc connector. */
 static int
-subscribe(struct procev *p, enum proc_cn_mcast_op op)
+control(struct procev *p, const void *data, size_t len)
 {
-	char buf[NLMSG_SPACE(sizeof(struct cn_msg) + sizeof(op))]
-		__attribute__((aligned(8)));
+	char buf[NLMSG_SPACE(sizeof(struct cn_msg) + 16)] __attribute__((aligned(8)));
 	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
 	struct cn_msg *cn = NLMSG_DATA(nh);
 
 	memset(buf, 0, sizeof(buf));
-	nh->nlmsg_len = NLMSG_LENGTH(sizeof(*cn) + sizeof(op));
+	nh->nlmsg_len = NLMSG_LENGTH(sizeof(*cn) + len);
 	nh->nlmsg_type = NLMSG_DONE;
 	nh->nlmsg_pid = nl_socket_get_local_port(p->sk);
 	cn->id.idx = CN_IDX_PROC;
 	cn->id.val = CN_VAL_PROC;
-	cn->len = sizeof(op);
-	memcpy(cn->data, &op, sizeof(op));
+	cn->len = (uint16_t)len;
+	memcpy(cn->data, data, len);
 	int rc = nl_sendto(p->sk, buf, nh->nlmsg_len);
 	return rc < 0 ? -EPERM : 0;
+}
+
+static int
+subscribe(struct procev *p, enum proc_cn_mcast_op op)
+{
+	return control(p, &op, sizeof(op));
+}
+
+/*
+ * Linux 6.6's struct proc_input (include/uapi/linux/cn_proc.h), not in
+ * older headers: a LISTEN with an event mask.  Kernels before 6.6
+ * ignore a control message of this size, and keep delivering every
+ * event after the plain LISTEN procev_open() sent first.
+ */
+struct procev_input {
+	uint32_t mcast_op;   /* enum proc_cn_mcast_op */
+	uint32_t event_type; /* enum proc_cn_event: a mask of PROC_EVENT_* */
+};
+
+int
+procev_filter(struct procev *p, bool forks)
+{
+	struct procev_input in = {
+		.mcast_op = PROC_CN_MCAST_LISTEN,
+		.event_type = PROC_EVENT_EXEC | PROC_EVENT_UID | PROC_EVENT_GID,
+	};
+
+	if (forks)
+		in.event_type |= PROC_EVENT_FORK | (uint32_t)PROC_EVENT_EXIT;
+	return control(p, &in, sizeof(in));
 }
 
 static int
@@ -234,6 +266,7 @@ procev_recv(struct procev *p, struct procev_event *ev, size_t max)
 	do
 		n = recvmmsg(p->fd, p->msg, want, MSG_DONTWAIT, NULL);
 	while (n < 0 && errno == EINTR);
+	p->drained = n < (int)want;
 	if (n < 0)
 		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
 
@@ -250,6 +283,12 @@ procev_recv(struct procev *p, struct procev_event *ev, size_t max)
 			got += (size_t)rc;
 	}
 	return (int)got;
+}
+
+bool
+procev_drained(const struct procev *p)
+{
+	return p->drained;
 }
 
 int

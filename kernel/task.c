@@ -18,6 +18,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/*
+ * Read file path into buf (NUL-terminated).  A short read ends it:
+ * regular files, /proc/PID/cmdline and the one-record seq_files read
+ * here (status, stat, cgroup) return less than asked only at their
+ * end, so the read(2) that would return 0 is saved -- one system call
+ * of every /proc read, several per classification.  (Multi-record
+ * seq_files such as cgroup.procs may return short early: only their
+ * emptiness is read this way.)
+ */
 ssize_t
 read_file(const char *path, char *buf, size_t len)
 {
@@ -27,7 +36,8 @@ read_file(const char *path, char *buf, size_t len)
 	if (fd < 0)
 		return -errno;
 	while (got + 1 < len) {
-		ssize_t n = read(fd, buf + got, len - 1 - got);
+		size_t want = len - 1 - got;
+		ssize_t n = read(fd, buf + got, want);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -36,9 +46,9 @@ read_file(const char *path, char *buf, size_t len)
 			close(fd);
 			return -e;
 		}
-		if (n == 0)
-			break;
 		got += (size_t)n;
+		if ((size_t)n < want)
+			break; /* the end (0 included) */
 	}
 	close(fd);
 	buf[got] = '\0';

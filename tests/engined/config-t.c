@@ -47,7 +47,7 @@ main(void)
 {
 	struct config *c;
 
-	plan(39);
+	plan(44);
 	c = load("no-such.conf", true);
 	ok(c != NULL, "a missing optional file gives the defaults");
 	is_string("", c->file, "no file read");
@@ -61,6 +61,7 @@ main(void)
 	is_string("syslog", c->log, "default log");
 	ok(c->remove_empty, "remove-empty defaults to true");
 	is_int(1000000, c->lua_instructions, "default lua-instructions");
+	is_int(-10, c->nice, "default nice: raised");
 	config_free(c);
 
 	c = load("no-such.conf", false);
@@ -79,6 +80,8 @@ main(void)
 	ok(!c->remove_empty, "remove-empty false");
 	is_int(5000, c->lua_instructions, "lua-instructions");
 	is_int(1048576, c->lua_memory, "lua-memory");
+	is_int(8388608, c->netlink_buffer, "netlink-buffer");
+	is_int(5, c->nice, "nice");
 	is_int(2, (long long)c->ngroups, "two groups");
 	is_string("cpu", c->groups[0].hier, "group hierarchy");
 	is_string("/profs", c->groups[0].path, "group path");
@@ -95,6 +98,8 @@ main(void)
 		":4: max-duration: invalid duration \"forever\" (use 90s, 15m, 2h, 1d)");
 	expect_error("cgengined-badint.conf",
 		     ":1: lua-instructions: must be a positive number");
+	expect_error("cgengined-badnice.conf",
+		     ":1: nice: -21 is not a priority from -20 to 19");
 	/* libconfuse refused it without a word (found by fuzz-config) */
 	expect_error("cgengined-nul.conf", ":2: contains a NUL byte");
 

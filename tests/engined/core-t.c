@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -77,11 +78,57 @@ test_classify(struct core *c)
 	fixture_proc(&fx, 500, 0, 0, "/usr/bin/su", 50, "/");
 	core_timeout(c, 4.0); /* whatever else is due by now */
 	event(c, PROCEV_UID, 500, 0, 4.0);
-	is_string("/", fixture_group(&fx, 500), "a uid change alone waits one batch");
+	is_string("/", fixture_group(&fx, 500), "a uid change alone waits");
 	double at = core_next_deadline(c, 4.0);
 	ok(at > 4.0 && at <= 4.0021, "... for at most 2 ms (deadline %.4f)", at);
 	core_timeout(c, 4.003);
 	is_string("/admins", fixture_group(&fx, 500), "... then it is classified");
+
+	/* a spawner dropping privileges: setresgid, setresuid, execve, one
+	 * wake-up each -- classified once, after the exec */
+	fixture_proc(&fx, 600, NOBODY, NOBODY, "/usr/bin/fx-www", 60, "/");
+	core_timeout(c, 5.0);
+	uint64_t classified = core_stats(c)->classified;
+	ok(!core_waiting_exec(c), "nothing waits for an exec");
+	event(c, PROCEV_GID, 600, 0, 5.0);
+	event(c, PROCEV_UID, 600, 0, 5.0001);
+	event(c, PROCEV_UID, 600, 0, 5.0002);
+	is_string("/", fixture_group(&fx, 600),
+		  "uid/gid events in batches of their own wait");
+	ok(core_waiting_exec(c), "... for an exec");
+	at = core_next_deadline(c, 5.0002);
+	ok(at > 5.0002 && at <= 5.0021, "... 2 ms from the first of them (deadline %.4f)",
+	   at);
+	event(c, PROCEV_EXEC, 600, 0, 5.0003);
+	is_string("/www", fixture_group(&fx, 600), "... until the exec");
+	is_int((long long)classified + 1, (long long)core_stats(c)->classified,
+	       "... which is classified once");
+	ok(!core_waiting_exec(c), "... and then nothing waits");
+
+	/* placement latency, from the kernel's time of the exec */
+	const uint64_t *in = core_stats(c)->placed_in;
+	uint64_t fast = 0, slow = in[5] + in[6];
+	for (int i = 0; i < 5; i++)
+		fast += in[i];
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	fixture_proc(&fx, 610, NOBODY, NOBODY, "/usr/bin/fx-www", 61, "/");
+	struct procev_event ev = fixture_event(PROCEV_EXEC, 610, 0);
+	ev.ts_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec - 3000000;
+	core_event(c, &ev, 6.0);
+	core_batch_done(c, 6.0);
+	uint64_t fast2 = 0;
+	for (int i = 0; i < 5; i++)
+		fast2 += in[i];
+	ok(fast2 == fast && in[5] + in[6] == slow + 1,
+	   "an exec 3 ms ago is counted as placed in more than 1 ms");
+	fixture_proc(&fx, 611, NOBODY, NOBODY, "/usr/bin/fx-www", 62, "/");
+	event(c, PROCEV_EXEC, 611, 0, 6.1);
+	uint64_t all = 0;
+	for (int i = 0; i < CORE_LATENCY_BUCKETS; i++)
+		all += in[i];
+	is_int((long long)(fast + slow + 1), (long long)all,
+	       "an exec without the kernel's time is not counted");
 }
 
 static void
@@ -329,7 +376,7 @@ test_cleanup(struct core *c)
 int
 main(void)
 {
-	plan(61);
+	plan(70);
 	fixture_init(&fx);
 	fixture_files(&fx, profile, rules);
 	fixture_proc(&fx, 1, 0, 0, "/usr/lib/systemd/systemd", 1, "/init.scope");

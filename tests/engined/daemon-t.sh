@@ -4,7 +4,7 @@
 # and sockets; a second instance is refused; --dry-run moves nothing.
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
-plan 13
+plan 15
 
 mount_hier cls; MANAGED="cls"
 program "${TAG}job"
@@ -38,4 +38,9 @@ daemon_start --dry-run || bail "daemon"
 start "$T/bin/${TAG}job" 300; j=$LAST
 wait_log "would move pid $j (${TAG}job) to name=${TAG}cls:/jobs"
 is "/" "$(cgroup_of "$j" cls)" "--dry-run logs the decision and moves nothing"
+is "-10" "$(ps -o ni= -p "$DAEMON_PID" | tr -d ' ')" "it runs at nice -10 by default"
+daemon_stop
+write_config 'nice = 3'
+daemon_start || bail "daemon"
+is "3" "$(ps -o ni= -p "$DAEMON_PID" | tr -d ' ')" "or at the configured nice"
 done_testing

@@ -7,6 +7,7 @@
 #include "tests/tap/tap.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define N 5000
 
@@ -14,6 +15,17 @@ static struct procid
 id(pid_t pid, uint64_t start)
 {
 	return (struct procid){ .pid = pid, .start = start };
+}
+
+static char calls[64]; /* what the watch was told: "1" on, "0" off */
+
+static void
+watch(void *arg, bool any)
+{
+	size_t n = strlen(calls);
+
+	if (n + 1 < sizeof(calls))
+		calls[n] = any ? '1' : '0';
 }
 
 static unsigned
@@ -31,8 +43,9 @@ main(void)
 	static unsigned model[N];
 	int wrong = 0;
 
-	plan(11);
+	plan(15);
 	ok(t != NULL, "new table");
+	proctab_watch(t, watch, NULL);
 	ok(proctab_get(t, 42) == NULL, "unknown pid: no entry");
 	is_int(0, proctab_set(t, id(42, 1234), PROC_STICKY), "set");
 	is_int(PROC_STICKY, flags_of(t, 42), "flags read back");
@@ -44,6 +57,18 @@ main(void)
 	proctab_forget(t, 42);
 	is_int(0, flags_of(t, 42), "forgotten");
 	is_int(0, (long long)proctab_count(t), "empty again");
+	is_string("10", calls,
+		  "the watch heard of the first entry and of the last going");
+	int rc = proctab_set(t, id(7, 1), PROC_STICKY);
+	rc |= proctab_set(t, id(8, 1), PROC_STICKY);
+	rc |= proctab_set(t, id(7, 1), PROC_BOOSTED);
+	proctab_forget(t, 7);
+	proctab_forget(t, 99);
+	is_string("101", calls, "... and of nothing in between");
+	rc |= proctab_set(t, id(8, 1), 0);
+	is_string("1010", calls, "flags 0 removes the last entry: heard");
+	is_int(0, rc, "(every set succeeded)");
+	proctab_watch(t, NULL, NULL);
 
 	srand(3);
 	for (int round = 0; round < 200000; round++) {

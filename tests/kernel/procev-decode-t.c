@@ -40,7 +40,7 @@ main(void)
 	struct procev_event out[8];
 	struct proc_event ev;
 
-	plan(30);
+	plan(31);
 
 	memset(&ev, 0, sizeof(ev));
 	ev.what = PROC_EVENT_FORK;
@@ -61,12 +61,14 @@ main(void)
 	ev.what = PROC_EVENT_EXEC;
 	ev.event_data.exec.process_pid = 21;
 	ev.event_data.exec.process_tgid = 20;
+	ev.timestamp_ns = 123456789012ULL;
 	off = 0;
 	put(buf, &off, &ev, sizeof(ev), CN_IDX_PROC);
 	is_int(1, procev_decode(buf, off, 0, out, 8), "exec decodes");
 	is_int(PROCEV_EXEC, out[0].type, "exec type");
 	is_int(21, out[0].pid, "exec pid");
 	is_int(20, out[0].tgid, "exec tgid");
+	ok(out[0].ts_ns == 123456789012ULL, "the kernel's time of the event");
 
 	memset(&ev, 0, sizeof(ev));
 	ev.what = PROC_EVENT_UID;

@@ -1,6 +1,7 @@
 /*
  * procev-live-t.c -- the real proc connector: a child the test starts
- * forks, changes uid and gid, execs and exits; each event must arrive.
+ * forks, changes uid and gid, execs and exits; each event must arrive,
+ * and on Linux >= 6.6 only those subscribed to.
  */
 #include "kernel/kernel.h"
 #include "tests/tap/tap.h"
@@ -9,6 +10,8 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,20 +25,35 @@ now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-int
-main(void)
+struct seen {
+	bool fork, uid, gid, exec, exit;
+};
+
+static void
+note(const struct procev_event *ev, pid_t child, struct seen *s)
 {
-	struct procev *p;
-	int go[2];
+	if (ev->type == PROCEV_FORK && ev->tgid == child && ev->parent_tgid == getpid())
+		s->fork = true;
+	if (ev->tgid != child)
+		return;
+	if (ev->type == PROCEV_UID && ev->eid == 65534)
+		s->uid = true;
+	if (ev->type == PROCEV_GID && ev->eid == 65534)
+		s->gid = true;
+	if (ev->type == PROCEV_EXEC)
+		s->exec = true;
+	if (ev->type == PROCEV_EXIT)
+		s->exit = true;
+}
 
-	if (geteuid() != 0)
-		skip_all("needs root");
-	int rc = procev_open(&p, 1 << 20);
-	if (rc < 0)
-		skip_all("proc connector unavailable: %s", strerror(-rc));
-	plan(8);
-	ok(procev_fd(p) >= 0, "socket open");
+/* Events of a child that forks, changes gid and uid, execs and exits,
+ * until its EXIT arrives, or (filtered) for 300 ms after it ended. */
+static int
+watch_child(struct procev *p, struct seen *s)
+{
+	int go[2], status = -1;
 
+	memset(s, 0, sizeof(*s));
 	if (pipe(go) < 0)
 		bail("pipe");
 	pid_t child = fork();
@@ -54,14 +72,14 @@ main(void)
 		bail("write");
 	close(go[1]);
 
-	bool fork_seen = false, uid_seen = false, gid_seen = false;
-	bool exec_seen = false, exit_seen = false;
-	double end = now() + 10;
-	while (!exit_seen && now() < end) {
+	double end = now() + 10, quiet = 0;
+	while (!s->exit && now() < end && (quiet == 0 || now() < quiet)) {
 		struct pollfd pfd = { .fd = procev_fd(p), .events = POLLIN };
 		struct procev_event ev[16];
 
-		if (poll(&pfd, 1, 200) <= 0)
+		if (quiet == 0 && waitpid(child, &status, WNOHANG) == child)
+			quiet = now() + 0.3;
+		if (poll(&pfd, 1, 50) <= 0)
 			continue;
 		int n;
 		while ((n = procev_recv(p, ev, 16)) != -EAGAIN) {
@@ -69,31 +87,64 @@ main(void)
 				continue;
 			if (n < 0)
 				bail("recv: %s", strerror(-n));
-			for (int i = 0; i < n; i++) {
-				if (ev[i].type == PROCEV_FORK && ev[i].tgid == child &&
-				    ev[i].parent_tgid == getpid())
-					fork_seen = true;
-				if (ev[i].tgid != child)
-					continue;
-				if (ev[i].type == PROCEV_UID && ev[i].eid == 65534)
-					uid_seen = true;
-				if (ev[i].type == PROCEV_GID && ev[i].eid == 65534)
-					gid_seen = true;
-				if (ev[i].type == PROCEV_EXEC)
-					exec_seen = true;
-				if (ev[i].type == PROCEV_EXIT)
-					exit_seen = true;
-			}
+			for (int i = 0; i < n; i++)
+				note(&ev[i], child, s);
 		}
 	}
-	int status;
-	waitpid(child, &status, 0);
-	ok(fork_seen, "FORK of our child, with us as parent");
-	ok(gid_seen, "GID change to 65534");
-	ok(uid_seen, "UID change to 65534");
-	ok(exec_seen, "EXEC");
-	ok(exit_seen, "EXIT");
+	if (quiet == 0)
+		waitpid(child, &status, 0);
+	return status;
+}
+
+/* Does the running kernel filter events (Linux >= 6.6)? */
+static bool
+kernel_filters(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return false;
+	return major > 6 || (major == 6 && minor >= 6);
+}
+
+int
+main(void)
+{
+	struct procev *p;
+	struct seen s;
+
+	if (geteuid() != 0)
+		skip_all("needs root");
+	int rc = procev_open(&p, 1 << 20);
+	if (rc < 0)
+		skip_all("proc connector unavailable: %s", strerror(-rc));
+	plan(16);
+	ok(procev_fd(p) >= 0, "socket open");
+
+	int status = watch_child(p, &s);
+	ok(s.fork, "FORK of our child, with us as parent");
+	ok(s.gid, "GID change to 65534");
+	ok(s.uid, "UID change to 65534");
+	ok(s.exec, "EXEC");
+	ok(s.exit, "EXIT");
 	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child ran /bin/true");
+
+	is_int(0, procev_filter(p, false), "subscribe to exec, uid and gid only");
+	watch_child(p, &s);
+	ok(s.gid && s.uid && s.exec, "GID, UID and EXEC still arrive");
+	if (kernel_filters()) {
+		ok(!s.fork, "FORK does not (Linux >= 6.6)");
+		ok(!s.exit, "nor EXIT");
+	} else {
+		skip(2, "kernel before 6.6: no filter, every event arrives");
+	}
+	is_int(0, procev_filter(p, true), "subscribe to fork and exit again");
+	watch_child(p, &s);
+	ok(s.fork, "FORK arrives again");
+	ok(s.exit, "and EXIT");
+	ok(s.gid && s.uid && s.exec, "and the others");
+
 	rc = procev_grow(p);
 	ok(rc > (1 << 20), "receive buffer grows (%d)", rc);
 	procev_close(p);

@@ -1,0 +1,134 @@
+/*
+ * replay.c -- a fixed replay of process events through the daemon's
+ * core, for deterministic cost figures (bench/callgrind.sh).
+ *
+ *   replay RULES EXECS [PROCS [BATCH]]
+ *
+ * Builds the unit tests' world (tests/lib/fixture.c): a /proc
+ * look-alike with PROCS processes (default 1000, uid 0, /usr/bin/probe,
+ * in "/"), RULES rules shaped as bench/run.sh's (RULES-1 process rules
+ * that do not match, then the rule that does, last), and a cgroupfs
+ * whose moves are only counted.  Then it feeds the core what the kernel
+ * reports for each of EXECS spawns of bench/loadgen (fork, setresgid,
+ * setresuid, exec, exit): FORK, GID, UID, EXEC, EXIT, with the end of a
+ * batch after every BATCH events (default 1: one wake-up per event, as
+ * on a quiet machine).  The clock advances 10 us per event.
+ *
+ * Everything done per exec happens inside replay_run(), so
+ *   valgrind --tool=callgrind --collect-atstart=no --toggle-collect=replay_run
+ * counts exactly that.  Prints one line: execs, classified, moves.
+ */
+#include "tests/lib/fixture.h"
+#include "tests/tap/tap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FIRST_PID 1000
+#define PARENT	  999
+#define STEP	  10e-6 /* seconds per event */
+
+static unsigned long moves;
+
+static int
+count_move(void *arg, const struct hier *h, const char *path, pid_t tgid)
+{
+	moves++;
+	return 0; /* the process stays where it is: every exec moves it again */
+}
+
+static char *
+make_rules(unsigned long n)
+{
+	size_t cap = 64 * (n + 1);
+	char *s = malloc(cap);
+	size_t len = 0;
+
+	if (s == NULL)
+		bail("out of memory");
+	for (unsigned long i = 0; i + 1 < n; i++)
+		len += (size_t)snprintf(s + len, cap - len,
+					"*:benchprog%lu %s /other%lu\n", i, FIXTURE_HIER,
+					i);
+	snprintf(s + len, cap - len, "root %s /bench\n", FIXTURE_HIER);
+	return s;
+}
+
+static void
+feed(struct core *c, enum procev_type type, pid_t pid, pid_t parent, unsigned long batch,
+     unsigned long *fed, double *now)
+{
+	struct procev_event ev = fixture_event(type, pid, parent);
+
+	*now += STEP;
+	core_event(c, &ev, *now);
+	if (++*fed % batch == 0)
+		core_batch_done(c, *now);
+	double at = core_next_deadline(c, *now);
+	if (at >= 0 && at <= *now)
+		core_timeout(c, *now);
+}
+
+/* Everything counted per exec. */
+__attribute__((noinline)) static void
+replay_run(struct core *c, unsigned long execs, unsigned long procs, unsigned long batch)
+{
+	unsigned long fed = 0;
+	double now = 10.0;
+
+	for (unsigned long i = 0; i < execs; i++) {
+		pid_t pid = (pid_t)(FIRST_PID + i % procs);
+
+		feed(c, PROCEV_FORK, pid, PARENT, batch, &fed, &now);
+		feed(c, PROCEV_GID, pid, 0, batch, &fed, &now);
+		feed(c, PROCEV_UID, pid, 0, batch, &fed, &now);
+		feed(c, PROCEV_EXEC, pid, 0, batch, &fed, &now);
+		feed(c, PROCEV_EXIT, pid, 0, batch, &fed, &now);
+	}
+	core_batch_done(c, now);
+	core_timeout(c, now + 1.0); /* whatever still waits */
+}
+
+int
+main(int argc, char **argv)
+{
+	struct fixture f;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: replay RULES EXECS [PROCS [BATCH]]\n");
+		return 2;
+	}
+	unsigned long nrules = strtoul(argv[1], NULL, 10);
+	unsigned long execs = strtoul(argv[2], NULL, 10);
+	unsigned long procs = argc > 3 ? strtoul(argv[3], NULL, 10) : 1000;
+	unsigned long batch = argc > 4 ? strtoul(argv[4], NULL, 10) : 1;
+	if (nrules == 0 || procs == 0 || batch == 0) {
+		fprintf(stderr, "replay: RULES, PROCS and BATCH must be positive\n");
+		return 2;
+	}
+	fixture_init(&f);
+	char *rules = make_rules(nrules);
+	fixture_files(&f, "log-level = \"warning\"", rules);
+	free(rules);
+	fixture_proc(&f, PARENT, 0, 0, "/usr/bin/loadgen", 100, "/");
+	for (unsigned long i = 0; i < procs; i++)
+		fixture_proc(&f, (pid_t)(FIRST_PID + i), 0, 0, "/usr/bin/probe", 200 + i,
+			     "/");
+	f.cgfs.move = count_move;
+	struct core *c = fixture_core(&f);
+	if (c == NULL) {
+		fixture_done(&f);
+		return 1;
+	}
+	log_set_level(core_policy(c)->cfg->log_level);
+	core_start(c, 1.0);
+	moves = 0;
+	uint64_t before = core_stats(c)->classified;
+	replay_run(c, execs, procs, batch);
+	printf("execs=%lu classified=%llu moves=%lu\n", execs,
+	       (unsigned long long)(core_stats(c)->classified - before), moves);
+	core_free(c);
+	fixture_done(&f);
+	return 0;
+}
