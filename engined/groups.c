@@ -271,11 +271,18 @@ groups_prepare(struct core *c)
 		int rc = fs->mkdir(fs->arg, p->v2, leaf, &created);
 		if (rc == 0)
 			rc = fs->move(fs->arg, p->v2, leaf, getpid());
+		/* and our Lua helper, started before: it must not stay in
+		 * the inner group either */
+		pid_t helper = p->hooks != NULL ? hooks_helper_pid(p->hooks) : -1;
+		int hrc = rc == 0 && helper > 0 ? fs->move(fs->arg, p->v2, leaf, helper) : 0;
 		if (rc < 0)
 			log_warning("cannot move the daemon into unified:%s: %s", leaf,
 				    strerror(-rc));
 		else
 			log_info("the daemon runs in unified:%s", leaf);
+		if (hrc < 0 && hrc != -ESRCH)
+			log_warning("cannot move the Lua helper into unified:%s: %s", leaf,
+				    strerror(-hrc));
 	}
 	if (!p->uroot_own) { /* a root of the admin's choice: made if missing */
 		int rc = fs->mkdir(fs->arg, p->v2, p->uroot, &created);

@@ -36,9 +36,13 @@ is "$(prop cgengined MainPID)" "$D" "it moved itself into its unit's leaf daemon
 ok "it enabled cpu, memory and io below its group" \
 	sh -c "grep -qw cpu $V2$G/cgroup.subtree_control && grep -qw memory $V2$G/cgroup.subtree_control && grep -qw io $V2$G/cgroup.subtree_control"
 
-runuser -u stud1 -- firefox 600 & S=$!
-runuser -u prof1 -- firefox 600 & P=$!
-runuser -u stud1 -- batch1 600 & B=$!
+as() { # as USER PROGRAM ARGS...: exec PROGRAM as USER (same pid)
+	u=$1; shift
+	setpriv --reuid="$u" --regid="$(id -g "$u")" --init-groups "$@" </dev/null &
+}
+as stud1 /usr/local/bin/firefox 600; S=$!
+as prof1 /usr/local/bin/firefox 600; P=$!
+as stud1 /usr/local/bin/batch1 600; B=$!
 ok "a student's browser: students, www, the hook's student class" \
 	wait_for 20 sh -c "test \"\$(sed -n 's/^0:://p' /proc/$S/cgroup)\" = '$G/students/default/www/students'"
 ok "a professor's browser: profs, www, the professors' class" \
