@@ -2,7 +2,9 @@
 # Build cgengine from scratch twice -- plain and with ASan+UBSan -- in
 # separate build directories, run the whole test suite in each, and
 # print one summary line: "N passed, N failed, N skipped".
-# Usage: scripts/check-all.sh [--distcheck]
+# With --fuzz SECONDS, each libFuzzer target also runs that long
+# (tests/fuzz/run.sh, clang); each target counts as one test.
+# Usage: scripts/check-all.sh [--distcheck] [--fuzz SECONDS]
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
@@ -56,7 +58,29 @@ if command -v valgrind >/dev/null && [ -d "$top/build-plain" ]; then
 	done
 fi
 
-if [ "${1:-}" = "--distcheck" ]; then
+distcheck=false fuzz=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--distcheck) distcheck=true ;;
+	--fuzz) fuzz=${2:?--fuzz needs a number of seconds}; shift ;;
+	*) echo "usage: $0 [--distcheck] [--fuzz SECONDS]" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+if [ -n "$fuzz" ]; then
+	echo "=== fuzzing, ${fuzz} s per target ==="
+	rm -rf "$top/build-fuzz"
+	FUZZ_BUILDDIR="$top/build-fuzz" sh "$top/tests/fuzz/run.sh" "$fuzz" >"$top/fuzz.out" 2>&1
+	cat "$top/fuzz.out" | grep -v '^fuzz: .* for [0-9]*s$'
+	p=$(grep -c '^fuzz-.*: ok' "$top/fuzz.out")
+	f=$(grep -c '^fuzz-.*: FAILED' "$top/fuzz.out")
+	grep -q '^fuzz: build failed' "$top/fuzz.out" && f=$((f + 1))
+	pass=$((pass + p)); fail=$((fail + f))
+	[ "$f" -gt 0 ] && status=1
+fi
+
+if $distcheck; then
 	echo "=== make distcheck ==="
 	if (cd "$top/build-plain" && make -j2 distcheck >distcheck.out 2>&1); then
 		echo "distcheck: ok"; pass=$((pass + 1))
