@@ -114,8 +114,9 @@ ok "and the restarted daemon classifies again" wait_for 10 in_group $G/jobs $(pr
 systemctl stop cgvm-svc2 cgvm-svc3
 kill $(procs '^sleep 50') 2>/dev/null
 
-# the default KillMode (control-group) takes the classified processes along
-printf '[Service]\nDelegate=yes\n' >/etc/systemd/system/cgengined.service.d/delegate.conf
+# the default KillMode (control-group) takes the classified processes
+# along: why the shipped unit sets KillMode=process
+printf '[Service]\nDelegate=yes\nKillMode=control-group\n' >/etc/systemd/system/cgengined.service.d/delegate.conf
 systemctl daemon-reload
 systemctl restart cgengined
 systemd-run -q --unit=cgvm-svc4 -p User="$U" sh -c 'exec sleep 507'
