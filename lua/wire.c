@@ -134,7 +134,9 @@ rget_str(struct rbuf *r)
 	if (rget_u8(r) == 0)
 		return NULL;
 	const char *s = rget_bytes(r, &len);
-	if (rget_u8(r) != 0 || s == NULL || memchr(s, '\0', len) != NULL) {
+	/* rget_u8 also gives 0 past the end: a missing NUL is not a NUL
+	 * (found by tests/fuzz/fuzz-lua) */
+	if (rget_u8(r) != 0 || r->bad || s == NULL || memchr(s, '\0', len) != NULL) {
 		r->bad = true;
 		return NULL;
 	}

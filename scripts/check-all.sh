@@ -43,7 +43,7 @@ if command -v valgrind >/dev/null && [ -d "$top/build-plain" ]; then
 	echo "=== valgrind on the unit tests ==="
 	for t in tests/rules/parse-t tests/rules/match-t tests/rules/template-t \
 		 tests/rules/dir-t tests/rules/scale-t tests/rules/nss-t tests/rules/map-t tests/kernel/mountinfo-t \
-		 tests/kernel/task-t tests/kernel/procev-decode-t tests/lua/hooks-t \
+		 tests/kernel/task-t tests/kernel/procev-decode-t tests/lua/hooks-t tests/lua/wire-t \
 		 tests/engined/proctab-t tests/engined/config-t tests/engined/statefile-t \
 		 tests/engined/core-t tests/engined/verbs-t tests/engined/server-t \
 		 tests/engined/layout-t; do

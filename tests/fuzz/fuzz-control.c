@@ -1,25 +1,55 @@
 /*
  * fuzz-control.c -- the control protocol's request parsing on any
- * bytes: the stream is cut into lines as control.c's read_cb does (a
- * line with a NUL byte is refused), each line is split into words, an
- * optional leading "json" is dropped, and the arguments the verbs
- * parse as durations go through parse_duration().
+ * bytes: the stream is cut into lines as the server cuts it (at most
+ * REQUEST_MAX bytes a line; a line with a NUL byte is refused), each
+ * line is split into words by control_parse_line() -- the function the
+ * control socket calls -- an optional leading "json" is dropped, and
+ * every argument also goes through parse_duration().
  *
- * The words are split by control.c's own control_parse_line().
- *
- * Invariants: words are non-empty, blank-free, inside the line and in
- * order; at most ARGV_MAX of them; a duration is -1 or 0..365 days
- * and agrees with a plain re-implementation of its grammar.
+ * Invariants: control_parse_line() returns -1 exactly when there are
+ * more than ARGV_MAX words, else the number of words of a second,
+ * simpler splitter; the words are non-empty, blank-free, inside the
+ * line, in order and the same as that splitter's; a duration is -1 or
+ * 0..365 days and agrees with a second implementation of its grammar.
  */
 #include "engined/control_private.h"
+#include "engined/engined.h"
 #include "fuzz.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define ARGV_MAX    64	 /* as handle_line() in control.c */
+#define ARGV_MAX    64	 /* MAX_WORDS in control.c */
 #define REQUEST_MAX 4096 /* as control.c */
+
+static bool
+blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* The words of line[0..len) as offsets and lengths; their count. */
+static size_t
+model_words(const char *line, size_t len, size_t *off, size_t *wlen, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len;) {
+		while (i < len && blank(line[i]))
+			i++;
+		if (i == len)
+			break;
+		size_t start = i;
+		while (i < len && !blank(line[i]))
+			i++;
+		if (n < max) {
+			off[n] = start;
+			wlen[n] = i - start;
+		}
+		n++;
+	}
+	return n;
+}
 
 /* The duration grammar, written differently: digits, one unit, <= 1 year. */
 static long
@@ -48,30 +78,25 @@ model_duration(const char *s)
 }
 
 static void
-check_words(const char *line, size_t len, char **argv, int argc)
-{
-	const char *prev = line;
-
-	FUZZ_CHECK(argc >= -1 && argc <= ARGV_MAX);
-	for (int i = 0; i < argc; i++) {
-		FUZZ_CHECK(argv[i] >= prev && argv[i] < line + len);
-		FUZZ_CHECK(argv[i][0] != '\0' && strpbrk(argv[i], " \t\r") == NULL);
-		prev = argv[i] + strlen(argv[i]);
-	}
-}
-
-static void
 one_line(char *line, size_t len)
 {
 	char *argv[ARGV_MAX];
+	size_t off[ARGV_MAX], wlen[ARGV_MAX];
 
 	if (memchr(line, '\0', len) != NULL)
 		return; /* refused: "request contains a NUL byte" */
+	size_t want = model_words(line, len, off, wlen, ARGV_MAX);
 	line[len] = '\0';
 	int argc = control_parse_line(line, argv, ARGV_MAX);
-	check_words(line, len, argv, argc);
-	if (argc < 0)
-		return; /* refused: too many words */
+	if (want > ARGV_MAX) {
+		FUZZ_CHECK(argc == -1);
+		return;
+	}
+	FUZZ_CHECK(argc >= 0 && (size_t)argc == want);
+	for (int i = 0; i < argc; i++) {
+		FUZZ_CHECK(argv[i] == line + off[i] && strlen(argv[i]) == wlen[i]);
+		FUZZ_CHECK(argv[i][0] != '\0' && strpbrk(argv[i], " \t\r") == NULL);
+	}
 	if (argc > 0 && strcmp(argv[0], "json") == 0) {
 		argc--;
 		memmove(argv, argv + 1, (size_t)argc * sizeof(*argv));

@@ -1,67 +1,32 @@
 /*
- * fuzz-lua.c -- the validation of a Lua hook's answer.  The input is
- * the body of a Lua table constructor; the script under test is
+ * fuzz-lua.c -- the Lua helper's messages on any bytes.  The helper
+ * process runs the hook and is not trusted, so its answer goes through
+ * hooks_answer_parse(), the pure function the daemon calls; the same
+ * bytes also go through wire_get_call(), which the helper uses to read
+ * the daemon's requests.
  *
- *     function classify(task, decision, why)
- *     return {
- *     <input>
- *     }
- *     end
- *
- * loaded through hooks_load (sandbox, budgets) and called once through
- * hooks_classify with fixed slots.  The input may be any Lua
- * expression list, so it also reaches the task object and the why
- * proxy.
- *
- * Invariants: a call either fails (slots untouched) or succeeds with
- * every chosen destination accepted by rules_dest_problem(); `changed`
- * says exactly what differs; the Lua stack depth is the same after the
- * call as before.  (Once the hooks move to a helper process with a
- * pure hooks_answer_parse(), this target should feed that instead.)
+ * Invariants for an answer: the result is 0, -ECANCELED or -EPROTO;
+ * the slots sent are never written; on 0 every chosen destination is
+ * NUL-terminated, free of control characters and accepted by
+ * rules_dest_problem(), `changed` says exactly what differs, and
+ * the slots written again (wire_put_answer) read back the same; a
+ * failure report
+ * carries no control character; a refusal says why.  For a call: on
+ * success every slot names a hierarchy and a destination that fits.
  */
 #include "fuzz.h"
 #include "lua/hooks.h"
+#include "lua/hooks_private.h"
 #include "rules/rules.h"
 
-#include <stdbool.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define HEAD   "function classify(task, decision, why)\nreturn {\n"
-#define TAIL   "\n}\nend\n"
 #define NSLOTS 4
 
 static const char *const hier_names[NSLOTS] = { "cpu,cpuacct", "net_cls", "name=classes",
 						"memory" };
-static const gid_t groups[] = { 500, 700 };
-
-static int
-cmdline(void *arg, char *buf, size_t len)
-{
-	static const char cmd[] = "python3\0/opt/sim/run.py\0--fast";
-
-	if (len < sizeof(cmd))
-		return -1;
-	memcpy(buf, cmd, sizeof(cmd));
-	return (int)sizeof(cmd);
-}
-
-static const char *
-cgroup(void *arg, const char *hier)
-{
-	return strcmp(hier, "net_cls") == 0 ? NULL : "/students";
-}
-
-static const char *
-name(void *arg, uid_t id)
-{
-	return id == 1002 ? "carol" : NULL;
-}
-
-static void
-quiet(void *arg, enum hooks_level level, const char *msg)
-{
-}
 
 static void
 fill_slots(struct hooks_slot *s)
@@ -78,73 +43,93 @@ fill_slots(struct hooks_slot *s)
 }
 
 static void
-classify_once(struct hooks *h)
+check_answer(size_t size, const struct hooks_slot *in, const struct hooks_slot *out)
 {
-	struct hooks_slot slots[NSLOTS], before[NSLOTS];
-	struct hooks_task t = { .pid = 4242,
-				.ppid = 1,
-				.uid = 1002,
-				.euid = 1002,
-				.gid = 500,
-				.egid = 500,
-				.groups = groups,
-				.ngroups = 2,
-				.comm = "python3",
-				.exe = "/usr/bin/python3",
-				.cmdline = cmdline,
-				.cgroup = cgroup };
+	unsigned char *again = malloc(HOOKS_MSG_MAX);
+	struct wbuf w = { .p = again, .cap = HOOKS_MSG_MAX };
 
-	fill_slots(slots);
-	memcpy(before, slots, sizeof(slots));
-	int depth = hooks_stack_depth(h);
-	int rc = hooks_classify(h, &t, slots, NSLOTS);
-	FUZZ_CHECK(hooks_stack_depth(h) == depth);
-	if (rc != 0) {
-		FUZZ_CHECK(rc == -1 && memcmp(before, slots, sizeof(slots)) == 0);
-		return;
-	}
+	FUZZ_CHECK(again != NULL);
 	for (size_t i = 0; i < NSLOTS; i++) {
-		const struct hooks_slot *s = &slots[i], *b = &before[i];
+		const struct hooks_slot *s = &out[i], *b = &in[i];
 		bool differs =
 			s->set != b->set || (s->set && strcmp(s->dest, b->dest) != 0);
 
-		FUZZ_CHECK(s->hier == b->hier && s->changed == differs);
-		if (s->set) {
-			FUZZ_CHECK(memchr(s->dest, '\0', sizeof(s->dest)) != NULL);
-			FUZZ_CHECK(rules_dest_problem(s->dest) == NULL);
+		FUZZ_CHECK(s->hier == b->hier && s->why == b->why &&
+			   s->changed == differs);
+		if (!s->set)
+			continue;
+		FUZZ_CHECK(memchr(s->dest, '\0', sizeof(s->dest)) != NULL);
+		FUZZ_CHECK(rules_dest_problem(s->dest) == NULL);
+		for (const char *c = s->dest; *c; c++)
+			FUZZ_CHECK((unsigned char)*c >= 0x20 && *c != 0x7f);
+	}
+	/* written again and read back, the answer is the same (the bytes
+	 * may differ: any non-zero byte marks a string as present) */
+	struct hooks_slot back[NSLOTS];
+	char err[256];
+	wire_put_answer(&w, out, NSLOTS);
+	FUZZ_CHECK(!w.full && w.len <= size);
+	FUZZ_CHECK(hooks_answer_parse(again, w.len, in, back, NSLOTS, err, sizeof(err)) ==
+		   0);
+	for (size_t i = 0; i < NSLOTS; i++)
+		FUZZ_CHECK(back[i].set == out[i].set &&
+			   back[i].changed == out[i].changed &&
+			   strcmp(back[i].dest, out[i].dest) == 0);
+	free(again);
+}
+
+static void
+answer(const uint8_t *data, size_t size)
+{
+	struct hooks_slot in[NSLOTS], copy[NSLOTS], out[NSLOTS];
+	char err[256];
+
+	fill_slots(in);
+	memcpy(copy, in, sizeof(in));
+	int rc = hooks_answer_parse(data, size, in, out, NSLOTS, err, sizeof(err));
+	FUZZ_CHECK(memcmp(copy, in, sizeof(in)) == 0);
+	FUZZ_CHECK(memchr(err, '\0', sizeof(err)) != NULL);
+	switch (rc) {
+	case 0:
+		check_answer(size, in, out);
+		break;
+	case -ECANCELED:
+		for (const char *c = err; *c; c++)
+			FUZZ_CHECK((unsigned char)*c >= 0x20 && *c != 0x7f);
+		break;
+	case -EPROTO:
+		FUZZ_CHECK(err[0] != '\0');
+		break;
+	default:
+		FUZZ_CHECK(!"hooks_answer_parse: unexpected result");
+	}
+}
+
+static void
+call(const uint8_t *data, size_t size)
+{
+	struct rbuf r = { .p = data, .len = size };
+	struct hooks_task t;
+	gid_t *groups = NULL;
+	struct hooks_slot *slots = NULL;
+	size_t nslots = 0, n = 0;
+
+	if (wire_get_call(&r, &t, &groups, &slots, &nslots, &n) == 0) {
+		FUZZ_CHECK(n <= nslots && t.comm != NULL && t.exe != NULL);
+		for (size_t i = 0; i < n; i++) {
+			FUZZ_CHECK(slots[i].hier != NULL);
+			FUZZ_CHECK(!slots[i].set ||
+				   strlen(slots[i].dest) < HOOKS_DEST_MAX);
 		}
 	}
+	free(groups);
+	free(slots);
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char err[512];
-	size_t len = strlen(HEAD) + size + strlen(TAIL);
-	char *text = malloc(len);
-
-	if (text == NULL || size > 64 * 1024) {
-		free(text);
-		return 0;
-	}
-	memcpy(text, HEAD, strlen(HEAD));
-	memcpy(text + strlen(HEAD), data, size);
-	memcpy(text + strlen(HEAD) + size, TAIL, strlen(TAIL));
-	struct hooks_options o = { .script = fuzz_memfile(text, len),
-				   .instructions = 100000,
-				   .memory = 8 << 20,
-				   .log = quiet,
-				   .user_name = name,
-				   .group_name = name };
-	free(text);
-	struct hooks *h = hooks_load(&o, err, sizeof(err));
-	if (h != NULL && hooks_has_classify(h)) {
-		classify_once(h);
-		classify_once(h); /* a second call sees a fresh state */
-		FUZZ_CHECK(hooks_stats(h)->calls == 2);
-	} else if (h == NULL) {
-		FUZZ_CHECK(strncmp(err, o.script, strlen(o.script)) == 0);
-	}
-	hooks_free(h);
+	answer(data, size);
+	call(data, size);
 	return 0;
 }

@@ -5,7 +5,7 @@
 #
 # Usage: tests/fuzz/run.sh [SECONDS [TARGET...]]
 #   SECONDS  per target (default 60); TARGET: rules config procev
-#            control lua statefile answer (default: all)
+#            control lua statefile (default: all)
 # Environment:
 #   FUZZ_BUILDDIR  build directory (default: build-fuzz in the source tree)
 #   FUZZ_WORKDIR   corpora, logs and crash files (default: $FUZZ_BUILDDIR/fuzz-work)
@@ -18,7 +18,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${FUZZ_BUILDDIR:-$top/build-fuzz}
 work=${FUZZ_WORKDIR:-$build/fuzz-work}
 jobs=${FUZZ_JOBS:-1}
-targets=${*:-rules config procev control lua statefile answer}
+targets=${*:-rules config procev control lua statefile}
 
 [ -x "$top/configure" ] || (cd "$top" && autoreconf -fi) || exit 1
 if [ ! -f "$build/Makefile" ]; then
