@@ -4,7 +4,10 @@
 # print one summary line: "N passed, N failed, N skipped".
 # With --fuzz SECONDS, each libFuzzer target also runs that long
 # (tests/fuzz/run.sh, clang); each target counts as one test.
-# Usage: scripts/check-all.sh [--distcheck] [--fuzz SECONDS]
+# With --vm, the VM lane (make check-vm: a Debian guest with systemd
+# and pure cgroup v2 under QEMU, and the Debian package) runs too; each
+# of its checks counts as one test.
+# Usage: scripts/check-all.sh [--distcheck] [--fuzz SECONDS] [--vm]
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
@@ -58,12 +61,13 @@ if command -v valgrind >/dev/null && [ -d "$top/build-plain" ]; then
 	done
 fi
 
-distcheck=false fuzz=""
+distcheck=false fuzz="" vm=false
 while [ $# -gt 0 ]; do
 	case $1 in
 	--distcheck) distcheck=true ;;
 	--fuzz) fuzz=${2:?--fuzz needs a number of seconds}; shift ;;
-	*) echo "usage: $0 [--distcheck] [--fuzz SECONDS]" >&2; exit 2 ;;
+	--vm) vm=true ;;
+	*) echo "usage: $0 [--distcheck] [--fuzz SECONDS] [--vm]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -76,6 +80,21 @@ if [ -n "$fuzz" ]; then
 	p=$(grep -c '^fuzz-.*: ok' "$top/fuzz.out")
 	f=$(grep -c '^fuzz-.*: FAILED' "$top/fuzz.out")
 	grep -q '^fuzz: build failed' "$top/fuzz.out" && f=$((f + 1))
+	pass=$((pass + p)); fail=$((fail + f))
+	[ "$f" -gt 0 ] && status=1
+fi
+
+if $vm && [ -f "$top/build-plain/Makefile" ]; then
+	echo "=== the VM lane (make check-vm) ==="
+	(cd "$top/build-plain" && make check-vm) >"$top/vm.out" 2>&1
+	grep -E '^(not ok|# vm|# timing|# work directory)|SKIP' "$top/vm.out"
+	p=$(grep -c '^ok ' "$top/vm.out")
+	f=$(grep -c '^not ok ' "$top/vm.out")
+	if grep -q '^1\.\.0 # SKIP' "$top/vm.out"; then
+		skip=$((skip + 1))
+	elif [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+		f=1; echo "vm: no result (see vm.out)"; tail -20 "$top/vm.out"
+	fi
 	pass=$((pass + p)); fail=$((fail + f))
 	[ "$f" -gt 0 ] && status=1
 fi
