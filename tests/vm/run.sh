@@ -10,7 +10,9 @@
 #   install  make install (Debian paths) into the guest; the systemd
 #            unit for real (guest/unit-t.sh), classification on v2 and
 #            how it lives with systemd (guest/v2-t.sh), cpu.weight
-#            (guest/weight-t.sh)
+#            (guest/weight-t.sh), the university example
+#            (guest/university-t.sh) and its nftables firewall with the
+#            sets the daemon fills (guest/nft-t.sh)
 #   deb      dpkg-buildpackage and lintian on the host, then install,
 #            upgrade, remove and purge in the guest (guest/deb-t.sh)
 #
@@ -152,7 +154,7 @@ TIMES=""
 took() { TIMES="$TIMES$1 $((SECONDS - $2)) s, "; } # took WHAT START
 
 lane_install() {
-	local j=$WORK/install s=${CGVM_ONLY:-unit v2 weight university} t=$SECONDS
+	local j=$WORK/install s=${CGVM_ONLY:-unit v2 weight university nft} t=$SECONDS
 	job "$j" $s
 	install_into "$j/dest"
 	result $? "the project builds and installs with Debian's paths"
