@@ -200,8 +200,7 @@ wait $W
 ok "its empty template group is removed" wait_for 15 sh -c "! test -d $V2$WEB"
 if [ "$HAND" = 0 ]; then
 	ok "and its id leaves the set" wait_for 10 no_id cgvm web "$ID1"
-else
-	nft delete element inet cgvm web "{ $ID1 }" 2>/dev/null
+else # (nft takes paths only; the stale id matches nothing)
 	skip 1 "the daemon does not fill the sets yet"
 fi
 client w3m 5; W=$CPID
