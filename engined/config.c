@@ -163,6 +163,16 @@ check_group(cfg_t *cfg, cfg_opt_t *opt)
 			  title ? title : "");
 		return -1;
 	}
+	for (unsigned i = 0; i < cfg_size(sec, "nft-set"); i++) {
+		const char *spec = cfg_getnstr(sec, "nft-set", i);
+		struct nftset_ref r;
+		char why[256];
+
+		if (nftset_parse(spec, &r, why, sizeof(why)) < 0) {
+			cfg_error(cfg, "group \"%s\": nft-set \"%s\": %s", title, spec, why);
+			return -1;
+		}
+	}
 	for (unsigned i = 0; i < cfg_size(sec, "set"); i++) {
 		const char *kv = cfg_getnstr(sec, "set", i);
 		const char *eq = strchr(kv, '=');
@@ -247,6 +257,7 @@ check_profile(cfg_t *cfg, cfg_opt_t *opt)
 
 static cfg_opt_t group_opts[] = {
 	CFG_STR_LIST("set", "{}", CFGF_NONE),
+	CFG_STR_LIST("nft-set", "{}", CFGF_NONE),
 	CFG_END(),
 };
 
@@ -327,7 +338,8 @@ copy_groups(cfg_t *cfg, struct config *c)
 
 		g->hier = strndup(title, (size_t)(colon - title));
 		g->path = xstrdup(colon + 1);
-		if (!g->hier || !g->path || copy_list(sec, "set", &g->set, &g->nset) < 0)
+		if (!g->hier || !g->path || copy_list(sec, "set", &g->set, &g->nset) < 0 ||
+		    copy_list(sec, "nft-set", &g->nft, &g->nnft) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -506,6 +518,7 @@ config_free(struct config *c)
 		free(c->groups[i].hier);
 		free(c->groups[i].path);
 		free_list(c->groups[i].set, c->groups[i].nset);
+		free_list(c->groups[i].nft, c->groups[i].nnft);
 	}
 	free(c->groups);
 	for (size_t i = 0; c->profiles != NULL && i < c->nprofiles; i++) {

@@ -73,6 +73,18 @@ real_children(void *arg, const struct hier *h, const char *path,
 	return cgfs_children(h, path, fn, fnarg);
 }
 
+static int
+real_id(void *arg, const struct hier *h, const char *path, uint64_t *id)
+{
+	return cgfs_id(h, path, id);
+}
+
+static int
+real_id_live(void *arg, const struct hier *h, uint64_t id)
+{
+	return cgfs_id_live(h, id);
+}
+
 static time_t
 real_wall(void)
 {
@@ -369,6 +381,7 @@ core_next_deadline(const struct core *c, double now)
 
 	t = earliest(t, c->cleanup_at);
 	t = earliest(t, c->save_at);
+	t = earliest(t, nftsets_deadline(c));
 	time_t exp = boost_next_expiry(c);
 	if (exp != 0) {
 		double left = difftime(exp, c->env.wall());
@@ -393,6 +406,9 @@ core_timeout(struct core *c, double now)
 		groups_cleanup(c);
 	if (c->save_at > 0 && now >= c->save_at)
 		boost_save_now(c);
+	double sync = nftsets_deadline(c);
+	if (sync > 0 && now >= sync)
+		nftsets_sync(c);
 }
 
 /* ---- reload ------------------------------------------------------------------------ */
@@ -427,12 +443,15 @@ core_reload(struct core *c, double now)
 	memset(c->dropped, 0, sizeof(c->dropped));
 	c->pol = np;
 	policy_free(old);
+	if (nftsets_policy(c) < 0)
+		log_error("nft sets are not kept until the next reload");
 	groups_prepare(c);
 	log_set_level(np->cfg->log_level);
 	c->stats.reloads++;
 	log_notice("reloaded: %zu rules, %zu managed hierarchies", rules_count(np->rules),
 		   np->n);
 	core_rescan(c, now); /* apply the new rules to running processes */
+	nftsets_sync(c);     /* sets added, sets no longer named emptied */
 	return 0;
 }
 
@@ -540,17 +559,25 @@ core_new(const struct core_options *o, const struct report *rep)
 	c->verdicts = calloc(RULES_MAX_HIERS, sizeof(*c->verdicts));
 	if (c->env.cgfs == NULL) {
 		c->fds = cgfs_cache_new();
-		c->real_cgfs = (struct core_cgfs){ real_mkdir, real_set,      real_move,
-						   real_rmdir, real_is_empty, real_flush,
-						   c->fds,     real_get,     real_children };
+		c->real_cgfs = (struct core_cgfs){ .mkdir = real_mkdir,
+						   .set = real_set,
+						   .move = real_move,
+						   .rmdir = real_rmdir,
+						   .is_empty = real_is_empty,
+						   .flush = real_flush,
+						   .arg = c->fds,
+						   .get = real_get,
+						   .children = real_children,
+						   .id = real_id,
+						   .id_live = real_id_live };
 		c->env.cgfs = &c->real_cgfs;
 	}
 	if (c->procs != NULL && c->env.want_forks != NULL)
 		proctab_watch(c->procs, c->env.want_forks, c->env.want_arg);
 	if (c->procs == NULL || c->dec == NULL || c->slots == NULL || c->verdicts == NULL ||
-	    (c->env.cgfs == &c->real_cgfs && c->fds == NULL))
+	    (c->env.cgfs == &c->real_cgfs && c->fds == NULL) || nftsets_new(c) < 0)
 		goto fail;
-	if ((c->pol = build_policy(c, rep)) == NULL)
+	if ((c->pol = build_policy(c, rep)) == NULL || nftsets_policy(c) < 0)
 		goto fail;
 	return c;
 fail:
@@ -565,6 +592,7 @@ core_start(struct core *c, double now)
 	boost_restore(c); /* before the scan, which applies them */
 	groups_prepare(c);
 	core_rescan(c, now); /* every process already running */
+	nftsets_sync(c);     /* and the sets hold every group of theirs */
 }
 
 void
@@ -581,6 +609,7 @@ core_free(struct core *c)
 	if (c == NULL)
 		return;
 	boost_free_all(c);
+	nftsets_free(c);
 	policy_free(c->pol);
 	proctab_free(c->procs);
 	groups_forget_made(c);

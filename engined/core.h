@@ -41,6 +41,19 @@ struct core_cgfs {
 	/* fn(fnarg, name) for each child group of path (NULL: none listed) */
 	int (*children)(void *arg, const struct hier *h, const char *path,
 			int (*fn)(void *fnarg, const char *name), void *fnarg);
+	/* the id of v2 group path (NULL: nft sets are not kept) */
+	int (*id)(void *arg, const struct hier *h, const char *path, uint64_t *id);
+	/* does a v2 group with this id exist: 1, 0 or -errno (NULL: unknown) */
+	int (*id_live)(void *arg, const struct hier *h, uint64_t id);
+};
+
+/* How the core changes nftables sets of cgroup ids; 0 or -errno (as
+ * nftset_add, nftset_del, nftset_list in kernel.h). */
+struct core_nft {
+	int (*add)(void *arg, const struct nftset_ref *s, const uint64_t *ids, size_t n);
+	int (*del)(void *arg, const struct nftset_ref *s, const uint64_t *ids, size_t n);
+	int (*list)(void *arg, const struct nftset_ref *s, uint64_t **ids, size_t *n);
+	void *arg;
 };
 
 /* What the core is given; NULL members take the real system's. */
@@ -50,6 +63,7 @@ struct core_env {
 	const struct core_cgfs *cgfs;	/* the real cgroupfs (with a cache
 					   of open cgroup.procs files) */
 	time_t (*wall)(void);		/* time(NULL) */
+	const struct core_nft *nft;	/* the kernel's sets, through libnftnl */
 	/*
 	 * FORK and EXIT events matter only while the process table has
 	 * entries (sticky and boosted processes and their children): the
@@ -222,6 +236,23 @@ int core_boost_end(struct core *c, unsigned id, const char *why);
 const struct boost_list *core_boosts(const struct core *c);
 const struct boost *core_boost_find(const struct core *c, unsigned id);
 size_t core_boost_count(const struct core *c);
+
+/* ---- nftables sets of group ids (nftsets.c) ------------------------------------- */
+
+/* Does the policy name nft sets (so the loop should watch the ruleset)? */
+bool core_nft_wanted(const struct core *c);
+/* The netlink port of the core's own set changes (0: none yet), so the
+ * loop can ignore the notifications they cause. */
+uint32_t core_nft_self(const struct core *c);
+/* The ruleset changed (or notifications were lost): synchronise the
+ * sets shortly (core_next_deadline says when). */
+void core_nft_changed(struct core *c, double now);
+/* fn(arg, "inet fw www", group, level) for each set v2 group path or a
+ * group above it is kept in; level: the group's depth below the v2
+ * root, as "socket cgroupv2 level N" counts. */
+void core_nft_sets_of(const struct core *c, const char *path,
+		      void (*fn)(void *arg, const char *set, const char *group, unsigned level),
+		      void *arg);
 
 /* ---- what there is to see -------------------------------------------------------- */
 

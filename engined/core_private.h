@@ -85,6 +85,7 @@ struct core {
 	char partbuf[2 * RULES_DEST_MAX];
 	char composed[RULES_DEST_MAX]; /* the v2 group wanted, "" = none */
 	bool root_ready;	       /* controllers enabled at the root (this policy) */
+	struct nftsets *nft;	       /* nft sets of group ids (nftsets.c) */
 };
 
 
@@ -113,6 +114,20 @@ void groups_prepare(struct core *c);
 /* Before exit: hand the daemon's own group back (controllers below it
  * disabled, bottom up), so the service manager can restart it there. */
 void groups_release(struct core *c);
+
+/* ---- nftsets.c: nftables sets of group ids ------------------------------------------ */
+
+int nftsets_new(struct core *c) ENGINED_WUR;
+/* A new policy: its sets and the groups they hold (before the sync). */
+int nftsets_policy(struct core *c) ENGINED_WUR;
+void nftsets_free(struct core *c);
+/* A v2 group was made (or found made again) / removed by the daemon. */
+void nftsets_made(struct core *c, const struct hier *h, const char *path);
+void nftsets_removed(struct core *c, const struct hier *h, const char *path);
+/* Find the groups of every set, bring each set in line. */
+void nftsets_sync(struct core *c);
+/* When the ruleset changed: sync at this time (monotonic; 0 = no). */
+double nftsets_deadline(const struct core *c);
 
 /* ---- boost.c: boosts and the process table's bookkeeping -------------------------- */
 

@@ -6,6 +6,8 @@
  *                               (then, if it only queued uid/gid changes,
  *                               a short hold-off before reading again)
  *   SIGHUP/SIGUSR1/SIGUSR2  ──▶ core_reload()
+ *   nftables notification   ──▶ core_nft_changed() (only while the policy
+ *                               names nft sets)
  *   SIGTERM/SIGINT          ──▶ leave the loop
  *   before each wait        ──▶ arm one timer at core_next_deadline()
  *   that timer              ──▶ core_timeout()
@@ -48,6 +50,8 @@ struct engine {
 	ev_timer core_timer;
 	ev_timer hold; /* HOLD_OFF: the proc connector watcher is stopped */
 	ev_prepare prepare;
+	ev_io nft_watcher; /* nf_tables' notifications, while nft_fd >= 0 */
+	int nft_fd;
 	int ready_fd;
 	bool forks; /* the core wants FORK and EXIT events */
 };
@@ -153,12 +157,53 @@ apply_nice(const struct config *cfg)
 		log_info("running at nice %d", cfg->nice);
 }
 
+/* ---- the nftables ruleset, while the policy names sets ------------------------------ */
+
+static void
+nft_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct engine *e = w->data;
+	int rc = nftset_monitor_read(e->nft_fd, core_nft_self(e->core));
+
+	if (rc > 0)
+		core_nft_changed(e->core, ev_now(loop));
+	else if (rc < 0)
+		log_debug("reading nftables notifications: %s", strerror(-rc));
+}
+
+/* Watch the ruleset when the policy names sets, stop when it does not. */
+static void
+nft_watch(struct engine *e)
+{
+	bool want = core_nft_wanted(e->core);
+
+	if (want && e->nft_fd < 0) {
+		int fd = nftset_monitor_open();
+		if (fd < 0) {
+			log_warning("cannot watch the nftables ruleset: %s; nft sets are filled "
+				    "again only at start and reload",
+				    strerror(-fd));
+			return;
+		}
+		e->nft_fd = fd;
+		ev_io_init(&e->nft_watcher, nft_cb, fd, EV_READ);
+		e->nft_watcher.data = e;
+		ev_io_start(e->loop, &e->nft_watcher);
+	} else if (!want && e->nft_fd >= 0) {
+		ev_io_stop(e->loop, &e->nft_watcher);
+		close(e->nft_fd);
+		e->nft_fd = -1;
+	}
+}
+
 void
 engine_reload(struct engine *e)
 {
 	notify_systemd("RELOADING=1");
-	if (core_reload(e->core, ev_now(e->loop)) == 0)
+	if (core_reload(e->core, ev_now(e->loop)) == 0) {
 		apply_nice(core_policy(e->core)->cfg);
+		nft_watch(e);
+	}
 	notify_systemd("READY=1");
 }
 
@@ -203,6 +248,7 @@ engine_new(const struct engine_options *opts)
 		return NULL;
 	e->opts = *opts;
 	e->ready_fd = -1;
+	e->nft_fd = -1;
 	if ((e->core = core_new(&co, &rep)) == NULL)
 		goto fail;
 	const struct config *cfg = core_policy(e->core)->cfg;
@@ -295,6 +341,7 @@ engine_run(struct engine *e)
 		log_info("composing %s (%u level%s) into unified:%s/... at %s",
 			 pol->names[pol->layout[k]], pol->depth[pol->layout[k]],
 			 pol->depth[pol->layout[k]] == 1 ? "" : "s", pol->uroot, pol->v2->mount);
+	nft_watch(e); /* before the sets are first filled: no change is missed */
 	core_start(e->core, ev_now(e->loop));
 	log_notice("ready: running processes classified (%llu moves)",
 		   (unsigned long long)core_stats(e->core)->moves);
@@ -327,6 +374,8 @@ engine_free(struct engine *e)
 		sticky_close(e->sticky, NULL);
 	control_close(e->control);
 	procev_close(e->pe);
+	if (e->nft_fd >= 0)
+		close(e->nft_fd);
 	core_free(e->core);
 	free(e->pidfile);
 	free(e);

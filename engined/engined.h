@@ -59,6 +59,8 @@ struct group_conf {
 	char *path; /* "/profs" */
 	char **set; /* "cpu.shares=512", ... */
 	size_t nset;
+	char **nft; /* nftables sets of its cgroup id: "inet filter www", ... */
+	size_t nnft;
 };
 
 struct boost_profile {

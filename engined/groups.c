@@ -80,6 +80,7 @@ create_group(struct core *c, size_t i, const char *path, const struct rules_rule
 	if (g == NULL && rule != NULL && rule->templated)
 		g = policy_settings(p, i, rule->dest); /* settings for the template */
 	apply_settings(c, h, path, g);
+	nftsets_made(c, h, path);
 	if (rule != NULL && rule->templated && p->cfg->remove_empty)
 		groups_made(c, h, path);
 	return 0;
@@ -349,6 +350,7 @@ level_made(struct core *c, const char *path, unsigned k, unsigned levels, bool m
 	if (g == NULL && t != NULL)
 		g = policy_settings(p, (size_t)i, t); /* settings for the template */
 	apply_settings(c, p->v2, path, g);
+	nftsets_made(c, p->v2, path);
 	if (made && p->cfg->remove_empty)
 		groups_made(c, p->v2, path);
 }
@@ -486,6 +488,7 @@ groups_cleanup(struct core *c)
 			continue; /* has sub-groups, or a task just arrived */
 		if (rc == 0) {
 			c->stats.groups_removed++;
+			nftsets_removed(c, h, g->path);
 			log_info("removed empty group %s:%s",
 				 g->hier[0] ? g->hier : "unified", g->path);
 		}

@@ -489,6 +489,48 @@ t_rows(const json_t *rows, bool current, struct buf *out)
 	}
 }
 
+static void
+nft_row(void *arg, const char *set, const char *group, unsigned level)
+{
+	char fam[16], table[NFTSET_NAME_MAX], name[NFTSET_NAME_MAX];
+
+	if (sscanf(set, "%15s %255s %255s", fam, table, name) != 3)
+		return;
+	json_array_append_new(arg, json_pack("{s:s, s:o, s:o, s:o, s:i}", "family", fam,
+					     "table", jstr(table), "set", jstr(name), "group",
+					     jstr(group), "level", (int)level));
+}
+
+/* The nft sets the process's v2 groups (wanted, or current when left
+ * alone) are kept in. */
+static json_t *
+nft_rows(struct core *c, const struct task_cgroups *cg)
+{
+	const struct policy *p = core_policy(c);
+	json_t *rows = json_array();
+
+	if (!core_nft_wanted(c))
+		return rows;
+	if (p->v2 != NULL) {
+		const char *want = core_composed(c);
+		const char *cur = cg != NULL ? task_cgroup_of(cg, p->v2->name) : NULL;
+		const char *path = want[0] ? want : cur;
+		if (path != NULL)
+			core_nft_sets_of(c, path, nft_row, rows);
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		const struct verdict *v = &core_verdicts(c)[i];
+		if (p->virt[i] || p->managed[i]->version != HIER_V2 || p->managed[i] == p->v2)
+			continue;
+		const char *path = v->move ? v->dest
+				  : cg != NULL ? task_cgroup_of(cg, p->names[i])
+					       : NULL;
+		if (path != NULL)
+			core_nft_sets_of(c, path, nft_row, rows);
+	}
+	return rows;
+}
+
 static json_t *
 v_explain(struct verb_ctx *x)
 {
@@ -513,11 +555,12 @@ v_explain(struct verb_ctx *x)
 		return fail(x, "permission denied: pid %d belongs to another user", (int)pid);
 	}
 	const struct task *t = core_snapshot(c);
-	return json_pack("{s:i, s:o, s:o, s:I, s:o, s:I, s:b, s:b, s:o}", "pid", (int)pid,
+	return json_pack("{s:i, s:o, s:o, s:I, s:o, s:I, s:b, s:b, s:o, s:o}", "pid", (int)pid,
 			 "comm", jstr(t->comm), "exe", jstr(t->exe), "uid", (json_int_t)t->euid,
 			 "user", jstr(core_user_name(c, t->euid)), "gid", (json_int_t)t->egid,
 			 "sticky", r == DECIDE_STICKY, "paused", core_paused(c), "hierarchies",
-			 verdict_rows(c, core_snapshot_cgroups(c)));
+			 verdict_rows(c, core_snapshot_cgroups(c)), "nft_sets",
+			 nft_rows(c, core_snapshot_cgroups(c)));
 }
 
 static void
@@ -530,6 +573,14 @@ t_explain(const json_t *r, struct buf *out)
 		   get_i(r, "gid"),
 		   json_is_true(json_object_get(r, "paused")) ? "; the daemon is PAUSED" : "");
 	t_rows(json_object_get(r, "hierarchies"), true, out);
+	size_t i;
+	json_t *row;
+	json_array_foreach(json_object_get(r, "nft_sets"), i, row)
+	{
+		buf_printf(out, "nft sets: %s %s %s (level %lld, unified:%s)\n",
+			   get_s(row, "family"), get_s(row, "table"), get_s(row, "set"),
+			   get_i(row, "level"), get_s(row, "group"));
+	}
 }
 
 /* Resolve a user or group for "test" (NSS, bounded); false if unknown. */

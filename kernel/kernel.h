@@ -5,6 +5,7 @@
  *   task_   task snapshots from /proc/PID
  *   cgfs_   creating groups, applying settings, moving processes
  *   procev_ the proc connector (netlink) and its event decoder
+ *   nftset_ nftables sets of cgroup ids (libnftnl, libmnl)
  *
  * No policy lives here.  Functions return 0 (or a count) on success
  * and -errno on failure; -ESRCH always means "the task is gone", which
@@ -228,6 +229,13 @@ int cgfs_children(const struct hier *h, const char *path,
 /* True when group path has no task (and so may be removed). */
 bool cgfs_is_empty(const struct hier *h, const char *path);
 
+/* The id of v2 group path: its file handle (the inode of its directory
+ * where handles are not supported); 0 or -errno. */
+int cgfs_id(const struct hier *h, const char *path, uint64_t *id) KERNEL_WUR;
+/* Does a group with this id still exist in v2 hierarchy h?  1, 0, or
+ * -errno (e.g. -EPERM without CAP_DAC_READ_SEARCH). */
+int cgfs_id_live(const struct hier *h, uint64_t id) KERNEL_WUR;
+
 /* ---- the proc connector ---------------------------------------------------- */
 
 enum procev_type {
@@ -285,5 +293,51 @@ int procev_recv(struct procev *p, struct procev_event *ev, size_t max) KERNEL_WU
 bool procev_drained(const struct procev *p);
 /* Double the receive buffer (up to a limit); the new size or -errno. */
 int procev_grow(struct procev *p) KERNEL_WUR;
+
+/* ---- nftables sets of cgroup ids ----------------------------------------------- */
+
+#define NFTSET_NAME_MAX 256 /* the kernel's limit for table and set names, with NUL */
+
+/* A set as cgengined.conf names it: "inet filter www". */
+struct nftset_ref {
+	uint8_t family; /* NFPROTO_INET, ... */
+	char table[NFTSET_NAME_MAX];
+	char set[NFTSET_NAME_MAX];
+};
+
+/* Parse "FAMILY TABLE SET"; 0, or -EINVAL with the reason in err. */
+int nftset_parse(const char *spec, struct nftset_ref *r, char *err, size_t errlen) KERNEL_WUR;
+/* "inet filter www" */
+void nftset_format(const struct nftset_ref *r, char *buf, size_t len);
+const char *nftset_family_name(uint8_t family);
+
+/* A netlink socket for changing sets (needs CAP_NET_ADMIN). */
+struct nftset_conn;
+int nftset_open(struct nftset_conn **out) KERNEL_WUR;
+void nftset_close(struct nftset_conn *c);
+/* Its port id: the notifications its changes cause carry it. */
+uint32_t nftset_portid(const struct nftset_conn *c);
+/* Add ids to the set (present ones are fine) / delete them (each must
+ * be present); one transaction per 256.  0 or -errno: -ENOENT when the
+ * table or set (or, deleting, an element) does not exist, -EINVAL when
+ * the set's elements are not cgroup ids. */
+int nftset_add(struct nftset_conn *c, const struct nftset_ref *r, const uint64_t *ids,
+	       size_t n) KERNEL_WUR;
+int nftset_del(struct nftset_conn *c, const struct nftset_ref *r, const uint64_t *ids,
+	       size_t n) KERNEL_WUR;
+/* The elements of the set, in a malloc'd array; 0, -ENOENT, or
+ * -EPROTOTYPE when its elements are not 8 bytes (not cgroupsv2). */
+int nftset_list(struct nftset_conn *c, const struct nftset_ref *r, uint64_t **ids,
+		size_t *n) KERNEL_WUR;
+
+/*
+ * Watching the ruleset: a non-blocking socket that receives nf_tables'
+ * notifications, or -errno.  nftset_monitor_read() drains it: 1 when a
+ * table or set was made or elements deleted by someone other than port
+ * self (e.g. "nft -f" reloading the firewall), or notifications were
+ * lost; 0 otherwise; -errno on error.
+ */
+int nftset_monitor_open(void) KERNEL_WUR;
+int nftset_monitor_read(int fd, uint32_t self) KERNEL_WUR;
 
 #endif

@@ -356,6 +356,60 @@ fake_flush(void *arg)
 {
 }
 
+/* Ids: a counter, kept in a hidden file of the group's directory, so a
+ * group removed and made again gets a new one, as in the kernel. */
+static uint64_t fake_next_id = 1000;
+
+static int
+fake_id(void *arg, const struct hier *h, const char *path, uint64_t *id)
+{
+	char dir[512], file[600], buf[32];
+	struct stat st;
+
+	group_dir_of(arg, h, path, dir, sizeof(dir));
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return -ENOENT;
+	snprintf(file, sizeof(file), "%s/.cgid", dir);
+	if (slurp(file, buf, sizeof(buf))[0] == '\0')
+		put(file, "%llu\n", (unsigned long long)fake_next_id++);
+	*id = strtoull(slurp(file, buf, sizeof(buf)), NULL, 10);
+	return 0;
+}
+
+/* Is there a directory below dir whose id is id? */
+static bool
+fake_find_id(const char *dir, uint64_t id)
+{
+	char file[1024], buf[32];
+	struct dirent *e;
+	bool found = false;
+	DIR *d;
+
+	snprintf(file, sizeof(file), "%s/.cgid", dir);
+	if (strtoull(slurp(file, buf, sizeof(buf)), NULL, 10) == id)
+		return true;
+	if ((d = opendir(dir)) == NULL)
+		return false;
+	while (!found && (e = readdir(d)) != NULL) {
+		struct stat st;
+
+		snprintf(file, sizeof(file), "%s/%s", dir, e->d_name);
+		if (e->d_name[0] != '.' && stat(file, &st) == 0 && S_ISDIR(st.st_mode))
+			found = fake_find_id(file, id);
+	}
+	closedir(d);
+	return found;
+}
+
+static int
+fake_id_live(void *arg, const struct hier *h, uint64_t id)
+{
+	char dir[512];
+
+	group_dir_of(arg, h, "/", dir, sizeof(dir));
+	return fake_find_id(dir, id) ? 1 : 0;
+}
+
 static time_t
 fake_wall(void)
 {
@@ -388,9 +442,17 @@ fixture_init(struct fixture *f)
 	put(f->mountinfo,
 	    "35 25 0:99 / %s rw,relatime shared:99 - cgroup cgroup rw,%s\n", f->cg,
 	    FIXTURE_HIER);
-	f->cgfs = (struct core_cgfs){ fake_mkdir, fake_set,	 fake_move, fake_rmdir,
-				      fake_is_empty, fake_flush, f,	    fake_get,
-				      fake_children };
+	f->cgfs = (struct core_cgfs){ .mkdir = fake_mkdir,
+				      .set = fake_set,
+				      .move = fake_move,
+				      .rmdir = fake_rmdir,
+				      .is_empty = fake_is_empty,
+				      .flush = fake_flush,
+				      .arg = f,
+				      .get = fake_get,
+				      .children = fake_children,
+				      .id = fake_id,
+				      .id_live = fake_id_live };
 	f->wall = 1700000000;
 	fixture_current = f;
 }
@@ -490,7 +552,8 @@ fixture_core(struct fixture *f)
 		.env = { .procroot = f->proc,
 			 .mountinfo = f->mountinfo,
 			 .cgfs = &f->cgfs,
-			 .wall = fake_wall },
+			 .wall = fake_wall,
+			 .nft = f->nft },
 	};
 
 	fixture_current = f;

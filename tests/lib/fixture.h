@@ -30,6 +30,9 @@ struct fixture {
 	char cg2[128];	      /* its mount point ("" = none) */
 	char sets[128][256];  /* "path key value" of every write, in order */
 	size_t nsets;
+	/* nftables sets: the test's stand-in (NULL: the kernel's, which a
+	 * test without nft sets in its config never calls) */
+	const struct core_nft *nft;
 };
 
 /* The fixture being used (the wall clock callback needs it). */
