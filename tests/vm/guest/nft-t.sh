@@ -55,7 +55,8 @@ table inet cgvm {
 }
 EOF
 } >/etc/nftables.conf
-for p in firefox nfsd w3m; do cp /bin/bash /usr/local/bin/$p; done
+# (install unlinks first: an earlier scenario's firefox may still be exiting)
+for p in firefox nfsd w3m; do install -m 755 /bin/bash /usr/local/bin/$p; done
 
 # Until the daemon knows nft-set, the ids are added by hand (HAND=1) and
 # what only the daemon can show is skipped.
