@@ -35,10 +35,11 @@ LANE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # Guest packages on top of mmdebstrap's minbase (Essential + apt):
 # systemd as init, logind with dbus (user sessions as in real life),
-# nftables, the daemon's run-time libraries, and tools the tests use.
+# nftables (nft for the firewall tests), the daemon's run-time
+# libraries, and tools the tests use.
 LANE_PACKAGES="systemd systemd-sysv udev dbus libpam-systemd kmod initramfs-tools
 linux-image-amd64 nftables iproute2 procps passwd
-libconfuse2 libnl-3-200 libev4 liblua5.4-0"
+libconfuse2 libnl-3-200 libev4 liblua5.4-0 libjansson4 libnftnl11 libmnl0"
 
 # No documentation, manuals or translations; no drivers a VM never uses.
 LANE_MMDEBSTRAP_OPTS=(--variant=minbase

@@ -9,8 +9,11 @@
 # 8080): an allowed port connects, a dropped one times out and the
 # drop rule's counter goes up.  Then the same for a group that is
 # removed and made again (a template net class, "/web/%u", with its
-# own set at level 6: a new group, a new id), and after the firewall
-# was reloaded with "flush ruleset" (the daemon fills the sets again).
+# own set at level 6: a new group, a new id), after a set disappeared
+# and the firewall was reloaded with "flush ruleset" (the daemon, told
+# by nftables' notifications, fills the sets again), and after a
+# restart of the daemon with the sets emptied meanwhile (it adopts its
+# groups and fills the sets at start).
 #
 # The clients are copies of bash (named firefox, nfsd, w3m, so that the
 # rules classify them) that block on a fifo until the test has seen
@@ -18,7 +21,7 @@
 # when it made the socket.  The guest's tcp_syn_retries is 1, so a
 # connection whose SYN is dropped times out after about 3 s.
 . ./lib.sh
-plan 48
+plan 61
 
 install_dest
 EX=/usr/share/doc/cgengine/examples/university
@@ -57,16 +60,7 @@ EOF
 } >/etc/nftables.conf
 # (install unlinks first: an earlier scenario's firefox may still be exiting)
 for p in firefox nfsd w3m; do install -m 755 /bin/bash /usr/local/bin/$p; done
-
-# Until the daemon knows nft-set, the ids are added by hand (HAND=1) and
-# what only the daemon can show is skipped.
-HAND=0
-if ! cgengined --check >/dev/null 2>&1; then
-	HAND=1
-	diag "cgengined does not accept nft-set: the sets are filled by hand"
-	sed -i '/nft-set/d' /etc/cgengine/cgengined.conf
-	cgengined --check >/dev/null || bail "the configuration without nft-set is refused"
-fi
+cgengined --check >/dev/null || bail "cgengined --check refuses the configuration"
 
 D=/run/cgvm-nft
 # the clients' (stud1's) directory: not world-writable, where
@@ -137,12 +131,8 @@ set_has() {
 	nft -j list set inet "$1" "$2" | sed -n 's/.*"elem": *\[\([^]]*\)\].*/\1/p' |
 		tr -d '" ' | tr , '\n' | grep -Fqx -e "$id" -e "$rel"
 }
-# filled TABLE SET DIR: the daemon has put DIR's id into the set (or,
-# HAND=1, the test does)
-filled() {
-	[ "$HAND" = 0 ] || nft add element inet "$1" "$2" "{ \"${3#/}\" }"
-	wait_for 10 set_has "$@"
-}
+# filled TABLE SET DIR: the daemon has put DIR's id into the set
+filled() { wait_for 10 set_has "$@"; }
 packets() { # packets TABLE COUNTER
 	nft list counter inet "$1" "$2" | sed -n 's/.*packets \([0-9]*\).*/\1/p'
 }
@@ -161,16 +151,14 @@ ok "a student's browser is in the www class" wait_for 20 in_group $F "$WWW/stude
 ok "a student's nfsd is in the nfs class" wait_for 20 in_group $N "$NFS/default"
 ok "the www group's id is in inet cgengine www" filled cgengine www "$WWW"
 ok "the nfs group's id is in inet cgengine nfs" filled cgengine nfs "$NFS"
-if [ "$HAND" = 0 ]; then
-	S=$(explain_sets $F)
-	is "inet cgengine www (level 5, unified:$WWW)" "$S" "explain names the browser's set, its level and group"
-	L=$(echo "$S" | sed -n 's/.*(level \([0-9]*\),.*/\1/p')
-	ok "the example firewall matches www at that level" \
-		grep -q "socket cgroupv2 level $L @www" /etc/nftables.conf
-	is "inet cgengine nfs (level 5, unified:$NFS)" "$(explain_sets $N)" "explain names nfsd's set"
-else
-	skip 3 "the daemon does not fill the sets yet"
-fi
+ok "it logged adding the www group's id when it made the group" \
+	journal_has "^nft set inet cgengine www: added unified:$WWW \\(id $(stat -c %i "$V2$WWW")\\)\$"
+S=$(explain_sets $F)
+is "inet cgengine www (level 5, unified:$WWW)" "$S" "explain names the browser's set, its level and group"
+L=$(echo "$S" | sed -n 's/.*(level \([0-9]*\),.*/\1/p')
+ok "the example firewall matches www at that level" \
+	grep -q "socket cgroupv2 level $L @www" /etc/nftables.conf
+is "inet cgengine nfs (level 5, unified:$NFS)" "$(explain_sets $N)" "explain names nfsd's set"
 w0=$(packets cgengine www_web) d0=$(packets cgengine www_dropped)
 n0=$(packets cgengine nfs_nfs) e0=$(packets cgengine nfs_dropped)
 ask 3 f1 80 2049 8080
@@ -199,11 +187,9 @@ exec 5>&- # w3m reads the end of its requests and exits
 ok "w3m exits" wait_for 10 exited $W
 wait $W
 ok "its empty template group is removed" wait_for 15 sh -c "! test -d $V2$WEB"
-if [ "$HAND" = 0 ]; then
-	ok "and its id leaves the set" wait_for 10 no_id cgvm web "$ID1"
-else # (nft takes paths only; the stale id matches nothing)
-	skip 1 "the daemon does not fill the sets yet"
-fi
+ok "and its id leaves the set" wait_for 10 no_id cgvm web "$ID1"
+ok "the daemon logged deleting it" \
+	journal_has "^nft set inet cgvm web: deleted unified:$WEB \\(id $ID1\\)\$"
 client w3m 5; W=$CPID
 ok "a new w3m: the group is made again" wait_for 20 in_group $W "$WEB"
 ID2=$(stat -c %i "$V2$WEB")
@@ -216,28 +202,54 @@ is timeout "$(answer w2 2049)" "web, new group: its connection to 2049 times out
 ok "web, new group: counted by the level 6 rules" \
 	eval 'grew cgvm web_ok $o0 && grew cgvm web_dropped $x0'
 
-# --- part 3: the firewall reloaded -------------------------------------------------
+# --- part 3: a set missing, then the firewall reloaded ------------------------------
 journal_mark
-ok "the firewall reloads (flush ruleset: the sets start empty)" nft -f /etc/nftables.conf
-if [ "$HAND" = 1 ]; then
-	is "" "$(nft -j list set inet cgengine www | grep -o '"elem"')" "the reload emptied the www set"
-else
-	skip 1 "the daemon refills the sets at once"
-fi
+ok "the test's table is deleted (nft delete table inet cgvm)" nft delete table inet cgvm
+exec 5>&-
+wait_for 10 exited $W
+wait $W
+ok "w3m's group is removed again" wait_for 15 sh -c "! test -d $V2$WEB"
+client w3m 5; W=$CPID
+ok "a new w3m, a new group, while its set is missing" wait_for 20 in_group $W "$WEB"
+ok "the daemon logs that it cannot add the group's id" \
+	journal_has "^nft set inet cgvm web: cannot add unified:$WEB: it does not exist"
+ask 5 w3 2049
+is open "$(answer w3 2049)" "without its set, nothing restricts w3m"
+journal_mark
+ok "the firewall reloads (nft -f, flush ruleset: the sets start empty)" nft -f /etc/nftables.conf
+t0=$(date +%s%N)
 ok "the www set holds the www group's id again" filled cgengine www "$WWW"
 ok "the nfs set holds the nfs group's id again" filled cgengine nfs "$NFS"
-ok "the test's web set holds w3m's group id again" filled cgvm web "$WEB"
+ok "the test's set is back and holds w3m's group id again" filled cgvm web "$WEB"
+diag "the sets were full again $((($(date +%s%N) - t0) / 1000000)) ms after nft -f returned"
+ok "the daemon refilled them by itself (nftables' notifications)" \
+	journal_has '^nft set inet cgengine www: 1 group id added, 0 deleted$'
+ok "and says it found the missing set" journal_has '^nft set inet cgvm web: found$'
 ask 3 f2 80 2049
 ask 4 n2 2049 80
-ask 5 w3 80 2049
+ask 5 w4 80 2049
 is "open timeout" "$(answer f2 80) $(answer f2 2049)" "reloaded: the browser reaches 80, not 2049"
 is "open timeout" "$(answer n2 2049) $(answer n2 80)" "reloaded: nfsd reaches 2049, not 80"
-is "open timeout" "$(answer w3 80) $(answer w3 2049)" "reloaded: w3m reaches 80, not 2049"
-ok "reloaded: the www class's counters count again" grew cgengine www_dropped 0
-ok "reloaded: the nfs class's counters count again" grew cgengine nfs_dropped 0
-ok "reloaded: the template class's counters count again" grew cgvm web_dropped 0
+is "open timeout" "$(answer w4 80) $(answer w4 2049)" "reloaded: w3m reaches 80, not 2049"
+ok "reloaded: the www class's drop counter counts again" grew cgengine www_dropped 0
+ok "reloaded: the nfs class's drop counter counts again" grew cgengine nfs_dropped 0
+ok "reloaded: the template class's drop counter counts again" grew cgvm web_dropped 0
 ok "no errors in the daemon's journal since the reload" \
 	sh -c "! journalctl -u cgengined --no-pager -o cat -p err --after-cursor='$JOURNAL_CURSOR' | grep -q ."
+
+# --- part 4: a restart adopts the groups and fills the sets at start ----------------
+systemctl stop cgengined
+nft flush set inet cgengine www
+ok "with the daemon stopped, the www set is emptied by hand" no_id cgengine www "$WWW"
+ask 3 f0 2049
+is open "$(answer f0 2049)" "then nothing stops the browser: the set is what restricts it"
+journal_mark
+timeout 120 systemctl start cgengined
+ok "after a start the www set holds the (adopted) www group's id" filled cgengine www "$WWW"
+d0=$(packets cgengine www_dropped)
+ask 3 f3 80 2049
+is "open timeout" "$(answer f3 80) $(answer f3 2049)" "restarted: the browser reaches 80, not 2049"
+ok "restarted: the drop counter went up" grew cgengine www_dropped "$d0"
 
 # --- clean up ---------------------------------------------------------------------
 exec 3>&- 4>&- 5>&-
