@@ -244,6 +244,8 @@ bool core_nft_wanted(const struct core *c);
 /* The netlink port of the core's own set changes (0: none yet), so the
  * loop can ignore the notifications they cause. */
 uint32_t core_nft_self(const struct core *c);
+/* Is r one of the sets the core keeps? */
+bool core_nft_names(const struct core *c, const struct nftset_ref *r);
 /* The ruleset changed (or notifications were lost): synchronise the
  * sets shortly (core_next_deadline says when). */
 void core_nft_changed(struct core *c, double now);

@@ -702,6 +702,19 @@ core_nft_self(const struct core *c)
 	return c->nft != NULL ? nftset_portid(c->nft->conn) : 0;
 }
 
+bool
+core_nft_names(const struct core *c, const struct nftset_ref *r)
+{
+	const struct nftsets *n = c->nft;
+
+	for (size_t s = 0; n != NULL && s < n->nsets; s++)
+		if (n->sets[s].ref.family == r->family &&
+		    strcmp(n->sets[s].ref.table, r->table) == 0 &&
+		    strcmp(n->sets[s].ref.set, r->set) == 0)
+			return true;
+	return false;
+}
+
 void
 core_nft_changed(struct core *c, double now)
 {

@@ -287,6 +287,15 @@ test_sets(void)
 	ok(holds("inet fw www", live), "an id of another, living group is left alone");
 	is_int(0, (long long)count("inet fw v1"), "a v1 group's set is never touched");
 
+	ok(core_nft_names(
+		   c, &(struct nftset_ref){ .family = 1, .table = "fw", .set = "nfs" }),
+	   "the loop hears of a change to one of the sets");
+	ok(!core_nft_names(
+		   c, &(struct nftset_ref){ .family = 1, .table = "fw", .set = "ssh" }),
+	   "... and ignores another set of the same table");
+	ok(!core_nft_names(
+		   c, &(struct nftset_ref){ .family = 2, .table = "fw", .set = "nfs" }),
+	   "... or of another family");
 	struct seen s = { 0 };
 	core_nft_sets_of(c, "/svc/students/www/default", seen_set, &s);
 	is_int(2, (long long)s.n, "explain: the sets of a process's groups");
@@ -424,7 +433,7 @@ test_config(void)
 int
 main(void)
 {
-	plan(42);
+	plan(45);
 	test_missing_then_made();
 	test_sets();
 	test_none();

@@ -67,6 +67,14 @@ has(const uint64_t *v, size_t n, uint64_t x)
 	return false;
 }
 
+/* The test's sets are "www" and "nfs" of table cgt_nft. */
+static bool
+ours(void *arg, const struct nftset_ref *r)
+{
+	return strcmp(r->table, "cgt_nft") == 0 &&
+	       (strcmp(r->set, "www") == 0 || strcmp(r->set, "nfs") == 0);
+}
+
 static void
 sets(void)
 {
@@ -100,7 +108,7 @@ sets(void)
 	free(got);
 	is_int(0, nftset_add(c, &www, ids, 2), "adding present ids again is fine");
 	is_int(0, sh("nft list set inet cgt_nft www | grep -q 1599"), "nft shows them");
-	is_int(0, nftset_monitor_read(mon, nftset_portid(c)),
+	is_int(0, nftset_monitor_read(mon, nftset_portid(c), ours, NULL),
 	       "the monitor ignores our own changes");
 
 	is_int(0, nftset_del(c, &www, ids + 1, 599), "599 are deleted");
@@ -116,17 +124,23 @@ sets(void)
 	is_int(-EPROTOTYPE, nftset_list(c, &addr, &got, &n),
 	       "its elements are not cgroup ids: -EPROTOTYPE");
 
+	if (sh("nft flush set inet cgt_nft addr && nft add set inet cgt_nft other "
+	       "'{ type cgroupsv2; }'") != 0)
+		bail("nft flush addr");
+	usleep(100000);
+	is_int(0, nftset_monitor_read(mon, nftset_portid(c), ours, NULL),
+	       "another set flushed, another set made: the monitor ignores them");
 	if (sh("nft flush set inet cgt_nft www") != 0)
 		bail("nft flush");
 	usleep(100000);
-	is_int(1, nftset_monitor_read(mon, nftset_portid(c)),
+	is_int(1, nftset_monitor_read(mon, nftset_portid(c), ours, NULL),
 	       "flushing the set by someone else: the monitor says so");
-	is_int(0, nftset_monitor_read(mon, nftset_portid(c)), "once");
+	is_int(0, nftset_monitor_read(mon, nftset_portid(c), ours, NULL), "once");
 	if (sh("nft delete table inet cgt_nft && nft add table inet cgt_nft && "
 	       "nft add set inet cgt_nft www '{ type cgroupsv2; }'") != 0)
 		bail("nft remake");
 	usleep(100000);
-	is_int(1, nftset_monitor_read(mon, nftset_portid(c)),
+	is_int(1, nftset_monitor_read(mon, nftset_portid(c), ours, NULL),
 	       "the table made again: the monitor says so");
 	close(mon);
 	nftset_close(c);
@@ -170,10 +184,10 @@ ids(void)
 int
 main(void)
 {
-	plan(40);
+	plan(41);
 	parsing();
 	if (geteuid() != 0) {
-		skip(27, "needs root");
+		skip(28, "needs root");
 		return tap_done();
 	}
 	ids();
