@@ -553,7 +553,8 @@ fixture_core(struct fixture *f)
 			 .mountinfo = f->mountinfo,
 			 .cgfs = &f->cgfs,
 			 .wall = fake_wall,
-			 .nft = f->nft },
+			 .nft = f->nft,
+			 .boost_members = f->boost_members },
 	};
 
 	fixture_current = f;

@@ -33,6 +33,7 @@ struct fixture {
 	/* nftables sets: the test's stand-in (NULL: the kernel's, which a
 	 * test without nft sets in its config never calls) */
 	const struct core_nft *nft;
+	size_t boost_members; /* core_env.boost_members */
 };
 
 /* The fixture being used (the wall clock callback needs it). */
