@@ -19,16 +19,6 @@
 
 #define NOBODY 65534
 
-static const char rules[] = "root            name=cgecore  /admins\n"
-			    "nobody:fx-www   name=cgecore  /www\n"
-			    "nobody          name=cgecore  /users/%u\n";
-
-static const char profile[] = "boost-profile \"fast\" {\n"
-			      "  allow = {\"nobody\"}\n"
-			      "  hierarchy = \"name=cgecore\"\n"
-			      "  destination = \"/fast\"\n"
-			      "  max-duration = \"1h\"\n"
-			      "}\n";
 
 static struct fixture fx;
 
@@ -417,7 +407,7 @@ main(void)
 {
 	plan(76);
 	fixture_init(&fx);
-	fixture_files(&fx, profile, rules);
+	fixture_files(&fx, fixture_profile, fixture_rules);
 	fixture_proc(&fx, 1, 0, 0, "/usr/lib/systemd/systemd", 1, "/init.scope");
 	fixture_proc(&fx, 100, 0, 0, "/usr/bin/bash", 10, "/");
 	fixture_proc(&fx, 200, NOBODY, NOBODY, "/usr/bin/fx-www", 20, "/");

@@ -422,6 +422,17 @@ fake_wall(void)
 	return f->wall;
 }
 
+const char fixture_rules[] = "root            name=cgecore  /admins\n"
+			    "nobody:fx-www   name=cgecore  /www\n"
+			    "nobody          name=cgecore  /users/%u\n";
+
+const char fixture_profile[] = "boost-profile \"fast\" {\n"
+			       "  allow = {\"nobody\"}\n"
+			       "  hierarchy = \"name=cgecore\"\n"
+			       "  destination = \"/fast\"\n"
+			       "  max-duration = \"1h\"\n"
+			       "}\n";
+
 /* ---- set-up ---------------------------------------------------------------- */
 
 void
