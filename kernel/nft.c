@@ -205,6 +205,7 @@ change(struct nftset_conn *c, uint16_t type, const struct nftset_ref *r,
 	uint32_t seq;
 	int rc = 0;
 
+	memset(buf, 0, sizeof(buf)); /* no stray bytes in the messages' padding */
 	if (s == NULL)
 		return -ENOMEM;
 	if ((b = mnl_nlmsg_batch_start(buf, sizeof(buf))) == NULL) {
@@ -317,6 +318,7 @@ nftset_list(struct nftset_conn *c, const struct nftset_ref *r, uint64_t **ids, s
 	uint32_t seq = c->seq++;
 	int rc;
 
+	memset(buf, 0, sizeof(buf));
 	*ids = NULL;
 	*n = 0;
 	if (s == NULL)
