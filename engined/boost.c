@@ -335,6 +335,13 @@ boost_next_expiry(const struct core *c)
 	return t;
 }
 
+/* The most processes one boost holds: what the state file keeps. */
+static size_t
+members_max(const struct core *c)
+{
+	return c->env.boost_members > 0 ? c->env.boost_members : STATEFILE_MAX_MEMBERS;
+}
+
 void
 boost_fork(struct core *c, struct procid parent, struct procid child)
 {
@@ -342,8 +349,20 @@ boost_fork(struct core *c, struct procid parent, struct procid child)
 	bool joined = false;
 
 	TAILQ_FOREACH(b, &c->boosts, link)
-	if (has_member(b, parent) && add_member(b, child) == 0)
-		joined = true;
+	{
+		if (!has_member(b, parent))
+			continue;
+		if (b->n >= members_max(c)) { /* a fork bomb does not grow it */
+			if (!b->full)
+				log_warning("boost #%u holds %zu processes, the most it may: "
+					    "children forked from now on are not boosted",
+					    b->id, b->n);
+			b->full = true;
+			continue;
+		}
+		if (add_member(b, child) == 0)
+			joined = true;
+	}
 	if (joined) {
 		update_flag(c, child);
 		boost_changed(c);
@@ -402,13 +421,28 @@ restore_record(void *arg, const struct statefile_record *r)
 			    r->hier[0] ? r->hier : "unified");
 		return 0;
 	}
+	const struct boost_profile *prof = NULL;
+	for (size_t i = 0; r->profile != NULL && i < c->pol->cfg->nprofiles; i++)
+		if (strcmp(c->pol->cfg->profiles[i].name, r->profile) == 0)
+			prof = &c->pol->cfg->profiles[i];
+	if (r->profile != NULL && prof == NULL) {
+		log_warning("boost #%u dropped: boost profile %s no longer exists", r->id,
+			    r->profile);
+		return 0;
+	}
 	struct boost *b = boost_new(r->hier, r->dest, r->profile);
 	if (b == NULL)
 		return -ENOMEM;
 	b->id = r->id;
 	b->owner = r->owner;
 	b->expires = (time_t)r->expires;
-	for (size_t i = 0; i < r->n; i++) {
+	/* a profile's max-duration may have been lowered meanwhile */
+	if (prof != NULL && difftime(b->expires, now) > (double)prof->max_seconds) {
+		b->expires = now + prof->max_seconds;
+		log_notice("boost #%u shortened to the %lds of profile %s", r->id,
+			   prof->max_seconds, prof->name);
+	}
+	for (size_t i = 0; i < r->n && b->n < members_max(c); i++) {
 		struct procid id = { .pid = r->m[i].pid, .start = r->m[i].start };
 
 		if (task_alive(c->env.procroot, id) && add_member(b, id) < 0)

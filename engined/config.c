@@ -38,6 +38,10 @@ report_msg(const struct report *r, const char *fmt, ...)
 static const struct report *current;
 static unsigned reported;
 
+/* libconfuse's messages: its own printf formats, passed on */
+static void confuse_error(cfg_t *cfg, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
 static void
 confuse_error(cfg_t *cfg, const char *fmt, va_list ap)
 {

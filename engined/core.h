@@ -74,6 +74,9 @@ struct core_env {
 	 */
 	void (*want_forks)(void *arg, bool on);
 	void *want_arg;
+	/* the most processes one boost may hold (0: what the state file
+	 * keeps, STATEFILE_MAX_MEMBERS; tests lower it) */
+	size_t boost_members;
 };
 
 struct core_options {
@@ -118,6 +121,7 @@ struct boost {
 	char *profile;	/* NULL for a boost root gave directly */
 	struct procid *m; /* members: the process and its children */
 	size_t n, cap;
+	bool full;	  /* it reached the most members it may hold (said once) */
 	TAILQ_ENTRY(boost) link;
 };
 TAILQ_HEAD(boost_list, boost);
@@ -244,6 +248,8 @@ bool core_nft_wanted(const struct core *c);
 /* The netlink port of the core's own set changes (0: none yet), so the
  * loop can ignore the notifications they cause. */
 uint32_t core_nft_self(const struct core *c);
+/* Is r one of the sets the core keeps? */
+bool core_nft_names(const struct core *c, const struct nftset_ref *r);
 /* The ruleset changed (or notifications were lost): synchronise the
  * sets shortly (core_next_deadline says when). */
 void core_nft_changed(struct core *c, double now);

@@ -159,11 +159,17 @@ apply_nice(const struct config *cfg)
 
 /* ---- the nftables ruleset, while the policy names sets ------------------------------ */
 
+static bool
+nft_ours(void *arg, const struct nftset_ref *r)
+{
+	return core_nft_names(arg, r);
+}
+
 static void
 nft_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct engine *e = w->data;
-	int rc = nftset_monitor_read(e->nft_fd, core_nft_self(e->core));
+	int rc = nftset_monitor_read(e->nft_fd, core_nft_self(e->core), nft_ours, e->core);
 
 	if (rc > 0)
 		core_nft_changed(e->core, ev_now(loop));

@@ -535,9 +535,45 @@ walk(struct core *c, const struct nft_pattern *p, size_t j, char *path)
 		walk(c, p, j + 1, sub);
 }
 
+static int
+cmp_id(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool
+sorted_has(const uint64_t *v, size_t n, uint64_t id)
+{
+	return n > 0 && bsearch(&id, v, n, sizeof(*v), cmp_id) != NULL;
+}
+
+/* The ids of the members that belong in set s, sorted, without
+ * duplicates, in a new array (NULL: out of memory). */
+static uint64_t *
+wanted_ids(const struct nftsets *n, size_t s, size_t *count)
+{
+	uint64_t *v = malloc((n->nmem + 1) * sizeof(*v));
+	size_t k = 0;
+
+	if (v == NULL)
+		return NULL;
+	for (size_t i = 0; n->sets[s].configured && i < n->nmem; i++)
+		if (wanted_in(n, s, n->mem[i].path))
+			v[k++] = n->mem[i].id;
+	qsort(v, k, sizeof(*v), cmp_id);
+	size_t u = 0;
+	for (size_t i = 0; i < k; i++)
+		if (u == 0 || v[u - 1] != v[i])
+			v[u++] = v[i];
+	*count = u;
+	return v;
+}
+
 /* Bring set s in line: add the members' ids it lacks, delete the ids
  * the daemon put there that are no longer wanted, and those of groups
- * that no longer exist. */
+ * that no longer exist.  Sorted lists, so a big set costs n log n. */
 static void
 sync_set(struct core *c, size_t s)
 {
@@ -545,8 +581,8 @@ sync_set(struct core *c, size_t s)
 	struct nft_set *set = &n->sets[s];
 	const struct core_nft *ops = c->env.nft;
 	const struct core_cgfs *fs = c->env.cgfs;
-	uint64_t *have, *add = NULL, *del = NULL;
-	size_t nhave, nadd = 0, ndel = 0;
+	uint64_t *have, *want = NULL, *add = NULL, *del = NULL;
+	size_t nhave, nwant = 0, nadd = 0, ndel = 0;
 	int rc = ops->list(ops->arg, &set->ref, &have, &nhave);
 
 	if (rc < 0) {
@@ -557,23 +593,20 @@ sync_set(struct core *c, size_t s)
 	if (set->missing)
 		log_notice("nft set %s: found", set->name);
 	set->missing = false;
-	add = calloc(n->nmem + 1, sizeof(*add));
-	del = calloc(nhave + 1, sizeof(*del));
-	if (add == NULL || del == NULL)
+	want = wanted_ids(n, s, &nwant);
+	add = malloc((nwant + 1) * sizeof(*add));
+	del = malloc((nhave + 1) * sizeof(*del));
+	if (want == NULL || add == NULL || del == NULL)
 		goto out;
-	for (size_t i = 0; set->configured && i < n->nmem; i++)
-		if (wanted_in(n, s, n->mem[i].path) &&
-		    !ids_has(have, nhave, n->mem[i].id) &&
-		    !ids_has(add, nadd, n->mem[i].id))
-			add[nadd++] = n->mem[i].id;
+	qsort(have, nhave, sizeof(*have), cmp_id);
+	qsort(set->ids, set->n, sizeof(*set->ids), cmp_id);
+	for (size_t i = 0; i < nwant; i++)
+		if (!sorted_has(have, nhave, want[i]))
+			add[nadd++] = want[i];
 	for (size_t i = 0; i < nhave; i++) {
-		bool wanted = false;
-		for (size_t k = 0; set->configured && k < n->nmem && !wanted; k++)
-			wanted = n->mem[k].id == have[i] &&
-				 wanted_in(n, s, n->mem[k].path);
-		if (wanted)
+		if (sorted_has(want, nwant, have[i]) || (i > 0 && have[i] == have[i - 1]))
 			continue;
-		if (ids_has(set->ids, set->n, have[i]) ||
+		if (sorted_has(set->ids, set->n, have[i]) ||
 		    (set->configured && fs->id_live != NULL && n->h != NULL &&
 		     fs->id_live(fs->arg, n->h, have[i]) == 0))
 			del[ndel++] = have[i];
@@ -585,11 +618,12 @@ sync_set(struct core *c, size_t s)
 	if (nadd > 0 || ndel > 0)
 		log_notice("nft set %s: %zu group id%s added, %zu deleted", set->name,
 			   nadd, nadd == 1 ? "" : "s", ndel);
-	set->n = 0;
-	for (size_t i = 0; set->configured && i < n->nmem; i++)
-		if (wanted_in(n, s, n->mem[i].path))
-			set_remember(set, n->mem[i].id);
+	free(set->ids); /* what is ours there now: the wanted ones */
+	set->ids = want;
+	set->n = set->cap = nwant;
+	want = NULL;
 out:
+	free(want);
 	free(add);
 	free(del);
 	free(have);
@@ -700,6 +734,19 @@ uint32_t
 core_nft_self(const struct core *c)
 {
 	return c->nft != NULL ? nftset_portid(c->nft->conn) : 0;
+}
+
+bool
+core_nft_names(const struct core *c, const struct nftset_ref *r)
+{
+	const struct nftsets *n = c->nft;
+
+	for (size_t s = 0; n != NULL && s < n->nsets; s++)
+		if (n->sets[s].ref.family == r->family &&
+		    strcmp(n->sets[s].ref.table, r->table) == 0 &&
+		    strcmp(n->sets[s].ref.set, r->set) == 0)
+			return true;
+	return false;
 }
 
 void

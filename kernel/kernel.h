@@ -333,11 +333,13 @@ int nftset_list(struct nftset_conn *c, const struct nftset_ref *r, uint64_t **id
 /*
  * Watching the ruleset: a non-blocking socket that receives nf_tables'
  * notifications, or -errno.  nftset_monitor_read() drains it: 1 when a
- * table or set was made or elements deleted by someone other than port
- * self (e.g. "nft -f" reloading the firewall), or notifications were
- * lost; 0 otherwise; -errno on error.
+ * set was made or lost elements by the hand of someone other than port
+ * self (e.g. "nft -f" reloading the firewall) and ours(arg, set) says
+ * it is one of the caller's (ours NULL: any set), or when notifications
+ * were lost; 0 otherwise; -errno on error.
  */
+typedef bool nftset_ours_fn(void *arg, const struct nftset_ref *r);
 int nftset_monitor_open(void) KERNEL_WUR;
-int nftset_monitor_read(int fd, uint32_t self) KERNEL_WUR;
+int nftset_monitor_read(int fd, uint32_t self, nftset_ours_fn *ours, void *arg) KERNEL_WUR;
 
 #endif

@@ -205,6 +205,7 @@ change(struct nftset_conn *c, uint16_t type, const struct nftset_ref *r,
 	uint32_t seq;
 	int rc = 0;
 
+	memset(buf, 0, sizeof(buf)); /* no stray bytes in the messages' padding */
 	if (s == NULL)
 		return -ENOMEM;
 	if ((b = mnl_nlmsg_batch_start(buf, sizeof(buf))) == NULL) {
@@ -317,6 +318,7 @@ nftset_list(struct nftset_conn *c, const struct nftset_ref *r, uint64_t **ids, s
 	uint32_t seq = c->seq++;
 	int rc;
 
+	memset(buf, 0, sizeof(buf));
 	*ids = NULL;
 	*n = 0;
 	if (s == NULL)
@@ -361,26 +363,68 @@ nftset_monitor_open(void)
 	return fd;
 }
 
-/* Does this notification (not from ourselves) mean a set may have lost
- * our elements, or been made? */
+/* Copy a string attribute into out; false if it is not one or too long. */
 static bool
-wants_sync(const struct nlmsghdr *h, uint32_t self)
+attr_str(const struct nlattr *a, char *out, size_t len)
 {
+	if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0 ||
+	    strlen(mnl_attr_get_str(a)) >= len)
+		return false;
+	strcpy(out, mnl_attr_get_str(a));
+	return true;
+}
+
+/* The set a NEWSET or DELSETELEM notification is about; false if the
+ * message does not name one. */
+static bool
+notified_set(const struct nlmsghdr *h, uint16_t table_attr, uint16_t set_attr,
+	     struct nftset_ref *r)
+{
+	const struct nfgenmsg *g = mnl_nlmsg_get_payload(h);
+	const struct nlattr *a;
+	bool table = false, set = false;
+
+	if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*g)))
+		return false;
+	memset(r, 0, sizeof(*r));
+	r->family = g->nfgen_family;
+	mnl_attr_for_each(a, h, sizeof(*g))
+	{
+		if (mnl_attr_get_type(a) == table_attr)
+			table = attr_str(a, r->table, sizeof(r->table));
+		else if (mnl_attr_get_type(a) == set_attr)
+			set = attr_str(a, r->set, sizeof(r->set));
+	}
+	return table && set;
+}
+
+/* Does this notification (not from ourselves) say that a set ours()
+ * knows was made, or lost elements? */
+static bool
+wants_sync(const struct nlmsghdr *h, uint32_t self, nftset_ours_fn *ours, void *arg)
+{
+	struct nftset_ref r;
+	bool named;
+
 	if (NFNL_SUBSYS_ID(h->nlmsg_type) != NFNL_SUBSYS_NFTABLES ||
 	    (self != 0 && h->nlmsg_pid == self))
 		return false;
 	switch (NFNL_MSG_TYPE(h->nlmsg_type)) {
-	case NFT_MSG_NEWTABLE:
 	case NFT_MSG_NEWSET:
+		named = notified_set(h, NFTA_SET_TABLE, NFTA_SET_NAME, &r);
+		break;
 	case NFT_MSG_DELSETELEM:
-		return true;
+		named = notified_set(h, NFTA_SET_ELEM_LIST_TABLE, NFTA_SET_ELEM_LIST_SET,
+				     &r);
+		break;
 	default:
 		return false;
 	}
+	return ours == NULL || !named || ours(arg, &r);
 }
 
 int
-nftset_monitor_read(int fd, uint32_t self)
+nftset_monitor_read(int fd, uint32_t self, nftset_ours_fn *ours, void *arg)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	int want = 0;
@@ -396,10 +440,10 @@ nftset_monitor_read(int fd, uint32_t self)
 				return -errno;
 			return want;
 		}
-		size_t len = (size_t)n;
-		for (const struct nlmsghdr *h = (const void *)buf;
-		     mnl_nlmsg_ok(h, (int)len); h = mnl_nlmsg_next(h, (int *)&len))
-			want |= wants_sync(h, self);
+		int len = (int)n;
+		for (const struct nlmsghdr *h = (const void *)buf; mnl_nlmsg_ok(h, len);
+		     h = mnl_nlmsg_next(h, &len))
+			want |= wants_sync(h, self, ours, arg);
 	}
 }
 

@@ -19,16 +19,6 @@
 
 #define NOBODY 65534
 
-static const char rules[] = "root            name=cgecore  /admins\n"
-			    "nobody:fx-www   name=cgecore  /www\n"
-			    "nobody          name=cgecore  /users/%u\n";
-
-static const char profile[] = "boost-profile \"fast\" {\n"
-			      "  allow = {\"nobody\"}\n"
-			      "  hierarchy = \"name=cgecore\"\n"
-			      "  destination = \"/fast\"\n"
-			      "  max-duration = \"1h\"\n"
-			      "}\n";
 
 static struct fixture fx;
 
@@ -278,17 +268,26 @@ test_restore(void)
 		 "boost 8 65534 %lld name=cgecore /../../../x - 200:20\n"
 		 "boost 4294967295 0 %lld name=cgecore /fast - 200:20\n"
 		 "boost 9 0 %lld name=cgecore /fast2 - 100:10\n"
-		 "boost 6 0 %lld name=cgecore /fast3 - 999:1 100:10\n",
+		 "boost 6 0 %lld name=cgecore /fast3 - 999:1 100:10\n"
+		 "boost 5 65534 %lld name=cgecore /fast fast 620:62\n"
+		 "boost 3 65534 %lld name=cgecore /fast gone 630:63\n",
 		 (long long)fx.wall + 100, (long long)fx.wall + 100,
 		 (long long)fx.wall + 100, (long long)fx.wall + 100,
-		 (long long)fx.wall + 86400LL * 10000, (long long)fx.wall + 100);
+		 (long long)fx.wall + 86400LL * 10000, (long long)fx.wall + 100,
+		 (long long)fx.wall + 7200, (long long)fx.wall + 100);
+	fixture_proc(&fx, 620, NOBODY, NOBODY, "/usr/bin/cat", 62, "/");
+	fixture_proc(&fx, 630, NOBODY, NOBODY, "/usr/bin/cat", 63, "/");
 	write_state(text);
 	struct core *c = fixture_core(&fx);
 	if (c == NULL)
 		bail("no core");
 	core_start(c, 1.0);
-	is_int(2, (long long)core_boost_count(c),
-	       "restored: two valid boosts; duplicate, '..', huge id and far expiry refused");
+	is_int(3, (long long)core_boost_count(c),
+	       "restored: three valid boosts; duplicate, '..', huge id, far expiry and a "
+	       "profile that no longer exists refused");
+	ok(core_boost_find(c, 3) == NULL, "a boost of a profile no longer configured is dropped");
+	ok(core_boost_find(c, 5) != NULL && core_boost_find(c, 5)->expires == fx.wall + 3600,
+	   "a profile boost longer than the profile's max-duration now is shortened to it");
 	ok(core_boost_find(c, 9) == NULL, "an expiry years away is refused");
 	const struct boost *b = core_boost_find(c, 6);
 	ok(b != NULL && b->n == 1, "a member that is gone is dropped, the living one kept");
@@ -332,6 +331,36 @@ test_restore(void)
 }
 
 /* a process name cannot forge log lines */
+/* A boost holds at most so many processes: a fork bomb does not grow it. */
+static void
+test_boost_cap(void)
+{
+	struct boost_info info;
+
+	fx.boost_members = 3;
+	unlink(fx.state);
+	struct core *c = fixture_core(&fx);
+	if (c == NULL)
+		bail("no core");
+	core_start(c, 1.0);
+	fixture_proc(&fx, 700, NOBODY, NOBODY, "/usr/bin/cat", 70, "/");
+	is_int(0, boost(c, 700, 60, &info), "a boost with room for three processes");
+	for (pid_t p = 701; p <= 705; p++) {
+		fixture_proc(&fx, p, NOBODY, NOBODY, "/usr/bin/cat", (uint64_t)p, "/");
+		event(c, PROCEV_FORK, p, 700, 2.0);
+	}
+	const struct boost *b = core_boost_find(c, info.id);
+	ok(b != NULL && b->n == 3 && b->full, "five children forked: two joined, then it is full");
+	ok(!(core_proc_flags(c, 705) & PROC_BOOSTED), "a child past the limit is not boosted");
+	fixture_gone(&fx, 701);
+	event(c, PROCEV_EXIT, 701, 0, 3.0);
+	fixture_proc(&fx, 706, NOBODY, NOBODY, "/usr/bin/cat", 706, "/");
+	event(c, PROCEV_FORK, 706, 700, 3.0);
+	ok(core_proc_flags(c, 706) & PROC_BOOSTED, "a member exited: the next child joins");
+	core_free(c);
+	fx.boost_members = 0;
+}
+
 static void
 test_log_injection(void)
 {
@@ -376,9 +405,9 @@ test_cleanup(struct core *c)
 int
 main(void)
 {
-	plan(70);
+	plan(76);
 	fixture_init(&fx);
-	fixture_files(&fx, profile, rules);
+	fixture_files(&fx, fixture_profile, fixture_rules);
 	fixture_proc(&fx, 1, 0, 0, "/usr/lib/systemd/systemd", 1, "/init.scope");
 	fixture_proc(&fx, 100, 0, 0, "/usr/bin/bash", 10, "/");
 	fixture_proc(&fx, 200, NOBODY, NOBODY, "/usr/bin/fx-www", 20, "/");
@@ -397,6 +426,7 @@ main(void)
 	core_stop(c);
 	core_free(c);
 	test_restore();
+	test_boost_cap();
 	fixture_done(&fx);
 	return 0;
 }

@@ -7,7 +7,7 @@
  * stale ids, a reload that stops naming a set, explain's view, and the
  * config's errors.
  */
-#include "engined/core.h"
+#include "engined/control_private.h"
 #include "tests/lib/fixture.h"
 #include "tests/tap/tap.h"
 
@@ -188,6 +188,22 @@ seen_set(void *arg, const char *set, const char *group, unsigned level)
 			 level);
 }
 
+/* cgenginectl [--json] explain pid, as root: the output. */
+static const char *
+explain(struct core *c, pid_t pid, bool json)
+{
+	static struct buf out;
+	static char err[256];
+	char arg[16], *argv[] = { "explain", arg };
+	struct request rq = { .core = c, .now = 40.0, .uid = 0, .json = json };
+
+	snprintf(arg, sizeof(arg), "%d", (int)pid);
+	buf_reset(&out);
+	if (control_dispatch(&rq, 2, argv, &out, err, sizeof(err)) < 0 || out.p == NULL)
+		return err;
+	return out.p;
+}
+
 static void
 test_missing_then_made(void)
 {
@@ -271,6 +287,15 @@ test_sets(void)
 	ok(holds("inet fw www", live), "an id of another, living group is left alone");
 	is_int(0, (long long)count("inet fw v1"), "a v1 group's set is never touched");
 
+	ok(core_nft_names(
+		   c, &(struct nftset_ref){ .family = 1, .table = "fw", .set = "nfs" }),
+	   "the loop hears of a change to one of the sets");
+	ok(!core_nft_names(
+		   c, &(struct nftset_ref){ .family = 1, .table = "fw", .set = "ssh" }),
+	   "... and ignores another set of the same table");
+	ok(!core_nft_names(
+		   c, &(struct nftset_ref){ .family = 2, .table = "fw", .set = "nfs" }),
+	   "... or of another family");
 	struct seen s = { 0 };
 	core_nft_sets_of(c, "/svc/students/www/default", seen_set, &s);
 	is_int(2, (long long)s.n, "explain: the sets of a process's groups");
@@ -332,6 +357,19 @@ test_sets(void)
 	fixture_files(&fx, CONF, RULES);
 	is_int(0, core_reload(c, 31.0), "reload naming them again");
 	ok(holds("inet fw nfs", sn) && holds("inet fw web", sw), "they are filled again");
+
+	const char *text = explain(c, 200, false);
+	ok(strstr(text,
+		  "\nnft sets: inet fw www (level 3, unified:/svc/students/www)\n") &&
+		   strstr(text,
+			  "\nnft sets: inet fw web (level 3, unified:/svc/students/www)\n"),
+	   "cgenginectl explain names the sets, levels and groups");
+	text = explain(c, 200, true);
+	ok(strstr(text,
+		  "\"nft_sets\":[{\"family\":\"inet\",\"table\":\"fw\","
+		  "\"set\":\"www\",\"group\":\"/svc/students/www\",\"level\":3},") !=
+		   NULL,
+	   "... and so does --json explain");
 	core_free(c);
 	fixture_done(&fx);
 }
@@ -395,7 +433,7 @@ test_config(void)
 int
 main(void)
 {
-	plan(40);
+	plan(45);
 	test_missing_then_made();
 	test_sets();
 	test_none();

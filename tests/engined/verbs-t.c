@@ -156,23 +156,13 @@ test_denial_log(void)
 	is_int(1, summary, "... and one line counts the 15 not logged");
 }
 
-static const char rules[] = "root            name=cgecore  /admins\n"
-			    "nobody:fx-www   name=cgecore  /www\n"
-			    "nobody          name=cgecore  /users/%u\n";
-
-static const char profile[] = "boost-profile \"fast\" {\n"
-			      "  allow = {\"nobody\"}\n"
-			      "  hierarchy = \"name=cgecore\"\n"
-			      "  destination = \"/fast\"\n"
-			      "  max-duration = \"1h\"\n"
-			      "}\n";
 
 int
 main(void)
 {
 	plan(43);
 	fixture_init(&fx);
-	fixture_files(&fx, profile, rules);
+	fixture_files(&fx, fixture_profile, fixture_rules);
 	fixture_proc(&fx, 100, 0, 0, "/usr/bin/bash", 10, "/");
 	fixture_proc(&fx, 200, NOBODY, NOBODY, "/usr/bin/fx-www", 20, "/");
 	if ((core = fixture_core(&fx)) == NULL)

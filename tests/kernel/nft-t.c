@@ -9,7 +9,14 @@
 #include "tests/tap/tap.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include <sched.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +74,14 @@ has(const uint64_t *v, size_t n, uint64_t x)
 	return false;
 }
 
+/* The test's sets are "www" and "nfs" of table cgt_nft. */
+static bool
+ours(void *arg, const struct nftset_ref *r)
+{
+	return strcmp(r->table, "cgt_nft") == 0 &&
+	       (strcmp(r->set, "www") == 0 || strcmp(r->set, "nfs") == 0);
+}
+
 static void
 sets(void)
 {
@@ -100,7 +115,7 @@ sets(void)
 	free(got);
 	is_int(0, nftset_add(c, &www, ids, 2), "adding present ids again is fine");
 	is_int(0, sh("nft list set inet cgt_nft www | grep -q 1599"), "nft shows them");
-	is_int(0, nftset_monitor_read(mon, nftset_portid(c)),
+	is_int(0, nftset_monitor_read(mon, nftset_portid(c), ours, NULL),
 	       "the monitor ignores our own changes");
 
 	is_int(0, nftset_del(c, &www, ids + 1, 599), "599 are deleted");
@@ -116,17 +131,23 @@ sets(void)
 	is_int(-EPROTOTYPE, nftset_list(c, &addr, &got, &n),
 	       "its elements are not cgroup ids: -EPROTOTYPE");
 
+	if (sh("nft flush set inet cgt_nft addr && nft add set inet cgt_nft other "
+	       "'{ type cgroupsv2; }'") != 0)
+		bail("nft flush addr");
+	usleep(100000);
+	is_int(0, nftset_monitor_read(mon, nftset_portid(c), ours, NULL),
+	       "another set flushed, another set made: the monitor ignores them");
 	if (sh("nft flush set inet cgt_nft www") != 0)
 		bail("nft flush");
 	usleep(100000);
-	is_int(1, nftset_monitor_read(mon, nftset_portid(c)),
+	is_int(1, nftset_monitor_read(mon, nftset_portid(c), ours, NULL),
 	       "flushing the set by someone else: the monitor says so");
-	is_int(0, nftset_monitor_read(mon, nftset_portid(c)), "once");
+	is_int(0, nftset_monitor_read(mon, nftset_portid(c), ours, NULL), "once");
 	if (sh("nft delete table inet cgt_nft && nft add table inet cgt_nft && "
 	       "nft add set inet cgt_nft www '{ type cgroupsv2; }'") != 0)
 		bail("nft remake");
 	usleep(100000);
-	is_int(1, nftset_monitor_read(mon, nftset_portid(c)),
+	is_int(1, nftset_monitor_read(mon, nftset_portid(c), ours, NULL),
 	       "the table made again: the monitor says so");
 	close(mon);
 	nftset_close(c);
@@ -167,13 +188,120 @@ ids(void)
 	rmdir(dir);
 }
 
+/* The v2 mount of this machine, or NULL. */
+static const char *
+v2_mount(void)
+{
+	if (access("/sys/fs/cgroup/unified/cgroup.procs", F_OK) == 0)
+		return "/sys/fs/cgroup/unified";
+	if (access("/sys/fs/cgroup/cgroup.procs", F_OK) == 0)
+		return "/sys/fs/cgroup";
+	return NULL;
+}
+
+static void
+lo_up(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+		bail("lo");
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+		bail("lo up");
+	close(fd);
+}
+
+/* A child in v2 group dir connects to 127.0.0.1:port: 0 if it could,
+ * 1 if not (dropped: the connect times out). */
+static int
+try_connect(const char *dir, int port)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		char procs[300];
+		FILE *f;
+
+		snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+		if ((f = fopen(procs, "w")) == NULL || fprintf(f, "0\n") < 0 ||
+		    fclose(f) != 0)
+			_exit(2);
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+		struct timeval tv = { .tv_usec = 300000 };
+		struct sockaddr_in sa = { .sin_family = AF_INET,
+					  .sin_port = htons((uint16_t)port),
+					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		_exit(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 ? 0 : 1);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* The kernel matches what nftset_add() wrote: "socket cgroupv2 level 2
+ * @www" drops a process of a private v2 group whose id is in www. */
+static void
+matching(void)
+{
+	const char *mnt = v2_mount();
+	char top[256], www[300];
+	struct nftset_conn *c;
+	struct nftset_ref r;
+	char err[256];
+	uint64_t id;
+
+	if (mnt == NULL) {
+		skip(5, "no cgroup2 mount");
+		return;
+	}
+	struct hier h = { .name = "", .mount = (char *)mnt, .version = HIER_V2 };
+	snprintf(top, sizeof(top), "%s/cgetest_nftm_%d", mnt, (int)getpid());
+	snprintf(www, sizeof(www), "%s/www", top);
+	if (mkdir(top, 0755) < 0 || mkdir(www, 0755) < 0)
+		bail("mkdir %s", www);
+	if (cgfs_id(&h, www + strlen(mnt), &id) < 0 || nftset_open(&c) < 0 ||
+	    nftset_parse("inet cgt_nftm www", &r, err, sizeof(err)) < 0)
+		bail("set-up");
+	lo_up();
+	if (sh("nft add table inet cgt_nftm && "
+	       "nft add set inet cgt_nftm www '{ type cgroupsv2; }' && "
+	       "nft add chain inet cgt_nftm out '{ type filter hook output priority 0; }' && "
+	       "nft add rule inet cgt_nftm out socket cgroupv2 level 2 @www counter drop") !=
+	    0)
+		bail("nft rules");
+	int ls = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	if (bind(ls, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(ls, 16) < 0 ||
+	    getsockname(ls, (struct sockaddr *)&sa, &len) < 0)
+		bail("listen");
+	int port = ntohs(sa.sin_port);
+
+	is_int(0, try_connect(www, port), "a process of group www connects");
+	is_int(0, nftset_add(c, &r, &id, 1), "the group's id is added");
+	is_int(1, try_connect(www, port), "now its connection is dropped by the rule");
+	is_int(0, try_connect(top, port), "a process of the group above is not matched");
+	is_int(0, nftset_del(c, &r, &id, 1), "the id deleted");
+	/* (the dropped connection leaves nothing behind: SYNs were dropped) */
+	(void)sh("nft delete table inet cgt_nftm");
+	close(ls);
+	nftset_close(c);
+	rmdir(www);
+	rmdir(top);
+}
+
 int
 main(void)
 {
-	plan(40);
+	plan(46);
 	parsing();
 	if (geteuid() != 0) {
-		skip(27, "needs root");
+		skip(33, "needs root");
 		return tap_done();
 	}
 	ids();
@@ -184,5 +312,6 @@ main(void)
 		return tap_done();
 	}
 	sets();
+	matching();
 	return tap_done();
 }

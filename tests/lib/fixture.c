@@ -422,6 +422,17 @@ fake_wall(void)
 	return f->wall;
 }
 
+const char fixture_rules[] = "root            name=cgecore  /admins\n"
+			    "nobody:fx-www   name=cgecore  /www\n"
+			    "nobody          name=cgecore  /users/%u\n";
+
+const char fixture_profile[] = "boost-profile \"fast\" {\n"
+			       "  allow = {\"nobody\"}\n"
+			       "  hierarchy = \"name=cgecore\"\n"
+			       "  destination = \"/fast\"\n"
+			       "  max-duration = \"1h\"\n"
+			       "}\n";
+
 /* ---- set-up ---------------------------------------------------------------- */
 
 void
@@ -553,7 +564,8 @@ fixture_core(struct fixture *f)
 			 .mountinfo = f->mountinfo,
 			 .cgfs = &f->cgfs,
 			 .wall = fake_wall,
-			 .nft = f->nft },
+			 .nft = f->nft,
+			 .boost_members = f->boost_members },
 	};
 
 	fixture_current = f;

@@ -33,7 +33,16 @@ struct fixture {
 	/* nftables sets: the test's stand-in (NULL: the kernel's, which a
 	 * test without nft sets in its config never calls) */
 	const struct core_nft *nft;
+	size_t boost_members; /* core_env.boost_members */
 };
+
+/*
+ * The rules and boost profile most core tests use: root's processes to
+ * /admins, nobody's fx-www to /www, nobody's others to /users/%u; the
+ * profile "fast" lets nobody boost into /fast for up to 1h.
+ */
+extern const char fixture_rules[];
+extern const char fixture_profile[];
 
 /* The fixture being used (the wall clock callback needs it). */
 extern struct fixture *fixture_current;
