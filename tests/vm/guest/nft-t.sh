@@ -151,6 +151,7 @@ ok "a student's browser is in the www class" wait_for 20 in_group $F "$WWW/stude
 ok "a student's nfsd is in the nfs class" wait_for 20 in_group $N "$NFS/default"
 ok "the www group's id is in inet cgengine www" filled cgengine www "$WWW"
 ok "the nfs group's id is in inet cgengine nfs" filled cgengine nfs "$NFS"
+diag "$(nft list set inet cgengine www | grep elements)"
 ok "it logged adding the www group's id when it made the group" \
 	journal_has "^nft set inet cgengine www: added unified:$WWW \\(id $(stat -c %i "$V2$WWW")\\)\$"
 S=$(explain_sets $F)
