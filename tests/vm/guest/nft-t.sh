@@ -121,8 +121,9 @@ answer() {
 	cat "$D/$1.$2" 2>/dev/null || echo "no answer"
 }
 in_group() { test "$(cgroup_of "$1")" = "$2"; }
-# set_has TABLE SET DIR|ID: the set holds the group's id (nft prints a
-# cgroup id as its path below /sys/fs/cgroup when it finds it)
+# set_has TABLE SET DIR|ID: the set holds the group's id (a cgroup's id
+# is its directory's inode number; nft prints an id as the path below
+# /sys/fs/cgroup when it finds it)
 set_has() {
 	case $3 in
 	/*) id=$(stat -c %i "$V2$3") || return 1; rel=${3#/} ;;
@@ -137,8 +138,11 @@ packets() { # packets TABLE COUNTER
 	nft list counter inet "$1" "$2" | sed -n 's/.*packets \([0-9]*\).*/\1/p'
 }
 grew() { [ "$(packets "$1" "$2")" -gt "$3" ]; } # grew TABLE COUNTER BEFORE
+# web_counted OK_BEFORE DROPPED_BEFORE: both of the test's counters grew
+web_counted() { grew cgvm web_ok "$1" && grew cgvm web_dropped "$2"; }
 # exited PID: a child of ours has exited (a zombie until waited for)
 exited() { ! test -d "/proc/$1" || grep -q '^State:[[:space:]]*Z' "/proc/$1/status"; }
+all_exited() { for p; do exited "$p" || return 1; done; }
 no_id() { ! set_has "$@"; }
 explain_sets() { cgenginectl explain "$1" | sed -n 's/^ *nft sets: //p'; }
 
@@ -183,7 +187,7 @@ o0=$(packets cgvm web_ok) x0=$(packets cgvm web_dropped)
 ask 5 w1 80 2049
 is open "$(answer w1 80)" "web: w3m connects to port 80"
 is timeout "$(answer w1 2049)" "web: its connection to 2049 times out"
-ok "web: counted by the level 6 rules" eval 'grew cgvm web_ok $o0 && grew cgvm web_dropped $x0'
+ok "web: counted by the level 6 rules" web_counted "$o0" "$x0"
 exec 5>&- # w3m reads the end of its requests and exits
 ok "w3m exits" wait_for 10 exited $W
 wait $W
@@ -200,8 +204,7 @@ o0=$(packets cgvm web_ok) x0=$(packets cgvm web_dropped)
 ask 5 w2 80 2049
 is open "$(answer w2 80)" "web, new group: w3m connects to port 80"
 is timeout "$(answer w2 2049)" "web, new group: its connection to 2049 times out"
-ok "web, new group: counted by the level 6 rules" \
-	eval 'grew cgvm web_ok $o0 && grew cgvm web_dropped $x0'
+ok "web, new group: counted by the level 6 rules" web_counted "$o0" "$x0"
 
 # --- part 3: a set missing, then the firewall reloaded ------------------------------
 journal_mark
@@ -255,7 +258,7 @@ ok "restarted: the drop counter went up" grew cgengine www_dropped "$d0"
 # --- clean up ---------------------------------------------------------------------
 exec 3>&- 4>&- 5>&-
 ok "the clients exit at the end of their requests" \
-	wait_for 10 eval 'exited $F && exited $N && exited $W'
+	wait_for 10 all_exited $F $N $W
 wait $F $N $W
 kill $LISTENER
 nft flush ruleset
