@@ -222,6 +222,7 @@ is open "$(answer w3 2049)" "without its set, nothing restricts w3m"
 journal_mark
 ok "the firewall reloads (nft -f, flush ruleset: the sets start empty)" nft -f /etc/nftables.conf
 t0=$(date +%s%N)
+logger -t nft-t "nft -f /etc/nftables.conf returned" # for the journal's times
 ok "the www set holds the www group's id again" filled cgengine www "$WWW"
 ok "the nfs set holds the nfs group's id again" filled cgengine nfs "$NFS"
 ok "the test's set is back and holds w3m's group id again" filled cgvm web "$WEB"
