@@ -562,7 +562,8 @@ wanted_ids(const struct nftsets *n, size_t s, size_t *count)
 	for (size_t i = 0; n->sets[s].configured && i < n->nmem; i++)
 		if (wanted_in(n, s, n->mem[i].path))
 			v[k++] = n->mem[i].id;
-	qsort(v, k, sizeof(*v), cmp_id);
+	if (k > 1)
+		qsort(v, k, sizeof(*v), cmp_id);
 	size_t u = 0;
 	for (size_t i = 0; i < k; i++)
 		if (u == 0 || v[u - 1] != v[i])
@@ -598,8 +599,10 @@ sync_set(struct core *c, size_t s)
 	del = malloc((nhave + 1) * sizeof(*del));
 	if (want == NULL || add == NULL || del == NULL)
 		goto out;
-	qsort(have, nhave, sizeof(*have), cmp_id);
-	qsort(set->ids, set->n, sizeof(*set->ids), cmp_id);
+	if (nhave > 1)
+		qsort(have, nhave, sizeof(*have), cmp_id);
+	if (set->n > 1)
+		qsort(set->ids, set->n, sizeof(*set->ids), cmp_id);
 	for (size_t i = 0; i < nwant; i++)
 		if (!sorted_has(have, nhave, want[i]))
 			add[nadd++] = want[i];
