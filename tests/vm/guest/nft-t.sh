@@ -226,7 +226,7 @@ logger -t nft-t "nft -f /etc/nftables.conf returned" # for the journal's times
 ok "the www set holds the www group's id again" filled cgengine www "$WWW"
 ok "the nfs set holds the nfs group's id again" filled cgengine nfs "$NFS"
 ok "the test's set is back and holds w3m's group id again" filled cgvm web "$WEB"
-diag "the sets were full again $((($(date +%s%N) - t0) / 1000000)) ms after nft -f returned"
+diag "the test saw the three sets full again $((($(date +%s%N) - t0) / 1000000)) ms after nft -f returned (polling, emulated; the journal has the daemon's times)"
 ok "the daemon refilled them by itself (nftables' notifications)" \
 	journal_has '^nft set inet cgengine www: 1 group id added, 0 deleted$'
 ok "and says it found the missing set" journal_has '^nft set inet cgvm web: found$'
