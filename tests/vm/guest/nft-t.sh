@@ -9,7 +9,8 @@
 # 8080): an allowed port connects, a dropped one times out and the
 # drop rule's counter goes up.  Then the same for a group that is
 # removed and made again (a template net class, "/web/%u", with its
-# own set at level 6: a new group, a new id), after a set disappeared
+# own set at level 6: a new group, a new id), for the nfs group removed
+# behind the daemon's back and made again, after a set disappeared
 # and the firewall was reloaded with "flush ruleset" (the daemon, told
 # by nftables' notifications, fills the sets again), and after a
 # restart of the daemon with the sets emptied meanwhile (it adopts its
@@ -21,7 +22,7 @@
 # when it made the socket.  The guest's tcp_syn_retries is 1, so a
 # connection whose SYN is dropped times out after about 3 s.
 . ./lib.sh
-plan 61
+plan 67
 
 install_dest
 EX=/usr/share/doc/cgengine/examples/university
@@ -138,8 +139,8 @@ packets() { # packets TABLE COUNTER
 	nft list counter inet "$1" "$2" | sed -n 's/.*packets \([0-9]*\).*/\1/p'
 }
 grew() { [ "$(packets "$1" "$2")" -gt "$3" ]; } # grew TABLE COUNTER BEFORE
-# web_counted OK_BEFORE DROPPED_BEFORE: both of the test's counters grew
-web_counted() { grew cgvm web_ok "$1" && grew cgvm web_dropped "$2"; }
+# counted TABLE ACCEPTED DROPPED A0 D0: both counters grew (from A0, D0)
+counted() { grew "$1" "$2" "$4" && grew "$1" "$3" "$5"; }
 # exited PID: a child of ours has exited (a zombie until waited for)
 exited() { ! test -d "/proc/$1" || grep -q '^State:[[:space:]]*Z' "/proc/$1/status"; }
 all_exited() { for p; do exited "$p" || return 1; done; }
@@ -187,7 +188,7 @@ o0=$(packets cgvm web_ok) x0=$(packets cgvm web_dropped)
 ask 5 w1 80 2049
 is open "$(answer w1 80)" "web: w3m connects to port 80"
 is timeout "$(answer w1 2049)" "web: its connection to 2049 times out"
-ok "web: counted by the level 6 rules" web_counted "$o0" "$x0"
+ok "web: counted by the level 6 rules" counted cgvm web_ok web_dropped "$o0" "$x0"
 exec 5>&- # w3m reads the end of its requests and exits
 ok "w3m exits" wait_for 10 exited $W
 wait $W
@@ -204,7 +205,23 @@ o0=$(packets cgvm web_ok) x0=$(packets cgvm web_dropped)
 ask 5 w2 80 2049
 is open "$(answer w2 80)" "web, new group: w3m connects to port 80"
 is timeout "$(answer w2 2049)" "web, new group: its connection to 2049 times out"
-ok "web, new group: counted by the level 6 rules" web_counted "$o0" "$x0"
+ok "web, new group: counted by the level 6 rules" counted cgvm web_ok web_dropped "$o0" "$x0"
+
+# --- part 2b: a group removed behind the daemon's back ------------------------------
+exec 4>&- # nfsd reads the end of its requests and exits
+wait_for 10 exited $N
+wait $N
+NID1=$(stat -c %i "$V2$NFS")
+ok "with nfsd gone, its (non-template) groups are removed by hand" \
+	rmdir "$V2$NFS/default" "$V2$NFS"
+client nfsd 4; N=$CPID
+ok "a new nfsd: the daemon makes the nfs group again" wait_for 20 in_group $N "$NFS/default"
+ok "its new id is in inet cgengine nfs" filled cgengine nfs "$NFS"
+ok "the old id ($NID1) is not" wait_for 10 no_id cgengine nfs "$NID1"
+n0=$(packets cgengine nfs_nfs) e0=$(packets cgengine nfs_dropped)
+ask 4 n1b 2049 80
+is "open timeout" "$(answer n1b 2049) $(answer n1b 80)" "nfs, new group: nfsd reaches 2049, not 80"
+ok "nfs, new group: both counters went up" counted cgengine nfs_nfs nfs_dropped "$n0" "$e0"
 
 # --- part 3: a set missing, then the firewall reloaded ------------------------------
 journal_mark
