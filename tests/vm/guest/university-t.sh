@@ -9,7 +9,7 @@
 # two CPU hogs, a professor's and a student's, share one CPU by the
 # classes' cpu.weight (2:1).
 . ./lib.sh
-plan 16
+plan 17
 
 install_dest
 EX=/usr/share/doc/cgengine/examples/university
@@ -21,10 +21,11 @@ sed -e '/^\*[[:space:]]/d' "$EX/real/cgrules.conf" >/etc/cgrules.conf
 cat >>/etc/cgrules.conf <<EOF
 *:firefox          net_cls           /www
 *:nfsd             net_cls           /nfs
+root:caphog        cpu               /system
 @profs             net_cls           /others
 @students          net_cls           /others
 EOF
-for p in firefox batch1; do cp /usr/bin/sleep /usr/local/bin/$p; done
+for p in firefox batch1 caphog; do cp /usr/bin/sleep /usr/local/bin/$p; done
 cp /bin/dash /usr/local/bin/hog
 
 journal_mark
@@ -54,6 +55,13 @@ is "20 8589934592 default 100" \
 	"the professors' settings in v2 terms (cpu.shares 512, 8G, blkio 500)"
 is 10 "$(cat $V2$G/students/cpu.weight 2>/dev/null)" "the students' cpu.weight (cpu.shares 256)"
 ok "explain shows the composed group" sh -c "cgenginectl explain $S | grep -q '$G/students/default/www/students'"
+# root's process holds every capability, more than the daemon's bounding
+# set: moving it needs CAP_SYS_NICE (the kernel's cap_safe_nice check on
+# attach); a unit without it fails with EPERM
+/usr/local/bin/caphog 600 </dev/null & R=$!
+ok "a process of root's with all capabilities is moved too (its system class)" \
+	wait_for 20 sh -c "sed -n 's/^0:://p' /proc/$R/cgroup | grep -q '^$G/system/'"
+kill $R
 kill $B
 ok "the student's empty template group is removed" \
 	wait_for 15 sh -c "! test -d $V2$G/students/stud1"
