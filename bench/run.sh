@@ -20,7 +20,7 @@ if ! command -v cgrulesengd >/dev/null; then
 	apt-get install -y -qq cgroup-tools >/dev/null 2>&1 || echo "(cgroup-tools not installable: cgengine only)"
 fi
 QUICK=${1:-}
-TAG=cgbench$$
+TAG=${BENCH_TAG:-cgbench}$$ # a prefix of your own: BENCH_TAG=...
 D=$(mktemp -d "/tmp/cgengine-bench.XXXXXX"); chmod 755 "$D"
 USER_=$TAG
 RULES=/etc/cgrules.conf
