@@ -54,7 +54,8 @@ make_rules(unsigned long n, bool match)
 		len += (size_t)snprintf(s + len, cap - len,
 					"*:benchprog%lu %s /other%lu\n", i, FIXTURE_HIER,
 					i);
-	snprintf(s + len, cap - len, "%s %s /bench\n", match ? "root" : "daemon", FIXTURE_HIER);
+	snprintf(s + len, cap - len, "%s %s /bench\n", match ? "root" : "daemon",
+		 FIXTURE_HIER);
 	return s;
 }
 

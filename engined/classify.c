@@ -263,7 +263,8 @@ owns(uid_t asker, const struct task *t)
 static bool
 decision_needs_groups(const struct policy *p)
 {
-	return p->v2 != NULL || rules_need_cgroups(p->rules) || hooks_has_classify(p->hooks);
+	return p->v2 != NULL || rules_need_cgroups(p->rules) ||
+	       hooks_has_classify(p->hooks);
 }
 
 /*

@@ -35,7 +35,7 @@
  * up to epoll_wait's resolution), and stopping the watcher meanwhile
  * cost two epoll_ctl() calls and a wake-up for the events that arrived.
  */
-#define HOLD_OFF_NS 200000
+#define HOLD_OFF_NS	200000
 #define NSIGNALS	5
 
 struct engine {

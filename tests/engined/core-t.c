@@ -409,7 +409,8 @@ test_lazy_groups(void)
 	event(c, PROCEV_EXEC, 300, 0, 2.0);
 	is_int((long long)cls + 1, (long long)core_stats(c)->classified,
 	       "no rule matches: classified without reading its groups");
-	is_int((long long)gone, (long long)core_stats(c)->vanished, "... not taken for gone");
+	is_int((long long)gone, (long long)core_stats(c)->vanished,
+	       "... not taken for gone");
 	no_cgroup_file(&f, 200);
 	event(c, PROCEV_EXEC, 200, 0, 3.0);
 	is_int((long long)gone + 1, (long long)core_stats(c)->vanished,
@@ -417,17 +418,20 @@ test_lazy_groups(void)
 	is_int(1, (long long)core_stats(c)->moves, "... and moves nothing it cannot see");
 	fixture_proc(&f, 200, 0, 0, "/usr/bin/bash", 21, "/admins");
 	event(c, PROCEV_EXEC, 200, 0, 4.0);
-	is_int(1, (long long)core_stats(c)->moves, "one already in place is not moved again");
+	is_int(1, (long long)core_stats(c)->moves,
+	       "one already in place is not moved again");
 	core_free(c);
 
 	/* an ignore rule looks at the current group: always read */
-	fixture_files(&f, "", "nobody name=cgecore /kept ignore\nnobody name=cgecore /users\n");
+	fixture_files(&f, "",
+		      "nobody name=cgecore /kept ignore\nnobody name=cgecore /users\n");
 	fixture_proc(&f, 300, NOBODY, NOBODY, "/usr/bin/cat", 30, "/kept");
 	fixture_proc(&f, 400, NOBODY, NOBODY, "/usr/bin/cat", 40, "/");
 	if ((c = fixture_core(&f)) == NULL)
 		bail("no core");
 	core_start(c, 1.0);
-	is_string("/kept", fixture_group(&f, 300), "the ignore rule holds a process in /kept");
+	is_string("/kept", fixture_group(&f, 300),
+		  "the ignore rule holds a process in /kept");
 	is_string("/users", fixture_group(&f, 400), "... not one elsewhere");
 	gone = core_stats(c)->vanished;
 	no_cgroup_file(&f, 300);

@@ -238,7 +238,8 @@ test_options(void)
 
 		is_int(c[i].want, s ? (long long)rules_get(s, 0)->options : -1,
 		       "options of '%.*s'", (int)strlen(c[i].text) - 1, c[i].text);
-		ok(s != NULL && rules_need_cgroups(s), "... which needs the current groups");
+		ok(s != NULL && rules_need_cgroups(s),
+		   "... which needs the current groups");
 		rules_free(s);
 	}
 	struct fake_log log;
