@@ -108,7 +108,38 @@ run_hook(struct core *c, const struct task *t, const struct hook_view *view)
 	}
 }
 
-/* Verdicts from the rules' decisions. */
+/* Copy string src into dst of len bytes, cut if need be (snprintf "%s"). */
+static void
+copy_str(char *dst, size_t len, const char *src)
+{
+	size_t n = strnlen(src, len - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* "file:line" of rule r into buf, as snprintf("%s:%u") without its cost. */
+static void
+rule_reason(char *buf, size_t len, const struct rules_rule *r)
+{
+	char num[12];
+	size_t n = 0, f = strnlen(r->file, len - 1);
+	unsigned v = r->line;
+
+	do
+		num[sizeof(num) - 1 - n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	if (f + 1 + n >= len) {
+		snprintf(buf, len, "%s:%u", r->file, r->line); /* cut as it always was */
+		return;
+	}
+	memcpy(buf, r->file, f);
+	buf[f] = ':';
+	memcpy(buf + f + 1, num + sizeof(num) - n, n);
+	buf[f + 1 + n] = '\0';
+}
+
+/* Verdicts from the rules' decisions (every classification: no printf). */
 static void
 from_rules(struct core *c)
 {
@@ -118,12 +149,11 @@ from_rules(struct core *c)
 
 		v->move = d->move;
 		v->rule = d->rule;
-		snprintf(v->dest, sizeof(v->dest), "%s", d->move ? d->dest : "");
+		copy_str(v->dest, sizeof(v->dest), d->move ? d->dest : "");
 		if (d->rule != NULL)
-			snprintf(v->reason, sizeof(v->reason), "%s:%u", d->rule->file,
-				 d->rule->line);
+			rule_reason(v->reason, sizeof(v->reason), d->rule);
 		else
-			snprintf(v->reason, sizeof(v->reason), "no rule");
+			copy_str(v->reason, sizeof(v->reason), "no rule");
 	}
 }
 
