@@ -99,9 +99,11 @@ copy_str(char *dst, size_t len, const char *src)
 	dst[n] = '\0';
 }
 
-/* Parse "Key:\tA\tB..." numbers into v (up to max); returns count.
- * A number beyond 32 bits reads as 4294967295 (as strtoul cast would
- * not: it would wrap). */
+/*
+ * Parse "Key:\tA\tB..." numbers into v (up to max); returns count.  A
+ * number beyond 32 bits reads as 4294967295 (no id), never wrapped as a
+ * cast of strtoul's value would be (4294967296 read as 0, root).
+ */
 static size_t
 parse_ids(const char *s, uint32_t *v, size_t max)
 {
@@ -124,7 +126,7 @@ parse_ids(const char *s, uint32_t *v, size_t max)
 
 /*
  * The fields wanted, from the text of /proc/PID/status.  They all come
- * before "Kthread:" (Linux >= 6.1), where parsing stops: the ~40 lines
+ * before "Kthread:" (recent kernels), where parsing stops: the ~40 lines
  * after it (memory, signals, capabilities, cpusets) are skipped.
  */
 static void
