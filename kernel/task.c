@@ -150,17 +150,20 @@ parse_status(char *text, struct task *t)
 				t->ppid = (pid_t)strtol(line + 5, NULL, 10);
 			break;
 		case 'U':
-			if (strncmp(line, "Uid:", 4) == 0 && parse_ids(line + 4, ids, 4) >= 2) {
+			if (strncmp(line, "Uid:", 4) == 0 &&
+			    parse_ids(line + 4, ids, 4) >= 2) {
 				t->uid = ids[0];
 				t->euid = ids[1];
 			}
 			break;
 		case 'G':
-			if (strncmp(line, "Gid:", 4) == 0 && parse_ids(line + 4, ids, 4) >= 2) {
+			if (strncmp(line, "Gid:", 4) == 0 &&
+			    parse_ids(line + 4, ids, 4) >= 2) {
 				t->gid = ids[0];
 				t->egid = ids[1];
 			} else if (strncmp(line, "Groups:", 7) == 0) {
-				t->ngroups = parse_ids(line + 7, t->groups, TASK_GROUPS_MAX);
+				t->ngroups =
+					parse_ids(line + 7, t->groups, TASK_GROUPS_MAX);
 			}
 			break;
 		case 'K':
@@ -381,7 +384,8 @@ believe_invoked(const char *procroot, pid_t pid, const char *cmdline, size_t len
 
 	if (t->script[0] != '\0' && strcmp(arg, t->script) == 0)
 		return true;
-	if (pid_path(path, sizeof(path), procroot, pid, "exe") == 0 && stat(path, &est) == 0 &&
+	if (pid_path(path, sizeof(path), procroot, pid, "exe") == 0 &&
+	    stat(path, &est) == 0 &&
 	    task_view(procroot, pid, arg, path, sizeof(path)) == 0 &&
 	    stat(path, &st) == 0 && same_file(&st, &est))
 		return true;

@@ -306,8 +306,9 @@ main(void)
 	is_string("old kernel", t.comm, "comm with a blank");
 
 	is_int(-ESRCH, task_read(procroot, 999, TASK_EXE, &t), "missing task: -ESRCH");
-	static const char huge[] = "Name:\tx\nUid:\t4294967296\t99999999999999999999\t0\t0\n"
-				   "Gid:\t0\t0\t0\t0\nGroups:\t\nKthread:\t0\n";
+	static const char huge[] =
+		"Name:\tx\nUid:\t4294967296\t99999999999999999999\t0\t0\n"
+		"Gid:\t0\t0\t0\t0\nGroups:\t\nKthread:\t0\n";
 	put_file(procroot, "5000/status", huge, sizeof(huge) - 1);
 	is_int(0, task_read(procroot, 5000, 0, &t), "read ids beyond 32 bits");
 	ok(t.uid == UINT32_MAX && t.euid == UINT32_MAX,
