@@ -2,7 +2,8 @@
 # bench/callgrind.sh -- deterministic cost of one classified exec: the
 # instructions (user space, counted by callgrind) and the system calls
 # the daemon's core spends on the fixed replay of bench/replay.c, for
-# 10, 1,000 and 100,000 rules.  No root needed.
+# 10, 1,000 and 100,000 rules, and at 10 rules none of which matches
+# (the process no rule is about).  No root needed.
 #
 #   sh bench/callgrind.sh [BUILDDIR [EXECS]]
 #
@@ -20,9 +21,10 @@ T=$(mktemp -d /tmp/cgengine-callgrind.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
 printf '%-8s %8s %10s %12s %14s\n' RULES EXECS CLASSIFIED INSTR/EXEC SYSCALLS/EXEC
-for n in 10 1000 100000; do
+measure() { # RULES MATCH LABEL
+	n=$1
 	out=$(valgrind --tool=callgrind --collect-atstart=no --toggle-collect=replay_run \
-		--callgrind-out-file="$T/cg.out" "$R" "$n" "$E" 2>"$T/vg.err") ||
+		--callgrind-out-file="$T/cg.out" "$R" "$n" "$E" 1000 1 "$2" 2>"$T/vg.err") ||
 		{ cat "$T/vg.err" >&2; exit 1; }
 	cls=$(echo "$out" | sed -n 's/.*classified=\([0-9]*\).*/\1/p')
 	ir=$(awk '/^(summary|totals):/ { print $2; exit }' "$T/cg.out")
@@ -30,11 +32,11 @@ for n in 10 1000 100000; do
 	# set-up (fixture, rules, the first scan) cancels out
 	sc=""
 	if command -v strace >/dev/null; then
-		strace -f -qq -o "$T/s1" "$R" "$n" "$E" >/dev/null 2>&1
-		strace -f -qq -o "$T/s2" "$R" "$n" $((E * 2)) >/dev/null 2>&1
+		strace -f -qq -o "$T/s1" "$R" "$n" "$E" 1000 1 "$2" >/dev/null 2>&1
+		strace -f -qq -o "$T/s2" "$R" "$n" $((E * 2)) 1000 1 "$2" >/dev/null 2>&1
 		a=$(grep -vc 'exited with\|killed by' "$T/s1"); b=$(grep -vc 'exited with\|killed by' "$T/s2")
 		sc=$(awk -v a="$a" -v b="$b" -v e="$E" 'BEGIN { printf "%.2f", (b - a) / e }')
-		if [ "$n" = 10 ]; then
+		if [ "$3" = 10 ]; then
 			sed 's/^[0-9]* *//; s/(.*//' "$T/s1" | sort | uniq -c >"$T/c1"
 			sed 's/^[0-9]* *//; s/(.*//' "$T/s2" | sort | uniq -c >"$T/c2"
 			breakdown=$(join -1 2 -2 2 -a 2 -e 0 -o 0,1.1,2.1 \
@@ -43,8 +45,12 @@ for n in 10 1000 100000; do
 				awk -v e="$E" '{ d = ($3 - $2) / e; if (d > 0.001) printf "  %-16s %.2f\n", $1, d }')
 		fi
 	fi
-	awk -v n="$n" -v e="$E" -v c="$cls" -v ir="$ir" -v sc="$sc" \
+	awk -v n="$3" -v e="$E" -v c="$cls" -v ir="$ir" -v sc="$sc" \
 		'BEGIN { printf "%-8s %8s %10s %12.0f %14s\n", n, e, c, (e > 0 ? ir / e : 0), sc }'
+}
+for n in 10 1000 100000; do
+	measure "$n" 1 "$n"
 done
+measure 10 0 "10-none"
 [ -n "${breakdown:-}" ] && { echo "system calls per exec by name (10 rules):"; echo "$breakdown"; }
 exit 0

@@ -2,7 +2,7 @@
  * replay.c -- a fixed replay of process events through the daemon's
  * core, for deterministic cost figures (bench/callgrind.sh).
  *
- *   replay RULES EXECS [PROCS [BATCH]]
+ *   replay RULES EXECS [PROCS [BATCH [MATCH]]]
  *
  * Builds the unit tests' world (tests/lib/fixture.c): a /proc
  * look-alike with PROCS processes (default 1000, uid 0, /usr/bin/probe,
@@ -12,7 +12,9 @@
  * reports for each of EXECS spawns of bench/loadgen (fork, setresgid,
  * setresuid, exec, exit): FORK, GID, UID, EXEC, EXIT, with the end of a
  * batch after every BATCH events (default 1: one wake-up per event, as
- * on a quiet machine).  The clock advances 10 us per event.
+ * on a quiet machine).  The clock advances 10 us per event.  With MATCH
+ * 0 the last rule names another user, so no spawn matches (the common
+ * case of a process no rule is about).
  *
  * Everything done per exec happens inside replay_run(), so
  *   valgrind --tool=callgrind --collect-atstart=no --toggle-collect=replay_run
@@ -21,6 +23,7 @@
 #include "tests/lib/fixture.h"
 #include "tests/tap/tap.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +42,7 @@ count_move(void *arg, const struct hier *h, const char *path, pid_t tgid)
 }
 
 static char *
-make_rules(unsigned long n)
+make_rules(unsigned long n, bool match)
 {
 	size_t cap = 64 * (n + 1);
 	char *s = malloc(cap);
@@ -51,7 +54,8 @@ make_rules(unsigned long n)
 		len += (size_t)snprintf(s + len, cap - len,
 					"*:benchprog%lu %s /other%lu\n", i, FIXTURE_HIER,
 					i);
-	snprintf(s + len, cap - len, "root %s /bench\n", FIXTURE_HIER);
+	snprintf(s + len, cap - len, "%s %s /bench\n", match ? "root" : "daemon",
+		 FIXTURE_HIER);
 	return s;
 }
 
@@ -96,19 +100,20 @@ main(int argc, char **argv)
 	struct fixture f;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: replay RULES EXECS [PROCS [BATCH]]\n");
+		fprintf(stderr, "usage: replay RULES EXECS [PROCS [BATCH [MATCH]]]\n");
 		return 2;
 	}
 	unsigned long nrules = strtoul(argv[1], NULL, 10);
 	unsigned long execs = strtoul(argv[2], NULL, 10);
 	unsigned long procs = argc > 3 ? strtoul(argv[3], NULL, 10) : 1000;
 	unsigned long batch = argc > 4 ? strtoul(argv[4], NULL, 10) : 1;
+	bool match = argc > 5 ? strtoul(argv[5], NULL, 10) != 0 : true;
 	if (nrules == 0 || procs == 0 || batch == 0) {
 		fprintf(stderr, "replay: RULES, PROCS and BATCH must be positive\n");
 		return 2;
 	}
 	fixture_init(&f);
-	char *rules = make_rules(nrules);
+	char *rules = make_rules(nrules, match);
 	fixture_files(&f, "log-level = \"warning\"", rules);
 	free(rules);
 	fixture_proc(&f, PARENT, 0, 0, "/usr/bin/loadgen", 100, "/");

@@ -20,7 +20,7 @@ if ! command -v cgrulesengd >/dev/null; then
 	apt-get install -y -qq cgroup-tools >/dev/null 2>&1 || echo "(cgroup-tools not installable: cgengine only)"
 fi
 QUICK=${1:-}
-TAG=cgbench$$
+TAG=${BENCH_TAG:-cgbench}$$ # a prefix of your own: BENCH_TAG=...
 D=$(mktemp -d "/tmp/cgengine-bench.XXXXXX"); chmod 755 "$D"
 USER_=$TAG
 RULES=/etc/cgrules.conf
@@ -56,6 +56,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP PIPE
 
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 [ -e "$RULES" ] && cp -p "$RULES" "$D/cgrules.conf.saved"
 [ -e /var/run/cgred.socket ] && had_cgred=1
 [ -e /etc/cgconfig.conf ] || { touch /etc/cgconfig.conf; made_cgconfig=1; }
@@ -141,8 +142,10 @@ placed_delta() { # BEFORE AFTER
 		printf "%.1f <=%s\n", 100 * le1 / n, p }'
 }
 
-printf '%-12s %7s %5s %6s %7s %8s %8s %8s %8s %10s %8s %9s %8s %8s %8s\n' DAEMON RULES CONC COUNT CLASS% \
-	P50_US P90_US P99_US MAX_US CPU_US/EXEC RSS_KIB SYSC/EXEC CSW/EXEC IN1MS% DP99 | tee "$D/table"
+# LOAD: the 1-minute load average at the end of the row's storm (the
+# storm itself adds to it: about its concurrency, less what waits)
+printf '%-12s %7s %5s %6s %7s %8s %8s %8s %8s %10s %8s %9s %8s %8s %8s %5s\n' DAEMON RULES CONC COUNT CLASS% \
+	P50_US P90_US P99_US MAX_US CPU_US/EXEC RSS_KIB SYSC/EXEC CSW/EXEC IN1MS% DP99 LOAD | tee "$D/table"
 sizes="10 1000 100000"; concs="2 8 32"
 [ "$QUICK" = "--quick" ] && { sizes="10"; concs="2"; }
 # The floor: no daemon, and probes that wait for the groups they start
@@ -152,8 +155,9 @@ for c in $concs; do
 	r=$("$B/loadgen" -d $$ -u "$U" -g "$G" -n 2000 -c "$c" -t 1000 \
 		-p "$B/probe" "name=${TAG}_a=/" "name=${TAG}_b=/") || continue
 	eval "$r"
-	printf '%-12s %7s %5s %6s %7s %8s %8s %8s %8s %10s %8s %9s %8s %8s %8s\n' "(floor)" - "$c" \
-		"$count" "$pct" "$p50_us" "$p90_us" "$p99_us" "$max_us" - - - - - - | tee -a "$D/table"
+	printf '%-12s %7s %5s %6s %7s %8s %8s %8s %8s %10s %8s %9s %8s %8s %8s %5s\n' "(floor)" - "$c" \
+		"$count" "$pct" "$p50_us" "$p90_us" "$p99_us" "$max_us" - - - - - - "$(cut -d' ' -f1 /proc/loadavg)" |
+		tee -a "$D/table"
 done
 for n in $sizes; do
 	write_rules "$n"
@@ -175,9 +179,10 @@ for n in $sizes; do
 			[ $rc -eq 0 ] || continue
 			set -- $(placed_delta "$pl0" "$(placed "$d")")
 			eval "$r" # sets count classified pct p50_us ... rss_kib
-			printf '%-12s %7s %5s %6s %7s %8s %8s %8s %8s %10s %8s %9s %8s %8s %8s\n' "$d" "$n" "$c" \
+			printf '%-12s %7s %5s %6s %7s %8s %8s %8s %8s %10s %8s %9s %8s %8s %8s %5s\n' "$d" "$n" "$c" \
 				"$count" "$pct" "$p50_us" "$p90_us" "$p99_us" "$max_us" \
-				"$cpu_us_per_exec" "$rss_kib" "$sc_per_exec" "$cs_per_exec" "$1" "$2" |
+				"$cpu_us_per_exec" "$rss_kib" "$sc_per_exec" "$cs_per_exec" "$1" "$2" \
+				"$(cut -d' ' -f1 /proc/loadavg)" |
 				tee -a "$D/table"
 		done
 		stop_daemon
@@ -193,7 +198,7 @@ awk 'NR > 1 && $1 != "(floor)" { key = $2 " " $3; if ($1 == "cgengined") { e[key
 		       substr(k, index(k, " ") + 1), r[k] / e[k], (p[k] > 0 ? q[k] / p[k] : 0) }' "$D/table" | sort -n -k2 -k4
 echo
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), kernel $(uname -r)"
-echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load average at the start: $LOAD0; at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "cgengined's replay (bench/callgrind.sh):"
 if [ -x "$B/replay" ] && command -v valgrind >/dev/null; then
 	sh "$B/callgrind.sh" "$top" | sed 's/^/  /'

@@ -108,7 +108,38 @@ run_hook(struct core *c, const struct task *t, const struct hook_view *view)
 	}
 }
 
-/* Verdicts from the rules' decisions. */
+/* Copy string src into dst of len bytes, cut if need be (snprintf "%s"). */
+static void
+copy_str(char *dst, size_t len, const char *src)
+{
+	size_t n = strnlen(src, len - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* "file:line" of rule r into buf, as snprintf("%s:%u") without its cost. */
+static void
+rule_reason(char *buf, size_t len, const struct rules_rule *r)
+{
+	char num[12];
+	size_t n = 0, f = strnlen(r->file, len - 1);
+	unsigned v = r->line;
+
+	do
+		num[sizeof(num) - 1 - n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	if (f + 1 + n >= len) {
+		snprintf(buf, len, "%s:%u", r->file, r->line); /* cut as it always was */
+		return;
+	}
+	memcpy(buf, r->file, f);
+	buf[f] = ':';
+	memcpy(buf + f + 1, num + sizeof(num) - n, n);
+	buf[f + 1 + n] = '\0';
+}
+
+/* Verdicts from the rules' decisions (every classification: no printf). */
 static void
 from_rules(struct core *c)
 {
@@ -118,12 +149,11 @@ from_rules(struct core *c)
 
 		v->move = d->move;
 		v->rule = d->rule;
-		snprintf(v->dest, sizeof(v->dest), "%s", d->move ? d->dest : "");
+		copy_str(v->dest, sizeof(v->dest), d->move ? d->dest : "");
 		if (d->rule != NULL)
-			snprintf(v->reason, sizeof(v->reason), "%s:%u", d->rule->file,
-				 d->rule->line);
+			rule_reason(v->reason, sizeof(v->reason), d->rule);
 		else
-			snprintf(v->reason, sizeof(v->reason), "no rule");
+			copy_str(v->reason, sizeof(v->reason), "no rule");
 	}
 }
 
@@ -253,8 +283,27 @@ owns(uid_t asker, const struct task *t)
 	return asker == 0 || t->uid == asker || t->euid == asker;
 }
 
-enum decide_result
-classify_decide(struct core *c, pid_t pid, uid_t asker)
+/*
+ * Does deciding for a process read its current groups?  Only ignore
+ * rules, the unified layout (the parts of the dimensions the rules do
+ * not decide) and the Lua hook (task:cgroup()) look at them; otherwise
+ * classify() reads them only when a verdict moves something, to leave
+ * alone what is in place already.
+ */
+static bool
+decision_needs_groups(const struct policy *p)
+{
+	return p->v2 != NULL || rules_need_cgroups(p->rules) ||
+	       hooks_has_classify(p->hooks);
+}
+
+/*
+ * Decide for pid into c->verdicts; the snapshot in c->snap and, unless
+ * lazy and the decision does not need them (then c->snap_cg.n is 0 and
+ * c->snap_cg_read false), its current groups in c->snap_cg.
+ */
+static enum decide_result
+decide(struct core *c, pid_t pid, uid_t asker, bool lazy)
 {
 	struct policy *p = c->pol;
 	struct task *t = &c->snap;
@@ -269,6 +318,8 @@ classify_decide(struct core *c, pid_t pid, uid_t asker)
 		what |= TASK_EXE | TASK_SCRIPT;
 	if (!sticky && rules_need_realtime(p->rules))
 		what |= TASK_RT;
+	cg->n = 0;
+	c->snap_cg_read = false;
 	int rc = task_read(c->env.procroot, pid, what, t);
 	if (rc < 0) {
 		if (rc != -ESRCH)
@@ -281,8 +332,11 @@ classify_decide(struct core *c, pid_t pid, uid_t asker)
 		return DECIDE_INIT; /* its group is the service manager's business */
 	if (!owns(asker, t))
 		return DECIDE_DENIED; /* nothing run, nothing counted */
-	if (task_read_cgroups(c->env.procroot, pid, cg) < 0)
-		return DECIDE_GONE;
+	if (!lazy || decision_needs_groups(p)) {
+		if (task_read_cgroups(c->env.procroot, pid, cg) < 0)
+			return DECIDE_GONE;
+		c->snap_cg_read = true;
+	}
 	c->composed[0] = '\0';
 	if (p->v2 != NULL)
 		layout_split(p, task_cgroup_of(cg, p->v2->name), c->partbuf,
@@ -301,6 +355,12 @@ classify_decide(struct core *c, pid_t pid, uid_t asker)
 		apply_boosts(c, pid);
 	compose(c, pid);
 	return DECIDE_OK;
+}
+
+enum decide_result
+classify_decide(struct core *c, pid_t pid, uid_t asker)
+{
+	return decide(c, pid, asker, false);
 }
 
 void
@@ -322,12 +382,22 @@ classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cm
 	compose(c, t->pid);
 }
 
+/* Will some verdict move the snapshot in a managed v1 or v2 hierarchy? */
+static bool
+wants_move(const struct core *c)
+{
+	for (size_t i = 0; i < c->pol->n; i++)
+		if (c->verdicts[i].move && !c->dropped[i] && !c->pol->virt[i])
+			return true;
+	return c->composed[0] != '\0';
+}
+
 void
 classify(struct core *c, pid_t pid)
 {
 	if (c->paused)
 		return;
-	switch (classify_decide(c, pid, 0)) {
+	switch (decide(c, pid, 0, true)) {
 	case DECIDE_GONE:
 		c->stats.vanished++;
 		return;
@@ -338,6 +408,14 @@ classify(struct core *c, pid_t pid)
 		return;
 	case DECIDE_OK:
 		break;
+	}
+	/* where it is now, so nothing already in place is moved or logged */
+	if (!c->snap_cg_read && wants_move(c)) {
+		if (task_read_cgroups(c->env.procroot, pid, &c->snap_cg) < 0) {
+			c->stats.vanished++;
+			return;
+		}
+		c->snap_cg_read = true;
 	}
 	c->stats.classified++;
 	for (size_t i = 0; i < c->pol->n; i++) {

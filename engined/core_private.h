@@ -80,6 +80,7 @@ struct core {
 	struct core_stats stats;
 	struct task snap;	     /* the snapshot being classified */
 	struct task_cgroups snap_cg; /* its current groups */
+	bool snap_cg_read;	     /* snap_cg was read (else it is empty) */
 	/* the unified layout (layout.c), for the snapshot: */
 	const char *parts[RULES_MAX_HIERS]; /* current part of each virtual dimension */
 	char partbuf[2 * RULES_DEST_MAX];

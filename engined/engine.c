@@ -4,7 +4,7 @@
  *
  *   proc connector readable ──▶ core_event() per event, core_batch_done()
  *                               (then, if it only queued uid/gid changes,
- *                               a short hold-off before reading again)
+ *                               a short sleep and one more read)
  *   SIGHUP/SIGUSR1/SIGUSR2  ──▶ core_reload()
  *   nftables notification   ──▶ core_nft_changed() (only while the policy
  *                               names nft sets)
@@ -22,19 +22,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define BATCH_READS	16 /* recvmmsg() calls per wake-up */
 #define EVENTS_PER_READ 64
 /*
  * After a wake-up that only queued uid/gid changes (setresgid,
- * setresuid: the exec usually follows within microseconds), the
- * process events are left unread this long, so the exec and any other
- * event arriving meanwhile cost one wake-up instead of one each.  It
- * saves about a sixth of the daemon's CPU per exec under load, and
- * delays such an exec by at most this much.
+ * setresuid: the exec usually follows within microseconds), the daemon
+ * sleeps this long and reads once more, so the exec and any other
+ * event arriving meanwhile cost one wake-up instead of one each.  The
+ * sleep is a plain clock_nanosleep() inside the callback: a libev timer
+ * cannot wait less than a millisecond with the epoll backend (it rounds
+ * up to epoll_wait's resolution), and stopping the watcher meanwhile
+ * cost two epoll_ctl() calls and a wake-up for the events that arrived.
  */
-#define HOLD_OFF 200e-6
+#define HOLD_OFF_NS	200000
 #define NSIGNALS	5
 
 struct engine {
@@ -48,7 +51,6 @@ struct engine {
 	ev_io pe_watcher;
 	ev_signal sigs[NSIGNALS];
 	ev_timer core_timer;
-	ev_timer hold; /* HOLD_OFF: the proc connector watcher is stopped */
 	ev_prepare prepare;
 	ev_io nft_watcher; /* nf_tables' notifications, while nft_fd >= 0 */
 	int nft_fd;
@@ -56,13 +58,11 @@ struct engine {
 	bool forks; /* the core wants FORK and EXIT events */
 };
 
+/* Read and feed to the core every event waiting, then end the batch. */
 static void
-procev_cb(struct ev_loop *loop, ev_io *w, int revents)
+drain(struct engine *e, double now)
 {
-	struct engine *e = w->data;
 	struct procev_event ev[EVENTS_PER_READ];
-	double now = ev_now(loop);
-	uint64_t classified = core_stats(e->core)->classified;
 
 	for (int i = 0; i < BATCH_READS; i++) {
 		int n = procev_recv(e->pe, ev, EVENTS_PER_READ);
@@ -87,21 +87,23 @@ procev_cb(struct ev_loop *loop, ev_io *w, int revents)
 			break; /* saves the recvmmsg() that would say EAGAIN */
 	}
 	core_batch_done(e->core, now);
-	if (core_stats(e->core)->classified == classified && core_waiting_exec(e->core)) {
-		ev_io_stop(loop, &e->pe_watcher);
-		ev_timer_set(&e->hold, HOLD_OFF, 0);
-		ev_timer_start(loop, &e->hold);
-	}
 }
 
-/* The hold-off is over: read what arrived meanwhile, watch again. */
 static void
-hold_cb(struct ev_loop *loop, ev_timer *w, int revents)
+procev_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct engine *e = w->data;
+	uint64_t classified = core_stats(e->core)->classified;
 
-	ev_io_start(loop, &e->pe_watcher);
-	procev_cb(loop, &e->pe_watcher, EV_READ);
+	drain(e, ev_now(loop));
+	if (core_stats(e->core)->classified != classified || !core_waiting_exec(e->core))
+		return;
+	/* only uid/gid changes: give their exec a moment, once per wake-up */
+	struct timespec hold = { .tv_sec = 0, .tv_nsec = HOLD_OFF_NS };
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &hold, &hold) == EINTR)
+		;
+	ev_now_update(loop);
+	drain(e, ev_now(loop));
 }
 
 /* The core needs FORK and EXIT events (on) or not: tell the kernel. */
@@ -300,8 +302,6 @@ start_watchers(struct engine *e)
 	ev_io_init(&e->pe_watcher, procev_cb, procev_fd(e->pe), EV_READ);
 	e->pe_watcher.data = e;
 	ev_io_start(e->loop, &e->pe_watcher);
-	ev_init(&e->hold, hold_cb);
-	e->hold.data = e;
 	ev_init(&e->core_timer, core_timer_cb);
 	e->core_timer.data = e;
 	ev_prepare_init(&e->prepare, prepare_cb);

@@ -61,53 +61,117 @@ gone(int rc)
 	return rc == -ENOENT || rc == -ESRCH ? -ESRCH : rc;
 }
 
-/* Parse "Key:\tA\tB..." numbers into v (up to max); returns count. */
+/*
+ * "procroot/pid/leaf" into buf, as snprintf("%s/%d/%s") would write it
+ * but for a fraction of its cost (several per classification).
+ * -ENAMETOOLONG (buf "") when it does not fit.
+ */
+static int
+pid_path(char *buf, size_t len, const char *procroot, pid_t pid, const char *leaf)
+{
+	char num[12];
+	size_t n = 0, r = strlen(procroot), l = strlen(leaf);
+	unsigned v = (unsigned)pid;
+
+	do
+		num[sizeof(num) - 1 - n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	if (r + n + l + 3 > len) {
+		if (len > 0)
+			buf[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	memcpy(buf, procroot, r);
+	buf[r] = '/';
+	memcpy(buf + r + 1, num + sizeof(num) - n, n);
+	buf[r + 1 + n] = '/';
+	memcpy(buf + r + 2 + n, leaf, l + 1);
+	return 0;
+}
+
+/* Copy string src into dst of len bytes, cut if need be (snprintf "%s"). */
+static void
+copy_str(char *dst, size_t len, const char *src)
+{
+	size_t n = strnlen(src, len - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/*
+ * Parse "Key:\tA\tB..." numbers into v (up to max); returns count.  A
+ * number beyond 32 bits reads as 4294967295 (no id), never wrapped as a
+ * cast of strtoul's value would be (4294967296 read as 0, root).
+ */
 static size_t
 parse_ids(const char *s, uint32_t *v, size_t max)
 {
 	size_t n = 0;
 
 	while (n < max) {
-		char *end;
+		uint64_t x = 0;
 
 		while (*s == ' ' || *s == '\t')
 			s++;
-		if (!isdigit((unsigned char)*s))
+		if (*s < '0' || *s > '9')
 			break;
-		v[n++] = (uint32_t)strtoul(s, &end, 10);
-		s = end;
+		for (; *s >= '0' && *s <= '9'; s++)
+			if ((x = x * 10 + (uint64_t)(*s - '0')) > UINT32_MAX)
+				x = (uint64_t)UINT32_MAX + 1; /* saturate */
+		v[n++] = x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
 	}
 	return n;
 }
 
+/*
+ * The fields wanted, from the text of /proc/PID/status.  They all come
+ * before "Kthread:" (recent kernels), where parsing stops: the ~40 lines
+ * after it (memory, signals, capabilities, cpusets) are skipped.
+ */
 static void
 parse_status(char *text, struct task *t)
 {
 	bool have_kthread = false;
 	uint32_t ids[4];
 
-	for (char *line = text; line && *line;) {
+	for (char *line = text; line && *line && !have_kthread;) {
 		char *nl = strchr(line, '\n');
 
 		if (nl)
 			*nl = '\0';
-		if (strncmp(line, "Name:\t", 6) == 0) {
-			snprintf(t->comm, sizeof(t->comm), "%s", line + 6);
-		} else if (strncmp(line, "PPid:", 5) == 0) {
-			t->ppid = (pid_t)strtol(line + 5, NULL, 10);
-		} else if (strncmp(line, "Uid:", 4) == 0 &&
-			   parse_ids(line + 4, ids, 4) >= 2) {
-			t->uid = ids[0];
-			t->euid = ids[1];
-		} else if (strncmp(line, "Gid:", 4) == 0 &&
-			   parse_ids(line + 4, ids, 4) >= 2) {
-			t->gid = ids[0];
-			t->egid = ids[1];
-		} else if (strncmp(line, "Groups:", 7) == 0) {
-			t->ngroups = parse_ids(line + 7, t->groups, TASK_GROUPS_MAX);
-		} else if (strncmp(line, "Kthread:", 8) == 0) {
-			have_kthread = true;
-			t->kthread = strtol(line + 8, NULL, 10) == 1;
+		switch (line[0]) {
+		case 'N':
+			if (strncmp(line, "Name:\t", 6) == 0)
+				copy_str(t->comm, sizeof(t->comm), line + 6);
+			break;
+		case 'P':
+			if (strncmp(line, "PPid:", 5) == 0)
+				t->ppid = (pid_t)strtol(line + 5, NULL, 10);
+			break;
+		case 'U':
+			if (strncmp(line, "Uid:", 4) == 0 &&
+			    parse_ids(line + 4, ids, 4) >= 2) {
+				t->uid = ids[0];
+				t->euid = ids[1];
+			}
+			break;
+		case 'G':
+			if (strncmp(line, "Gid:", 4) == 0 &&
+			    parse_ids(line + 4, ids, 4) >= 2) {
+				t->gid = ids[0];
+				t->egid = ids[1];
+			} else if (strncmp(line, "Groups:", 7) == 0) {
+				t->ngroups =
+					parse_ids(line + 7, t->groups, TASK_GROUPS_MAX);
+			}
+			break;
+		case 'K':
+			if (strncmp(line, "Kthread:", 8) == 0) {
+				have_kthread = true;
+				t->kthread = strtol(line + 8, NULL, 10) == 1;
+			}
+			break;
 		}
 		line = nl ? nl + 1 : NULL;
 	}
@@ -127,7 +191,7 @@ is_interpreter(const char *b)
 	for (size_t i = 0; interpreters[i] != NULL; i++) {
 		size_t n = strlen(interpreters[i]);
 
-		if (strncmp(b, interpreters[i], n) != 0)
+		if (b[0] != interpreters[i][0] || strncmp(b, interpreters[i], n) != 0)
 			continue;
 		const char *rest = b + n;
 		while (isdigit((unsigned char)*rest) || *rest == '.')
@@ -320,8 +384,8 @@ believe_invoked(const char *procroot, pid_t pid, const char *cmdline, size_t len
 
 	if (t->script[0] != '\0' && strcmp(arg, t->script) == 0)
 		return true;
-	snprintf(path, sizeof(path), "%s/%d/exe", procroot, (int)pid);
-	if (stat(path, &est) == 0 &&
+	if (pid_path(path, sizeof(path), procroot, pid, "exe") == 0 &&
+	    stat(path, &est) == 0 &&
 	    task_view(procroot, pid, arg, path, sizeof(path)) == 0 &&
 	    stat(path, &st) == 0 && same_file(&st, &est))
 		return true;
@@ -371,11 +435,11 @@ read_names(const char *procroot, pid_t pid, struct task *t)
 	char path[128], buf[4096];
 	ssize_t n;
 
-	snprintf(t->invoked, sizeof(t->invoked), "%s", t->exe);
+	copy_str(t->invoked, sizeof(t->invoked), t->exe);
 	if (!is_interpreter(b) && strncmp(t->comm, b, COMM_CMP) == 0)
 		return;
-	snprintf(path, sizeof(path), "%s/%d/cmdline", procroot, (int)pid);
-	if ((n = read_file(path, buf, sizeof(buf))) <= 0)
+	if (pid_path(path, sizeof(path), procroot, pid, "cmdline") < 0 ||
+	    (n = read_file(path, buf, sizeof(buf))) <= 0)
 		return;
 	find_script(procroot, pid, buf, (size_t)n, t);
 	find_invoked(procroot, pid, buf, (size_t)n, t);
@@ -388,8 +452,9 @@ read_exe(const char *procroot, pid_t pid, struct task *t)
 	char path[128];
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "%s/%d/exe", procroot, (int)pid);
-	n = readlink(path, t->exe, sizeof(t->exe) - 1);
+	n = pid_path(path, sizeof(path), procroot, pid, "exe") < 0
+		    ? -1
+		    : readlink(path, t->exe, sizeof(t->exe) - 1);
 	if (n < 0)
 		n = 0; /* kernel thread, or a zombie */
 	t->exe[n] = '\0';
@@ -407,7 +472,8 @@ task_read(const char *procroot, pid_t pid, unsigned what, struct task *t)
 	memset(t, 0, offsetof(struct task, comm));
 	t->comm[0] = t->exe[0] = t->script[0] = t->invoked[0] = '\0';
 	t->pid = pid;
-	snprintf(path, sizeof(path), "%s/%d/status", procroot, (int)pid);
+	if (pid_path(path, sizeof(path), procroot, pid, "status") < 0)
+		return -ENAMETOOLONG;
 	if ((n = read_file(path, buf, sizeof(buf))) < 0)
 		return gone((int)n);
 	parse_status(buf, t);
@@ -431,7 +497,8 @@ task_read_cmdline(const char *procroot, pid_t pid, char *buf, size_t len)
 	char path[128];
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "%s/%d/cmdline", procroot, (int)pid);
+	if (pid_path(path, sizeof(path), procroot, pid, "cmdline") < 0)
+		return -ENAMETOOLONG;
 	n = read_file(path, buf, len);
 	return n < 0 ? gone((int)n) : (int)n;
 }
@@ -442,7 +509,8 @@ task_start_time(const char *procroot, pid_t pid, uint64_t *start)
 	char path[128], buf[1024];
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "%s/%d/stat", procroot, (int)pid);
+	if (pid_path(path, sizeof(path), procroot, pid, "stat") < 0)
+		return -ENAMETOOLONG;
 	if ((n = read_file(path, buf, sizeof(buf))) < 0)
 		return gone((int)n);
 	/* the command name may hold blanks and parentheses: skip past the last ')' */
@@ -495,7 +563,8 @@ task_read_cgroups(const char *procroot, pid_t pid, struct task_cgroups *out)
 	char path[128];
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "%s/%d/cgroup", procroot, (int)pid);
+	if (pid_path(path, sizeof(path), procroot, pid, "cgroup") < 0)
+		return -ENAMETOOLONG;
 	if ((n = read_file(path, out->buf, sizeof(out->buf))) < 0)
 		return gone((int)n);
 	return task_parse_cgroups(out->buf, (size_t)n, out);
@@ -555,7 +624,8 @@ task_threads(const char *procroot, pid_t pid)
 	char path[128], buf[16384];
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "%s/%d/status", procroot, (int)pid);
+	if (pid_path(path, sizeof(path), procroot, pid, "status") < 0)
+		return -ENAMETOOLONG;
 	if ((n = read_file(path, buf, sizeof(buf))) < 0)
 		return gone((int)n);
 	const char *s = strstr(buf, "\nThreads:");

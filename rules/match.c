@@ -528,3 +528,9 @@ rules_need_process(const struct rules_set *set)
 {
 	return set->need_process;
 }
+
+bool
+rules_need_cgroups(const struct rules_set *set)
+{
+	return set->need_cgroups;
+}

@@ -646,7 +646,7 @@ finish(struct parser *p, int rc)
 	for (size_t i = 0; i < set->n; i++) {
 		/* "ignore" applies to tasks that are not realtime: needs it too */
 		if (!set->rules[i].continuation && set->rules[i].options != 0)
-			set->need_rt = true;
+			set->need_rt = set->need_cgroups = true;
 		if (set->rules[i].process != NULL)
 			set->need_process = true;
 	}

@@ -214,6 +214,12 @@ enum rules_semantics rules_semantics(const struct rules_set *set);
 bool rules_need_realtime(const struct rules_set *set);
 /* True when some rule has a process field (callers then fill exe etc.). */
 bool rules_need_process(const struct rules_set *set);
+/*
+ * True when some decision depends on the task's current groups (an
+ * ignore rule); otherwise rules_match() never reads task.cgroups and
+ * callers may leave it NULL.
+ */
+bool rules_need_cgroups(const struct rules_set *set);
 
 /*
  * Expand a destination template for a task into buf: %u %U %g %G %p

@@ -62,6 +62,7 @@ struct rules_set {
 	uint64_t named; /* union of bound rule masks */
 	bool need_rt;
 	bool need_process;
+	bool need_cgroups; /* an ignore rule: matching reads task.cgroups */
 };
 
 /*

@@ -5,10 +5,12 @@
 # event) is classified once, after its exec, and moved once.
 : "${SRCDIR:=.}" "${BUILDDIR:=.}"
 . "$SRCDIR/tests/tap/tap.sh"
-plan 3
+plan 4
 out=$("$BUILDDIR/bench/replay" 10 300)
 is 0 "$?" "the replay runs"
 is "execs=300 classified=300 moves=300" "$out" "every spawn is classified once and moved once"
 out=$("$BUILDDIR/bench/replay" 1000 300 20)
 is "execs=300 classified=300 moves=300" "$out" "with 1,000 rules and 20 pids reused too"
+out=$("$BUILDDIR/bench/replay" 10 300 1000 1 0)
+is "execs=300 classified=300 moves=0" "$out" "with no rule matching: classified, not moved"
 done_testing

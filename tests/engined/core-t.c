@@ -402,10 +402,79 @@ test_cleanup(struct core *c)
 	is_int(1, (long long)core_stats(c)->groups_removed, "one group removed");
 }
 
+/* Remove the cgroup file of pid: reading it now fails as for a gone task. */
+static void
+no_cgroup_file(struct fixture *f, pid_t pid)
+{
+	char file[300];
+
+	snprintf(file, sizeof(file), "%s/%d/cgroup", f->proc, (int)pid);
+	if (unlink(file) < 0)
+		bail("unlink %s", file);
+}
+
+/*
+ * /proc/PID/cgroup is read only when the decision needs it (an ignore
+ * rule, the unified layout, a Lua hook) or a verdict moves something:
+ * a process no rule matches costs one read of status, not two.
+ */
+static void
+test_lazy_groups(void)
+{
+	struct fixture f;
+
+	fixture_init(&f);
+	fixture_files(&f, "", "root name=cgecore /admins\n");
+	fixture_proc(&f, 100, 0, 0, "/usr/bin/bash", 10, "/");
+	fixture_proc(&f, 200, 0, 0, "/usr/bin/bash", 20, "/admins");
+	fixture_proc(&f, 300, NOBODY, NOBODY, "/usr/bin/cat", 30, "/");
+	struct core *c = fixture_core(&f);
+	if (c == NULL)
+		bail("no core");
+	core_start(c, 1.0);
+	is_int(1, (long long)core_stats(c)->moves, "only the process not in place moves");
+	uint64_t cls = core_stats(c)->classified, gone = core_stats(c)->vanished;
+	no_cgroup_file(&f, 300);
+	event(c, PROCEV_EXEC, 300, 0, 2.0);
+	is_int((long long)cls + 1, (long long)core_stats(c)->classified,
+	       "no rule matches: classified without reading its groups");
+	is_int((long long)gone, (long long)core_stats(c)->vanished,
+	       "... not taken for gone");
+	no_cgroup_file(&f, 200);
+	event(c, PROCEV_EXEC, 200, 0, 3.0);
+	is_int((long long)gone + 1, (long long)core_stats(c)->vanished,
+	       "a verdict that moves reads the groups first");
+	is_int(1, (long long)core_stats(c)->moves, "... and moves nothing it cannot see");
+	fixture_proc(&f, 200, 0, 0, "/usr/bin/bash", 21, "/admins");
+	event(c, PROCEV_EXEC, 200, 0, 4.0);
+	is_int(1, (long long)core_stats(c)->moves,
+	       "one already in place is not moved again");
+	core_free(c);
+
+	/* an ignore rule looks at the current group: always read */
+	fixture_files(&f, "",
+		      "nobody name=cgecore /kept ignore\nnobody name=cgecore /users\n");
+	fixture_proc(&f, 300, NOBODY, NOBODY, "/usr/bin/cat", 30, "/kept");
+	fixture_proc(&f, 400, NOBODY, NOBODY, "/usr/bin/cat", 40, "/");
+	if ((c = fixture_core(&f)) == NULL)
+		bail("no core");
+	core_start(c, 1.0);
+	is_string("/kept", fixture_group(&f, 300),
+		  "the ignore rule holds a process in /kept");
+	is_string("/users", fixture_group(&f, 400), "... not one elsewhere");
+	gone = core_stats(c)->vanished;
+	no_cgroup_file(&f, 300);
+	event(c, PROCEV_EXEC, 300, 0, 2.0);
+	is_int((long long)gone + 1, (long long)core_stats(c)->vanished,
+	       "with an ignore rule, the groups are read before deciding");
+	core_free(c);
+	fixture_done(&f);
+}
+
 int
 main(void)
 {
-	plan(76);
+	plan(85);
 	fixture_init(&fx);
 	fixture_files(&fx, fixture_profile, fixture_rules);
 	fixture_proc(&fx, 1, 0, 0, "/usr/lib/systemd/systemd", 1, "/init.scope");
@@ -428,5 +497,6 @@ main(void)
 	test_restore();
 	test_boost_cap();
 	fixture_done(&fx);
+	test_lazy_groups();
 	return 0;
 }

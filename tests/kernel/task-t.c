@@ -278,7 +278,7 @@ main(void)
 	struct task t;
 	struct task_cgroups cg;
 
-	plan(49 + 20 + 7);
+	plan(49 + 20 + 7 + 3);
 	make_procroot(procroot, sizeof(procroot));
 
 	is_int(0, task_read(procroot, 1234, TASK_EXE | TASK_SCRIPT, &t), "read 1234");
@@ -306,6 +306,24 @@ main(void)
 	is_string("old kernel", t.comm, "comm with a blank");
 
 	is_int(-ESRCH, task_read(procroot, 999, TASK_EXE, &t), "missing task: -ESRCH");
+	static const char huge[] =
+		"Name:\tx\nUid:\t4294967296\t99999999999999999999\t0\t0\n"
+		"Gid:\t0\t0\t0\t0\nGroups:\t\nKthread:\t0\n";
+	put_file(procroot, "5000/status", huge, sizeof(huge) - 1);
+	is_int(0, task_read(procroot, 5000, 0, &t), "read ids beyond 32 bits");
+	ok(t.uid == UINT32_MAX && t.euid == UINT32_MAX,
+	   "... as 4294967295 (no uid), never wrapped to root");
+	char gone5000[8192];
+	snprintf(gone5000, sizeof(gone5000), "%s/5000/status", procroot);
+	unlink(gone5000);
+	*strrchr(gone5000, '/') = '\0';
+	rmdir(gone5000);
+	char longroot[200];
+	memset(longroot, 'x', sizeof(longroot) - 1);
+	longroot[0] = '/';
+	longroot[sizeof(longroot) - 1] = '\0';
+	is_int(-ENAMETOOLONG, task_read(longroot, 1234, TASK_EXE, &t),
+	       "a /proc path that does not fit: -ENAMETOOLONG, not a cut path");
 
 	is_int(0, task_read_cgroups(procroot, 1234, &cg), "read cgroup file");
 	is_int(5, (long long)cg.n, "five lines");

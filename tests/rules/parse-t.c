@@ -238,8 +238,15 @@ test_options(void)
 
 		is_int(c[i].want, s ? (long long)rules_get(s, 0)->options : -1,
 		       "options of '%.*s'", (int)strlen(c[i].text) - 1, c[i].text);
+		ok(s != NULL && rules_need_cgroups(s),
+		   "... which needs the current groups");
 		rules_free(s);
 	}
+	struct fake_log log;
+	struct rules_set *s = fake_load("alice cpu /a\n%  memory /b\n*:sh cpu /c\n",
+					RULES_FIRST_MATCH, &log);
+	ok(s != NULL && !rules_need_cgroups(s), "rules without ignore do not");
+	rules_free(s);
 }
 
 static int asked;
@@ -323,7 +330,7 @@ test_missing_file(void)
 int
 main(void)
 {
-	plan(26 * 3 + 6 * 4 + 26 + 8 + 4 + 6 + 2);
+	plan(26 * 3 + 6 * 4 + 26 + 8 + 4 * 2 + 1 + 6 + 2);
 	test_bad();
 	test_warn();
 	test_fields();
