@@ -226,19 +226,13 @@ decide_rules(struct core *c, const struct task *t, const char *const *current,
 static void
 cannot_read(struct core *c, pid_t pid, int rc)
 {
-	static double last = -1e9;
-	static unsigned long quiet;
+	static struct log_limit limit = LOG_LIMIT_INIT(1);
+	unsigned long held;
 
-	if (c->rescan_at == 0)
-		c->rescan_at = c->now + 1.0;
-	if (c->now - last < 1.0) {
-		quiet++;
-		return;
-	}
-	log_warning("cannot read %s/%d: %s; rescanning soon (%lu more not reported)",
-		    c->env.procroot, (int)pid, strerror(-rc), quiet);
-	last = c->now;
-	quiet = 0;
+	core_rescan_soon(c, 1.0);
+	if (log_limit_pass(&limit, c->now, &held))
+		log_warning("cannot read %s/%d: %s; rescanning soon (%lu more not reported)",
+			    c->env.procroot, (int)pid, strerror(-rc), held);
 }
 
 /* Compose the verdicts of the virtual dimensions into c->composed. */

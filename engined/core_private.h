@@ -90,6 +90,16 @@ struct core {
 };
 
 
+/* Rescan /proc in delay seconds, unless a rescan is due already (a
+ * process could not be read or moved for want of descriptors).  Inline:
+ * classify.c and groups.c use it, and core.c calls them. */
+static inline void
+core_rescan_soon(struct core *c, double delay)
+{
+	if (c->rescan_at == 0)
+		c->rescan_at = c->now + delay;
+}
+
 /* ---- classify.c ------------------------------------------------------------------ */
 
 /* Decide and act for one process (thread group). */

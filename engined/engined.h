@@ -45,6 +45,26 @@ size_t log_escape(const char *in, char *out, size_t outlen);
 void
 log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * The one rate limiter of log lines a hostile user could provoke
+ * (refused requests, unreadable processes): at most burst lines in any
+ * one second (windows start at the first line), the others held back
+ * and counted.  The count is handed to the next line let through, or
+ * taken by a caller that reports it by itself (log_limit_take).
+ */
+struct log_limit {
+	unsigned burst;
+	double window; /* start of the current second */
+	unsigned lines; /* let through in it */
+	unsigned long held;
+};
+#define LOG_LIMIT_INIT(n) { .burst = (n), .window = -1e18 }
+/* May a line be logged at time now (seconds, any clock)?  When it may,
+ * *held gets the count held back since the last one (then reset). */
+bool log_limit_pass(struct log_limit *l, double now, unsigned long *held);
+/* The count held back (then reset), for a caller's own summary line. */
+unsigned long log_limit_take(struct log_limit *l);
+
 #define log_error(...)	 log_msg(LOG_LEVEL_ERROR, __VA_ARGS__)
 #define log_warning(...) log_msg(LOG_LEVEL_WARNING, __VA_ARGS__)
 #define log_notice(...)	 log_msg(LOG_LEVEL_NOTICE, __VA_ARGS__)

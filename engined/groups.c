@@ -116,8 +116,8 @@ groups_move(struct core *c, size_t i, const struct task *t, const struct verdict
 			  hier_label(h), h->mount);
 	} else {
 		c->stats.move_failures++;
-		if ((rc == -EMFILE || rc == -ENFILE) && c->rescan_at == 0)
-			c->rescan_at = c->now + 1.0; /* try again when descriptors are back */
+		if (rc == -EMFILE || rc == -ENFILE)
+			core_rescan_soon(c, 1.0); /* try again when descriptors are back */
 		log_warning("cannot move pid %d (%s) to %s:%s: %s (%s%s/cgroup.procs)",
 			    (int)t->pid, t->comm, hier_label(h), v->dest, strerror(-rc),
 			    h->mount, v->dest);

@@ -138,3 +138,30 @@ log_msg(enum log_level level, const char *fmt, ...)
 		break;
 	}
 }
+
+/* ---- the rate limiter ------------------------------------------------------- */
+
+bool
+log_limit_pass(struct log_limit *l, double now, unsigned long *held)
+{
+	if (now - l->window >= 1.0) {
+		l->window = now;
+		l->lines = 0;
+	}
+	if (l->lines >= l->burst) {
+		l->held++;
+		return false;
+	}
+	l->lines++;
+	*held = log_limit_take(l);
+	return true;
+}
+
+unsigned long
+log_limit_take(struct log_limit *l)
+{
+	unsigned long n = l->held;
+
+	l->held = 0;
+	return n;
+}

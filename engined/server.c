@@ -53,10 +53,8 @@ struct server {
 	double backoff;
 	unsigned nclients, nroot; /* connected clients, and those of root */
 	LIST_HEAD(, server_client) clients;
-	ev_tstamp log_window; /* the limiter: lines logged in the current second */
-	unsigned log_lines;
-	unsigned long log_suppressed;
-	ev_timer log_report;
+	struct log_limit log_limit; /* SERVER_LOG_BURST lines a second */
+	ev_timer log_report;	    /* says how many were held back */
 };
 
 static size_t
@@ -89,18 +87,17 @@ server_log(struct server *s, enum log_level level, const char *fmt, ...)
 		return;
 	}
 	ev_tstamp now = ev_now(s->loop);
-	if (now - s->log_window >= 1.0) {
-		s->log_window = now;
-		s->log_lines = 0;
-	}
-	if (s->log_lines < SERVER_LOG_BURST) {
-		s->log_lines++;
+	unsigned long held;
+	if (log_limit_pass(&s->log_limit, now, &held)) {
+		if (held > 0)
+			log_warning("%s: %lu more messages suppressed", s->proto->name, held);
 		log_msg(level, "%s", msg);
 		return;
 	}
-	s->log_suppressed++;
+	/* held back: say how many at the end of this second, if no line
+	 * let through says it first */
 	if (!ev_is_active(&s->log_report)) {
-		ev_timer_set(&s->log_report, s->log_window + 1.0 - now, 0.);
+		ev_timer_set(&s->log_report, s->log_limit.window + 1.0 - now, 0.);
 		ev_timer_start(s->loop, &s->log_report);
 	}
 }
@@ -109,12 +106,11 @@ static void
 server_log_report_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct server *s = w->data;
+	unsigned long held = log_limit_take(&s->log_limit);
 
-	log_warning("%s: %lu more messages suppressed in the last second", s->proto->name,
-		    s->log_suppressed);
-	s->log_suppressed = 0;
-	s->log_window = ev_now(loop);
-	s->log_lines = 1;
+	if (held > 0)
+		log_warning("%s: %lu more messages suppressed in the last second",
+			    s->proto->name, held);
 }
 
 /* ---- answers ------------------------------------------------------------------- */
@@ -526,6 +522,7 @@ server_new(const struct server_proto *proto, void *ctx)
 	if (s == NULL)
 		return NULL;
 	s->proto = proto;
+	s->log_limit = (struct log_limit)LOG_LIMIT_INIT(SERVER_LOG_BURST);
 	s->ctx = ctx;
 	s->lis.fd = -1;
 	LIST_INIT(&s->clients);

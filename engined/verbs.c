@@ -56,28 +56,23 @@ static json_t *
 deny(struct verb_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
- * Log a denial: at most DENY_BURST lines a second, then one line a
- * second counting the others, so many hostile users together cannot
- * flood the log.
+ * Log a denial: at most DENY_BURST lines a second; the next line let
+ * through says how many were not, so many hostile users together
+ * cannot flood the log.
  */
 #define DENY_BURST 5
 
 static void
 log_denial(const struct request *rq, const char *msg)
 {
-	static double window = -1;
-	static unsigned logged, quiet;
+	static struct log_limit limit = LOG_LIMIT_INIT(DENY_BURST);
+	unsigned long held;
 
-	if (rq->now - window >= 1.0) {
-		if (quiet > 0)
-			log_warning("control: %u more denials not logged", quiet);
-		window = rq->now;
-		logged = quiet = 0;
-	}
-	if (logged++ < DENY_BURST)
-		log_warning("control: uid %u denied: %s", (unsigned)rq->uid, msg);
-	else
-		quiet++;
+	if (!log_limit_pass(&limit, rq->now, &held))
+		return;
+	if (held > 0)
+		log_warning("control: %lu more denials not logged", held);
+	log_warning("control: uid %u denied: %s", (unsigned)rq->uid, msg);
 }
 
 static json_t *

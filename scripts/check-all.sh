@@ -49,7 +49,7 @@ if command -v valgrind >/dev/null && [ -d "$top/build-plain" ]; then
 		 tests/kernel/task-t tests/kernel/procev-decode-t tests/lua/hooks-t tests/lua/wire-t \
 		 tests/engined/proctab-t tests/engined/config-t tests/engined/statefile-t \
 		 tests/engined/core-t tests/engined/verbs-t tests/engined/server-t \
-		 tests/engined/layout-t tests/engined/nftsets-t tests/kernel/nft-t; do
+		 tests/engined/layout-t tests/engined/nftsets-t tests/engined/log-t tests/kernel/nft-t; do
 		if (cd "$top/build-plain" && SRCDIR="$top" valgrind -q --leak-check=full \
 			--errors-for-leak-kinds=definite,indirect --error-exitcode=9 \
 			"./$t" >/dev/null 2>"$top/build-plain/valgrind.err"); then
