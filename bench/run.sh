@@ -5,6 +5,11 @@
 # that matches the test user last).  Prints one table and the ratios.
 #
 # Run as root from a built source tree:  sh bench/run.sh [--quick]
+# Optional, for a narrower run (defaults in brackets):
+#   BENCH_SIZES="10"          rule counts ["10 1000 100000"]
+#   BENCH_DAEMONS=cgengined   daemons ["cgengined cgrulesengd"]
+#   BENCH_NICE=-20            cgengined.conf's nice [unset: the default]
+#   BENCH_SCHED="chrt -r 1"   command cgengined is started under [none]
 # Safety (SPEC 9): private named hierarchies, a throwaway user, daemons
 # stopped by pid; /etc/cgrules.conf (read by cgrulesengd) is backed up
 # and restored, /etc/cgconfig.conf and /etc/cgconfig.d are created only
@@ -85,11 +90,12 @@ control-socket = "$D/control.sock"
 pidfile = "$D/cgengined.pid"
 state-file = ""
 log-level = "warning"
+${BENCH_NICE:+nice = $BENCH_NICE}
 EOF
 
 start_daemon() { # NAME
 	case $1 in
-	cgengined) "$top/cgengined" -n -c "$D/cgengined.conf" -l "$D/cgengined.log" & DAEMON=$! ;;
+	cgengined) ${BENCH_SCHED:-} "$top/cgengined" -n -c "$D/cgengined.conf" -l "$D/cgengined.log" & DAEMON=$! ;;
 	cgrulesengd) cgrulesengd -n -Q & DAEMON=$! ;;
 	esac
 	# wait until it has loaded the rules (its CPU use settles)
@@ -146,7 +152,7 @@ placed_delta() { # BEFORE AFTER
 # storm itself adds to it: about its concurrency, less what waits)
 printf '%-12s %7s %5s %6s %7s %8s %8s %8s %8s %10s %8s %9s %8s %8s %8s %5s\n' DAEMON RULES CONC COUNT CLASS% \
 	P50_US P90_US P99_US MAX_US CPU_US/EXEC RSS_KIB SYSC/EXEC CSW/EXEC IN1MS% DP99 LOAD | tee "$D/table"
-sizes="10 1000 100000"; concs="2 8 32"
+sizes=${BENCH_SIZES:-10 1000 100000}; concs="2 8 32"
 [ "$QUICK" = "--quick" ] && { sizes="10"; concs="2"; }
 # The floor: no daemon, and probes that wait for the groups they start
 # in.  Their "latency" is exec plus the probe's own start-up under the
@@ -161,7 +167,7 @@ for c in $concs; do
 done
 for n in $sizes; do
 	write_rules "$n"
-	for d in cgengined cgrulesengd; do
+	for d in ${BENCH_DAEMONS:-cgengined cgrulesengd}; do
 		command -v "$d" >/dev/null 2>&1 || [ "$d" = cgengined ] || continue
 		# cgrulesengd scans its rules linearly: fewer probes for big files
 		count=2000
