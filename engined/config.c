@@ -143,6 +143,19 @@ check_nice(cfg_t *cfg, cfg_opt_t *opt)
 }
 
 static int
+check_rtprio(cfg_t *cfg, cfg_opt_t *opt)
+{
+	long v = cfg_opt_getnint(opt, 0);
+
+	if (v < 0 || v > 99) {
+		cfg_error(cfg, "realtime-priority: %ld is not 0 (off) or a priority from 1 to 99",
+			  v);
+		return -1;
+	}
+	return 0;
+}
+
+static int
 check_duration(cfg_t *cfg, cfg_opt_t *opt)
 {
 	const char *v = cfg_opt_getnstr(opt, 0);
@@ -294,6 +307,7 @@ static cfg_opt_t opts[] = {
 	CFG_INT("lua-timeout", 100, CFGF_NONE),
 	CFG_INT("netlink-buffer", 4194304, CFGF_NONE),
 	CFG_INT("nice", CONFIG_NICE_DEFAULT, CFGF_NONE),
+	CFG_INT("realtime-priority", 0, CFGF_NONE),
 	CFG_SEC("group", group_opts, CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
 	CFG_SEC("boost-profile", profile_opts,
 		CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
@@ -391,6 +405,7 @@ copy_config(cfg_t *cfg, struct config *c)
 	c->lua_timeout = cfg_getint(cfg, "lua-timeout");
 	c->netlink_buffer = cfg_getint(cfg, "netlink-buffer");
 	c->nice = (int)cfg_getint(cfg, "nice");
+	c->rt_priority = (int)cfg_getint(cfg, "realtime-priority");
 	if (!c->rules || !c->rules_dir || !c->control_socket || !c->sticky_socket ||
 	    !c->pidfile || !c->state_file || !c->log || !c->lua_script)
 		return -ENOMEM;
@@ -424,6 +439,7 @@ new_parser(void)
 	cfg_set_validate_func(cfg, "lua-timeout", check_positive);
 	cfg_set_validate_func(cfg, "netlink-buffer", check_positive);
 	cfg_set_validate_func(cfg, "nice", check_nice);
+	cfg_set_validate_func(cfg, "realtime-priority", check_rtprio);
 	cfg_set_validate_func(cfg, "group", check_group);
 	cfg_set_validate_func(cfg, "unified-layout", check_layout);
 	cfg_set_validate_func(cfg, "unified-root", check_uroot);

@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <ev.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,10 +145,41 @@ prepare_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 	ev_timer_start(loop, &e->core_timer);
 }
 
-/* Run at the configured priority (the config's nice). */
+/*
+ * Opt-in real-time scheduling (realtime-priority): SCHED_RR, reset on
+ * fork, so the Lua helper and anything else the daemon starts run as
+ * ordinary tasks.  Back to normal scheduling when it is 0 again.
+ */
+static void
+apply_realtime(const struct config *cfg)
+{
+	int now = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
+	struct sched_param sp = { .sched_priority = cfg->rt_priority };
+
+	if (cfg->rt_priority == 0 && now != SCHED_RR && now != SCHED_FIFO)
+		return;
+	if (cfg->rt_priority > 0 &&
+	    sched_setscheduler(0, SCHED_RR | SCHED_RESET_ON_FORK, &sp) < 0) {
+		log_warning("cannot run at real-time priority %d: %s (nice %d instead)",
+			    cfg->rt_priority, strerror(errno), cfg->nice);
+		return;
+	}
+	if (cfg->rt_priority == 0 && sched_setscheduler(0, SCHED_OTHER, &sp) < 0) {
+		log_warning("cannot leave real-time scheduling: %s", strerror(errno));
+		return;
+	}
+	if (cfg->rt_priority > 0)
+		log_notice("running at real-time priority %d (SCHED_RR)", cfg->rt_priority);
+	else
+		log_notice("real-time scheduling off");
+}
+
+/* Run at the configured priority (the config's nice, and the opt-in
+ * real-time priority). */
 static void
 apply_nice(const struct config *cfg)
 {
+	apply_realtime(cfg);
 	errno = 0;
 	int now = getpriority(PRIO_PROCESS, 0);
 	if (errno == 0 && now == cfg->nice)

@@ -123,6 +123,7 @@ struct config {
 	long lua_timeout; /* milliseconds of the helper's CPU per hook call */
 	long netlink_buffer; /* initial receive buffer of the proc connector */
 	int nice;	     /* the daemon's scheduling priority, -20..19 */
+	int rt_priority;     /* realtime-priority: SCHED_RR at 1..99, 0 = off */
 	struct group_conf *groups;
 	size_t ngroups;
 	struct boost_profile *profiles;

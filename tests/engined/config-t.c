@@ -47,7 +47,7 @@ main(void)
 {
 	struct config *c;
 
-	plan(44);
+	plan(48);
 	c = load("no-such.conf", true);
 	ok(c != NULL, "a missing optional file gives the defaults");
 	is_string("", c->file, "no file read");
@@ -62,6 +62,7 @@ main(void)
 	ok(c->remove_empty, "remove-empty defaults to true");
 	is_int(1000000, c->lua_instructions, "default lua-instructions");
 	is_int(-10, c->nice, "default nice: raised");
+	is_int(0, c->rt_priority, "no real-time priority by default");
 	config_free(c);
 
 	c = load("no-such.conf", false);
@@ -82,6 +83,7 @@ main(void)
 	is_int(1048576, c->lua_memory, "lua-memory");
 	is_int(8388608, c->netlink_buffer, "netlink-buffer");
 	is_int(5, c->nice, "nice");
+	is_int(7, c->rt_priority, "realtime-priority");
 	is_int(2, (long long)c->ngroups, "two groups");
 	is_string("cpu", c->groups[0].hier, "group hierarchy");
 	is_string("/profs", c->groups[0].path, "group path");
@@ -100,6 +102,8 @@ main(void)
 		     ":1: lua-instructions: must be a positive number");
 	expect_error("cgengined-badnice.conf",
 		     ":1: nice: -21 is not a priority from -20 to 19");
+	expect_error("cgengined-badrt.conf",
+		     ":1: realtime-priority: 100 is not 0 (off) or a priority from 1 to 99");
 	/* libconfuse refused it without a word (found by fuzz-config) */
 	expect_error("cgengined-nul.conf", ":2: contains a NUL byte");
 

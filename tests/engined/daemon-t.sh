@@ -4,7 +4,7 @@
 # and sockets; a second instance is refused; --dry-run moves nothing.
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
-plan 15
+plan 19
 
 mount_hier cls; MANAGED="cls"
 program "${TAG}job"
@@ -43,4 +43,15 @@ daemon_stop
 write_config 'nice = 3'
 daemon_start || bail "daemon"
 is "3" "$(ps -o ni= -p "$DAEMON_PID" | tr -d ' ')" "or at the configured nice"
+sched() { ps -o cls=,rtprio= -p "$1" | tr -s ' ' | sed 's/^ //; s/ $//'; }
+is "TS -" "$(sched "$DAEMON_PID")" "with normal scheduling by default"
+write_config 'realtime-priority = 2'
+reload_daemon
+ok "realtime-priority = 2: SCHED_RR at priority 2 after a reload" \
+	sh -c "i=0; while [ \"\$(ps -o cls=,rtprio= -p $DAEMON_PID | tr -s ' ' | sed 's/^ //')\" != 'RR 2' ] && [ \$i -lt 50 ]; do sleep 0.1; i=\$((i+1)); done; [ \$i -lt 50 ]"
+ok "it says so" wait_log "running at real-time priority 2 (SCHED_RR)"
+write_config
+reload_daemon
+ok "without it again: back to normal scheduling" \
+	sh -c "i=0; while [ \"\$(ps -o cls= -p $DAEMON_PID | tr -d ' ')\" != TS ] && [ \$i -lt 50 ]; do sleep 0.1; i=\$((i+1)); done; [ \$i -lt 50 ]"
 done_testing
