@@ -30,6 +30,9 @@
 #include <string.h>
 
 #define NFT_SETTLE 0.2 /* after a ruleset change, wait this long, then sync */
+/* Ids of others in a set whose groups a sync checks for life, at most:
+ * each check is a system call, and a firewall's set may be large. */
+#define NFT_LIVE_CHECKS 1024
 
 struct nft_pattern {
 	char **seg; /* segments below the v2 root; a wildcard is "*" */
@@ -606,14 +609,21 @@ sync_set(struct core *c, size_t s)
 	for (size_t i = 0; i < nwant; i++)
 		if (!sorted_has(have, nhave, want[i]))
 			add[nadd++] = want[i];
+	unsigned checks = 0;
 	for (size_t i = 0; i < nhave; i++) {
 		if (sorted_has(want, nwant, have[i]) || (i > 0 && have[i] == have[i - 1]))
 			continue;
 		if (sorted_has(set->ids, set->n, have[i]) ||
 		    (set->configured && fs->id_live != NULL && n->h != NULL &&
+		     checks++ < NFT_LIVE_CHECKS &&
 		     fs->id_live(fs->arg, n->h, have[i]) == 0))
 			del[ndel++] = have[i];
 	}
+	if (checks > NFT_LIVE_CHECKS)
+		log_info(
+			"nft set %s: %u ids of others not checked this time (at most %d per "
+			"sync)",
+			set->name, checks - NFT_LIVE_CHECKS, NFT_LIVE_CHECKS);
 	if (nadd > 0 && (rc = ops->add(ops->arg, &set->ref, add, nadd)) < 0)
 		set_failed(set, "add group ids", rc);
 	if (ndel > 0 && (rc = ops->del(ops->arg, &set->ref, del, ndel)) < 0)

@@ -25,7 +25,7 @@ static struct fakeset {
 	char name[64]; /* "inet fw www" */
 	bool exists;
 	bool wrong_type;
-	uint64_t ids[64];
+	uint64_t ids[2048];
 	size_t n;
 } sets[NSETS];
 static unsigned calls;
@@ -89,7 +89,7 @@ fake_add(void *arg, const struct nftset_ref *r, const uint64_t *ids, size_t n)
 		bool have = false;
 		for (size_t k = 0; k < s->n; k++)
 			have = have || s->ids[k] == ids[i];
-		if (!have && s->n < 64)
+		if (!have && s->n < 2048)
 			s->ids[s->n++] = ids[i];
 	}
 	return 0;
@@ -337,9 +337,24 @@ test_sets(void)
 	ok(id_of(c, "/svc/profs/u/root") == 0, "the empty template group was removed");
 	ok(!holds("inet fw users", ur), "its id was deleted from its set");
 
+	/* a firewall's set full of others' ids: the sync checks at most
+	 * 1024 of them for life each time, so it never stalls for long */
+	struct fakeset *nfs =
+		find(&(struct nftset_ref){ .family = 1, .table = "fw", .set = "nfs" });
+	for (uint64_t k = 0; k < 1500; k++)
+		nfs->ids[nfs->n++] = 500000 + k; /* groups long gone */
+	core_nft_changed(c, 20.5);
+	core_timeout(c, 20.8);
+	is_int(1 + 1500 - 1024, (long long)count("inet fw nfs"),
+	       "1,500 stale ids: 1,024 checked and deleted in one sync");
+	core_nft_changed(c, 20.85);
+	core_timeout(c, 21.05);
+	ok(count("inet fw nfs") == 1 && holds("inet fw nfs", sn),
+	   "the rest at the next one; the daemon's own id stays");
+
 	/* a set of the wrong type: said, nothing breaks */
 	www->wrong_type = true;
-	core_nft_changed(c, 21.0);
+	core_nft_changed(c, 21.1);
 	core_timeout(c, 21.5);
 	ok(holds("inet fw web", pw2), "another set is still kept");
 	www->wrong_type = false;
@@ -433,7 +448,7 @@ test_config(void)
 int
 main(void)
 {
-	plan(45);
+	plan(47);
 	test_missing_then_made();
 	test_sets();
 	test_none();
