@@ -253,11 +253,12 @@ bool core_nft_names(const struct core *c, const struct nftset_ref *r);
 /* The ruleset changed (or notifications were lost): synchronise the
  * sets shortly (core_next_deadline says when). */
 void core_nft_changed(struct core *c, double now);
-/* fn(arg, "inet fw www", group, level) for each set v2 group path or a
- * group above it is kept in; level: the group's depth below the v2
- * root, as "socket cgroupv2 level N" counts. */
+/* fn(arg, set, group, level) for each set v2 group path or a group
+ * above it is kept in; level: the group's depth below the v2 root, as
+ * "socket cgroupv2 level N" counts. */
 void core_nft_sets_of(const struct core *c, const char *path,
-		      void (*fn)(void *arg, const char *set, const char *group, unsigned level),
+		      void (*fn)(void *arg, const struct nftset_ref *set, const char *group,
+				 unsigned level),
 		      void *arg);
 
 /* ---- what there is to see -------------------------------------------------------- */

@@ -771,7 +771,7 @@ core_nft_changed(struct core *c, double now)
 
 void
 core_nft_sets_of(const struct core *c, const char *path,
-		 void (*fn)(void *arg, const char *set, const char *group,
+		 void (*fn)(void *arg, const struct nftset_ref *set, const char *group,
 			    unsigned level),
 		 void *arg)
 {
@@ -791,7 +791,7 @@ core_nft_sets_of(const struct core *c, const char *path,
 				if (!pattern_match(&n->pat[i], prefix))
 					continue;
 				for (size_t j = 0; j < n->pat[i].nsets; j++)
-					fn(arg, n->sets[n->pat[i].sets[j]].name, prefix,
+					fn(arg, &n->sets[n->pat[i].sets[j]].ref, prefix,
 					   level);
 			}
 		}

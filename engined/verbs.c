@@ -485,14 +485,11 @@ t_rows(const json_t *rows, bool current, struct buf *out)
 }
 
 static void
-nft_row(void *arg, const char *set, const char *group, unsigned level)
+nft_row(void *arg, const struct nftset_ref *set, const char *group, unsigned level)
 {
-	char fam[16], table[NFTSET_NAME_MAX], name[NFTSET_NAME_MAX];
-
-	if (sscanf(set, "%15s %255s %255s", fam, table, name) != 3)
-		return;
-	json_array_append_new(arg, json_pack("{s:s, s:o, s:o, s:o, s:i}", "family", fam,
-					     "table", jstr(table), "set", jstr(name), "group",
+	json_array_append_new(arg, json_pack("{s:s, s:o, s:o, s:o, s:i}", "family",
+					     nftset_family_name(set->family), "table",
+					     jstr(set->table), "set", jstr(set->set), "group",
 					     jstr(group), "level", (int)level));
 }
 

@@ -179,13 +179,14 @@ struct seen {
 };
 
 static void
-seen_set(void *arg, const char *set, const char *group, unsigned level)
+seen_set(void *arg, const struct nftset_ref *set, const char *group, unsigned level)
 {
 	struct seen *s = arg;
+	char name[600];
 
+	nftset_format(set, name, sizeof(name));
 	if (s->n < 8)
-		snprintf(s->lines[s->n++], sizeof(s->lines[0]), "%s %s %u", set, group,
-			 level);
+		snprintf(s->lines[s->n++], sizeof(s->lines[0]), "%s %s %u", name, group, level);
 }
 
 /* cgenginectl [--json] explain pid, as root: the output. */
