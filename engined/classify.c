@@ -108,27 +108,13 @@ run_hook(struct core *c, const struct task *t, const struct hook_view *view)
 	}
 }
 
-/* Copy string src into dst of len bytes, cut if need be (snprintf "%s"). */
-static void
-copy_str(char *dst, size_t len, const char *src)
-{
-	size_t n = strnlen(src, len - 1);
-
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
-
 /* "file:line" of rule r into buf, as snprintf("%s:%u") without its cost. */
 static void
 rule_reason(char *buf, size_t len, const struct rules_rule *r)
 {
-	char num[12];
-	size_t n = 0, f = strnlen(r->file, len - 1);
-	unsigned v = r->line;
+	char num[STR_UINT_MAX];
+	size_t n = str_uint(num, r->line), f = strnlen(r->file, len - 1);
 
-	do
-		num[sizeof(num) - 1 - n++] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
 	if (f + 1 + n >= len) {
 		snprintf(buf, len, "%s:%u", r->file, r->line); /* cut as it always was */
 		return;
@@ -149,11 +135,11 @@ from_rules(struct core *c)
 
 		v->move = d->move;
 		v->rule = d->rule;
-		copy_str(v->dest, sizeof(v->dest), d->move ? d->dest : "");
+		str_copy(v->dest, sizeof(v->dest), d->move ? d->dest : "");
 		if (d->rule != NULL)
 			rule_reason(v->reason, sizeof(v->reason), d->rule);
 		else
-			copy_str(v->reason, sizeof(v->reason), "no rule");
+			str_copy(v->reason, sizeof(v->reason), "no rule");
 	}
 }
 

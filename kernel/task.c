@@ -69,13 +69,9 @@ gone(int rc)
 static int
 pid_path(char *buf, size_t len, const char *procroot, pid_t pid, const char *leaf)
 {
-	char num[12];
-	size_t n = 0, r = strlen(procroot), l = strlen(leaf);
-	unsigned v = (unsigned)pid;
+	char num[STR_UINT_MAX];
+	size_t n = str_uint(num, (unsigned)pid), r = strlen(procroot), l = strlen(leaf);
 
-	do
-		num[sizeof(num) - 1 - n++] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
 	if (r + n + l + 3 > len) {
 		if (len > 0)
 			buf[0] = '\0';
@@ -87,16 +83,6 @@ pid_path(char *buf, size_t len, const char *procroot, pid_t pid, const char *lea
 	buf[r + 1 + n] = '/';
 	memcpy(buf + r + 2 + n, leaf, l + 1);
 	return 0;
-}
-
-/* Copy string src into dst of len bytes, cut if need be (snprintf "%s"). */
-static void
-copy_str(char *dst, size_t len, const char *src)
-{
-	size_t n = strnlen(src, len - 1);
-
-	memcpy(dst, src, n);
-	dst[n] = '\0';
 }
 
 /*
@@ -143,7 +129,7 @@ parse_status(char *text, struct task *t)
 		switch (line[0]) {
 		case 'N':
 			if (strncmp(line, "Name:\t", 6) == 0)
-				copy_str(t->comm, sizeof(t->comm), line + 6);
+				str_copy(t->comm, sizeof(t->comm), line + 6);
 			break;
 		case 'P':
 			if (strncmp(line, "PPid:", 5) == 0)
@@ -435,7 +421,7 @@ read_names(const char *procroot, pid_t pid, struct task *t)
 	char path[128], buf[4096];
 	ssize_t n;
 
-	copy_str(t->invoked, sizeof(t->invoked), t->exe);
+	str_copy(t->invoked, sizeof(t->invoked), t->exe);
 	if (!is_interpreter(b) && strncmp(t->comm, b, COMM_CMP) == 0)
 		return;
 	if (pid_path(path, sizeof(path), procroot, pid, "cmdline") < 0 ||
