@@ -42,6 +42,17 @@ prop() { systemctl show -p "$2" --value "$1"; }
 # cgroup_of PID: the process's group in the v2 tree.
 cgroup_of() { sed -n 's/^0:://p' "/proc/$1/cgroup" 2>/dev/null; }
 
+# hog PROGRAM USER: a busy loop as USER on CPU 0 (PROGRAM, a copy of
+# dash, so that rules can name it); prints its pid.
+hog() {
+	setpriv --reuid="$2" --regid="$(id -g "$2")" --init-groups \
+		taskset -c 0 "$1" -c 'while :; do :; done' </dev/null >/dev/null 2>&1 &
+	echo $!
+}
+
+# usage_usec DIR: the CPU time v2 group DIR (a path) has used, in us.
+usage_usec() { sed -n 's/^usage_usec //p' "$1/cpu.stat"; }
+
 # Install what make install put in dest/ (usr/, etc/) into the system.
 install_dest() {
 	cp -a dest/. / && systemctl daemon-reload

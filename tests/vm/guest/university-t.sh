@@ -67,19 +67,13 @@ ok "the student's empty template group is removed" \
 	wait_for 15 sh -c "! test -d $V2$G/students/stud1"
 
 # CPU: a professor's and a student's hog on one CPU, weights 20:10
-hog() { # hog USER: a busy loop as USER on CPU 0; its pid
-	setpriv --reuid="$1" --regid="$(id -g "$1")" --init-groups \
-		taskset -c 0 /usr/local/bin/hog -c 'while :; do :; done' \
-		</dev/null >/dev/null 2>&1 &
-	echo $!
-}
-HP=$(hog prof1)
-HS=$(hog stud1)
+HP=$(hog /usr/local/bin/hog prof1)
+HS=$(hog /usr/local/bin/hog stud1)
 ok "the professor's hog is in the profs class" \
 	wait_for 20 sh -c "sed -n 's/^0:://p' /proc/$HP/cgroup | grep -q '^$G/profs/'"
 ok "the student's hog is in the students class" \
 	wait_for 20 sh -c "sed -n 's/^0:://p' /proc/$HS/cgroup | grep -q '^$G/students/'"
-usage() { sed -n 's/^usage_usec //p' "$V2$G/$1/cpu.stat"; }
+usage() { usage_usec "$V2$G/$1"; }
 sleep 1
 p0=$(usage profs) s0=$(usage students)
 sleep 10

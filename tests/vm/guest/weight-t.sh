@@ -38,14 +38,8 @@ EOF
 timeout 120 systemctl start cgengined
 is active "$(prop cgengined ActiveState)" "the daemon runs"
 
-hog() { # hog USER: a busy loop as USER on CPU 0, prints its pid
-	setpriv --reuid="$1" --regid="$(id -g "$1")" --init-groups \
-		taskset -c 0 /usr/local/bin/cgvm-hog -c 'while :; do :; done' \
-		</dev/null >/dev/null 2>&1 &
-	echo $!
-}
-P=$(hog cgvm_prof)
-S=$(hog cgvm_stud)
+P=$(hog /usr/local/bin/cgvm-hog cgvm_prof)
+S=$(hog /usr/local/bin/cgvm-hog cgvm_stud)
 ok "the professor's hog lands in /cgvm-univ/profs" \
 	wait_for 20 sh -c "test \"\$(sed -n 's/^0:://p' /proc/$P/cgroup)\" = /cgvm-univ/profs"
 ok "the student's hog lands in /cgvm-univ/students" \
@@ -53,7 +47,7 @@ ok "the student's hog lands in /cgvm-univ/students" \
 is "300 100" "$(cat $U/profs/cpu.weight) $(cat $U/students/cpu.weight)" \
 	"the daemon set the weights when it created the groups"
 
-usage() { sed -n 's/^usage_usec //p' "$U/$1/cpu.stat"; }
+usage() { usage_usec "$U/$1"; }
 sleep 1
 p0=$(usage profs) s0=$(usage students)
 sleep $SECS
