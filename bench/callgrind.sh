@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/callgrind.sh -- deterministic cost of one classified exec: the
 # instructions (user space, counted by callgrind) and the system calls
 # the daemon's core spends on the fixed replay of bench/replay.c, for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * loadgen.c -- a fork/exec storm for benchmarking a classification
  * daemon.  Keeps CONCURRENCY spawners busy until COUNT probes ran, each

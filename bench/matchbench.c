@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * matchbench.c -- microbenchmarks of the matcher (classifications per
  * second for 10 to 100,000 rules, the deciding rule last) and of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * probe.c -- the tiny program a benchmark storm executes.  It polls
  * /proc/self/cgroup until it sees itself in every expected group, then

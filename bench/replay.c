@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * replay.c -- a fixed replay of process events through the daemon's
  * core, for deterministic cost figures (bench/callgrind.sh).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/run.sh -- cgengined against libcgroup's cgrulesengd, same
 # machine, same run: exec storms of a tiny probe as a test user at
 # concurrency 2, 8 and 32, with 10, 1,000 and 100,000 rules (the rule

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * boost.c -- temporary boosts: "put this process in HIER:PATH for two
  * hours, then back".  A boost protects its processes (the one it was

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cgenginectl.c -- the command-line client of cgengined's control
  * socket.  It sends one request and prints the answer; all the work

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * config.c -- the daemon's configuration file, cgengined.conf, read
  * with libconfuse.  Every problem is reported as "file:line: message";

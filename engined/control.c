@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * control.c -- the control socket: a line protocol served by server.c,
  * authorised per request by the peer's credentials (SO_PEERCRED).

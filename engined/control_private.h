@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * control_private.h -- between the control socket (control.c) and the
  * requests it serves (verbs.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * core.c -- the core's life cycle, the events it is fed, and its
  * deadlines.

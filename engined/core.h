@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * core.h -- the daemon's core: everything that decides, and nothing
  * that waits.

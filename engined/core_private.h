@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * core_private.h -- inside the core (core.c, classify.c, boost.c,
  * proctab.c).  Nothing here knows an event loop.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * engine.c -- the event loop, and nothing else: it turns watchers into
  * calls of the core (core.h) and of the two socket servers.

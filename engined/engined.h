@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * engined.h -- the daemon's internal interfaces (engined/ only).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * files.c -- small helpers for the daemon's own files and sockets.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * groups.c -- acting on cgroupfs for the core: moving a process into
  * the group of a verdict (creating it, with its settings), the groups

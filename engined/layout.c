@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * layout.c -- the unified layout: per-dimension verdicts composed into
  * one group of the cgroup v2 tree per process.

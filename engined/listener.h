@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * listener.h -- a listening Unix socket inside the event loop; shared
  * by the control and the sticky socket (files.c).  Only the loop's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * log.c -- one logging function for the whole daemon.  Messages go to
  * stderr (foreground), syslog (daemon), or a file with timestamps.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * names.c -- a cache of user and group names for the %u and %g
  * templates, so the system's NSS is asked once per id, not once per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nftsets.c -- keeping nftables sets of cgroup ids filled.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * notify.c -- tell systemd about our state (Type=notify) by writing
  * to $NOTIFY_SOCKET directly: no libsystemd dependency.  Without the

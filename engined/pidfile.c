@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pidfile.c -- the pid file: refuse to start twice, write atomically.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * policy.c -- everything a classification depends on, built as one
  * object: the daemon config, the mounted hierarchies, the managed

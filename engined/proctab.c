@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * proctab.c -- what the daemon remembers per process: pid -> struct
  * proc (identity and flags), in the project's hash table (rules_map).

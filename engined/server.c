@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * server.c -- the one socket server behind the control and the sticky
  * socket: a non-blocking accept loop, per-client buffers and deadlines,

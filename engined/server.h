@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * server.h -- one non-blocking Unix stream socket server, shared by the
  * control socket (control.c) and the sticky socket (sticky.c); engined/

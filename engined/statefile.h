@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * statefile.h -- the boost state file (engined/ only): a pure parser,
  * a writer, and the file I/O around them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sticky.c -- libcgroup's "sticky" socket, so that cgexec --sticky and
  * cgclassify --sticky work unchanged.  A client sends a native pid_t

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * verbs.c -- what the control socket can be asked, and who may ask.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cgfs.c -- groups on cgroupfs: create, configure, move into, remove.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * kernel_private.h -- helpers shared by the files of kernel/ only.
  */

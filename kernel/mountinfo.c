@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mountinfo.c -- find cgroup hierarchies in /proc/self/mountinfo.
  *

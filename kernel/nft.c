@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nft.c -- nftables sets of cgroup ids (type cgroupsv2), through
  * libnftnl and libmnl: add and delete elements, list a set, and watch

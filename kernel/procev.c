@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * procev.c -- the kernel's process connector over netlink.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * child.c -- the Lua helper process: give up what it does not need
  * (signal handlers, file descriptors, privileges, resources), load the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * helper.c -- the Lua helper process as the caller sees it: start it,
  * talk to it with a deadline, serve what it asks for during a call,

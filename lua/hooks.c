@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hooks.c -- the hooks object as the caller sees it; see hooks.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hooks.h -- embedded Lua 5.4 hooks for classification.
  *

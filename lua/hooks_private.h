@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hooks_private.h -- shared between the files of lua/ only.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sandbox.c -- the Lua state inside the helper: a counting allocator
  * with a cap, an instruction budget through a count hook (for clear

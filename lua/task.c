@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * task.c -- what a hook sees: the task userdata (fields read on
  * demand, cmdline only if asked for), the decision table, the

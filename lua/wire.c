@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * wire.c -- the messages between the caller and the Lua helper, and
  * the caller's validation of the helper's answers.  Pure: no I/O.

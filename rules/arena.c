@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * arena.c -- bump allocator for the strings of one rule set, so that
  * 100,000 rules do not cost 400,000 malloc headers.

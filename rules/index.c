@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * index.c -- hash index from (key kind, process mode, id, name) to the
  * ordered list of rules filed under it.  Matching looks up a handful of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * map.c -- the project's one hash table: open addressing with linear
  * probing, values stored inline, backward-shift deletion (so no

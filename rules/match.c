@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * match.c -- bind a rule set to hierarchies and decide for a task.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nss.c -- the one wrapper around the system's passwd and group
  * databases: bounded names, ERANGE retried with a growing buffer.  The

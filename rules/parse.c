@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * parse.c -- read cgrules.conf and cgrules.d into a rule set.
  *

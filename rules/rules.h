@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * rules.h -- the cgrules.conf language: parse, index, match.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * rules_private.h -- shared between the files of rules/ only.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * template.c -- expand %u %U %g %G %p %P in destinations.
  */

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Build cgengine from scratch twice -- plain and with ASan+UBSan -- in
 # separate build directories, run the whole test suite in each, and
 # print one summary line: "N passed, N failed, N skipped".

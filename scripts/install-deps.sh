@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Install everything cgengine needs to build, test and run its demo on
 # Debian 12 (clang and libclang-rt-14-dev: the fuzzers in tests/fuzz).
 # Run as root.

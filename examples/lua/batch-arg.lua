@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-or-later
 -- batch-arg.lua -- send any process started with a given argument
 -- (here "--batch") to a batch CPU class, whoever runs it.  The command
 -- line is read only when the hook asks for it.

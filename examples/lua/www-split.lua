@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-or-later
 -- www-split.lua -- the university's network split, from the kernel's
 -- cgroups documentation: WWW traffic is divided by user class
 -- (professors 15%, students 5%).  The rules put browsers in /www (by

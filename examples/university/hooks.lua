@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-or-later
 -- hooks.lua -- the university's network split (kernel cgroups
 -- documentation): WWW browsing is one network class, subdivided by who
 -- browses -- professors 15%, students 5%.  The rules decide "browser ->

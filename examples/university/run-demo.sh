@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # run-demo.sh -- the university scenario, end to end, on any machine.
 #
 # Mounts four private named cgroup hierarchies (cgdemo_cpu, _mem, _disk,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/replay (the deterministic figure of bench/callgrind.sh) drives
 # the daemon's core over the unit tests' fixture, without root: each
 # spawn of bench/loadgen (FORK, GID, UID, EXEC, EXIT, one wake-up per

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A short smoke run of the benchmark tools (the benchmarks themselves
 # are bench/run.sh, not part of the test suite): the load generator and
 # probe against the real daemon, and the microbenchmarks.

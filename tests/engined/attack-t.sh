@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The daemon under attack and mishaps, each with a clear log line,
 # nothing lost and the daemon alive: a managed group removed behind its
 # back, its hierarchy lazily unmounted, a SIGHUP storm during an exec

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Boosts: immediate move, expiry, cancel, coexistence on two
 # hierarchies, children forked meanwhile, restart with an active or an
 # expired boost, processes that end, and the profile rules for users.

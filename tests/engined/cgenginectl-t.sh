@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cgenginectl against a fake daemon that hangs up: each way a
 # conversation can end early is told as such (once it said
 # "no answer ...: Success"), with exit status 3.  No root needed.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cgengined --check: exit status and the exact messages for good and
 # bad daemon configs and rules files.
 . "$SRCDIR/tests/lib/daemon.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # libcgroup compatibility on real processes (first-match mode): an
 # ignore rule never moves anything -- a process outside its destination
 # falls through to the next rule, one inside stays; the lines of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * config-t.c -- unit tests for engined/config.c: built-in defaults,
  * every key of SPEC 5.1, and exact error messages.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The control socket and cgenginectl: every verb, the permission model,
 # JSON output, and clients that misbehave (malformed, oversized,
 # half-written, stalled, many at once) without stopping classification;

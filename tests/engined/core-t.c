@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * core-t.c -- the daemon's core driven without root: a fixture /proc
  * tree, a fake cgroupfs and a test-controlled clock (tests/lib/

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Running as a daemon: the starting command returns once classification
 # has started, the pid file names the daemon, SIGTERM removes pid file
 # and sockets; a second instance is refused; --dry-run moves nothing.

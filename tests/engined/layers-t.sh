@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # engined/ keeps its walls: only the event-loop files include <ev.h>,
 # and neither the includes nor the calls between its files form a
 # cycle (checked with tsort over a file-level graph).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * layout-t.c -- the unified layout (engined/layout.c and the composing
  * part of classify.c), without root: a fixture /proc, a fake v1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * log-t.c -- the log rate limiter (engined/log.c): lines let through
  * per second, the count of those held back handed to the next line or

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Lost events: with a tiny receive buffer a storm makes the kernel drop
 # process events (ENOBUFS).  The daemon must count and log the loss,
 # grow its buffer, rescan /proc, and still leave every long-lived

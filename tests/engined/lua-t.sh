@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Lua hooks with the real daemon: the shipped examples change decisions
 # for real processes; a hook that clears, keeps, raises, loops or stalls
 # inside C (stopped by the helper's deadline); the helper runs as nobody;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nftsets-t.c -- keeping nftables sets of group ids (engined/nftsets.c)
  * without root: the core over the fixture's v2 tree with the unified

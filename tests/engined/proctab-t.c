@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * proctab-t.c -- unit tests for engined/proctab.c: set, look up,
  * replace a reused pid, forget (with backward shift), growth, and a

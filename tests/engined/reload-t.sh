@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Reload: a broken rules file keeps the old rules in force (and says
 # where the error is); a fixed file applies the new rules, to new and
 # running processes; SIGUSR2 reloads like SIGHUP.

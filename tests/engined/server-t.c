@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * server-t.c -- unit tests for engined/server.c (and the socket
  * helpers in files.c, and control_parse_line): a real libev loop,

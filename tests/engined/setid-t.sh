@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # UID and GID changes without exec reclassify; %u templates create
 # groups on demand with their configured settings and remove them once
 # they are empty.

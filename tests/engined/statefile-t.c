@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * statefile-t.c -- unit tests for engined/statefile.c, the boost state
  * file: round trips, every refusal of a forged or damaged file with its

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # libcgroup's sticky protocol: cgexec --sticky and cgclassify --sticky
 # from Debian's cgroup-tools keep a process (and with the children flag
 # its later children) where it was put; requests are checked against

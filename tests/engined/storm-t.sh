@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A fork/exec storm of a few thousand short-lived processes as a test
 # user, with long-lived processes started in the middle of it: every
 # long-lived process must end up in its group, and the daemon survives.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A process whose main thread exits (pthread_exit) while another thread
 # runs on is still alive: it keeps its sticky pin.
 . "$SRCDIR/tests/lib/daemon.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The university scenario: CPU class by user, network class by program,
 # at the same time (per-hierarchy semantics); the same file under
 # first-match semantics behaves like libcgroup's cgrulesengd.

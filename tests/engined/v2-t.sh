@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The cgroup v2 tree, managed only when listed ("unified"), on a
 # private sub-tree of the existing cgroup2 mount (SPEC 9): a rule naming
 # "unified" moves a program of the test's into it.

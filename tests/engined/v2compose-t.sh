@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The unified layout on a private sub-tree of this machine's cgroup2
 # mount (SPEC 9): rules for the dimensions "cpu" and "net_cls" (no
 # managed v1 hierarchy backs them here: the daemon manages only the

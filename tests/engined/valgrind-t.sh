@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The real daemon under valgrind: start, classify, reload (good and
 # broken rules), stop.  Catches what ASan cannot see, such as a freed
 # path handed to unlink() (the pid file after a reload).

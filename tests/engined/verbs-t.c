@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * verbs-t.c -- the control requests over the fixture core, without
  * root: who may ask what, the exact denials, and JSON that stays valid

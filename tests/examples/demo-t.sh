@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The README's first command ends in examples/university/run-demo.sh:
 # run it, check every placement it prints, the explain output, the
 # boost, and that it cleans up after itself.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The SysV init script drives the real daemon: start, start again,
 # status, reload (and a refused reload of a broken file), restart,
 # stop, and LSB exit codes.

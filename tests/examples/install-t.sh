@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make DESTDIR=... install puts every file where the README and the man
 # pages say, with paths substituted, and does not overwrite an
 # administrator's configuration.

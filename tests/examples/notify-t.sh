@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # systemd Type=notify: READY=1 once classification has started,
 # RELOADING=1 then READY=1 around a reload, STOPPING=1 at exit --
 # written to $NOTIFY_SOCKET, here a socket the test listens on.

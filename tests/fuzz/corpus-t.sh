@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # corpus-t.sh -- replay every checked-in fuzz corpus (tests/fuzz/TARGET/)
 # through its target once.  In a plain or sanitizer build the targets
 # have replay.c's main(); in a --enable-fuzzers build, libFuzzer's main()

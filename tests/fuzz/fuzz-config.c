@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz-config.c -- the daemon config (config_load, libconfuse behind
  * it) on any bytes, read from an in-memory file.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz-control.c -- the control protocol's request parsing on any
  * bytes: the stream is cut into lines as the server cuts it (at most

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz-lua.c -- the Lua helper's messages on any bytes.  The helper
  * process runs the hook and is not trusted, so its answer goes through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz-procev.c -- the proc connector decoder (procev_decode), a pure
  * function over one netlink datagram, on any bytes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz-rules.c -- the cgrules.conf parser (rules_parse_buffer) on any
  * bytes, then, for sets that load, rules_bind and rules_match with a

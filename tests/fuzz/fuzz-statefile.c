@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz-statefile.c -- the boost state file parser (statefile_parse) on
  * any bytes, then a round trip: the records it accepted are written by

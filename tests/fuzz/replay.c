@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * replay.c -- main() for the fuzz targets in builds without libFuzzer:
  * runs LLVMFuzzerTestOneInput once on each file named on the command

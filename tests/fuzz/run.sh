@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # run.sh -- build the fuzz targets with clang, libFuzzer, ASan and UBSan
 # and run each for a bounded time; fails if any target crashes, leaks,
 # breaks an invariant, times out or runs out of memory.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cgfs-t.c -- integration tests for kernel/cgfs.c as root on a private
  * named hierarchy: create with parents, settings, moving a child the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mountinfo-t.c -- tests for kernel/mountinfo.c on a recorded
  * mountinfo: co-mounted controllers, named and v2 hierarchies, option

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nft-t.c -- kernel/nft.c: parsing "FAMILY TABLE SET" (no root), then
  * as root in a private network namespace (the host's firewall is never

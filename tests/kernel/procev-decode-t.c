@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * procev-decode-t.c -- tests for procev_decode() on crafted netlink
  * datagrams: each event type, foreign senders, truncation, lying

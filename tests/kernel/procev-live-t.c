@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * procev-live-t.c -- the real proc connector: a child the test starts
  * forks, changes uid and gid, execs and exits; each event must arrive,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * task-t.c -- tests for kernel/task.c on a recorded /proc tree and on
  * the live /proc: status parsing, exe and script, kernel threads,

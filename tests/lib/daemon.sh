@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # daemon.sh -- shared set-up for the cgengined integration tests, safe
 # on a shared machine (SPEC section 9):
 #   - private named v1 hierarchies mounted under a temporary directory

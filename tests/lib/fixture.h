@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fixture.h -- a world for the daemon's core without root: a /proc
  * look-alike the test fills with processes, a mount table naming one

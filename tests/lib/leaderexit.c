@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * leaderexit.c -- test helper: a process whose main thread exits with
  * pthread_exit() after a delay while a second thread runs on.  The

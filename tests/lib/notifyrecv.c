@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * notifyrecv.c -- test helper: stands in for systemd's NOTIFY_SOCKET.
  * Binds a Unix datagram socket at PATH and prints every message it

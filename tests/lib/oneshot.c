@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * oneshot.c -- test helper: a fake control socket that serves one
  * client and hangs up.  Listens on SOCKET, accepts one connection,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * rawctl.c -- test helper: a raw control-socket client.  Sends standard
  * input as it is (nothing added), half-closes, and prints everything the

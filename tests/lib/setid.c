@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * setid.c -- test helper: sleep, change ids without exec, sleep.
  * Usage: setid UID|- GID|- DELAY SECONDS [IGNORED...]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * stall.c -- test helper: a hostile sticky-socket client.  Connects to
  * a Unix socket, writes BYTES bytes of a request, then sleeps SECONDS

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * stickyreq.c -- test helper: one well-formed sticky request, the way
  * libcgroup sends it (a native pid_t, then an int flag).  Prints the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * testenv.h -- what the root-only tests need to stay safe on a shared
  * machine (SPEC section 9): private named v1 hierarchies under a fresh

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hooks-t.c -- unit tests for lua/: the sandbox (forbidden globals,
  * bytecode, budgets, memory cap, contained errors, a balanced stack),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * wire-t.c -- tests for lua/wire.c, the messages between the daemon
  * and its Lua helper: strings, calls and answers, whole and cut short.

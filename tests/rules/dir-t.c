@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dir-t.c -- tests for reading the main rules file plus a rules
  * directory: sorted order, leftovers skipped, '%' not crossing files,

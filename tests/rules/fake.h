@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fake.h -- helpers shared by the rules/ tests: a fixed user and group
  * database (so no test depends on the machine's passwd), and a report

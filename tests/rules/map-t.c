@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * map-t.c -- the project's one hash table (rules/map.c): integer keys
  * against a plain array under random inserts and removals, compound

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * match-t.c -- table-driven tests for rules/match.c: both semantics,
  * templates, ignore and ignore_rt, '%' chains across hierarchies,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nss-t.c -- tests for rules/nss.c against the machine's own user and
  * group databases (every Linux system has root, uid 0 and gid 0).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * parse-t.c -- tests for rules/parse.c: the cgrules.conf grammar and
  * its error messages, asserted exactly.

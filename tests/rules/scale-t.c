@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * scale-t.c -- a rule set of 100,000 rules still decides correctly:
  * the matching rule last, other users' rules, and wildcards.  (Speed

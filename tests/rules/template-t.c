@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * template-t.c -- tests for rules/template.c: every template, escapes,
  * values made safe as one path component, and the length limit.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tap.c -- implementation of the TAP helper; see tap.h.
  */

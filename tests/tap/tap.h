@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tap.h -- a small Test Anything Protocol helper for cgengine's tests.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tap.sh -- the TAP helper for shell tests; the twin of tap.c.
 #   . "$SRCDIR/tests/tap/tap.sh"
 #   plan 3; ok "desc" test -f x; is "want" "$got" "desc"; ...; done_testing

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # deb.sh -- the package lane of tests/vm/run.sh (sourced; bash): build
 # the Debian package from the release tarball (a clean tree) twice, the
 # second time as a newer version, lint it, then install, upgrade, remove

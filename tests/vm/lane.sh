@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lane.sh -- the cgengine VM lane: a Debian guest with systemd as PID 1
 # and pure cgroup v2, built from Debian packages only, booted under QEMU
 # to run one job and power off.  Sourced by tests/vm/run.sh; bash.

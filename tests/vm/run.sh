@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # run.sh -- the VM lane (make check-vm, make check-deb): scenarios that
 # need a whole machine with systemd as PID 1 and pure cgroup v2, run in a
 # throwaway Debian guest under QEMU (see lane.sh).  Prints one TAP

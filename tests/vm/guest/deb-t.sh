@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The Debian package on a real Debian system: install (the service
 # starts under systemd), a configuration change survives an upgrade to a
 # newer build, remove stops the daemon and keeps the configuration,

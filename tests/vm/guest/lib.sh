@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lib.sh -- shared helpers for the scenarios that run inside the VM
 # lane's guest (tests/vm/run.sh boots it).  The guest is a throwaway
 # machine that each boot starts fresh: a scenario owns it (SPEC 9) and

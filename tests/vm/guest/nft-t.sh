@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Network classes on cgroup v2 with nftables: the university example's
 # firewall (examples/university/real/nftables.conf) and its v2
 # configuration, as installed.  The daemon keeps the cgroup ids of its

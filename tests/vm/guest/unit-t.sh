@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The installed layout (make install with Debian's paths) under a real
 # systemd: cgengined.service (Type=notify) starts, reloads a good and a
 # broken rules file, stops, and refuses to start on a broken file.  The

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The university example on pure cgroup v2 under systemd, as installed:
 # examples/university/real/cgengined-v2.conf composes the rules' cpu and
 # net_cls decisions into one group per process below the daemon's own

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Classification on cgroup v2 under a real systemd, and what systemd
 # makes of it.  The daemon runs as the installed cgengined.service with
 # hierarchies = {"unified"} and a rule for a throwaway user.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The university example's CPU classes on cgroup v2: professors and
 # students are classified into /cgvm-univ/profs and /cgvm-univ/students,
 # groups the daemon creates with cpu.weight 300 and 100.  Two CPU hogs,
