@@ -258,6 +258,46 @@ compose(struct core *c, pid_t pid)
 		c->composed[0] = '\0';
 }
 
+/*
+ * The unified layout's group the snapshot is in (c->snap_cg read), as
+ * the backend sees it: the same path for cgroupfs, the group a unit
+ * stands for with systemd; NULL when it is in none of the layout's.
+ */
+static const char *
+v2_current(struct core *c)
+{
+	const struct core_cgfs *fs = c->env.cgfs;
+	const char *real = task_cgroup_of(&c->snap_cg, c->pol->v2->name);
+
+	if (real == NULL || fs->logical == NULL)
+		return real;
+	if (fs->logical(fs->arg, c->pol->v2, real, c->v2cur, sizeof(c->v2cur)) < 0)
+		return NULL;
+	return c->v2cur;
+}
+
+/* Does the backend refuse to move the snapshot out of its v2 group (PID
+ * 1's, a delegated subtree, ...)?  Then the composed group is dropped and
+ * the reason kept for explain. */
+static void
+backend_refuses(struct core *c)
+{
+	const struct core_cgfs *fs = c->env.cgfs;
+	const struct policy *p = c->pol;
+	const char *real;
+
+	if (c->composed[0] == '\0' || fs->may_move == NULL ||
+	    (real = task_cgroup_of(&c->snap_cg, p->v2->name)) == NULL)
+		return;
+	if (fs->may_move(fs->arg, p->v2, real, c->refusal, sizeof(c->refusal)) == 0) {
+		c->refusal[0] = '\0';
+		return;
+	}
+	log_debug("pid %d (%s) left in unified:%s: %s", (int)c->snap.pid, c->snap.comm, real,
+		  c->refusal);
+	c->composed[0] = '\0';
+}
+
 static bool
 owns(uid_t asker, const struct task *t)
 {
@@ -319,9 +359,9 @@ decide(struct core *c, pid_t pid, uid_t asker, bool lazy)
 		c->snap_cg_read = true;
 	}
 	c->composed[0] = '\0';
+	c->refusal[0] = '\0';
 	if (p->v2 != NULL)
-		layout_split(p, task_cgroup_of(cg, p->v2->name), c->partbuf,
-			     sizeof(c->partbuf), c->parts);
+		layout_split(p, v2_current(c), c->partbuf, sizeof(c->partbuf), c->parts);
 	if (sticky) {
 		all_sticky(c);
 		return DECIDE_STICKY;
@@ -335,6 +375,7 @@ decide(struct core *c, pid_t pid, uid_t asker, bool lazy)
 	if (flags & PROC_BOOSTED)
 		apply_boosts(c, pid);
 	compose(c, pid);
+	backend_refuses(c);
 	return DECIDE_OK;
 }
 
@@ -359,6 +400,7 @@ classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cm
 
 	for (size_t i = 0; i < RULES_MAX_HIERS; i++)
 		c->parts[i] = NULL;
+	c->refusal[0] = '\0';
 	decide_rules(c, t, current, &view);
 	compose(c, t->pid);
 }
@@ -413,7 +455,7 @@ classify(struct core *c, pid_t pid)
 		groups_move(c, i, &c->snap, v);
 	}
 	if (c->composed[0] != '\0') {
-		const char *now = task_cgroup_of(&c->snap_cg, c->pol->v2->name);
+		const char *now = v2_current(c);
 
 		if (now != NULL && strcmp(now, c->composed) == 0)
 			log_debug("pid %d (%s) already in unified:%s", (int)pid,

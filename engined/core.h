@@ -26,7 +26,16 @@
 #include <sys/queue.h>
 #include <time.h>
 
-/* How the core writes cgroupfs.  Every function returns 0 or -errno. */
+/*
+ * How the core writes cgroupfs: a placement backend.  Every function
+ * returns 0 or -errno.  The real cgroupfs is one implementation; the
+ * systemd backend (sdplace.c, in the daemon) is another, which has PID 1
+ * place processes in units: there move() may answer CORE_MOVE_QUEUED and
+ * report the outcome later through core_move_done(), and the optional
+ * members at the end translate between the layout's groups and
+ * systemd's.
+ */
+#define CORE_MOVE_QUEUED 1 /* move(): asked for; the outcome comes later */
 struct core_cgfs {
 	int (*mkdir)(void *arg, const struct hier *h, const char *path, bool *created);
 	int (*set)(void *arg, const struct hier *h, const char *path, const char *key,
@@ -46,6 +55,19 @@ struct core_cgfs {
 	int (*id)(void *arg, const struct hier *h, const char *path, uint64_t *id);
 	/* does a v2 group with this id exist: 1, 0 or -errno (NULL: unknown) */
 	int (*id_live)(void *arg, const struct hier *h, uint64_t id);
+	/* The unified layout's group that the process's v2 group real
+	 * stands for, into buf; -ENOENT when none (NULL: the same path). */
+	int (*logical)(void *arg, const struct hier *h, const char *real, char *buf,
+		       size_t len);
+	/* May a process in v2 group real be moved by this backend?  0, or
+	 * -EPERM with the reason in why (NULL: always). */
+	int (*may_move)(void *arg, const struct hier *h, const char *real, char *why,
+			size_t len);
+	/* The unit holding v2 group path (logical false: a process's real
+	 * group) or standing for the layout's group path (true) (NULL: the
+	 * backend has no units). */
+	int (*unit)(void *arg, const struct hier *h, const char *path, bool logical, char *buf,
+		    size_t len);
 };
 
 /* How the core changes nftables sets of cgroup ids; 0 or -errno (as
@@ -78,6 +100,15 @@ struct core_env {
 	/* the most processes one boost may hold (0: what the state file
 	 * keeps, STATEFILE_MAX_MEMBERS; tests lower it) */
 	size_t boost_members;
+	/*
+	 * The placement backend a policy asks for (its config's backend
+	 * key): called once the policy is built, at start and at each
+	 * reload, before anything is placed.  0 with *out set (NULL: cgfs
+	 * above), or -errno (start fails, a reload keeps the old policy).
+	 * NULL: cgfs always.
+	 */
+	int (*backend)(void *arg, const struct policy *p, const struct core_cgfs **out);
+	void *backend_arg;
 };
 
 struct core_options {
@@ -165,6 +196,13 @@ bool core_waiting_exec(const struct core *c);
 void core_lost_events(struct core *c, double now);
 /* Classify every process now (and forget those that are gone). */
 void core_rescan(struct core *c, double now);
+/* The outcome of a move the backend queued (CORE_MOVE_QUEUED): 0,
+ * -ESRCH (the process is gone) or another -errno (the backend logged
+ * why).  Only counted. */
+void core_move_done(struct core *c, pid_t pid, int rc);
+/* The backend lost moves it had queued (its connection broke): classify
+ * every process again soon. */
+void core_moves_lost(struct core *c, double now);
 /* Build a new policy, swap it in on success; 0, or -1 (old one kept). */
 int core_reload(struct core *c, double now);
 /* Run whatever is due: deferred entries, a rescan, boost expiry,
@@ -215,6 +253,13 @@ const struct verdict *core_verdicts(const struct core *c);
  */
 const char *core_composed(const struct core *c);
 const char *core_part(const struct core *c, size_t i);
+/* Why the last explain leaves the process's v2 group alone although
+ * the layout wants it elsewhere (the backend refused), or NULL. */
+const char *core_refusal(const struct core *c);
+/* The units of the last explain's process, when the backend has units:
+ * the one it is in (cur) and the one standing for the composed group
+ * (want, "" if none); 0 or -ENOTSUP. */
+int core_units(const struct core *c, char *cur, size_t curlen, char *want, size_t wantlen);
 
 struct boost_request {
 	pid_t pid;

@@ -86,6 +86,8 @@ struct core {
 	const char *parts[RULES_MAX_HIERS]; /* current part of each virtual dimension */
 	char partbuf[2 * RULES_DEST_MAX];
 	char composed[RULES_DEST_MAX]; /* the v2 group wanted, "" = none */
+	char v2cur[RULES_DEST_MAX];    /* the layout's group the snapshot is in */
+	char refusal[256];	       /* the backend leaves it alone: why ("" = no) */
 	bool root_ready;	       /* controllers enabled at the root (this policy) */
 	struct nftsets *nft;	       /* nft sets of group ids (nftsets.c) */
 };

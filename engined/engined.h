@@ -100,6 +100,13 @@ struct boost_profile {
  */
 #define CONFIG_NICE_DEFAULT (-10)
 
+/* Who places processes in the unified layout's groups (backend key). */
+enum backend_kind {
+	BACKEND_AUTO,	  /* systemd when PID 1 is systemd and a unified-layout is set */
+	BACKEND_CGROUPFS, /* the daemon writes cgroupfs (a subtree delegated to it) */
+	BACKEND_SYSTEMD,  /* PID 1 places, in slices and scopes it owns */
+};
+
 struct config {
 	char *file; /* the file read, or "" for built-in defaults */
 	char *rules;
@@ -111,6 +118,7 @@ struct config {
 	size_t nlayout;
 	char *unified_root;    /* "" = the daemon's own v2 group */
 	char *unified_default; /* the segment of a dimension the rules leave alone */
+	enum backend_kind backend;
 	char *control_socket;
 	char *sticky_socket; /* "" disables */
 	char *pidfile;
@@ -165,6 +173,7 @@ struct overrides {
 	const char *control_socket;
 	const char *log;
 	int verbosity; /* -v minus -q */
+	bool systemd_booted; /* PID 1 is systemd (backend "auto" asks) */
 };
 
 struct policy {
@@ -190,7 +199,9 @@ struct policy {
 	 * v2 is NULL when no dimension is virtual.
 	 */
 	const struct hier *v2;
-	char *uroot;	/* delegated subtree relative to v2's root; "" = its root */
+	char *uroot;	/* delegated subtree relative to v2's root; "" = its root
+			   (backend systemd: the root slice, /cgengine.slice) */
+	enum backend_kind backend; /* resolved: BACKEND_CGROUPFS or BACKEND_SYSTEMD */
 	bool uroot_own; /* uroot is the daemon's own group (or its leaf's parent) */
 	size_t nlayout;
 	size_t layout[RULES_MAX_HIERS];	   /* managed indexes, outer to inner */

@@ -86,7 +86,8 @@ unescape(const char *s, size_t n, char *out, size_t len, size_t *used)
 static bool
 good_segment(const char *s, size_t n)
 {
-	return n > 0 && !(n == 1 && s[0] == '.') && !(n == 2 && s[0] == '.' && s[1] == '.');
+	return n > 0 && !(n == 1 && s[0] == '.') &&
+	       !(n == 2 && s[0] == '.' && s[1] == '.');
 }
 
 static bool
@@ -109,14 +110,16 @@ sdunit_root_prefix(const char *root, char *out, size_t len)
 		const char *c = s + 1;
 		size_t n = strcspn(c, "/");
 
-		if (!ends_with(c, n, ".slice") || n == 6 || c[0] == '-' || c[n - 7] == '-')
+		if (!ends_with(c, n, ".slice") || n == 6 || c[0] == '-' ||
+		    c[n - 7] == '-')
 			return -EINVAL;
 		size_t base = n - 6;
 		if (prev == NULL && memchr(c, '-', base) != NULL)
 			return -EINVAL; /* "a-b.slice" belongs in "a.slice" */
-		if (prev != NULL && (base <= prevlen + 1 || strncmp(c, prev, prevlen) != 0 ||
-				     c[prevlen] != '-' || memchr(c + prevlen + 1, '-',
-								 base - prevlen - 1) != NULL))
+		if (prev != NULL &&
+		    (base <= prevlen + 1 || strncmp(c, prev, prevlen) != 0 ||
+		     c[prevlen] != '-' ||
+		     memchr(c + prevlen + 1, '-', base - prevlen - 1) != NULL))
 			return -EINVAL; /* not the child of the slice above */
 		if (strncmp(c, "-.slice", n) == 0)
 			return -EINVAL;
@@ -198,7 +201,8 @@ sdunit_cgroup(const char *root, const char *prefix, const char *rel, const char 
 		return -ENAMETOOLONG;
 	used = (size_t)w;
 	for (unsigned i = 1; i <= k; i++) {
-		int rc = name_of(prefix, rel, i, i < k ? "slice" : kind, name, sizeof(name));
+		int rc = name_of(prefix, rel, i, i < k ? "slice" : kind, name,
+				 sizeof(name));
 		if (rc < 0)
 			return rc;
 		w = snprintf(out + used, len - used, "/%s", name);
@@ -220,7 +224,7 @@ sdunit_logical(const char *root, const char *prefix, const char *real, char *out
 		return -ENOENT;
 	const char *last = strrchr(real, '/') + 1;
 	size_t n = strlen(last);
-	const char *kind = ends_with(last, n, ".scope") ? "scope"
+	const char *kind = ends_with(last, n, ".scope")	  ? "scope"
 			   : ends_with(last, n, ".slice") ? "slice"
 							  : NULL;
 	if (kind == NULL || n <= plen + 7 || strncmp(last, prefix, plen) != 0 ||
@@ -236,7 +240,8 @@ sdunit_logical(const char *root, const char *prefix, const char *real, char *out
 		out[used++] = '/';
 		size_t at = used;
 		if (unescape(s + 1, k, out, len, &used) < 0 ||
-		    !good_segment(out + at, used - at) || memchr(out + at, '/', used - at))
+		    !good_segment(out + at, used - at) ||
+		    memchr(out + at, '/', used - at))
 			return -ENOENT;
 		s += 1 + k;
 	}
@@ -300,7 +305,8 @@ sdunit_refusal(const char *real, const char *own)
 	const char *s = real;
 	bool in_unit = false;
 
-	if (olen > 1 && strncmp(real, own, olen) == 0 && (real[olen] == '\0' || real[olen] == '/'))
+	if (olen > 1 && strncmp(real, own, olen) == 0 &&
+	    (real[olen] == '\0' || real[olen] == '/'))
 		return "it runs in cgengined's own unit";
 	while (*s == '/' && s[1] != '\0') {
 		const char *c = s + 1;
@@ -429,7 +435,8 @@ cpu_max(const char *v, struct sdprop *out)
 	else
 		return -EINVAL;
 	out[0] = (struct sdprop){ .name = "CPUQuotaPerSecUSec", .type = 't', .u = q };
-	out[1] = (struct sdprop){ .name = "CPUQuotaPeriodUSec", .type = 't', .u = period };
+	out[1] =
+		(struct sdprop){ .name = "CPUQuotaPeriodUSec", .type = 't', .u = period };
 	return 2;
 }
 
@@ -439,8 +446,8 @@ sdunit_props(const char *key, const char *value, struct sdprop *out)
 	static const struct {
 		const char *key, *prop;
 	} limits[] = {
-		{ "memory.max", "MemoryMax" },	 { "memory.high", "MemoryHigh" },
-		{ "memory.low", "MemoryLow" },	 { "memory.min", "MemoryMin" },
+		{ "memory.max", "MemoryMax" },		{ "memory.high", "MemoryHigh" },
+		{ "memory.low", "MemoryLow" },		{ "memory.min", "MemoryMin" },
 		{ "memory.swap.max", "MemorySwapMax" }, { "pids.max", "TasksMax" },
 	};
 	struct sdprop *p = &out[0];
@@ -454,8 +461,8 @@ sdunit_props(const char *key, const char *value, struct sdprop *out)
 		return one(p, "CPUWeight", number(value, 1, 10000, &p->u));
 	if (strcmp(key, "io.weight") == 0) /* "N" or "default N" */
 		return one(p, "IOWeight",
-			   number(strncmp(value, "default ", 8) == 0 ? value + 8 : value, 1,
-				  10000, &p->u));
+			   number(strncmp(value, "default ", 8) == 0 ? value + 8 : value,
+				  1, 10000, &p->u));
 	if (strcmp(key, "cpu.max") == 0)
 		return cpu_max(value, out);
 	p->type = 'y';

@@ -40,8 +40,8 @@ int sdunit_root_prefix(const char *root, char *out, size_t len);
  * "cgengine-students-www.scope".  0, -EINVAL (an empty path, an empty
  * segment, "." or ".."), -ENAMETOOLONG.
  */
-int sdunit_name(const char *prefix, const char *rel, const char *kind, char *out,
-		size_t len);
+int
+sdunit_name(const char *prefix, const char *rel, const char *kind, char *out, size_t len);
 /* Its control group: root, a slice per level above it, then the unit. */
 int sdunit_cgroup(const char *root, const char *prefix, const char *rel, const char *kind,
 		  char *out, size_t len);
