@@ -103,7 +103,7 @@ groups_move(struct core *c, size_t i, const struct task *t, const struct verdict
 	bool may_create = v->rule == NULL || c->dec[i].create;
 	if (rc == -ENOENT && may_create && (rc = create_group(c, i, v->dest, v->rule)) == 0)
 		rc = fs->move(fs->arg, h, v->dest, t->pid);
-	if (rc == CORE_MOVE_QUEUED) { /* counted by core_move_done() */
+	if (rc == CORE_MOVE_QUEUED) { /* counted when the backend reports back (core_move_done) */
 		log_info("moving pid %d (%s) to %s:%s (%s)", (int)t->pid, t->comm,
 			 hier_label(h), v->dest, v->reason);
 	} else if (rc == 0) {
@@ -421,7 +421,7 @@ groups_move_composed(struct core *c, const struct task *t)
 	rc = fs->move(fs->arg, p->v2, c->composed, t->pid);
 	if (rc == -ENOENT && (rc = create_composed(c)) == 0)
 		rc = fs->move(fs->arg, p->v2, c->composed, t->pid);
-	if (rc == CORE_MOVE_QUEUED) { /* counted by core_move_done() */
+	if (rc == CORE_MOVE_QUEUED) { /* counted when the backend reports back (core_move_done) */
 		log_info("moving pid %d (%s) to unified:%s (%s)", (int)t->pid, t->comm,
 			 c->composed, why);
 	} else if (rc == 0) {
