@@ -58,6 +58,7 @@ struct call {
 	enum op op;
 	pid_t pid; /* OP_SCOPE, OP_ATTACH */
 	unsigned tries;
+	bool held; /* an attach waiting for the scope's start call to be answered */
 	char path[RULES_DEST_MAX]; /* the layout's group it is about */
 	char unit[SDUNIT_NAME_MAX];
 	struct unitdef *def; /* OP_SLICE, OP_SCOPE, OP_SET: properties (owned) */
@@ -175,6 +176,19 @@ busy(const struct sdplace *s, const char *path)
 		    (k->path[n] == '\0' || k->path[n] == '/'))
 			return true;
 	return false;
+}
+
+/* The start call in flight for group path's unit (kind OP_SLICE or
+ * OP_SCOPE), or NULL. */
+static struct call *
+starting(const struct sdplace *s, const char *path, enum op op)
+{
+	struct call *k;
+
+	LIST_FOREACH (k, &s->calls, link)
+		if (k->op == op && !k->held && strcmp(k->path, path) == 0)
+			return k;
+	return NULL;
 }
 
 static struct unitdef *
@@ -330,6 +344,10 @@ call(struct sdplace *s, enum op op, const char *path, const char *unit, pid_t pi
 	snprintf(k->path, sizeof(k->path), "%s", path);
 	snprintf(k->unit, sizeof(k->unit), "%s", unit);
 	LIST_INSERT_HEAD(&s->calls, k, link);
+	if (op == OP_ATTACH && starting(s, path, OP_SCOPE) != NULL) {
+		k->held = true; /* sent once the scope's start is answered */
+		return 0;
+	}
 	int rc = send_call(k);
 	if (rc < 0) {
 		log_warning("systemd: cannot send %s for %s: %s", method[op], unit,
@@ -445,17 +463,45 @@ succeeded(struct call *k)
 	}
 }
 
+/* The scope of group path was started (or found): send the attaches
+ * that waited for it. */
+static void
+release(struct sdplace *s, const char *path)
+{
+	struct call *k;
+
+	for (;;) {
+		LIST_FOREACH (k, &s->calls, link)
+			if (k->held && strcmp(k->path, path) == 0)
+				break;
+		if (k == NULL)
+			return;
+		k->held = false;
+		int rc = send_call(k);
+		if (rc < 0) {
+			s->hooks.done(s->hooks.arg, k->pid, rc);
+			call_free(k);
+		}
+	}
+}
+
 static int
 reply_cb(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 {
 	struct call *k = userdata;
+	struct sdplace *s = k->s;
 	const sd_bus_error *e = sd_bus_message_get_error(m);
+	bool scope = k->op == OP_SCOPE;
+	char path[RULES_DEST_MAX];
 
+	snprintf(path, sizeof(path), "%s", k->path);
 	if (e == NULL)
 		succeeded(k);
-	else if (failed(k, e))
-		return 0; /* in flight again */
-	call_free(k);
+	bool resent = e != NULL && failed(k, e);
+	if (!resent)
+		call_free(k);
+	if (scope)
+		release(s, path);
 	return 0;
 }
 
@@ -472,8 +518,9 @@ t_mkdir(void *arg, const struct hier *h, const char *path, bool *created)
 	*created = false;
 	if (rel_of(s, path) == NULL)
 		return -EINVAL; /* not the layout's: never written */
-	if (existing(s, h, path, NULL) != NULL || pending_of(s, path) != NULL)
-		return 0;
+	if (existing(s, h, path, NULL) != NULL || pending_of(s, path) != NULL ||
+	    starting(s, path, OP_SLICE) != NULL || starting(s, path, OP_SCOPE) != NULL)
+		return 0; /* there, noted, or asked for */
 	if ((d = calloc(1, sizeof(*d))) == NULL)
 		return -ENOMEM;
 	snprintf(d->path, sizeof(d->path), "%s", path);
@@ -547,8 +594,10 @@ t_move(void *arg, const struct hier *h, const char *path, pid_t tgid)
 		TAILQ_REMOVE(&s->pending, d, link);
 		sdplace_flush(s); /* the slices above it first */
 		rc = call(s, OP_SCOPE, path, unit, tgid, d);
-	} else if (existing(s, h, path, NULL) != NULL) {
-		rc = call(s, OP_ATTACH, path, unit, tgid, NULL);
+	} else if (existing(s, h, path, NULL) != NULL ||
+		   starting(s, path, OP_SCOPE) != NULL) {
+		rc = call(s, OP_ATTACH, path, unit, tgid,
+			  NULL); /* held while it starts */
 	} else {
 		return -ENOENT; /* the core makes the levels, then moves again */
 	}
