@@ -236,20 +236,21 @@ static int
 msg_start(struct call *k, sd_bus_message *m)
 {
 	char slice[SDUNIT_NAME_MAX], desc[RULES_DEST_MAX + 32];
-	bool root = rel_of(k->s, k->path)[0] == '\0';
+	const char *rel = rel_of(k->s, k->path);
 	int rc;
 
-	snprintf(desc, sizeof(desc), "cgengine class %s",
-		 root ? "root" : rel_of(k->s, k->path));
+	snprintf(desc, sizeof(desc), "cgengine class %s", rel[0] ? rel : "root");
 	if ((rc = sd_bus_message_append(m, "ss", k->unit, "fail")) < 0 ||
 	    (rc = sd_bus_message_open_container(m, 'a', "(sv)")) < 0 ||
 	    (rc = sd_bus_message_append(m, "(sv)", "Description", "s", desc)) < 0)
 		return rc;
-	if (!root && ((rc = parent_slice(k->s, k->path, slice, sizeof(slice))) < 0 ||
-		      (rc = sd_bus_message_append(m, "(sv)", "Slice", "s", slice)) < 0))
-		return rc;
-	if (k->op == OP_SCOPE && (rc = sd_bus_message_append(m, "(sv)", "PIDs", "au", 1,
-							     (uint32_t)k->pid)) < 0)
+	/* a slice's parent is implied by its name (systemd refuses Slice=
+	 * for slices); a scope is put in its level's slice */
+	if (k->op == OP_SCOPE &&
+	    ((rc = parent_slice(k->s, k->path, slice, sizeof(slice))) < 0 ||
+	     (rc = sd_bus_message_append(m, "(sv)", "Slice", "s", slice)) < 0 ||
+	     (rc = sd_bus_message_append(m, "(sv)", "PIDs", "au", 1, (uint32_t)k->pid)) <
+		     0))
 		return rc;
 	if ((rc = append_props(m, k->def)) < 0 ||
 	    (rc = sd_bus_message_close_container(m)) < 0)
