@@ -388,7 +388,6 @@ engine_new(const struct engine_options *opts)
 	e->opts = *opts;
 	e->ready_fd = -1;
 	e->nft_fd = -1;
-	co.ov.systemd_booted = access("/run/systemd/system/", F_OK) == 0; /* sd_booted() */
 	if ((e->core = core_new(&co, &rep)) == NULL)
 		goto fail;
 	const struct config *cfg = core_policy(e->core)->cfg;
