@@ -58,7 +58,9 @@ struct call {
 	enum op op;
 	pid_t pid; /* OP_SCOPE, OP_ATTACH */
 	unsigned tries;
-	bool held; /* an attach waiting for the scope's start call to be answered */
+	bool held;     /* an attach waiting for the scope's start call to be answered */
+	char job[128]; /* a start call answered: its job, until JobRemoved */
+	uint64_t job_until;	   /* wait that long for it (monotonic us) */
 	char path[RULES_DEST_MAX]; /* the layout's group it is about */
 	char unit[SDUNIT_NAME_MAX];
 	struct unitdef *def; /* OP_SLICE, OP_SCOPE, OP_SET: properties (owned) */
@@ -75,6 +77,7 @@ struct sdplace {
 	TAILQ_HEAD(, unitdef) pending;
 	LIST_HEAD(, call) calls;
 	uint64_t retry_at; /* reconnect then (monotonic us; 0: connected) */
+	bool direct;	   /* on PID 1's private socket (no broker, no sender names) */
 	unsigned backoff;
 	bool lost; /* moves were lost: say so when connected again */
 };
@@ -486,6 +489,83 @@ release(struct sdplace *s, const char *path)
 	}
 }
 
+/*
+ * A start call was answered: the unit's start job is queued.  Whether
+ * it worked (a scope's process is attached when the job runs) comes
+ * with the job's JobRemoved signal; true when k waits for it.
+ */
+static bool
+await_job(struct call *k, sd_bus_message *m)
+{
+	const char *job;
+
+	if ((k->op != OP_SCOPE && k->op != OP_SLICE) ||
+	    sd_bus_message_read(m, "o", &job) < 0 || strlen(job) >= sizeof(k->job))
+		return false;
+	memcpy(k->job, job, strlen(job) + 1);
+	k->job_until = now_us() + CALL_TIMEOUT_US;
+	return true;
+}
+
+/* The start job of call k ended with result ("done", "failed", ...). */
+static void
+job_end(struct call *k, const char *result)
+{
+	struct sdplace *s = k->s;
+	bool scope = k->op == OP_SCOPE;
+	char path[RULES_DEST_MAX];
+
+	snprintf(path, sizeof(path), "%s", k->path);
+	if (strcmp(result, "done") == 0) {
+		succeeded(k);
+	} else {
+		log_warning("systemd: the start job of %s ended \"%s\"%s", k->unit,
+			    result, scope ? "; its process was not moved" : "");
+		if (scope)
+			s->hooks.done(s->hooks.arg, k->pid, -EIO);
+	}
+	call_free(k);
+	if (scope)
+		release(s, path);
+}
+
+static int
+job_removed_cb(sd_bus_message *m, void *userdata, sd_bus_error *ret)
+{
+	struct sdplace *s = userdata;
+	const char *job, *unit, *result;
+	uint32_t id;
+	struct call *k;
+
+	if (sd_bus_message_read(m, "uoss", &id, &job, &unit, &result) < 0)
+		return 0;
+	LIST_FOREACH (k, &s->calls, link)
+		if (k->job[0] != '\0' && strcmp(k->job, job) == 0) {
+			job_end(k, result);
+			break;
+		}
+	return 0;
+}
+
+/* Jobs whose end was not seen in time: taken as done. */
+static void
+jobs_expired(struct sdplace *s)
+{
+	uint64_t now = now_us();
+	struct call *k;
+
+	for (;;) {
+		LIST_FOREACH (k, &s->calls, link)
+			if (k->job[0] != '\0' && now >= k->job_until)
+				break;
+		if (k == NULL)
+			return;
+		log_debug("systemd: no end seen for %s of %s; taken as done", k->job,
+			  k->unit);
+		job_end(k, "done");
+	}
+}
+
 static int
 reply_cb(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 {
@@ -495,9 +575,12 @@ reply_cb(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 	bool scope = k->op == OP_SCOPE;
 	char path[RULES_DEST_MAX];
 
+	if (e == NULL && await_job(k, m))
+		return 0; /* job_end() says the rest */
 	snprintf(path, sizeof(path), "%s", k->path);
 	if (e == NULL)
 		succeeded(k);
+
 	bool resent = e != NULL && failed(k, e);
 	if (!resent)
 		call_free(k);
@@ -710,6 +793,28 @@ t_unit(void *arg, const struct hier *h, const char *path, bool logical, char *bu
 
 /* ---- connection ------------------------------------------------------------------------- */
 
+/* Hear when jobs end (JobRemoved): PID 1 signals the connections that
+ * subscribed (and every private one). */
+static int
+watch_jobs(struct sdplace *s)
+{
+	int rc = sd_bus_match_signal_async(
+		s->bus, NULL, s->direct ? NULL : "org.freedesktop.systemd1",
+		"/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager",
+		"JobRemoved", job_removed_cb, NULL, s);
+
+	if (rc >= 0)
+		rc = sd_bus_call_method_async(s->bus, NULL, "org.freedesktop.systemd1",
+					      "/org/freedesktop/systemd1",
+					      "org.freedesktop.systemd1.Manager",
+					      "Subscribe", NULL, NULL, NULL);
+	if (rc < 0) {
+		s->bus = sd_bus_flush_close_unref(s->bus);
+		return rc;
+	}
+	return 0;
+}
+
 /* Connect: PID 1's private socket (root; no broker between), else the
  * system bus.  sd_bus_start() only starts the handshake: calls queue
  * until it is done, in sdplace_process(). */
@@ -724,7 +829,8 @@ connect_bus(struct sdplace *s)
 	if ((rc = sd_bus_set_address(b, PRIVATE_SOCKET)) >= 0 &&
 	    (rc = sd_bus_start(b)) >= 0) {
 		s->bus = b;
-		return 0;
+		s->direct = true;
+		return watch_jobs(s);
 	}
 	sd_bus_unref(b);
 	b = NULL;
@@ -732,7 +838,8 @@ connect_bus(struct sdplace *s)
 	if ((rc = sd_bus_open_system(&b)) < 0)
 		return rc;
 	s->bus = b;
-	return 0;
+	s->direct = false;
+	return watch_jobs(s);
 }
 
 /* Try to connect again later: 1, 2, 4 ... BACKOFF_MAX seconds. */
@@ -799,6 +906,7 @@ sdplace_process(struct sdplace *s)
 		disconnected(s, rc < 0 ? rc : -ECONNRESET);
 		return;
 	}
+	jobs_expired(s);
 	if (s->lost && sd_bus_is_ready(s->bus) > 0) {
 		s->lost = false;
 		s->backoff = 0;
@@ -827,8 +935,13 @@ sdplace_deadline(const struct sdplace *s)
 
 	if (s->bus == NULL)
 		return s->retry_at ? s->retry_at : UINT64_MAX;
+	const struct call *k;
+
 	if (sd_bus_get_timeout(s->bus, &t) < 0)
-		return UINT64_MAX;
+		t = UINT64_MAX;
+	LIST_FOREACH (k, &s->calls, link)
+		if (k->job[0] != '\0' && k->job_until < t)
+			t = k->job_until;
 	return t;
 }
 
