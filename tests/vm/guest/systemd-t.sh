@@ -88,7 +88,7 @@ is /init.scope "$(cgroup_of 1)" "PID 1 stays in init.scope"
 ok "explain says why the user's manager is left alone" \
 	sh -c "cgenginectl explain $UM | grep -q 'left alone: .*user@UID.service'"
 su -l stud1 -c '/usr/local/bin/firefox 900' </dev/null >/dev/null 2>&1 &
-sleep 3
+wait_for 30 sh -c "test \$(pgrep -u stud1 -c -x firefox) -ge 2"
 SID=$(loginctl list-sessions --no-legend | awk '$3 == "stud1" { print $1; exit }')
 L=$(loginctl show-session "$SID" -p Leader --value 2>/dev/null)
 F=$(pgrep -u stud1 -n -x firefox)
