@@ -16,11 +16,15 @@
  *
  * Retries, one clear rule: a scope that exists already is attached to,
  * a scope that has gone (it was emptied and collected) is started
- * again, at most MAX_TRIES calls per move; any other refusal is logged
- * with systemd's error and the move given up (the process is classified
- * again at its next exec or rescan).  A lost connection (PID 1
- * re-executing, a timeout) ends the moves in flight; the backend
- * reconnects with a back-off and the core rescans.
+ * again, a scope that is loaded but dead (its start failed) is reset
+ * (ResetFailedUnit) and started again, at most MAX_TRIES calls per move;
+ * any other refusal is logged with systemd's error and the move given
+ * up (the process is classified again at its next exec or rescan).
+ * Moves of one process go one at a time, and attaches to a scope wait
+ * until its start job has run: a scope's start job attaches its PIDs=
+ * when it runs, after the call was answered (JobRemoved says when).  A
+ * lost connection (PID 1 re-executing, a timeout) ends the moves in
+ * flight; the backend reconnects with a back-off and the core rescans.
  */
 #include "sdplace.h"
 #include "sdunit.h"
@@ -37,7 +41,7 @@
 
 #define CALL_TIMEOUT_US                                                                  \
 	(10ull * 1000000) /* a call PID 1 has not answered by then is lost */
-#define MAX_TRIES      3  /* calls per move (start, attach, start) */
+#define MAX_TRIES      5  /* calls per move (start, attach, reset, start ...) */
 #define PROPS_MAX      16 /* properties of one unit */
 #define BACKOFF_MAX    30 /* seconds between reconnection attempts, at most */
 #define PRIVATE_SOCKET "unix:path=/run/systemd/private"
@@ -50,7 +54,7 @@ struct unitdef {
 	TAILQ_ENTRY(unitdef) link;
 };
 
-enum op { OP_SLICE, OP_SCOPE, OP_ATTACH, OP_SET, OP_STOP };
+enum op { OP_SLICE, OP_SCOPE, OP_ATTACH, OP_SET, OP_STOP, OP_RESET };
 
 /* A call in flight. */
 struct call {
@@ -194,6 +198,31 @@ starting(const struct sdplace *s, const char *path, enum op op)
 	return NULL;
 }
 
+static bool
+is_move(const struct call *k)
+{
+	return k->op == OP_SCOPE || k->op == OP_ATTACH || k->op == OP_RESET;
+}
+
+/*
+ * Must move k wait?  While the scope it joins is being started (the
+ * attach would find it inactive), and while an earlier move of the same
+ * process is in flight (a scope's start job attaches its PIDs= when it
+ * runs, after its call was answered: it would undo a later move).
+ */
+static bool
+blocked(const struct sdplace *s, const struct call *k)
+{
+	const struct call *o;
+
+	if (k->op == OP_ATTACH && starting(s, k->path, OP_SCOPE) != NULL)
+		return true;
+	LIST_FOREACH (o, &s->calls, link)
+		if (o != k && !o->held && is_move(o) && o->pid == k->pid)
+			return true;
+	return false;
+}
+
 static struct unitdef *
 pending_of(struct sdplace *s, const char *path)
 {
@@ -280,6 +309,8 @@ msg_body(struct call *k, sd_bus_message *m)
 		return sd_bus_message_close_container(m);
 	case OP_STOP:
 		return sd_bus_message_append(m, "ss", k->unit, "fail");
+	case OP_RESET:
+		return sd_bus_message_append(m, "s", k->unit);
 	}
 	return -EINVAL;
 }
@@ -290,6 +321,7 @@ static const char *const method[] = {
 	[OP_ATTACH] = "AttachProcessesToUnit",
 	[OP_SET] = "SetUnitProperties",
 	[OP_STOP] = "StopUnit",
+	[OP_RESET] = "ResetFailedUnit",
 };
 
 /* Send call k (again); 0 or -errno (k is then still the caller's). */
@@ -348,8 +380,8 @@ call(struct sdplace *s, enum op op, const char *path, const char *unit, pid_t pi
 	snprintf(k->path, sizeof(k->path), "%s", path);
 	snprintf(k->unit, sizeof(k->unit), "%s", unit);
 	LIST_INSERT_HEAD(&s->calls, k, link);
-	if (op == OP_ATTACH && starting(s, path, OP_SCOPE) != NULL) {
-		k->held = true; /* sent once the scope's start is answered */
+	if (is_move(k) && blocked(s, k)) {
+		k->held = true; /* sent by release() */
 		return 0;
 	}
 	int rc = send_call(k);
@@ -389,12 +421,13 @@ retried(struct call *k, const sd_bus_error *e)
 		return false;
 	if (k->op == OP_SCOPE && is_error(e, "org.freedesktop.systemd1.UnitExists"))
 		k->op = OP_ATTACH; /* someone (a former run) made it: join it */
+	else if (k->op == OP_ATTACH && is_error(e, "org.freedesktop.systemd1.NoSuchUnit"))
+		k->op = OP_SCOPE; /* emptied and collected meanwhile: start it again */
 	else if (k->op == OP_ATTACH &&
-		 (is_error(e, "org.freedesktop.systemd1.NoSuchUnit") ||
-		  is_error(e, "org.freedesktop.systemd1.UnitInactive") ||
+		 (is_error(e, "org.freedesktop.systemd1.UnitInactive") ||
 		  (is_error(e, SD_BUS_ERROR_INVALID_ARGS) && e->message != NULL &&
 		   strstr(e->message, "not active") != NULL)))
-		k->op = OP_SCOPE; /* emptied and collected meanwhile: start it again */
+		k->op = OP_RESET; /* loaded but dead (failed): forget it, then start it */
 	else
 		return false;
 	log_debug("systemd: %s for pid %d: %s; trying %s", k->unit, (int)k->pid,
@@ -408,7 +441,7 @@ failed(struct call *k, const sd_bus_error *e)
 {
 	struct sdplace *s = k->s;
 	int err = sd_bus_error_get_errno(e);
-	bool move = k->op == OP_SCOPE || k->op == OP_ATTACH;
+	bool move = k->op == OP_SCOPE || k->op == OP_ATTACH || k->op == OP_RESET;
 
 	if (transport_error(e)) {
 		if (move) {
@@ -464,19 +497,20 @@ succeeded(struct call *k)
 	case OP_STOP:
 		log_info("systemd: stopped the empty %s", k->unit);
 		break;
+	case OP_RESET:
+		break;
 	}
 }
 
-/* The scope of group path was started (or found): send the attaches
- * that waited for it. */
+/* A call ended: send the moves that waited for it. */
 static void
-release(struct sdplace *s, const char *path)
+release(struct sdplace *s)
 {
 	struct call *k;
 
 	for (;;) {
 		LIST_FOREACH (k, &s->calls, link)
-			if (k->held && strcmp(k->path, path) == 0)
+			if (k->held && !blocked(s, k))
 				break;
 		if (k == NULL)
 			return;
@@ -513,9 +547,7 @@ job_end(struct call *k, const char *result)
 {
 	struct sdplace *s = k->s;
 	bool scope = k->op == OP_SCOPE;
-	char path[RULES_DEST_MAX];
 
-	snprintf(path, sizeof(path), "%s", k->path);
 	if (strcmp(result, "done") == 0) {
 		succeeded(k);
 	} else {
@@ -525,8 +557,7 @@ job_end(struct call *k, const char *result)
 			s->hooks.done(s->hooks.arg, k->pid, -EIO);
 	}
 	call_free(k);
-	if (scope)
-		release(s, path);
+	release(s);
 }
 
 static int
@@ -572,20 +603,25 @@ reply_cb(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 	struct call *k = userdata;
 	struct sdplace *s = k->s;
 	const sd_bus_error *e = sd_bus_message_get_error(m);
-	bool scope = k->op == OP_SCOPE;
-	char path[RULES_DEST_MAX];
 
 	if (e == NULL && await_job(k, m))
-		return 0; /* job_end() says the rest */
-	snprintf(path, sizeof(path), "%s", k->path);
+		return 0;	 /* job_end() says the rest */
+	if (k->op == OP_RESET) { /* whatever it said: start the scope again */
+		k->op = OP_SCOPE;
+		if (k->tries < MAX_TRIES && send_call(k) == 0)
+			return 0;
+		s->hooks.done(s->hooks.arg, k->pid, -EIO);
+		call_free(k);
+		release(s);
+		return 0;
+	}
 	if (e == NULL)
 		succeeded(k);
 
 	bool resent = e != NULL && failed(k, e);
 	if (!resent)
 		call_free(k);
-	if (scope)
-		release(s, path);
+	release(s);
 	return 0;
 }
 
