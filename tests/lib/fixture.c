@@ -440,7 +440,11 @@ void
 fixture_init(struct fixture *f)
 {
 	memset(f, 0, sizeof(*f));
-	snprintf(f->dir, sizeof(f->dir), "/tmp/cgetest-core.XXXXXX");
+	const char *tmp = getenv("TMPDIR"); /* a bench may want a tmpfs */
+
+	if (tmp == NULL || tmp[0] != '/' || strlen(tmp) > 32)
+		tmp = "/tmp";
+	snprintf(f->dir, sizeof(f->dir), "%s/cgetest-core.XXXXXX", tmp);
 	if (mkdtemp(f->dir) == NULL)
 		bail("mkdtemp");
 	snprintf(f->proc, sizeof(f->proc), "%s/proc", f->dir);
