@@ -123,6 +123,7 @@ struct boost {
 	struct procid *m; /* members: the process and its children */
 	size_t n, cap;
 	bool full;	  /* it reached the most members it may hold (said once) */
+	size_t heap_at;	  /* its place in the core's expiry heap (expiry.c) */
 	TAILQ_ENTRY(boost) link;
 };
 TAILQ_HEAD(boost_list, boost);

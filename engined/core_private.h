@@ -53,6 +53,23 @@ struct made_group {
 	LIST_ENTRY(made_group) link;
 };
 
+/* ---- expiry.c: active boosts ordered by expiry (a binary heap) -------------- */
+
+struct expiry_heap {
+	struct boost **v;
+	size_t n, cap;
+};
+
+/* Add boost b (its heap_at is kept up to date); 0 or -ENOMEM. */
+int expiry_add(struct expiry_heap *h, struct boost *b) ENGINED_WUR;
+/* Take b out (nothing if it is not in). */
+void expiry_remove(struct expiry_heap *h, struct boost *b);
+/* The boost that expires first (by id among equals), or NULL: O(1). */
+struct boost *expiry_first(const struct expiry_heap *h);
+size_t expiry_count(const struct expiry_heap *h);
+/* Free the heap, not the boosts. */
+void expiry_free(struct expiry_heap *h);
+
 struct core {
 	struct core_env env;
 	struct overrides ov;
@@ -69,11 +86,13 @@ struct core {
 	double now;		    /* monotonic time of the current call */
 	double defer_at;	    /* flush deferred entries (0 = nothing) */
 	double rescan_at, last_rescan;
+	const char *rescan_why; /* for the log: "after lost events", ... (or NULL) */
 	double cleanup_at;
 	double save_at, last_save; /* boost state: write at save_at */
 	bool state_dirty;
 	LIST_HEAD(, made_group) made;
 	struct boost_list boosts;
+	struct expiry_heap expiries; /* the same boosts, by expiry */
 	unsigned next_boost;
 	bool paused;
 	bool dropped[RULES_MAX_HIERS]; /* hierarchy unmounted: left alone until a reload */
@@ -167,8 +186,10 @@ unsigned boost_expired(const struct core *c);
 
 /* The boost of member pid on hierarchy hier, or NULL. */
 const struct boost *boost_of(const struct core *c, pid_t pid, const char *hier);
-/* A boosted parent forked: the child joins its boosts. */
-void boost_fork(struct core *c, struct procid parent, struct procid child);
+/* A boosted parent forked: the child joins its boosts.  True when a
+ * boost was full and refused it: the child, which the kernel put in the
+ * boost's group with its parent, must then be placed by the rules. */
+bool boost_fork(struct core *c, struct procid parent, struct procid child);
 /* Process id is gone: it leaves its boosts (a boost left empty ends). */
 void boost_exit(struct core *c, struct procid id);
 /* Earliest expiry, wall clock; 0 if none. */

@@ -91,7 +91,13 @@ struct boost_profile {
 	char *hier;
 	char *dest;
 	long max_seconds;
+	long max_boosts; /* boosts of this profile at once, all users together */
 };
+
+/* The caps on boosts held at once (boosts-per-user, max-boosts). */
+#define CONFIG_BOOSTS_PER_USER	32
+#define CONFIG_MAX_BOOSTS	1024
+#define CONFIG_BOOSTS_LIMIT_MAX 100000 /* what the state file keeps */
 
 /*
  * The daemon runs at a raised priority by default, so that placing a
@@ -125,6 +131,7 @@ struct config {
 	long netlink_buffer; /* initial receive buffer of the proc connector */
 	int nice;	     /* the daemon's scheduling priority, -20..19 */
 	int rt_priority;     /* realtime-priority: SCHED_RR at 1..99, 0 = off */
+	long boosts_per_user; /* boosts one user but root may hold at once */
 	struct group_conf *groups;
 	size_t ngroups;
 	struct boost_profile *profiles;
