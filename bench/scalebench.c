@@ -26,6 +26,8 @@
 #include "tests/lib/fixture.h"
 #include "tests/tap/tap.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +172,43 @@ mem_list(void *arg, const struct nftset_ref *r, uint64_t **ids, size_t *n)
 
 static const struct core_nft mem_nft = { mem_add, mem_del, mem_list, NULL };
 
+/* The v2 tree as the real daemon reads it: a group's id by one system
+ * call (its inode here, name_to_handle_at there), children by readdir's
+ * d_type -- not the fixture's, which keeps ids in files. */
+static const char *tree;
+
+static int
+inode_id(void *arg, const struct hier *h, const char *path, uint64_t *id)
+{
+	char dir[1024];
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s%s", tree, path);
+	if (stat(dir, &st) < 0)
+		return -errno;
+	*id = (uint64_t)st.st_ino;
+	return 0;
+}
+
+static int
+list_children(void *arg, const struct hier *h, const char *path,
+	      int (*fn)(void *fnarg, const char *name), void *fnarg)
+{
+	char dir[1024];
+	struct dirent *e;
+	DIR *d;
+	int rc = 0;
+
+	snprintf(dir, sizeof(dir), "%s%s", tree, path);
+	if ((d = opendir(dir)) == NULL)
+		return -errno;
+	while (rc == 0 && (e = readdir(d)) != NULL)
+		if (e->d_type == DT_DIR && e->d_name[0] != '.')
+			rc = fn(fnarg, e->d_name);
+	closedir(d);
+	return rc;
+}
+
 static void
 bench_nft(unsigned long n)
 {
@@ -185,6 +224,9 @@ bench_nft(unsigned long n)
 	fixture_init(&f);
 	f.nft = &mem_nft;
 	fixture_v2(&f, "cpu", "/svc");
+	tree = f.cg2;
+	f.cgfs.id = inode_id;
+	f.cgfs.children = list_children;
 	fixture_files(&f,
 		      "log-level = \"warning\"\nunified-layout = {\"net_cls\"}\n"
 		      "group \"net_cls:/u/%u\" { nft-set = {\"inet fw users\"} }\n",

@@ -416,7 +416,7 @@ core_timeout(struct core *c, double now)
 		boost_save_now(c);
 	double sync = nftsets_deadline(c);
 	if (sync > 0 && now >= sync)
-		nftsets_sync(c);
+		nftsets_timeout(c, now);
 }
 
 /* ---- reload ------------------------------------------------------------------------ */

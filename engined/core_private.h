@@ -155,9 +155,13 @@ void nftsets_free(struct core *c);
 /* A v2 group was made (or found made again) / removed by the daemon. */
 void nftsets_made(struct core *c, const struct hier *h, const char *path);
 void nftsets_removed(struct core *c, const struct hier *h, const char *path);
-/* Find the groups of every set, bring each set in line. */
+/* Start a sync: find the groups of every set, bring each set in line.
+ * The first step runs at once; a sync of many groups goes on in later
+ * steps (nftsets_deadline is then now), so the loop runs between them. */
 void nftsets_sync(struct core *c);
-/* When the ruleset changed: sync at this time (monotonic; 0 = no). */
+/* Run the next step of a sync, or start one that is due. */
+void nftsets_timeout(struct core *c, double now);
+/* When nftsets_timeout has something to do (monotonic; 0 = nothing). */
 double nftsets_deadline(const struct core *c);
 
 /* ---- boost.c: boosts and the process table's bookkeeping -------------------------- */
