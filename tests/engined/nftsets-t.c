@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- a stand-in for nf_tables ---------------------------------------------- */
@@ -391,6 +392,101 @@ test_sets(void)
 	fixture_done(&fx);
 }
 
+/* fs->id counted per call into the core: the groups a sync step looks at */
+static unsigned ids_read;
+static int (*real_id)(void *arg, const struct hier *h, const char *path, uint64_t *id);
+
+static int
+counting_id(void *arg, const struct hier *h, const char *path, uint64_t *id)
+{
+	ids_read++;
+	return real_id(arg, h, path, id);
+}
+
+/* Drive the loop until no sync step is due; the most groups one call
+ * looked at, and the calls it took. */
+static unsigned
+drive_sync(struct core *c, double *now, unsigned *calls)
+{
+	unsigned most = 0;
+
+	for (*calls = 0; *calls < 10000; ++*calls) {
+		double at = core_next_deadline(c, *now);
+		if (at < 0 || at > *now)
+			break;
+		ids_read = 0;
+		core_timeout(c, *now);
+		most = ids_read > most ? ids_read : most;
+		*now += 1e-4;
+	}
+	return most;
+}
+
+#define MANY 1500
+
+/* Issue 22 §8: a sync of many groups runs in bounded steps, and a
+ * process exec'd meanwhile is placed (its group in the set) at once. */
+static void
+test_many(void)
+{
+	char dir[512];
+
+	fixture_init(&fx);
+	memset(sets, 0, sizeof(sets));
+	fx.nft = &fake_nft;
+	fixture_v2(&fx, "cpu", "/svc");
+	/* empty template groups stay: they stand for many in use */
+	fixture_files(&fx, CONF "remove-empty = false\n", RULES);
+	fake_make("inet fw users");
+	snprintf(dir, sizeof(dir), "%s/svc/students", fx.cg2);
+	mkdir(dir, 0755);
+	snprintf(dir, sizeof(dir), "%s/svc/students/u", fx.cg2);
+	mkdir(dir, 0755);
+	for (int i = 0; i < MANY; i++) {
+		snprintf(dir, sizeof(dir), "%s/svc/students/u/g%d", fx.cg2, i);
+		if (mkdir(dir, 0755) < 0)
+			bail("mkdir %s", dir);
+	}
+	real_id = fx.cgfs.id;
+	fx.cgfs.id = counting_id;
+	struct core *c = fixture_core(&fx);
+	if (c == NULL)
+		bail("core");
+	double now = 1.0;
+	unsigned calls;
+	core_start(c, now);
+	ok(core_next_deadline(c, now) == now, "a sync of %d groups is not done in one call",
+	   MANY);
+	unsigned most = drive_sync(c, &now, &calls);
+	is_int(MANY, (long long)count("inet fw users"), "... then every group's id is in");
+	ok(calls > 2 && most <= 256, "in %u steps, each looking at %u groups at most", calls,
+	   most);
+
+	/* a firewall reload empties the set; a process execs mid-sync */
+	struct fakeset *users =
+		find(&(struct nftset_ref){ .family = 1, .table = "fw", .set = "users" });
+	users->n = 0;
+	core_nft_changed(c, now);
+	now += 0.3;
+	core_timeout(c, now);
+	ok(count("inet fw users") < MANY, "one step of the sync ran (%zu ids back)",
+	   count("inet fw users"));
+	fixture_proc(&fx, 500, 0, 0, "/usr/bin/fx-user", 5, "/");
+	fixture_proc_v2(&fx, 500, "/");
+	exec_event(c, 500, now);
+	is_string("/svc/profs/u/root", fixture_group_v2(&fx, 500),
+		  "a process exec'd during the sync is placed at once");
+	ok(holds("inet fw users", id_of(c, "/svc/profs/u/root")),
+	   "... and its new group's id is in the set already");
+	/* a reload in the middle of it starts over, nothing lost */
+	is_int(0, core_reload(c, now), "a reload in the middle of the sync");
+	drive_sync(c, &now, &calls);
+	is_int(MANY + 1, (long long)count("inet fw users"),
+	       "the set holds every group's id again, and the new one");
+	core_free(c);
+	fixture_done(&fx);
+}
+
 static void
 test_none(void)
 {
@@ -450,10 +546,11 @@ test_config(void)
 int
 main(void)
 {
-	plan(47);
+	plan(47 + 8);
 	test_missing_then_made();
 	test_sets();
 	test_none();
+	test_many();
 	test_config();
 	return tap_done();
 }
