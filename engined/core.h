@@ -255,6 +255,22 @@ bool core_nft_names(const struct core *c, const struct nftset_ref *r);
 /* The ruleset changed (or notifications were lost): synchronise the
  * sets shortly (core_next_deadline says when). */
 void core_nft_changed(struct core *c, double now);
+/* A sync of the sets is in progress (it runs in steps). */
+bool core_nft_syncing(const struct core *c);
+/* What the core keeps of one set (for cgenginectl nft-sets). */
+struct core_nft_set_info {
+	const struct nftset_ref *ref;
+	size_t ids;	 /* ids the daemon put there */
+	bool configured; /* named by the policy (else emptied at the next sync) */
+	bool missing;	 /* not found in the ruleset when last changed */
+};
+void core_nft_each_set(const struct core *c,
+		       void (*fn)(void *arg, const struct core_nft_set_info *s), void *arg);
+/* fn(arg, group, id) for each group whose id the daemon put in set r,
+ * in no particular order; 0, or -ENOENT if the core keeps no such set.
+ * From the daemon's own bookkeeping: nf_tables is not asked. */
+int core_nft_set_groups(const struct core *c, const struct nftset_ref *r,
+			void (*fn)(void *arg, const char *group, uint64_t id), void *arg);
 /* fn(arg, set, group, level) for each set v2 group path or a group
  * above it is kept in; level: the group's depth below the v2 root, as
  * "socket cgroupv2 level N" counts. */

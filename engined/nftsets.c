@@ -906,6 +906,49 @@ core_nft_changed(struct core *c, double now)
 		c->nft->sync_at = now + NFT_SETTLE;
 }
 
+bool
+core_nft_syncing(const struct core *c)
+{
+	return c->nft != NULL && c->nft->syncing;
+}
+
+void
+core_nft_each_set(const struct core *c,
+		  void (*fn)(void *arg, const struct core_nft_set_info *s), void *arg)
+{
+	const struct nftsets *n = c->nft;
+
+	for (size_t s = 0; n != NULL && s < n->nsets; s++) {
+		const struct nft_set *set = &n->sets[s];
+		struct core_nft_set_info info = { .ref = &set->ref,
+						  .ids = rules_map_count(&set->ids),
+						  .configured = set->configured,
+						  .missing = set->missing };
+		fn(arg, &info);
+	}
+}
+
+int
+core_nft_set_groups(const struct core *c, const struct nftset_ref *r,
+		    void (*fn)(void *arg, const char *group, uint64_t id), void *arg)
+{
+	const struct nftsets *n = c->nft;
+	const struct nft_member *m;
+	size_t s, cursor = 0;
+
+	for (s = 0; n != NULL && s < n->nsets; s++)
+		if (n->sets[s].ref.family == r->family &&
+		    strcmp(n->sets[s].ref.table, r->table) == 0 &&
+		    strcmp(n->sets[s].ref.set, r->set) == 0)
+			break;
+	if (n == NULL || s == n->nsets)
+		return -ENOENT;
+	while ((m = rules_map_next(&n->mem, &cursor)) != NULL)
+		if (set_has(&n->sets[s], m->id) && wanted_in(n, s, m->path))
+			fn(arg, m->path, m->id);
+	return 0;
+}
+
 void
 core_nft_sets_of(const struct core *c, const char *path,
 		 void (*fn)(void *arg, const struct nftset_ref *set, const char *group,

@@ -207,6 +207,24 @@ explain(struct core *c, pid_t pid, bool json)
 	return out.p;
 }
 
+/* cgenginectl [--json] VERB ARG... as uid: the output, or the error. */
+static const char *
+ask(struct core *c, uid_t uid, bool json, const char *line)
+{
+	static struct buf out;
+	static char err[256], copy[512];
+	char *argv[8];
+	struct request rq = { .core = c, .now = 40.0, .uid = uid, .json = json };
+
+	snprintf(copy, sizeof(copy), "%s", line);
+	int argc = control_parse_line(copy, argv, 8);
+	buf_reset(&out);
+	err[0] = '\0';
+	if (control_dispatch(&rq, argc, argv, &out, err, sizeof(err)) < 0 || out.p == NULL)
+		return err;
+	return out.p;
+}
+
 static void
 test_missing_then_made(void)
 {
@@ -388,6 +406,29 @@ test_sets(void)
 		  "\"set\":\"www\",\"group\":\"/svc/students/www\",\"level\":3},") !=
 		   NULL,
 	   "... and so does --json explain");
+
+	/* issue 22 §9: the sets as the daemon keeps them, without nft list */
+	text = ask(c, 0, false, "nft-sets");
+	ok(strstr(text, "inet fw www                                     2  ok\n") != NULL &&
+		   strstr(text, "inet fw users                                   0  ok\n") != NULL,
+	   "nft-sets: each set with the ids the daemon put there");
+	char want[256];
+	text = ask(c, 0, false, "nft-sets inet fw www");
+	snprintf(want, sizeof(want), "3      %-20llu /svc/profs/www\n3      %-20llu /svc/students/www\n",
+		 (unsigned long long)pw2, (unsigned long long)sw);
+	ok(strstr(text, "nft set inet fw www: 2 group ids put there by cgengined\n") == text &&
+		   strstr(text, want) != NULL,
+	   "nft-sets SET: its groups, sorted, with id and level");
+	snprintf(want, sizeof(want),
+		 "{\"family\":\"inet\",\"table\":\"fw\",\"set\":\"www\",\"ids\":2,\"groups\":"
+		 "[{\"group\":\"/svc/profs/www\",\"id\":%llu,\"level\":3},",
+		 (unsigned long long)pw2);
+	is_string(want, strstr(ask(c, 0, true, "nft-sets inet fw www"), want) ? want : "(not there)",
+		  "... and in JSON");
+	is_string("permission denied: 'nft-sets' needs root", ask(c, 65534, false, "nft-sets"),
+		  "only root may ask");
+	is_string("nft set inet fw ssh is not one cgengined keeps",
+		  ask(c, 0, false, "nft-sets inet fw ssh"), "a set it does not keep");
 	core_free(c);
 	fixture_done(&fx);
 }
@@ -483,6 +524,11 @@ test_many(void)
 	drive_sync(c, &now, &calls);
 	is_int(MANY + 1, (long long)count("inet fw users"),
 	       "the set holds every group's id again, and the new one");
+	const char *text = ask(c, 0, false, "nft-sets inet fw users");
+	ok(strstr(text, "nft set inet fw users: 1501 group ids put there by cgengined\n") ==
+			   text &&
+		   strstr(text, " /svc/students/u/g999\n") != NULL,
+	   "nft-sets lists all 1,501 of them");
 	core_free(c);
 	fixture_done(&fx);
 }
@@ -546,7 +592,7 @@ test_config(void)
 int
 main(void)
 {
-	plan(47 + 8);
+	plan(47 + 8 + 6);
 	test_missing_then_made();
 	test_sets();
 	test_none();
