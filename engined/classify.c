@@ -222,24 +222,66 @@ cannot_read(struct core *c, pid_t pid, int rc)
 			    c->env.procroot, (int)pid, strerror(-rc), held);
 }
 
+/*
+ * The composed group names a group the daemon reserves (its own leaf,
+ * a dot name) at level k: refuse the dimension that put the name there
+ * for this process -- its verdict, or else the current part it would
+ * keep.  Logged once (then at debug level): a template such as /%p
+ * may expand to it for any process.  False when nothing is left to
+ * refuse (the default segment itself is reserved).
+ */
+static bool
+refuse_reserved(struct core *c, unsigned k, const char *why, const char **want,
+		const char **cur)
+{
+	const struct policy *p = c->pol;
+	char dimpath[RULES_DEST_MAX];
+	int i = layout_level(p, c->composed, k, dimpath, sizeof(dimpath));
+	enum log_level level = c->reserved_logged ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARNING;
+
+	log_msg(level,
+		"pid %d (%s): unified:%s is %s; %s:%s refused for it%s", (int)c->snap.pid,
+		c->snap.comm, c->composed, why, i >= 0 ? p->names[i] : "?", dimpath,
+		c->reserved_logged ? "" : " (further refusals are logged at debug level)");
+	c->reserved_logged = true;
+	if (i < 0)
+		return false;
+	if (want[i] != NULL) {
+		struct verdict *v = &c->verdicts[i];
+		size_t n = strlen(v->reason);
+
+		snprintf(v->reason + n, sizeof(v->reason) - n, " (refused: %s)", why);
+		v->move = false;
+		want[i] = NULL;
+		return true;
+	}
+	if (cur[i] != NULL) {
+		cur[i] = NULL;
+		return true;
+	}
+	return false;
+}
+
 /* Compose the verdicts of the virtual dimensions into c->composed. */
 static void
 compose(struct core *c, pid_t pid)
 {
 	const struct policy *p = c->pol;
-	const char *want[RULES_MAX_HIERS] = { 0 };
+	const char *want[RULES_MAX_HIERS] = { 0 }, *cur[RULES_MAX_HIERS];
 	size_t bad;
 	int rc;
 
 	c->composed[0] = '\0';
 	if (p->v2 == NULL || (pid == getpid() && p->uroot_own))
 		return; /* the daemon stays in its leaf */
+	memcpy(cur, c->parts, sizeof(cur));
 	for (size_t k = 0; k < p->nlayout; k++) {
 		size_t i = p->layout[k];
 
 		want[i] = c->verdicts[i].move ? c->verdicts[i].dest : NULL;
 	}
-	while ((rc = layout_compose(p, want, c->parts, c->composed, sizeof(c->composed),
+again:
+	while ((rc = layout_compose(p, want, cur, c->composed, sizeof(c->composed),
 				    &bad)) == -EMLINK) {
 		struct verdict *v = &c->verdicts[bad];
 		size_t n = strlen(v->reason);
@@ -254,7 +296,11 @@ compose(struct core *c, pid_t pid)
 		v->move = false;
 		want[bad] = NULL;
 	}
-	if (rc != 0)
+	const char *why;
+	unsigned k = rc == 0 ? layout_reserved(p, c->composed, &why) : 0;
+	if (k > 0 && refuse_reserved(c, k, why, want, cur))
+		goto again;
+	if (rc != 0 || k > 0)
 		c->composed[0] = '\0';
 }
 

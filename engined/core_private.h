@@ -106,6 +106,7 @@ struct core {
 	char partbuf[2 * RULES_DEST_MAX];
 	char composed[RULES_DEST_MAX]; /* the v2 group wanted, "" = none */
 	bool root_ready;	       /* controllers enabled at the root (this policy) */
+	bool reserved_logged;	       /* a reserved group was refused and said so */
 	struct nftsets *nft;	       /* nft sets of group ids (nftsets.c) */
 };
 

@@ -270,6 +270,14 @@ void layout_split(const struct policy *p, const char *cur, char *buf, size_t len
 int layout_compose(const struct policy *p, const char *const *want, const char *const *cur,
 		   char *out, size_t len, size_t *bad) ENGINED_WUR;
 /*
+ * Does composed group path name a group the daemon reserves: its own
+ * leaf (uroot/daemon, when uroot is the daemon's own group) or one
+ * whose name starts with '.' (the service manager's: systemd's
+ * .control; every walk of the tree skips them)?  The level (1 = the
+ * first below uroot) of the reserved name, with why, or 0.  Pure.
+ */
+unsigned layout_reserved(const struct policy *p, const char *path, const char **why);
+/*
  * Which dimension level k (1 = the first below uroot) of composed group
  * path belongs to: its managed index, and the dimension's path down to
  * that level in dimpath ("/students").  -1 if out of range.

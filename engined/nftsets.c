@@ -52,7 +52,7 @@
 struct nft_pattern {
 	char **seg; /* segments below the v2 root; a wildcard is "*" */
 	size_t nseg;
-	size_t leaf_at; /* a wildcard here never matches the daemon's leaf (or SIZE_MAX) */
+	size_t leaf_at; /* the segment here never matches the daemon's leaf (or SIZE_MAX) */
 	const struct group_conf *g;
 	size_t *sets; /* indexes into nftsets.sets */
 	size_t nsets;
@@ -278,7 +278,7 @@ pattern_build(struct core *c, size_t k, const struct group_conf *g,
 		}
 		if (add_segments(pat, p->uroot) < 0)
 			return -ENOMEM;
-		if (outer > 0 && p->uroot_own)
+		if (p->uroot_own) /* even a section that names it: never the leaf */
 			pat->leaf_at = pat->nseg;
 		if (add_wildcards(pat, outer) < 0 || add_segments(pat, g->path) < 0)
 			return -ENOMEM;
@@ -352,10 +352,9 @@ pattern_match(const struct nft_pattern *p, const char *path)
 			if (j == p->nseg)
 				return false;
 			bool wild = strcmp(p->seg[j], "*") == 0;
-			if (wild &&
-			    (s[0] == '.' ||
-			     (j == p->leaf_at && n == strlen(LAYOUT_DAEMON_LEAF) &&
-			      memcmp(s, LAYOUT_DAEMON_LEAF, n) == 0)))
+			if ((wild && s[0] == '.') ||
+			    (j == p->leaf_at && n == strlen(LAYOUT_DAEMON_LEAF) &&
+			     memcmp(s, LAYOUT_DAEMON_LEAF, n) == 0))
 				return false;
 			if (!wild &&
 			    (strlen(p->seg[j]) != n || memcmp(p->seg[j], s, n) != 0))
@@ -586,7 +585,8 @@ walk_one(struct core *c, const struct nft_todo *t)
 		return 1;
 	}
 	if (strcmp(p->seg[t->j], "*") != 0) {
-		todo_push(n, t->pat, t->j + 1, t->path, p->seg[t->j]);
+		if (t->j != p->leaf_at || strcmp(p->seg[t->j], LAYOUT_DAEMON_LEAF) != 0)
+			todo_push(n, t->pat, t->j + 1, t->path, p->seg[t->j]);
 		return 1;
 	}
 	struct listing l = { n, t, 0 };

@@ -533,6 +533,40 @@ test_many(void)
 	fixture_done(&fx);
 }
 
+/* Issue 22 §4: the daemon's own leaf never goes into a set, even when
+ * the first dimension's template could name it. */
+static void
+test_leaf(void)
+{
+	fixture_init(&fx);
+	memset(sets, 0, sizeof(sets));
+	fx.nft = &fake_nft;
+	fixture_v2(&fx, "cpu", "/svc");
+	fixture_files(&fx,
+		      "unified-layout = {\"cpu\"}\n"
+		      "group \"cpu:/%p\" { nft-set = {\"inet fw p\"} }\n"
+		      "group \"cpu:/daemon\" { nft-set = {\"inet fw p\"} }\n",
+		      "* cpu /%p\n");
+	fake_make("inet fw p");
+	fixture_proc(&fx, getpid(), 0, 0, "/usr/sbin/cgengined", 1, "/");
+	fixture_proc_v2(&fx, getpid(), "/svc");
+	fixture_proc(&fx, 100, 0, 0, "/usr/bin/fx-www", 10, "/");
+	fixture_proc(&fx, 200, 0, 0, "/usr/sbin/daemon", 20, "/");
+	fixture_proc_v2(&fx, 100, "/");
+	fixture_proc_v2(&fx, 200, "/");
+	struct core *c = fixture_core(&fx);
+	if (c == NULL)
+		bail("core");
+	core_start(c, 1.0);
+	uint64_t leaf = id_of(c, "/svc/daemon");
+	ok(leaf != 0 && holds("inet fw p", id_of(c, "/svc/fx-www")),
+	   "a template's group is in its set");
+	ok(!holds("inet fw p", leaf) && count("inet fw p") == 1,
+	   "the daemon's leaf is not, though /%%p and /daemon match its name");
+	core_free(c);
+	fixture_done(&fx);
+}
+
 static void
 test_none(void)
 {
@@ -592,11 +626,12 @@ test_config(void)
 int
 main(void)
 {
-	plan(47 + 8 + 6);
+	plan(47 + 8 + 6 + 2);
 	test_missing_then_made();
 	test_sets();
 	test_none();
 	test_many();
+	test_leaf();
 	test_config();
 	return tap_done();
 }
