@@ -605,6 +605,7 @@ core_start(struct core *c, double now)
 	c->now = now;
 	boost_restore(c); /* before the scan, which applies them */
 	groups_prepare(c);
+	groups_leftovers(c); /* a former run's template groups: empty ones go */
 	core_rescan(c, now); /* every process already running */
 	nftsets_sync(c);     /* and the sets hold every group of theirs */
 }

@@ -138,6 +138,11 @@ void groups_move_composed(struct core *c, const struct task *t);
 /* Remember a group made from a template, for removal once empty;
  * remove those that are empty now; forget them all. */
 void groups_made(struct core *c, const struct hier *h, const char *path);
+/* The same, for a path known not to be listed (found at start). */
+void groups_adopt(struct core *c, const struct hier *h, const char *path);
+/* leftovers.c: at start, the template groups a former run made in the
+ * unified layout's tree: removed if empty, else remembered like made. */
+void groups_leftovers(struct core *c);
 void groups_cleanup(struct core *c);
 void groups_forget_made(struct core *c);
 /* The unified layout: the daemon into its leaf, controllers enabled at
@@ -162,6 +167,9 @@ void nftsets_removed(struct core *c, const struct hier *h, const char *path);
 void nftsets_sync(struct core *c);
 /* Run the next step of a sync, or start one that is due. */
 void nftsets_timeout(struct core *c, double now);
+/* A group with this id was removed before the sets were synced (at
+ * start, a former run's): the next sync deletes the id where it finds it. */
+void nftsets_gone(struct core *c, uint64_t id);
 /* When nftsets_timeout has something to do (monotonic; 0 = nothing). */
 double nftsets_deadline(const struct core *c);
 

@@ -85,6 +85,7 @@ struct nftsets {
 	struct nft_set *sets;
 	size_t nsets;
 	struct rules_map mem; /* struct nft_member, keyed by path */
+	struct rules_map gone; /* ids of groups removed at start: uint64_t */
 	const struct hier *h; /* the v2 hierarchy the patterns are in */
 	struct core_nft real;
 	struct nftset_conn *conn; /* for real: opened when first needed */
@@ -701,6 +702,7 @@ sync_set(struct core *c, size_t s)
 		if (sorted_has(want, nwant, have[i]) || (i > 0 && have[i] == have[i - 1]))
 			continue;
 		if (set_has(set, have[i]) ||
+		    rules_map_find(&n->gone, have[i], NULL, NULL) != NULL ||
 		    (set->configured && fs->id_live != NULL && n->h != NULL &&
 		     checks++ < NFT_LIVE_CHECKS &&
 		     fs->id_live(fs->arg, n->h, have[i]) == 0))
@@ -739,6 +741,20 @@ sync_done(struct nftsets *n)
 			s++;
 		}
 	n->syncing = false;
+	rules_map_free(&n->gone); /* deleted where they were, or never there */
+	rules_map_init(&n->gone, sizeof(uint64_t));
+}
+
+void
+nftsets_gone(struct core *c, uint64_t id)
+{
+	struct nftsets *n = c->nft;
+	bool fresh;
+	uint64_t *v = n != NULL && n->nsets > 0 ? rules_map_insert(&n->gone, id, NULL, NULL, &fresh)
+						: NULL;
+
+	if (v != NULL)
+		*v = id;
 }
 
 /* One step of the sync in progress: at most about NFT_STEP units. */
@@ -813,6 +829,7 @@ nftsets_new(struct core *c)
 	if (n == NULL)
 		return -ENOMEM;
 	rules_map_init(&n->mem, sizeof(struct nft_member));
+	rules_map_init(&n->gone, sizeof(uint64_t));
 	c->nft = n;
 	if (c->env.nft == NULL) {
 		n->real = (struct core_nft){
@@ -855,6 +872,7 @@ nftsets_free(struct core *c)
 	while ((m = rules_map_next(&n->mem, &cursor)) != NULL)
 		free(m->path);
 	rules_map_free(&n->mem);
+	rules_map_free(&n->gone);
 	todo_clear(n);
 	free(n->todo);
 	nftset_close(n->conn);

@@ -533,6 +533,77 @@ test_many(void)
 	fixture_done(&fx);
 }
 
+/* A directory of the fixture's v2 tree, made as a former run left it;
+ * its id. */
+static uint64_t
+former(const char *path)
+{
+	static const struct hier v2 = { .name = "", .version = HIER_V2 };
+	char dir[512];
+	uint64_t id = 0;
+
+	snprintf(dir, sizeof(dir), "%s%s", fx.cg2, path);
+	for (char *p = dir + strlen(fx.cg2) + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(dir, 0755);
+			*p = '/';
+		}
+	if (mkdir(dir, 0755) < 0 || fx.cgfs.id(fx.cgfs.arg, &v2, path, &id) < 0)
+		bail("cannot make %s", dir);
+	return id;
+}
+
+/*
+ * Issue 22 §5: template groups a former run made, whose processes
+ * exited while the daemon was stopped, are removed at start and their
+ * ids leave the sets; one still in use is removed once it empties;
+ * groups of fixed destinations and others' groups stay.
+ */
+static void
+test_leftovers(void)
+{
+	fixture_init(&fx);
+	memset(sets, 0, sizeof(sets));
+	fx.nft = &fake_nft;
+	fixture_v2(&fx, "cpu", "/svc");
+	fixture_files(&fx, CONF, RULES);
+	struct fakeset *users = fake_make("inet fw users");
+	uint64_t alice = former("/svc/profs/u/alice"), bob = former("/svc/profs/u/bob");
+	uint64_t carol = former("/svc/students/u/carol");
+	uint64_t dave = former("/svc/students/u/dave");
+	former("/svc/students/www/default");
+	former("/svc/students/admins/own");
+	users->ids[users->n++] = alice;
+	users->ids[users->n++] = bob;
+	users->ids[users->n++] = carol;
+	users->ids[users->n++] = dave;
+	fixture_proc(&fx, 600, 65534, 65534, "/usr/bin/cat", 60, "/");
+	fixture_proc_v2(&fx, 600, "/svc/students/u/carol");
+	struct core *c = fixture_core(&fx);
+	if (c == NULL)
+		bail("core");
+	core_start(c, 1.0);
+	ok(id_of(c, "/svc/profs/u/alice") == 0 && id_of(c, "/svc/profs/u/bob") == 0 &&
+		   id_of(c, "/svc/students/u/dave") == 0,
+	   "empty template groups of a former run are removed at start");
+	ok(!holds("inet fw users", alice) && !holds("inet fw users", bob) &&
+		   !holds("inet fw users", dave),
+	   "... and their ids leave the set");
+	ok(id_of(c, "/svc/students/u/carol") == carol && holds("inet fw users", carol),
+	   "one with a process in it stays, in the set");
+	ok(id_of(c, "/svc/students/www/default") != 0 && id_of(c, "/svc/profs/u") != 0,
+	   "groups of fixed destinations stay");
+	ok(id_of(c, "/svc/students/admins/own") != 0, "so does a group no rule would make");
+	fixture_gone(&fx, 600);
+	core_timeout(c, 10.0);
+	core_timeout(c, 20.0);
+	ok(id_of(c, "/svc/students/u/carol") == 0 && !holds("inet fw users", carol),
+	   "the one in use is removed once empty, as at run time, its id deleted");
+	core_free(c);
+	fixture_done(&fx);
+}
+
 /* Issue 22 §4: the daemon's own leaf never goes into a set, even when
  * the first dimension's template could name it. */
 static void
@@ -626,12 +697,13 @@ test_config(void)
 int
 main(void)
 {
-	plan(47 + 8 + 6 + 2);
+	plan(47 + 8 + 6 + 2 + 6);
 	test_missing_then_made();
 	test_sets();
 	test_none();
 	test_many();
 	test_leaf();
+	test_leftovers();
 	test_config();
 	return tap_done();
 }
