@@ -28,6 +28,8 @@ struct hook_view {
 	const struct task_cgroups *cg;
 	const char *cmd; /* what-if: the command line given, NUL-separated */
 	size_t cmdlen;
+	bool ask;    /* a request (explain, test), not a classification */
+	uid_t asker; /* who asked */
 };
 
 static int
@@ -55,11 +57,52 @@ hook_cgroup(void *arg, const char *hier)
 	return task_cgroup_of(v->cg, strcmp(hier, "unified") == 0 ? "" : hier);
 }
 
+/* Append " (note)" to the reason of every verdict. */
+static void
+note_reasons(struct core *c, const char *note)
+{
+	for (size_t i = 0; i < c->pol->n; i++) {
+		struct verdict *v = &c->verdicts[i];
+		size_t n = strlen(v->reason);
+
+		snprintf(v->reason + n, sizeof(v->reason) - n, " (%s)", note);
+	}
+}
+
+/*
+ * The hooks object a call uses: real classifications the policy's;
+ * requests its clone, in a helper of their own, at most so often per
+ * user (askrate.c).  NULL (and the reasons say why) when a request may
+ * not run the hook now.
+ */
+static struct hooks *
+hooks_for(struct core *c, const struct hook_view *view)
+{
+	struct policy *p = c->pol;
+
+	if (!view->ask)
+		return p->hooks;
+	if (p->hooks_ask == NULL) {
+		note_reasons(c, "Lua hook not run: out of memory");
+		return NULL;
+	}
+	if (!askrate_take(&c->askrate, view->asker, (double)c->env.wall())) {
+		note_reasons(c, "Lua hook not run: too many requests of this user, "
+				"try again in a second");
+		return NULL;
+	}
+	return p->hooks_ask;
+}
+
 /* Let the Lua hook revise the verdicts. */
 static void
 run_hook(struct core *c, const struct task *t, const struct hook_view *view)
 {
 	struct policy *p = c->pol;
+	struct hooks *hk = hooks_for(c, view);
+
+	if (hk == NULL)
+		return;
 	struct hooks_task ht = {
 		.pid = t->pid,
 		.ppid = t->ppid,
@@ -85,14 +128,17 @@ run_hook(struct core *c, const struct task *t, const struct hook_view *view)
 		snprintf(s->dest, sizeof(s->dest), "%s", v->move ? v->dest : "");
 		s->why = v->rule != NULL ? v->reason : NULL;
 	}
+	/* the counters are the classifying helper's: requests' are logged */
 	const struct hooks_stats *hs = hooks_stats(p->hooks);
 	uint64_t timeouts = hs->timeouts, restarts = hs->restarts;
-	c->stats.hook_calls++;
-	int rc = hooks_classify(p->hooks, &ht, c->slots, p->n);
+	c->stats.hook_calls += !view->ask;
+	int rc = hooks_classify(hk, &ht, c->slots, p->n);
 	c->stats.hook_timeouts += hs->timeouts - timeouts;
 	c->stats.hook_restarts += hs->restarts - restarts;
 	if (rc < 0) {
-		c->stats.hook_errors++;
+		c->stats.hook_errors += !view->ask;
+		if (view->ask)
+			note_reasons(c, "Lua hook failed, see the log; the rules decided");
 		return; /* the rules' decision stands */
 	}
 	for (size_t i = 0; i < p->n; i++) {
@@ -374,9 +420,13 @@ decide(struct core *c, pid_t pid, uid_t asker, bool lazy)
 	}
 	for (size_t i = 0; i < p->n; i++)
 		current[i] = p->virt[i] ? c->parts[i] : task_cgroup_of(cg, p->names[i]);
-	struct hook_view view = {
-		.pol = p, .parts = c->parts, .procroot = c->env.procroot, .t = t, .cg = cg
-	};
+	struct hook_view view = { .pol = p,
+				  .parts = c->parts,
+				  .procroot = c->env.procroot,
+				  .t = t,
+				  .cg = cg,
+				  .ask = !lazy, /* explain */
+				  .asker = asker };
 	decide_rules(c, t, current, &view);
 	if (flags & PROC_BOOSTED)
 		apply_boosts(c, pid);
@@ -391,7 +441,8 @@ classify_decide(struct core *c, pid_t pid, uid_t asker)
 }
 
 void
-classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen)
+classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen,
+		uid_t asker)
 {
 	static const struct task_cgroups none;
 	const char *current[RULES_MAX_HIERS] = { 0 };
@@ -401,7 +452,9 @@ classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cm
 				  .t = t,
 				  .cg = &none,
 				  .cmd = cmd,
-				  .cmdlen = cmdlen };
+				  .cmdlen = cmdlen,
+				  .ask = true,
+				  .asker = asker };
 
 	for (size_t i = 0; i < RULES_MAX_HIERS; i++)
 		c->parts[i] = NULL;
@@ -490,7 +543,8 @@ core_snapshot_cgroups(const struct core *c)
 }
 
 void
-core_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen)
+core_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen,
+	    uid_t asker)
 {
-	classify_whatif(c, t, cmd, cmdlen);
+	classify_whatif(c, t, cmd, cmdlen, asker);
 }

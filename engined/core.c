@@ -563,6 +563,7 @@ core_new(const struct core_options *o, const struct report *rep)
 		c->env.wall = real_wall;
 	LIST_INIT(&c->made);
 	TAILQ_INIT(&c->boosts);
+	askrate_init(&c->askrate);
 	c->next_boost = 1;
 	c->started = c->env.wall();
 	c->last_rescan = -RESCAN_INTERVAL;
@@ -628,6 +629,7 @@ core_free(struct core *c)
 	policy_free(c->pol);
 	proctab_free(c->procs);
 	groups_forget_made(c);
+	askrate_free(&c->askrate);
 	free(c->dec);
 	free(c->slots);
 	free(c->verdicts);

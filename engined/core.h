@@ -205,8 +205,15 @@ enum decide_result core_explain(struct core *c, pid_t pid, uid_t asker);
  * valid until the core is next called. */
 const struct task *core_snapshot(const struct core *c);
 const struct task_cgroups *core_snapshot_cgroups(const struct core *c);
-/* Verdicts for a process that does not exist: rules and Lua hook. */
-void core_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen);
+/*
+ * Verdicts for a process that does not exist: rules and Lua hook, asked
+ * by uid asker.  Requests (this and core_explain) run the hook in a
+ * helper of their own, at most a few times a second per user but root;
+ * beyond that, or when that helper fails, the rules alone decide and
+ * each verdict's reason says so.
+ */
+void core_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen,
+		 uid_t asker);
 /* The verdicts of the last explain/whatif, one per managed hierarchy. */
 const struct verdict *core_verdicts(const struct core *c);
 /*

@@ -53,6 +53,17 @@ struct made_group {
 	LIST_ENTRY(made_group) link;
 };
 
+/* ---- askrate.c: how often one user's requests may run the Lua hook --------- */
+
+struct askrate {
+	struct rules_map users; /* uid -> token bucket */
+};
+
+void askrate_init(struct askrate *r);
+/* May uid's request run the hook now (wall-clock seconds)?  Root may. */
+bool askrate_take(struct askrate *r, uid_t uid, double now);
+void askrate_free(struct askrate *r);
+
 /* ---- expiry.c: active boosts ordered by expiry (a binary heap) -------------- */
 
 struct expiry_heap {
@@ -107,6 +118,7 @@ struct core {
 	char composed[RULES_DEST_MAX]; /* the v2 group wanted, "" = none */
 	bool root_ready;	       /* controllers enabled at the root (this policy) */
 	bool reserved_logged;	       /* a reserved group was refused and said so */
+	struct askrate askrate;	       /* Lua hook runs of requests, per user */
 	struct nftsets *nft;	       /* nft sets of group ids (nftsets.c) */
 };
 
@@ -127,7 +139,8 @@ core_rescan_soon(struct core *c, double delay)
 void classify(struct core *c, pid_t pid);
 /* Decide only: verdicts for pid into c->verdicts, snapshot in c->snap. */
 enum decide_result classify_decide(struct core *c, pid_t pid, uid_t asker);
-void classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen);
+void classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen,
+		     uid_t asker);
 
 /* ---- groups.c: acting on cgroupfs -------------------------------------------------- */
 

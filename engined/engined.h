@@ -207,6 +207,7 @@ struct policy {
 	char controllers[128]; /* v2 controllers enabled along the paths: "cpu io" */
 	bool need_names;	   /* some destination uses %u or %g */
 	struct hooks *hooks;	   /* Lua hooks, or NULL */
+	struct hooks *hooks_ask;   /* the same in a helper of its own, for requests */
 	struct name_table *users;  /* uid -> name cache */
 	struct name_table *groups; /* gid -> name cache */
 };

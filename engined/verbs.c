@@ -652,7 +652,7 @@ v_test(struct verb_ctx *x)
 	snprintf(t.comm, sizeof(t.comm), "%.63s", base ? base + 1 : t.exe);
 	if (cmdlen > 0 && t.exe[0] != '\0')
 		task_script_from_cmdline(t.exe, cmd, cmdlen, t.script, sizeof(t.script));
-	core_whatif(x->rq->core, &t, cmdlen ? cmd : NULL, cmdlen);
+	core_whatif(x->rq->core, &t, cmdlen ? cmd : NULL, cmdlen, x->rq->uid);
 	return json_pack("{s:I, s:I, s:o, s:o}", "uid", (json_int_t)t.euid, "gid",
 			 (json_int_t)t.egid, "exe", jstr(t.exe), "hierarchies",
 			 verdict_rows(x->rq->core, NULL));

@@ -593,10 +593,84 @@ test_lazy_groups(void)
 	fixture_done(&f);
 }
 
+/* core_whatif as uid asker for a nobody process running exe. */
+static const struct verdict *
+whatif(struct core *c, uid_t asker, const char *exe)
+{
+	struct task t = { .uid = NOBODY, .euid = NOBODY, .gid = NOBODY, .egid = NOBODY };
+
+	snprintf(t.exe, sizeof(t.exe), "%s", exe);
+	snprintf(t.comm, sizeof(t.comm), "%s", strrchr(exe, '/') + 1);
+	core_whatif(c, &t, NULL, 0, asker);
+	return &core_verdicts(c)[0];
+}
+
+/*
+ * Issue 22 §3: what-if requests run the Lua hook in a helper of their
+ * own, a few times a second per user: a user's test that stalls the
+ * hook never takes it away from real classifications.
+ */
+static void
+test_whatif_hook(void)
+{
+	struct fixture f;
+	char conf[512], script[300];
+
+	fixture_init(&f);
+	snprintf(script, sizeof(script), "%s/hook.lua", f.dir);
+	FILE *lua = fopen(script, "w");
+	if (lua == NULL)
+		bail("cannot write %s", script);
+	fputs("function classify(t, d)\n"
+	      "  if t.exe == '/usr/bin/slow' then string.rep('', 1e18) end\n"
+	      "  d['" FIXTURE_HIER "'] = '/hooked'\n"
+	      "end\n",
+	      lua);
+	fclose(lua);
+	snprintf(conf, sizeof(conf), "lua-script = \"%s\"\nlua-timeout = 50\n", script);
+	fixture_files(&f, conf, fixture_rules);
+	fixture_proc(&f, 300, NOBODY, NOBODY, "/usr/bin/cat", 30, "/");
+	struct core *c = fixture_core(&f);
+	if (c == NULL)
+		bail("no core with a hook");
+	core_start(c, 1.0);
+	is_string("/hooked", fixture_group(&f, 300), "the hook places real processes");
+
+	int ran = 0;
+	for (int i = 0; i < 4; i++)
+		ran += strcmp(whatif(c, NOBODY, "/usr/bin/fast")->dest, "/hooked") == 0;
+	is_int(4, ran, "a user's what-if runs the hook, four times at once");
+	const struct verdict *v = whatif(c, NOBODY, "/usr/bin/fast");
+	ok(strcmp(v->dest, "/users/nobody") == 0 &&
+		   strstr(v->reason, "(Lua hook not run: too many requests of this user") !=
+			   NULL,
+	   "the fifth: the rules alone, and it says so (%s)", v->reason);
+	is_string("/hooked", whatif(c, 0, "/usr/bin/fast")->dest, "root is not limited");
+	f.wall += 1;
+	is_string("/hooked", whatif(c, NOBODY, "/usr/bin/fast")->dest,
+		  "a second later the user may again");
+
+	f.wall += 10;
+	v = whatif(c, NOBODY, "/usr/bin/slow");
+	ok(strstr(v->reason, "(Lua hook failed, see the log; the rules decided)") != NULL,
+	   "a what-if that stalls the hook fails (%s)", v->reason);
+	(void)whatif(c, NOBODY, "/usr/bin/slow"); /* its helper now backs off */
+	fixture_proc(&f, 310, NOBODY, NOBODY, "/usr/bin/cat", 31, "/");
+	event(c, PROCEV_EXEC, 310, 0, 2.0);
+	is_string("/hooked", fixture_group(&f, 310),
+		  "real processes are still placed by the hook, at once");
+	const struct core_stats *st = core_stats(c);
+	ok(st->hook_errors == 0 && st->hook_timeouts == 0 && st->hook_restarts == 0,
+	   "the classifying helper never failed (errors %llu, timeouts %llu)",
+	   (unsigned long long)st->hook_errors, (unsigned long long)st->hook_timeouts);
+	core_free(c);
+	fixture_done(&f);
+}
+
 int
 main(void)
 {
-	plan(85 + 6 + 9 + 7);
+	plan(85 + 6 + 9 + 7 + 8);
 	fixture_init(&fx);
 	fixture_files(&fx, fixture_profile, fixture_rules);
 	fixture_proc(&fx, 1, 0, 0, "/usr/lib/systemd/systemd", 1, "/init.scope");
@@ -621,6 +695,7 @@ main(void)
 	fixture_done(&fx);
 	test_boost_limits();
 	test_expiry_order();
+	test_whatif_hook();
 	test_lazy_groups();
 	return 0;
 }
