@@ -70,7 +70,8 @@ bench_boosts(unsigned long n)
 		      "root name=cgecore /admins\n* name=cgecore /others\n");
 	fixture_proc(&f, PROBE_PID, 1000, 1000, "/usr/bin/probe", 1, "/");
 	for (unsigned long i = 0; i < n; i++)
-		fixture_proc(&f, (pid_t)(FIRST_PID + i), 0, 0, "/usr/bin/bash", 100 + i, "/");
+		fixture_proc(&f, (pid_t)(FIRST_PID + i), 0, 0, "/usr/bin/bash", 100 + i,
+			     "/");
 	struct core *c = fixture_core(&f);
 	if (c == NULL)
 		bail("no core");
@@ -97,8 +98,9 @@ bench_boosts(unsigned long n)
 	for (unsigned i = 0; i < rounds; i++)
 		(void)core_next_deadline(c, now);
 	double deadline = (cpu_now() - t0) / rounds;
-	printf("%-7s %7lu %12.2f %14.3f %8s %6s\n", "boosts", n, iter * 1e6, deadline * 1e6,
-	       "-", (unsigned long)core_boost_count(c) == n ? "yes" : "NO");
+	printf("%-7s %7lu %12.2f %14.3f %8s %6s\n", "boosts", n, iter * 1e6,
+	       deadline * 1e6, "-",
+	       (unsigned long)core_boost_count(c) == n ? "yes" : "NO");
 	core_free(c);
 	fixture_done(&f);
 }
@@ -279,8 +281,8 @@ bench_nft(unsigned long n)
 		now += 1e-4;
 		exec_event(c, PROBE_PID, now); /* a placement between two calls */
 	}
-	printf("%-7s %7lu %12.2f %14.3f %8u %6s\n", "nft", n, total * 1e3, worst * 1e3, calls,
-	       set.n == n ? "yes" : "NO");
+	printf("%-7s %7lu %12.2f %14.3f %8u %6s\n", "nft", n, total * 1e3, worst * 1e3,
+	       calls, set.n == n ? "yes" : "NO");
 	core_free(c);
 	fixture_done(&f);
 	free(set.v);
@@ -295,8 +297,8 @@ main(int argc, char **argv)
 	}
 	bool boosts = strcmp(argv[1], "boosts") == 0;
 	if (boosts)
-		printf("%-7s %7s %12s %14s %8s %6s\n", "WHAT", "N", "ITER_US", "DEADLINE_US",
-		       "-", "OK");
+		printf("%-7s %7s %12s %14s %8s %6s\n", "WHAT", "N", "ITER_US",
+		       "DEADLINE_US", "-", "OK");
 	else
 		printf("%-7s %7s %12s %14s %8s %6s\n", "WHAT", "N", "SYNC_CPU_MS",
 		       "LONGEST_MS", "CALLS", "OK");

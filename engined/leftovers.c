@@ -28,7 +28,7 @@
 
 /* What the destinations of one virtual dimension look like. */
 struct shapes {
-	char **tmpl;		/* templated destinations (distinct) */
+	char **tmpl; /* templated destinations (distinct) */
 	size_t ntmpl;
 	struct rules_map fixed; /* every prefix of a fixed destination: char * */
 };
@@ -112,7 +112,8 @@ add_fixed(struct leftovers *l, size_t i, const char *dest)
 		bool fresh;
 
 		prefix_of(padded, k, buf, sizeof(buf));
-		char **v = rules_map_insert(&s->fixed, str_hash(buf), same_str, buf, &fresh);
+		char **v =
+			rules_map_insert(&s->fixed, str_hash(buf), same_str, buf, &fresh);
 		if (v == NULL || (fresh && (*v = strdup(buf)) == NULL)) {
 			if (v != NULL)
 				rules_map_remove(&s->fixed, v);
@@ -161,7 +162,8 @@ shapes_build(struct leftovers *l)
 		const struct rules_rule *rule = rules_get(p->rules, r);
 		for (size_t k = 0; rc == 0 && k < p->nlayout; k++)
 			if (rule->mask & (1ull << p->layout[k]))
-				rc = add_dest(l, p->layout[k], rule->dest, rule->templated);
+				rc = add_dest(l, p->layout[k], rule->dest,
+					      rule->templated);
 	}
 	for (size_t g = 0; rc == 0 && g < p->nsettings; g++) {
 		const char *path = p->settings[g].conf->path;
@@ -299,8 +301,7 @@ visit(struct leftovers *l, const char *path, unsigned k, bool made)
 	struct level v = { .l = l, .path = path, .k = k, .made = made };
 	char sub[RULES_DEST_MAX];
 
-	if (k > l->levels ||
-	    fs->children(fs->arg, l->c->pol->v2, path, collect, &v) < 0)
+	if (k > l->levels || fs->children(fs->arg, l->c->pol->v2, path, collect, &v) < 0)
 		goto out;
 	for (size_t i = 0; i < v.n; i++) {
 		if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", path, v.names[i]) >=
@@ -332,7 +333,8 @@ groups_leftovers(struct core *c)
 		log_warning("out of memory: template groups of a former run are kept");
 	shapes_free(&l);
 	if (l.removed > 0 || l.kept > 0)
-		log_notice("template groups of a former run: %lu empty removed, %lu in use "
-			   "kept until empty",
-			   l.removed, l.kept);
+		log_notice(
+			"template groups of a former run: %lu empty removed, %lu in use "
+			"kept until empty",
+			l.removed, l.kept);
 }

@@ -84,21 +84,21 @@ struct nftsets {
 	size_t npat;
 	struct nft_set *sets;
 	size_t nsets;
-	struct rules_map mem; /* struct nft_member, keyed by path */
+	struct rules_map mem;  /* struct nft_member, keyed by path */
 	struct rules_map gone; /* ids of groups removed at start: uint64_t */
-	const struct hier *h; /* the v2 hierarchy the patterns are in */
+	const struct hier *h;  /* the v2 hierarchy the patterns are in */
 	struct core_nft real;
 	struct nftset_conn *conn; /* for real: opened when first needed */
 	bool conn_logged;
 	double sync_at; /* a sync is wanted then (0: none) */
 	/* the sync in progress */
 	bool syncing;
-	unsigned gen;	  /* its generation */
-	size_t next_pat;  /* patterns whose walk has not started */
+	unsigned gen;	 /* its generation */
+	size_t next_pat; /* patterns whose walk has not started */
 	struct nft_todo *todo;
 	size_t ntodo, captodo;
-	bool swept;	  /* members it did not find are dropped */
-	size_t next_set;  /* sets brought in line so far */
+	bool swept;	 /* members it did not find are dropped */
+	size_t next_set; /* sets brought in line so far */
 };
 
 /* ---- the kernel's sets, through libnftnl ------------------------------------ */
@@ -396,7 +396,8 @@ static struct nft_member *
 member_add(struct nftsets *n, const char *path, uint64_t id)
 {
 	bool fresh;
-	struct nft_member *m = rules_map_insert(&n->mem, path_hash(path), member_is, path, &fresh);
+	struct nft_member *m =
+		rules_map_insert(&n->mem, path_hash(path), member_is, path, &fresh);
 
 	if (m == NULL)
 		return NULL;
@@ -527,7 +528,8 @@ todo_push(struct nftsets *n, size_t pat, size_t j, const char *path, const char 
 	char sub[RULES_DEST_MAX];
 
 	if (name != NULL) {
-		if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", path, name) >= sizeof(sub))
+		if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", path, name) >=
+		    sizeof(sub))
 			return;
 		path = sub;
 	}
@@ -541,7 +543,8 @@ todo_push(struct nftsets *n, size_t pat, size_t j, const char *path, const char 
 	}
 	char *copy = strdup(path);
 	if (copy != NULL)
-		n->todo[n->ntodo++] = (struct nft_todo){ .pat = pat, .j = j, .path = copy };
+		n->todo[n->ntodo++] =
+			(struct nft_todo){ .pat = pat, .j = j, .path = copy };
 }
 
 static void
@@ -563,7 +566,8 @@ todo_child(void *arg, const char *name)
 	struct listing *l = arg;
 	const struct nft_pattern *p = &l->n->pat[l->t->pat];
 
-	if (name[0] == '.' || (l->t->j == p->leaf_at && strcmp(name, LAYOUT_DAEMON_LEAF) == 0))
+	if (name[0] == '.' ||
+	    (l->t->j == p->leaf_at && strcmp(name, LAYOUT_DAEMON_LEAF) == 0))
 		return 0;
 	todo_push(l->n, l->t->pat, l->t->j + 1, l->t->path, name);
 	l->children++;
@@ -750,8 +754,9 @@ nftsets_gone(struct core *c, uint64_t id)
 {
 	struct nftsets *n = c->nft;
 	bool fresh;
-	uint64_t *v = n != NULL && n->nsets > 0 ? rules_map_insert(&n->gone, id, NULL, NULL, &fresh)
-						: NULL;
+	uint64_t *v = n != NULL && n->nsets > 0
+			      ? rules_map_insert(&n->gone, id, NULL, NULL, &fresh)
+			      : NULL;
 
 	if (v != NULL)
 		*v = id;

@@ -156,8 +156,8 @@ hooks_clone(const struct hooks *h, const char *tag)
 	c->text = malloc(h->textlen + 1);
 	c->msg = malloc(HOOKS_MSG_MAX);
 	c->cmdline = malloc(HOOKS_CMDLINE_MAX);
-	if (c->script == NULL || c->text == NULL || c->msg == NULL || c->cmdline == NULL ||
-	    (tag != NULL && c->tag == NULL)) {
+	if (c->script == NULL || c->text == NULL || c->msg == NULL ||
+	    c->cmdline == NULL || (tag != NULL && c->tag == NULL)) {
 		hooks_free(c);
 		return NULL;
 	}

@@ -23,8 +23,9 @@ scan_first(void)
 	const struct boost *best = NULL;
 
 	for (size_t i = 0; i < N; i++)
-		if (in[i] && (best == NULL || pool[i].expires < best->expires ||
-			      (pool[i].expires == best->expires && pool[i].id < best->id)))
+		if (in[i] &&
+		    (best == NULL || pool[i].expires < best->expires ||
+		     (pool[i].expires == best->expires && pool[i].id < best->id)))
 			best = &pool[i];
 	return best;
 }
@@ -50,7 +51,8 @@ test_small(void)
 {
 	struct expiry_heap h = { 0 };
 
-	ok(expiry_first(&h) == NULL && expiry_count(&h) == 0, "an empty heap has no first");
+	ok(expiry_first(&h) == NULL && expiry_count(&h) == 0,
+	   "an empty heap has no first");
 	time_t at[] = { 50, 10, 30, 10, 40 };
 	for (unsigned i = 0; i < 5; i++) {
 		pool[i] = (struct boost){ .id = 5 - i, .expires = at[i] };
@@ -58,11 +60,13 @@ test_small(void)
 			bail("out of memory");
 	}
 	is_int(5, (long long)expiry_count(&h), "five boosts");
-	ok(expiry_first(&h) == &pool[3], "the first: expiry 10, and the lower id of the two");
+	ok(expiry_first(&h) == &pool[3],
+	   "the first: expiry 10, and the lower id of the two");
 	expiry_remove(&h, &pool[3]);
 	ok(expiry_first(&h) == &pool[1], "without it, the other one of 10");
 	expiry_remove(&h, &pool[0]); /* a leaf, not the root */
-	ok(expiry_first(&h) == &pool[1] && consistent(&h), "removing another keeps the order");
+	ok(expiry_first(&h) == &pool[1] && consistent(&h),
+	   "removing another keeps the order");
 	expiry_remove(&h, &pool[0]);
 	is_int(3, (long long)expiry_count(&h), "removing one no longer in does nothing");
 	expiry_remove(&h, &pool[1]);
@@ -118,7 +122,8 @@ test_random(void)
 		last = b->expires;
 		expiry_remove(&h, b);
 	}
-	ok(left > 0 && sorted, "emptied from the first: %zu boosts in expiry order", left);
+	ok(left > 0 && sorted, "emptied from the first: %zu boosts in expiry order",
+	   left);
 	expiry_free(&h);
 }
 

@@ -430,8 +430,10 @@ test_reserved(void)
 	if (c == NULL)
 		bail("no core");
 	core_start(c, 1.0);
-	is_string("/svc/daemon", fixture_group_v2(&f2, getpid()), "the daemon in its leaf");
-	is_string("/svc/fx-www", fixture_group_v2(&f2, 100), "/%%p for fx-www: /svc/fx-www");
+	is_string("/svc/daemon", fixture_group_v2(&f2, getpid()),
+		  "the daemon in its leaf");
+	is_string("/svc/fx-www", fixture_group_v2(&f2, 100),
+		  "/%%p for fx-www: /svc/fx-www");
 	is_string("/", fixture_group_v2(&f2, 200),
 		  "/%%p for a program named daemon: refused, never the daemon's leaf");
 	is_string("/", fixture_group_v2(&f2, 300), "/%%p for .control: refused too");

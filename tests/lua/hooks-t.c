@@ -690,7 +690,8 @@ test_clone(void)
 	double t0 = now_ms();
 	int rc = classify_pid(c, s, 8);
 	ok(rc == -1 && now_ms() - t0 < 100 * slow,
-	   "the clone's helper backs off: its calls fail at once (%.0f ms)", now_ms() - t0);
+	   "the clone's helper backs off: its calls fail at once (%.0f ms)",
+	   now_ms() - t0);
 	t0 = now_ms();
 	is_int(0, classify_pid(h, s, 9), "the original still answers");
 	ok(now_ms() - t0 < 100 * slow + stall_ms && strcmp(s[1].dest, "/ok/9") == 0 &&
