@@ -231,6 +231,7 @@ bench_nft(unsigned long n)
 	f.cgfs.children = list_children;
 	fixture_files(&f,
 		      "log-level = \"warning\"\nunified-layout = {\"net_cls\"}\n"
+		      "remove-empty = false\n" /* the groups stand for groups in use */
 		      "group \"net_cls:/u/%u\" { nft-set = {\"inet fw users\"} }\n",
 		      "root net_cls /u/%u\n* net_cls /other\n");
 	for (unsigned long i = 0; i < n; i++) {
