@@ -149,6 +149,30 @@ check_controllers(struct parser *p, const char *list)
 	}
 }
 
+/*
+ * A '%' that starts no template.  Per-hierarchy this is an error (a
+ * typo, most likely: "\%" writes a percent sign); first-match loads
+ * the line and copies the '%' and the character after it as written,
+ * as libcgroup does, so a file cgrulesengd runs with also loads here.
+ * 0 or -1.
+ */
+static int
+unknown_template(struct parser *p, char c)
+{
+	if (p->set->semantics == RULES_FIRST_MATCH) {
+		if (c == '\0')
+			report(p, RULES_WARNING,
+			       "'%%' at the end of the destination; copied as written");
+		else
+			report(p, RULES_WARNING,
+			       "unknown template '%%%c' in destination; copied as written",
+			       c);
+		return 0;
+	}
+	report(p, RULES_ERROR, "unknown template '%%%c' in destination", c ? c : ' ');
+	return -1;
+}
+
 /* Validate a destination (made absolute); sets *templated.  0 or -1. */
 static int
 check_dest(struct parser *p, const char *dest, bool *templated)
@@ -169,14 +193,12 @@ check_dest(struct parser *p, const char *dest, bool *templated)
 			}
 			s++;
 		} else if (*s == '%') {
-			if (s[1] == '\0' || strchr("uUgGpP", s[1]) == NULL) {
-				report(p, RULES_ERROR,
-				       "unknown template '%%%c' in destination",
-				       s[1] ? s[1] : ' ');
+			if (s[1] != '\0' && strchr("uUgGpP", s[1]) != NULL)
+				*templated = true;
+			else if (unknown_template(p, s[1]) < 0)
 				return -1;
-			}
-			*templated = true;
-			s++;
+			if (s[1] != '\0')
+				s++; /* the character after it goes with it */
 		}
 	}
 	return 0;
