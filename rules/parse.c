@@ -173,12 +173,38 @@ unknown_template(struct parser *p, char c)
 	return -1;
 }
 
+/*
+ * The group dest names once its escapes are taken out ("\.\." is
+ * ".."), into buf (RULES_DEST_MAX bytes; dest is shorter): it must pass
+ * rules_dest_problem() too.  Template values need no check (they are
+ * never ".." and hold no '/'), so templates stay as written.
+ */
+static void
+unescape(const char *dest, char *buf)
+{
+	size_t o = 0;
+
+	for (const char *s = dest; *s; s++) {
+		if (*s == '%' && s[1] != '\0')
+			buf[o++] = *s++; /* '%' goes with what follows */
+		else if (*s == '\\' && s[1] != '\0')
+			s++;
+		buf[o++] = *s;
+	}
+	buf[o] = '\0';
+}
+
 /* Validate a destination (made absolute); sets *templated.  0 or -1. */
 static int
 check_dest(struct parser *p, const char *dest, bool *templated)
 {
+	char plain[RULES_DEST_MAX];
 	const char *problem = rules_dest_problem(dest);
 
+	if (problem == NULL) {
+		unescape(dest, plain);
+		problem = rules_dest_problem(plain);
+	}
 	if (problem != NULL) {
 		report(p, RULES_ERROR, "destination %s", problem);
 		return -1;

@@ -34,6 +34,9 @@ static const struct bad_case bad[] = {
 	{ "alice name= /a\n", "t.conf:1: invalid controller 'name='" },
 	{ "alice cpu /a/../b\n", "t.conf:1: destination must not contain '..'" },
 	{ "alice cpu ..\n", "t.conf:1: destination must not contain '..'" },
+	/* escapes are taken out before the check: "\.\." is ".." */
+	{ "alice cpu /\\.\\./x\n", "t.conf:1: destination must not contain '..'" },
+	{ "alice cpu /a/\\..\n", "t.conf:1: destination must not contain '..'" },
 	{ "alice cpu /a/%x\n", "t.conf:1: unknown template '%x' in destination" },
 	{ "alice cpu /a/%\n", "t.conf:1: unknown template '% ' in destination" },
 	{ "alice cpu /a%%u\n", "t.conf:1: unknown template '%%' in destination" },
@@ -383,7 +386,7 @@ test_missing_file(void)
 int
 main(void)
 {
-	plan(27 * 3 + 6 * 4 + 5 * 5 + 2 + 26 + 8 + 4 * 2 + 1 + 6 + 2);
+	plan(29 * 3 + 6 * 4 + 5 * 5 + 2 + 26 + 8 + 4 * 2 + 1 + 6 + 2);
 	test_bad();
 	test_warn();
 	test_fm_templates();
