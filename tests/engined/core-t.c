@@ -6,7 +6,7 @@
  * sticky processes, boosts (start, fork, exit, expiry, the state file,
  * restore), and the regressions found by attacking the daemon.
  */
-#include "engined/core.h"
+#include "engined/core/core.h"
 #include "tests/lib/fixture.h"
 #include "tests/tap/tap.h"
 

@@ -12,8 +12,8 @@
  * the socket file's mode and refusing symbolic links; and the requests
  * control.c refuses itself, with control_parse_line.
  */
-#include "engined/control_private.h"
-#include "engined/server.h"
+#include "engined/core/core_private.h"
+#include "engined/daemon/server.h"
 
 #include <ev.h>
 #include "tests/tap/tap.h"

@@ -8,7 +8,7 @@
  * and read-only cases mount a private tmpfs and are skipped without
  * root.
  */
-#include "engined/statefile.h"
+#include "engined/core/statefile.h"
 #include "tests/tap/tap.h"
 
 #include <errno.h>

@@ -4,7 +4,7 @@
  * root: who may ask what, the exact denials, and JSON that stays valid
  * whatever bytes a process name holds.
  */
-#include "engined/control_private.h"
+#include "engined/core/core_private.h"
 #include "tests/lib/fixture.h"
 #include "tests/tap/tap.h"
 
@@ -20,7 +20,7 @@
 static struct fixture fx;
 static struct core *core;
 static char err[512];
-static struct buf out;
+static struct strbuf out;
 static double now = 50.0; /* the loop's clock, as requests see it */
 
 /* Run one request line as uid; the dispatch result. */
@@ -40,10 +40,10 @@ ask(uid_t uid, bool json, const char *fmt, ...)
 	va_end(ap);
 	for (char *w = strtok(line, " "); w != NULL && argc < 64; w = strtok(NULL, " "))
 		argv[argc++] = w;
-	struct request rq = { .core = core, .now = now, .uid = uid, .json = json };
+	struct verbs_request rq = { .core = core, .now = now, .uid = uid, .json = json };
 	err[0] = '\0';
-	buf_reset(&out);
-	return control_dispatch(&rq, argc, argv, &out, err, sizeof(err));
+	strbuf_reset(&out);
+	return verbs_dispatch(&rq, argc, argv, &out, err, sizeof(err));
 }
 
 static void

@@ -1,0 +1,550 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * boost.c -- temporary boosts: "put this process in HIER:PATH for two
+ * hours, then back".  A boost protects its processes (the one it was
+ * given for and every child forked while it lasts) from the rules on
+ * its hierarchy; when it expires or is cancelled they are classified
+ * by the rules again.  Processes are identified by pid and start time,
+ * so a reused pid never inherits a boost.  Active boosts are kept in a
+ * state file, written atomically, and restored after a restart.
+ */
+#include "core_private.h"
+#include "statefile.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The longest a boost can last; a state file promising more is forged. */
+#define BOOST_MAX_SECONDS (366L * 86400)
+#define BOOST_MAX_ID	  STATEFILE_ID_MAX
+
+#define STATE_HEADER "# cgengine boosts, format 1\n"
+
+static struct boost *
+find(const struct core *c, unsigned id)
+{
+	struct boost *b;
+
+	TAILQ_FOREACH(b, &c->boosts, link)
+	if (b->id == id)
+		return b;
+	return NULL;
+}
+
+const struct boost *
+core_boost_find(const struct core *c, unsigned id)
+{
+	return find(c, id);
+}
+
+const struct boost_list *
+core_boosts(const struct core *c)
+{
+	return &c->boosts;
+}
+
+size_t
+core_boost_count(const struct core *c)
+{
+	const struct boost *b;
+	size_t n = 0;
+
+	TAILQ_FOREACH(b, &c->boosts, link)
+	n++;
+	return n;
+}
+
+static bool
+has_member(const struct boost *b, struct procid id)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (procid_eq(b->m[i], id))
+			return true;
+	return false;
+}
+
+const struct boost *
+boost_of(const struct core *c, pid_t pid, const char *hier)
+{
+	const struct proc *p = proctab_get(c->procs, pid);
+	const struct boost *b;
+
+	if (p == NULL || !(p->flags & PROC_BOOSTED))
+		return NULL;
+	TAILQ_FOREACH(b, &c->boosts, link)
+	if (strcmp(b->hier, hier) == 0 && has_member(b, p->id))
+		return b;
+	return NULL;
+}
+
+static int
+add_member(struct boost *b, struct procid id)
+{
+	if (has_member(b, id))
+		return 0;
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 4;
+		struct procid *m = realloc(b->m, cap * sizeof(*m));
+
+		if (m == NULL)
+			return -ENOMEM;
+		b->m = m;
+		b->cap = cap;
+	}
+	b->m[b->n++] = id;
+	return 0;
+}
+
+/* Set or clear the BOOSTED flag of id to match the boost list. */
+static void
+update_flag(struct core *c, struct procid id)
+{
+	const struct proc *p = proctab_get(c->procs, id.pid);
+	const struct boost *b;
+	bool member = false;
+
+	unsigned flags = p != NULL ? p->flags & ~PROC_BOOSTED : 0;
+
+	if (p != NULL && !procid_eq(p->id, id)) {
+		if (!task_alive(c->env.procroot, id))
+			return; /* id is gone; the entry is another process's */
+		flags = 0;	/* the entry is a gone process's: replace it */
+	}
+	TAILQ_FOREACH(b, &c->boosts, link)
+	member = member || has_member(b, id);
+	proc_set_flags(c, id, flags | (member ? PROC_BOOSTED : 0));
+}
+
+void
+boost_free(struct boost *b)
+{
+	if (b == NULL)
+		return;
+	free(b->hier);
+	free(b->dest);
+	free(b->profile);
+	free(b->m);
+	free(b);
+}
+
+/* ---- the state file (statefile.c does the format and the I/O) ------------- */
+
+static void
+report_warning(void *arg, const char *msg)
+{
+	log_warning("%s", msg);
+}
+
+/* a boost's members are written as they are: the same layout */
+_Static_assert(sizeof(struct procid) == sizeof(struct statefile_member) &&
+		       offsetof(struct procid, pid) == offsetof(struct statefile_member, pid) &&
+		       offsetof(struct procid, start) ==
+			       offsetof(struct statefile_member, start),
+	       "struct procid and struct statefile_member differ");
+
+struct save_cursor {
+	const struct boost *b;
+	struct statefile_record rec;
+};
+
+static const struct statefile_record *
+next_record(void *arg)
+{
+	struct save_cursor *cur = arg;
+	const struct boost *b = cur->b;
+
+	if (b == NULL)
+		return NULL;
+	cur->b = TAILQ_NEXT(b, link);
+	cur->rec = (struct statefile_record){ .id = b->id,
+					      .owner = b->owner,
+					      .expires = b->expires,
+					      .hier = b->hier,
+					      .dest = b->dest,
+					      .profile = b->profile,
+					      .m = (const struct statefile_member *)b->m,
+					      .n = b->n };
+	return &cur->rec;
+}
+
+/*
+ * Write the boosts to the state file (a fresh O_EXCL|O_NOFOLLOW 0600
+ * temporary, fsync, rename).  This blocks on fsync: the core calls it
+ * at most twice a second (boost_changed), never once per fork.
+ */
+int
+boost_save(struct core *c)
+{
+	const char *path = c->pol->cfg->state_file;
+	struct report rep = { .fn = report_warning };
+	struct save_cursor cur = { .b = TAILQ_FIRST(&c->boosts) };
+
+	if (path[0] == '\0')
+		return 0;
+	if (mkdir_parents(path) < 0) {
+		log_warning("%s: cannot write the boost state: %s", path, strerror(errno));
+		return -errno;
+	}
+	return statefile_save(path, next_record, &cur, &rep);
+}
+
+/* ---- starting and ending ---------------------------------------------------- */
+
+/* A boost destination: a valid group path, without blanks or control
+ * characters (the state file is blank-separated, logs line-based). */
+static const char *
+bad_dest(const char *d)
+{
+	for (const char *p = d; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 0x7f)
+			return "must not contain blanks or control characters";
+	return rules_dest_problem(d);
+}
+
+static struct boost *
+boost_new(const char *hier, const char *dest, const char *profile)
+{
+	struct boost *b = calloc(1, sizeof(*b));
+
+	if (b == NULL)
+		return NULL;
+	b->hier = strdup(hier);
+	b->dest = strdup(dest);
+	b->profile = profile != NULL ? strdup(profile) : NULL;
+	if (b->hier == NULL || b->dest == NULL || (profile != NULL && b->profile == NULL)) {
+		boost_free(b);
+		return NULL;
+	}
+	return b;
+}
+
+/* Why r cannot start, into err; 0 if it can (id is the process). */
+static int
+check_request(struct core *c, const struct boost_request *r, const struct hier **h,
+	      struct procid *id, char *err, size_t errlen)
+{
+	const char *why;
+	struct task *t = &c->snap;
+
+	*h = policy_find(c->pol, r->hier);
+	if (*h == NULL)
+		return snprintf(err, errlen, "hierarchy '%s' is not managed", r->hier), -1;
+	if ((why = bad_dest(r->dest)) != NULL)
+		return snprintf(err, errlen, "destination '%s' %s", r->dest, why), -1;
+	int i = policy_index(c->pol, *h);
+	if (!layout_fits(c->pol, (size_t)i, r->dest))
+		return snprintf(err, errlen,
+				"destination '%s' is deeper than the %u level%s of %s in the "
+				"unified layout",
+				r->dest, c->pol->depth[i], c->pol->depth[i] == 1 ? "" : "s",
+				r->hier),
+		       -1;
+	if (r->seconds <= 0 || r->seconds > BOOST_MAX_SECONDS)
+		return snprintf(err, errlen, "the duration must be between 1s and 366d"), -1;
+	if (c->next_boost > BOOST_MAX_ID)
+		return snprintf(err, errlen, "no boost ids left; restart the daemon"), -1;
+	if (task_read(c->env.procroot, r->pid, 0, t) < 0 ||
+	    task_procid(c->env.procroot, r->pid, id) < 0)
+		return snprintf(err, errlen, "no process %d", (int)r->pid), -1;
+	if (t->kthread)
+		return snprintf(err, errlen, "pid %d is a kernel thread", (int)r->pid), -1;
+	const struct proc *p = proc_known(c, r->pid);
+	if (p != NULL && (p->flags & PROC_STICKY))
+		return snprintf(err, errlen, "pid %d is sticky", (int)r->pid), -1;
+	const struct boost *old = boost_of(c, r->pid, (*h)->name);
+	if (old != NULL)
+		return snprintf(err, errlen, "pid %d already has boost #%u on %s",
+				(int)r->pid, old->id, (*h)->name),
+		       -1;
+	return 0;
+}
+
+int
+boost_start(struct core *c, const struct boost_request *r, struct boost_info *info,
+	    char *err, size_t errlen)
+{
+	const struct hier *h;
+	struct procid id;
+
+	if (check_request(c, r, &h, &id, err, errlen) < 0)
+		return -1;
+	struct boost *b = boost_new(h->name, r->dest, r->profile);
+	if (b == NULL || add_member(b, id) < 0) {
+		boost_free(b);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	b->id = c->next_boost++;
+	b->owner = r->owner;
+	b->expires = c->env.wall() + r->seconds;
+	TAILQ_INSERT_TAIL(&c->boosts, b, link);
+	update_flag(c, id);
+	log_notice("boost #%u: pid %d (%s) to %s:%s for %lds, asked by uid %u%s%s", b->id,
+		   (int)r->pid, c->snap.comm, b->hier, b->dest, r->seconds,
+		   (unsigned)r->owner, r->profile ? ", profile " : "",
+		   r->profile ? r->profile : "");
+	/* a copy: the boost may end before the caller answers */
+	*info = (struct boost_info){ .id = b->id, .expires = b->expires };
+	snprintf(info->hier, sizeof(info->hier), "%s", b->hier);
+	snprintf(info->dest, sizeof(info->dest), "%s", b->dest);
+	boost_changed(c);
+	return 0;
+}
+
+struct boost *
+boost_take(struct core *c, unsigned id)
+{
+	struct boost *b = find(c, id);
+
+	if (b == NULL)
+		return NULL;
+	TAILQ_REMOVE(&c->boosts, b, link);
+	for (size_t i = 0; i < b->n; i++)
+		update_flag(c, b->m[i]);
+	boost_changed(c);
+	return b;
+}
+
+unsigned
+boost_expired(const struct core *c)
+{
+	time_t now = c->env.wall();
+	const struct boost *b;
+
+	TAILQ_FOREACH(b, &c->boosts, link)
+	if (b->expires <= now)
+		return b->id;
+	return 0;
+}
+
+time_t
+boost_next_expiry(const struct core *c)
+{
+	const struct boost *b;
+	time_t t = 0;
+
+	TAILQ_FOREACH(b, &c->boosts, link)
+	if (t == 0 || b->expires < t)
+		t = b->expires;
+	return t;
+}
+
+/* The most processes one boost holds: what the state file keeps. */
+static size_t
+members_max(const struct core *c)
+{
+	return c->env.boost_members > 0 ? c->env.boost_members : STATEFILE_MAX_MEMBERS;
+}
+
+void
+boost_fork(struct core *c, struct procid parent, struct procid child)
+{
+	struct boost *b;
+	bool joined = false;
+
+	TAILQ_FOREACH(b, &c->boosts, link)
+	{
+		if (!has_member(b, parent))
+			continue;
+		if (b->n >= members_max(c)) { /* a fork bomb does not grow it */
+			if (!b->full)
+				log_warning("boost #%u holds %zu processes, the most it may: "
+					    "children forked from now on are not boosted",
+					    b->id, b->n);
+			b->full = true;
+			continue;
+		}
+		if (add_member(b, child) == 0)
+			joined = true;
+	}
+	if (joined) {
+		update_flag(c, child);
+		boost_changed(c);
+	}
+}
+
+void
+boost_exit(struct core *c, struct procid id)
+{
+	struct boost *b, *next;
+	bool changed = false;
+
+	for (b = TAILQ_FIRST(&c->boosts); b != NULL; b = next) {
+		next = TAILQ_NEXT(b, link);
+		for (size_t i = 0; i < b->n; i++) {
+			if (!procid_eq(b->m[i], id))
+				continue;
+			b->m[i] = b->m[--b->n];
+			changed = true;
+			break;
+		}
+		if (b->n == 0) {
+			TAILQ_REMOVE(&c->boosts, b, link);
+			log_notice("boost #%u ended: its processes exited", b->id);
+			boost_free(b);
+		}
+	}
+	if (changed)
+		boost_changed(c);
+}
+
+/* ---- restoring ------------------------------------------------------------------ */
+
+struct restore {
+	struct core *c;
+	unsigned max_id;
+};
+
+static int
+restore_record(void *arg, const struct statefile_record *r)
+{
+	struct restore *rs = arg;
+	struct core *c = rs->c;
+	time_t now = c->env.wall();
+
+	if (r->id > rs->max_id)
+		rs->max_id = r->id;
+	if (r->expires <= (int64_t)now) {
+		log_notice("boost #%u expired while cgengined was stopped; its processes "
+			   "return to the rules",
+			   r->id);
+		return 0;
+	}
+	if (policy_managed(c->pol, r->hier) == NULL) {
+		log_warning("boost #%u dropped: hierarchy %s is no longer managed", r->id,
+			    r->hier[0] ? r->hier : "unified");
+		return 0;
+	}
+	const struct boost_profile *prof = NULL;
+	for (size_t i = 0; r->profile != NULL && i < c->pol->cfg->nprofiles; i++)
+		if (strcmp(c->pol->cfg->profiles[i].name, r->profile) == 0)
+			prof = &c->pol->cfg->profiles[i];
+	if (r->profile != NULL && prof == NULL) {
+		log_warning("boost #%u dropped: boost profile %s no longer exists", r->id,
+			    r->profile);
+		return 0;
+	}
+	struct boost *b = boost_new(r->hier, r->dest, r->profile);
+	if (b == NULL)
+		return -ENOMEM;
+	b->id = r->id;
+	b->owner = r->owner;
+	b->expires = (time_t)r->expires;
+	/* a profile's max-duration may have been lowered meanwhile */
+	if (prof != NULL && difftime(b->expires, now) > (double)prof->max_seconds) {
+		b->expires = now + prof->max_seconds;
+		log_notice("boost #%u shortened to the %lds of profile %s", r->id,
+			   prof->max_seconds, prof->name);
+	}
+	for (size_t i = 0; i < r->n && b->n < members_max(c); i++) {
+		struct procid id = { .pid = r->m[i].pid, .start = r->m[i].start };
+
+		if (task_alive(c->env.procroot, id) && add_member(b, id) < 0)
+			break;
+	}
+	if (b->n == 0) {
+		log_notice("boost #%u dropped: its processes are gone", r->id);
+		boost_free(b);
+		return 0;
+	}
+	TAILQ_INSERT_TAIL(&c->boosts, b, link);
+	for (size_t i = 0; i < b->n; i++)
+		update_flag(c, b->m[i]);
+	log_notice("boost #%u restored: %zu process%s in %s:%s for %.0fs more", b->id, b->n,
+		   b->n == 1 ? "" : "es", b->hier, b->dest, difftime(b->expires, now));
+	return 0;
+}
+
+/*
+ * Read the state file back: every field is checked by the parser as a
+ * request would be (statefile.c), in time linear in the file's size;
+ * boosts whose processes are gone, or which expired while the daemon
+ * was stopped, are dropped.
+ */
+void
+boost_restore(struct core *c)
+{
+	const char *path = c->pol->cfg->state_file;
+	struct report rep = { .fn = report_warning };
+	struct restore rs = { .c = c };
+	char *buf = NULL;
+	size_t len = 0;
+
+	if (path[0] == '\0' || statefile_read(path, &rep, &buf, &len) < 0)
+		return;
+	struct statefile_parse_options o = { .name = path,
+					     .now = c->env.wall(),
+					     .max_seconds = BOOST_MAX_SECONDS,
+					     .record = restore_record,
+					     .arg = &rs,
+					     .rep = &rep };
+	if (statefile_parse(buf, len, &o) < 0)
+		log_warning("%s: out of memory while restoring boosts", path);
+	free(buf);
+	if (rs.max_id >= c->next_boost)
+		c->next_boost = rs.max_id + 1;
+	boost_changed(c); /* without the dropped ones */
+}
+
+void
+boost_free_all(struct core *c)
+{
+	struct boost *b;
+
+	while ((b = TAILQ_FIRST(&c->boosts)) != NULL) {
+		TAILQ_REMOVE(&c->boosts, b, link);
+		boost_free(b);
+	}
+}
+
+struct proc *
+proc_known(struct core *c, pid_t pid)
+{
+	struct proc *p = proctab_get(c->procs, pid);
+
+	if (p == NULL || task_alive(c->env.procroot, p->id))
+		return p;
+	struct procid gone = p->id;
+	boost_exit(c, gone); /* it exited unseen; the pid may be reused */
+	proctab_forget(c->procs, pid);
+	return NULL;
+}
+
+void
+proc_set_flags(struct core *c, struct procid id, unsigned flags)
+{
+	if (proctab_set(c->procs, id, flags) < 0)
+		log_warning("out of memory: pid %d not tracked", (int)id.pid);
+}
+
+/* ---- when to write the state file ------------------------------------------------ */
+
+void
+boost_changed(struct core *c)
+{
+	c->state_dirty = true;
+	if (c->save_at == 0) {
+		double at = c->last_save + BOOST_SAVE_INTERVAL;
+		c->save_at = at > c->now ? at : c->now;
+	}
+}
+
+void
+boost_save_now(struct core *c)
+{
+	c->save_at = 0;
+	c->last_save = c->now;
+	if (!c->state_dirty)
+		return;
+	c->state_dirty = false;
+	c->stats.state_saves++;
+	if (boost_save(c) < 0)
+		c->stats.state_save_failures++;
+}
+
