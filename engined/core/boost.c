@@ -12,6 +12,7 @@
 #include "statefile.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -23,8 +24,6 @@
 /* The longest a boost can last; a state file promising more is forged. */
 #define BOOST_MAX_SECONDS (366L * 86400)
 #define BOOST_MAX_ID	  STATEFILE_ID_MAX
-
-#define STATE_HEADER "# cgengine boosts, format 1\n"
 
 static struct boost *
 find(const struct core *c, unsigned id)
@@ -224,7 +223,23 @@ boost_new(const char *hier, const char *dest, const char *profile)
 	return b;
 }
 
-/* Why r cannot start, into err; 0 if it can (id is the process). */
+/* Say why a request is refused, into err; rc (a negative errno). */
+static int
+refuse(int rc, char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int
+refuse(int rc, char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* Why r cannot start, into err, and -errno; 0 if it can (id is the process). */
 static int
 check_request(struct core *c, const struct boost_request *r, const struct hier **h,
 	      struct procid *id, char *err, size_t errlen)
@@ -234,34 +249,32 @@ check_request(struct core *c, const struct boost_request *r, const struct hier *
 
 	*h = policy_find(c->pol, r->hier);
 	if (*h == NULL)
-		return snprintf(err, errlen, "hierarchy '%s' is not managed", r->hier), -1;
+		return refuse(-ENOENT, err, errlen, "hierarchy '%s' is not managed", r->hier);
 	if ((why = bad_dest(r->dest)) != NULL)
-		return snprintf(err, errlen, "destination '%s' %s", r->dest, why), -1;
+		return refuse(-EINVAL, err, errlen, "destination '%s' %s", r->dest, why);
 	int i = policy_index(c->pol, *h);
 	if (!layout_fits(c->pol, (size_t)i, r->dest))
-		return snprintf(err, errlen,
-				"destination '%s' is deeper than the %u level%s of %s in the "
-				"unified layout",
-				r->dest, c->pol->depth[i], c->pol->depth[i] == 1 ? "" : "s",
-				r->hier),
-		       -1;
+		return refuse(-EINVAL, err, errlen,
+			      "destination '%s' is deeper than the %u level%s of %s in the "
+			      "unified layout",
+			      r->dest, c->pol->depth[i], c->pol->depth[i] == 1 ? "" : "s",
+			      r->hier);
 	if (r->seconds <= 0 || r->seconds > BOOST_MAX_SECONDS)
-		return snprintf(err, errlen, "the duration must be between 1s and 366d"), -1;
+		return refuse(-EINVAL, err, errlen, "the duration must be between 1s and 366d");
 	if (c->next_boost > BOOST_MAX_ID)
-		return snprintf(err, errlen, "no boost ids left; restart the daemon"), -1;
+		return refuse(-ENOSPC, err, errlen, "no boost ids left; restart the daemon");
 	if (task_read(c->env.procroot, r->pid, 0, t) < 0 ||
 	    task_procid(c->env.procroot, r->pid, id) < 0)
-		return snprintf(err, errlen, "no process %d", (int)r->pid), -1;
+		return refuse(-ESRCH, err, errlen, "no process %d", (int)r->pid);
 	if (t->kthread)
-		return snprintf(err, errlen, "pid %d is a kernel thread", (int)r->pid), -1;
+		return refuse(-EPERM, err, errlen, "pid %d is a kernel thread", (int)r->pid);
 	const struct proc *p = proc_known(c, r->pid);
 	if (p != NULL && (p->flags & PROC_STICKY))
-		return snprintf(err, errlen, "pid %d is sticky", (int)r->pid), -1;
+		return refuse(-EBUSY, err, errlen, "pid %d is sticky", (int)r->pid);
 	const struct boost *old = boost_of(c, r->pid, (*h)->name);
 	if (old != NULL)
-		return snprintf(err, errlen, "pid %d already has boost #%u on %s",
-				(int)r->pid, old->id, (*h)->name),
-		       -1;
+		return refuse(-EEXIST, err, errlen, "pid %d already has boost #%u on %s",
+			      (int)r->pid, old->id, (*h)->name);
 	return 0;
 }
 
@@ -271,14 +284,14 @@ boost_start(struct core *c, const struct boost_request *r, struct boost_info *in
 {
 	const struct hier *h;
 	struct procid id;
+	int rc;
 
-	if (check_request(c, r, &h, &id, err, errlen) < 0)
-		return -1;
+	if ((rc = check_request(c, r, &h, &id, err, errlen)) < 0)
+		return rc;
 	struct boost *b = boost_new(h->name, r->dest, r->profile);
 	if (b == NULL || add_member(b, id) < 0) {
 		boost_free(b);
-		snprintf(err, errlen, "out of memory");
-		return -1;
+		return refuse(-ENOMEM, err, errlen, "out of memory");
 	}
 	b->id = c->next_boost++;
 	b->owner = r->owner;

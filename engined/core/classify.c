@@ -258,12 +258,6 @@ compose(struct core *c, pid_t pid)
 		c->composed[0] = '\0';
 }
 
-static bool
-owns(uid_t asker, const struct task *t)
-{
-	return asker == 0 || t->uid == asker || t->euid == asker;
-}
-
 /*
  * Does deciding for a process read its current groups?  Only ignore
  * rules, the unified layout (the parts of the dimensions the rules do
@@ -311,7 +305,7 @@ decide(struct core *c, pid_t pid, uid_t asker, bool lazy)
 		return DECIDE_KTHREAD;
 	if (pid == 1)
 		return DECIDE_INIT; /* its group is the service manager's business */
-	if (!owns(asker, t))
+	if (!core_owns(asker, t))
 		return DECIDE_DENIED; /* nothing run, nothing counted */
 	if (!lazy || decision_needs_groups(p)) {
 		if (task_read_cgroups(c->env.procroot, pid, cg) < 0)

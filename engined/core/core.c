@@ -441,7 +441,7 @@ core_reload(struct core *c, double now)
 		log_error("reload failed; the previous configuration and rules stay in force");
 		if (c->env.reloading != NULL)
 			c->env.reloading(c->env.loop_arg, false);
-		return -1;
+		return -EINVAL;
 	}
 	struct policy *old = c->pol;
 	c->env.cgfs->flush(c->env.cgfs->arg); /* mounts may have changed */
@@ -470,8 +470,10 @@ int
 core_boost_start(struct core *c, const struct boost_request *r, struct boost_info *info,
 		 char *err, size_t errlen)
 {
-	if (boost_start(c, r, info, err, errlen) < 0)
-		return -1;
+	int rc = boost_start(c, r, info, err, errlen);
+
+	if (rc < 0)
+		return rc;
 	classify(c, r->pid); /* the process may be gone by now: info is a copy */
 	return 0;
 }
@@ -494,6 +496,12 @@ core_boost_end(struct core *c, unsigned id, const char *why)
 
 /* ---- sticky requests ------------------------------------------------------------------ */
 
+bool
+core_owns(uid_t asker, const struct task *t)
+{
+	return asker == 0 || t->uid == asker || t->euid == asker;
+}
+
 int
 core_make_sticky(struct core *c, pid_t pid, uid_t peer, int flag)
 {
@@ -505,7 +513,7 @@ core_make_sticky(struct core *c, pid_t pid, uid_t peer, int flag)
 		return -EINVAL;
 	if ((rc = task_read(c->env.procroot, pid, 0, t)) < 0)
 		return rc;
-	if (peer != 0 && t->uid != peer && t->euid != peer)
+	if (!core_owns(peer, t))
 		return -EPERM;
 	if ((rc = task_procid(c->env.procroot, pid, &id)) < 0)
 		return rc;
@@ -669,7 +677,7 @@ core_check(const struct overrides *o, const struct report *rep, char *buf, size_
 	struct policy *p = policy_build(o, NULL, NULL, rep);
 
 	if (p == NULL)
-		return -1;
+		return -EINVAL;
 	snprintf(buf, len, "%s: %zu rules, %zu managed hierarchies", p->cfg->rules,
 		 rules_count(p->rules), p->n);
 	policy_free(p);

@@ -340,7 +340,7 @@ void core_rescan(struct core *c, double now);
 /*
  * The one reload, whoever asks (SIGHUP, SIGUSR1, SIGUSR2, the control
  * socket's reload): build a new policy, swap it in on success, apply it
- * (env.apply), rescan.  0, or -1 (the old one kept).
+ * (env.apply), rescan.  0, or -EINVAL (the old one kept).
  */
 int core_reload(struct core *c, double now);
 /* Run whatever is due: deferred entries, a rescan, boost expiry,
@@ -409,7 +409,7 @@ struct boost_info {
 	time_t expires;
 };
 
-/* Start a boost; 0 with info filled, or -1 with a message in err. */
+/* Start a boost; 0 with info filled, or -errno with a message in err. */
 int core_boost_start(struct core *c, const struct boost_request *r, struct boost_info *info,
 		     char *err, size_t errlen) ENGINED_WUR;
 /* End boost id; 0, or -ENOENT. */
@@ -445,7 +445,7 @@ const struct config *core_config(const struct core *c);
 /*
  * --check: build the whole policy from o as the daemon would, report
  * every problem to rep; 0 with a one-line summary in buf ("FILE: N
- * rules, N managed hierarchies"), or -1.
+ * rules, N managed hierarchies"), or -EINVAL.
  */
 int core_check(const struct overrides *o, const struct report *rep, char *buf,
 	       size_t len) ENGINED_WUR;
@@ -475,7 +475,7 @@ struct verbs_request {
 	bool json;
 };
 
-/* Serve one request: 0 with the answer in body, or -1 with err set. */
+/* Serve one request: 0 with the answer in body, or -errno with err set. */
 int verbs_dispatch(const struct verbs_request *rq, int argc, char **argv, struct strbuf *body,
 		     char *err, size_t errlen);
 

@@ -104,7 +104,7 @@ policy_settings(const struct policy *p, size_t h, const char *path);
 
 /* Add the virtual dimensions of the config's unified-layout to p and
  * find the delegated subtree (procroot: where /proc/self/cgroup is);
- * 0 or -1 after reporting.  Before rules are bound. */
+ * 0 or -EINVAL after reporting.  Before rules are bound. */
 int layout_build(struct policy *p, const char *procroot, const struct report *rep) ENGINED_WUR;
 /* The depth of each virtual dimension and the controllers to enable,
  * from the bound rules, group settings and boost profiles. */
@@ -147,6 +147,10 @@ int layout_level(const struct policy *p, const char *path, unsigned k, char *dim
  */
 int layout_v2_setting(const char *key, const char *value, char *k2, size_t klen, char *v2,
 		      size_t vlen) ENGINED_WUR;
+
+/* The permission model's one ownership test: may asker (0 = root) act
+ * on task t -- is it root, or t's real or effective uid? */
+bool core_owns(uid_t asker, const struct task *t);
 
 /* The policy in force (the core's own files and verbs.c). */
 const struct policy *core_policy(const struct core *c);
@@ -296,7 +300,7 @@ void boost_changed(struct core *c);
 /* Write the state file now if it changed. */
 void boost_save_now(struct core *c);
 /* Check a request and start the boost (the caller then classifies the
- * process); 0 with info filled, or -1 with a message in err. */
+ * process); 0 with info filled, or -errno with a message in err. */
 int boost_start(struct core *c, const struct boost_request *r, struct boost_info *info,
 		char *err, size_t errlen);
 /* Take boost id out of the list; the caller reclassifies its members

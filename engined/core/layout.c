@@ -83,7 +83,7 @@ static int
 add_dimension(struct policy *p, const char *name)
 {
 	if (p->n == RULES_MAX_HIERS)
-		return -1;
+		return -EINVAL;
 	struct hier *d = &p->dims[p->nlayout];
 
 	d->name = (char *)name; /* owned by the config */
@@ -125,7 +125,7 @@ find_root(struct policy *p, const char *procroot, const char *where,
 				"%s: unified-root: cannot find the daemon's own v2 group "
 				"in %s/self/cgroup: %s",
 				where, procroot ? procroot : "/proc", strerror(-rc));
-			return -1;
+			return -EINVAL;
 		}
 		/* never compose into a group that is not the daemon's own: the
 		 * root, or a slice (systemd may have put it there when it could
@@ -138,12 +138,12 @@ find_root(struct policy *p, const char *procroot, const char *where,
 				"delegated to it; run it in its own unit with "
 				"Delegate=yes, or set unified-root",
 				where, n ? own : "the root group");
-			return -1;
+			return -EINVAL;
 		}
 		r = own;
 	}
 	if ((p->uroot = strdup(r)) == NULL)
-		return -1;
+		return -ENOMEM;
 	size_t n = strlen(p->uroot);
 	while (n > 0 && p->uroot[n - 1] == '/')
 		p->uroot[--n] = '\0';
@@ -169,7 +169,7 @@ layout_build(struct policy *p, const char *procroot, const struct report *rep)
 			rep,
 			"%s: unified-layout: the v2 tree cannot also be in hierarchies",
 			where);
-		return -1;
+		return -EINVAL;
 	}
 	for (size_t k = 0; k < c->nlayout; k++) {
 		const struct hier *h = hier_find(&p->all, c->layout[k]);
@@ -182,13 +182,13 @@ layout_build(struct policy *p, const char *procroot, const struct report *rep)
 				"%s: unified-layout: \"%s\" has no v1 hierarchy and no "
 				"cgroup2 file system is mounted",
 				where, c->layout[k]);
-			return -1;
+			return -EINVAL;
 		}
 		p->v2 = v2;
 		if (add_dimension(p, c->layout[k]) < 0) {
 			report_msg(rep, "%s: hierarchies: more than %d", where,
 				   RULES_MAX_HIERS);
-			return -1;
+			return -EINVAL;
 		}
 	}
 	if (p->v2 == NULL)

@@ -7,6 +7,7 @@
  */
 #include "core_private.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +61,7 @@ add_managed(struct policy *p, const struct hier *h)
 		if (p->managed[i] == h)
 			return 0;
 	if (p->n == RULES_MAX_HIERS)
-		return -1;
+		return -EINVAL;
 	p->managed[p->n] = h;
 	p->names[p->n] = h->name;
 	p->labels[p->n] = hier_label(h);
@@ -68,7 +69,7 @@ add_managed(struct policy *p, const struct hier *h)
 	return 0;
 }
 
-/* Choose the managed hierarchies; 0 or -1 after reporting. */
+/* Choose the managed hierarchies; 0 or -EINVAL after reporting. */
 static int
 select_hierarchies(struct policy *p, const struct report *rep)
 {
@@ -99,10 +100,10 @@ select_hierarchies(struct policy *p, const struct report *rep)
 			bad++;
 		}
 	}
-	return bad ? -1 : 0;
+	return bad ? -EINVAL : 0;
 }
 
-/* Resolve group settings to managed hierarchies; 0 or -1. */
+/* Resolve group settings to managed hierarchies; 0 or -ENOMEM. */
 static int
 resolve_settings(struct policy *p, const struct report *rep)
 {
@@ -110,7 +111,7 @@ resolve_settings(struct policy *p, const struct report *rep)
 
 	p->settings = calloc(c->ngroups + 1, sizeof(*p->settings));
 	if (p->settings == NULL)
-		return -1;
+		return -ENOMEM;
 	for (size_t i = 0; i < c->ngroups; i++) {
 		const struct hier *h = policy_find(p, c->groups[i].hier);
 		int k = h != NULL ? policy_index(p, h) : -1;
@@ -170,7 +171,7 @@ hook_log(void *arg, enum hooks_level level, const char *msg)
 	log_msg((enum log_level)level, "%s", msg);
 }
 
-/* Load the Lua script, if any; 0 or -1 after reporting. */
+/* Load the Lua script, if any; 0 or -EINVAL after reporting. */
 static int
 load_hooks(struct policy *p, const struct report *rep)
 {
@@ -200,7 +201,7 @@ load_hooks(struct policy *p, const struct report *rep)
 	};
 	if ((p->hooks = hooks_load(&o, err, sizeof(err))) == NULL) {
 		report_msg(rep, "%s", err);
-		return -1;
+		return -EINVAL;
 	}
 	return 0;
 }

@@ -189,14 +189,14 @@ cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Parse the "pid:start" words into p->m; the count, or -1 after a
- * message (-ENOMEM as -2). */
+/* Parse the "pid:start" words into p->m; the count, -EINVAL after a
+ * message, or -ENOMEM. */
 static long
 parse_members(struct parser *p, char **w, size_t nw)
 {
 	if (nw > STATEFILE_MAX_MEMBERS) {
 		bad(p, "more than %u member processes", STATEFILE_MAX_MEMBERS);
-		return -1;
+		return -EINVAL;
 	}
 	if (nw > p->mcap) {
 		size_t cap = nw < 64 ? 64 : nw;
@@ -206,7 +206,7 @@ parse_members(struct parser *p, char **w, size_t nw)
 		if (m != NULL)
 			p->m = m;
 		if (s == NULL)
-			return -2;
+			return -ENOMEM;
 		p->sorted = s;
 		p->mcap = cap;
 	}
@@ -222,7 +222,7 @@ parse_members(struct parser *p, char **w, size_t nw)
 				*colon = ':';
 			bad(p, "member '%s' is not PID:START (PID 1 to %d)", w[i],
 			    STATEFILE_PID_MAX);
-			return -1;
+			return -EINVAL;
 		}
 		p->m[i] = (struct statefile_member){ .pid = (pid_t)pid, .start = start };
 	}
@@ -231,7 +231,7 @@ parse_members(struct parser *p, char **w, size_t nw)
 	for (size_t i = 1; i < nw; i++)
 		if (p->sorted[i].pid == p->sorted[i - 1].pid) {
 			bad(p, "pid %d listed twice", (int)p->sorted[i].pid);
-			return -1;
+			return -EINVAL;
 		}
 	return (long)nw;
 }
@@ -309,7 +309,7 @@ boost_line(struct parser *p, char **w, size_t nw)
 	if (!parse_fields(p, w, &r))
 		return 0;
 	long n = parse_members(p, w + 7, nw - 7);
-	if (n == -2)
+	if (n == -ENOMEM)
 		return -ENOMEM;
 	if (n < 0)
 		return 0;
@@ -421,69 +421,26 @@ statefile_parse(const char *buf, size_t len, const struct statefile_parse_option
 
 /* ---- writing ------------------------------------------------------------------ */
 
-/* A growing output buffer; failed once memory ran out. */
-struct out {
-	char *p;
-	size_t len, cap;
-	bool failed;
-};
-
-static void
-out_add(struct out *o, const char *s, size_t n)
-{
-	if (o->failed)
-		return;
-	if (o->len + n > o->cap) {
-		size_t cap = o->cap ? o->cap : 4096;
-		while (cap < o->len + n)
-			cap *= 2;
-		char *p = realloc(o->p, cap);
-		if (p == NULL) {
-			o->failed = true;
-			return;
-		}
-		o->p = p;
-		o->cap = cap;
-	}
-	memcpy(o->p + o->len, s, n);
-	o->len += n;
-}
-
-static void
-out_printf(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void
-out_printf(struct out *o, const char *fmt, ...)
-{
-	char tmp[128];
-	va_list ap;
-
-	va_start(ap, fmt);
-	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	out_add(o, tmp, n < 0 ? 0 : (size_t)n);
-}
-
 /* " " then s encoded: "-" for empty/NULL, %XX for blanks, controls, '%'. */
 static void
-out_field(struct out *o, const char *s)
+out_field(struct strbuf *o, const char *s)
 {
-	out_add(o, " ", 1);
+	strbuf_add(o, " ", 1);
 	if (s == NULL || s[0] == '\0') {
-		out_add(o, "-", 1);
+		strbuf_add(o, "-", 1);
 		return;
 	}
 	if (strcmp(s, "-") == 0) {
-		out_add(o, "%2D", 3);
+		strbuf_add(o, "%2D", 3);
 		return;
 	}
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
 		if (c <= ' ' || c == 0x7f || c == '%')
-			out_printf(o, "%%%02X", c);
+			strbuf_printf(o, "%%%02X", c);
 		else
-			out_add(o, s, 1);
+			strbuf_add(o, s, 1);
 	}
 }
 
@@ -501,11 +458,11 @@ int
 statefile_format(statefile_next_fn *next, void *arg, const char *name,
 		 const struct report *rep, char **buf, size_t *buflen)
 {
-	struct out o = { 0 };
+	struct strbuf o = { 0 };
 	const struct statefile_record *r;
 	char msg[256];
 
-	out_printf(&o, HEADER_PREFIX "%d\n", STATEFILE_FORMAT);
+	strbuf_printf(&o, HEADER_PREFIX "%d\n", STATEFILE_FORMAT);
 	while ((r = next(arg)) != NULL) {
 		const char *why = field_problem(r, msg, sizeof(msg));
 
@@ -515,15 +472,15 @@ statefile_format(statefile_next_fn *next, void *arg, const char *name,
 			report_msg(rep, "%s: boost #%u not saved: %s", name, r->id, why);
 			continue;
 		}
-		out_printf(&o, "boost %u %u %lld", r->id, (unsigned)r->owner,
+		strbuf_printf(&o, "boost %u %u %lld", r->id, (unsigned)r->owner,
 			   (long long)r->expires);
 		out_field(&o, r->hier);
 		out_field(&o, r->dest);
 		out_field(&o, r->profile);
 		for (size_t i = 0; i < r->n; i++)
-			out_printf(&o, " %d:%llu", (int)r->m[i].pid,
+			strbuf_printf(&o, " %d:%llu", (int)r->m[i].pid,
 				   (unsigned long long)r->m[i].start);
-		out_add(&o, "\n", 1);
+		strbuf_add(&o, "\n", 1);
 	}
 	if (o.failed) {
 		free(o.p);

@@ -194,13 +194,6 @@ duration_text(long secs, char *buf, size_t len)
 		snprintf(buf, len, "%lds", secs);
 }
 
-/* Does the task belong to uid (by real or effective uid)? */
-static bool
-owns(uid_t uid, const struct task *t)
-{
-	return uid == 0 || t->uid == uid || t->euid == uid;
-}
-
 /* ---- status, metrics ------------------------------------------------------------- */
 
 /* Every counter once: its JSON key, its Prometheus name, its help text. */
@@ -683,7 +676,7 @@ boost_profile(struct verb_ctx *x)
 			    (unsigned)uid);
 	if (core_read_task(c, pid, &t) < 0)
 		return fail(x, "no process %d", (int)pid);
-	if (!owns(uid, &t))
+	if (!core_owns(uid, &t))
 		return deny(x, "pid %d belongs to another user", (int)pid);
 	if (uid != 0 && secs > p->max_seconds) {
 		char a[32], b[32];
@@ -1008,13 +1001,13 @@ verbs_dispatch(const struct verbs_request *rq, int argc, char **argv, struct str
 			continue;
 		if (verbs[i].root_only && rq->uid != 0) {
 			deny(&x, "'%s' needs root", verbs[i].name);
-			return -1;
+			return -EPERM;
 		}
 		json_t *result = verbs[i].fn(&x);
 		if (result == NULL) {
 			if (err[0] == '\0')
 				snprintf(err, errlen, "out of memory");
-			return -1;
+			return -EINVAL;
 		}
 		if (rq->json)
 			emit_json(result, body);
@@ -1024,5 +1017,5 @@ verbs_dispatch(const struct verbs_request *rq, int argc, char **argv, struct str
 		return 0;
 	}
 	snprintf(err, errlen, "unknown request '%s' (try 'help')", argv[0]);
-	return -1;
+	return -EINVAL;
 }

@@ -46,6 +46,7 @@ usage(FILE *out)
 		DEFAULT_SOCKET);
 }
 
+/* A connected socket to the daemon, or -errno after a message. */
 static int
 connect_to(const char *path)
 {
@@ -55,17 +56,19 @@ connect_to(const char *path)
 
 	if (strlen(path) >= sizeof(a.sun_path)) {
 		fprintf(stderr, "cgenginectl: socket path too long: %s\n", path);
-		return -1;
+		return -ENAMETOOLONG;
 	}
 	strcpy(a.sun_path, path);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
 	    connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		int err = errno;
+
 		fprintf(stderr,
 			"cgenginectl: cannot connect to %s: %s (is cgengined running?)\n",
-			path, strerror(errno));
+			path, strerror(err));
 		if (fd >= 0)
 			close(fd);
-		return -1;
+		return -err;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));

@@ -15,6 +15,7 @@
 #include "daemon.h"
 #include "server.h"
 
+#include <errno.h>
 #include <ev.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,7 +119,7 @@ control_parse_line(char *line, char **argv, int max)
 		if (*p == '\0')
 			return n;
 		if (n == max)
-			return -1;
+			return -E2BIG;
 		argv[n++] = p;
 		p += strcspn(p, " \t\r");
 		if (*p != '\0')

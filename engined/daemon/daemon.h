@@ -64,7 +64,7 @@ void pidfile_remove(const char *path);
  * Split a request line into words, in place: blanks (space, tab, CR)
  * separate them and are overwritten with NULs; argv[i] point into line.
  * The number of words (0 for a blank line), or -1 if there are more
- * than max.  Pure: no state, no I/O (a fuzzer calls it directly).
+ * than max: -E2BIG.  Pure: no state, no I/O (a fuzzer calls it directly).
  */
 int control_parse_line(char *line, char **argv, int max);
 

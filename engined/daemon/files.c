@@ -24,44 +24,45 @@ clear_path(const char *path, const char *what)
 {
 	struct stat st;
 
+	int err;
+
 	if (lstat(path, &st) < 0) {
-		if (errno == ENOENT)
+		if ((err = errno) == ENOENT)
 			return 0;
-		log_error("%s: %s path: %s", path, what, strerror(errno));
-		return -1;
+		log_error("%s: %s path: %s", path, what, strerror(err));
+		return -err;
 	}
 	if (S_ISLNK(st.st_mode)) {
 		log_error("%s: %s path is a symbolic link, refusing it", path, what);
-		return -1;
+		return -ELOOP;
 	}
 	if (!S_ISSOCK(st.st_mode)) {
 		log_error("%s: %s path exists and is not a socket, refusing it", path,
 			  what);
-		return -1;
+		return -EEXIST;
 	}
-	if (unlink(path) < 0 && errno != ENOENT) {
-		log_error("%s: cannot remove the stale %s: %s", path, what,
-			  strerror(errno));
-		return -1;
+	if (unlink(path) < 0 && (err = errno) != ENOENT) {
+		log_error("%s: cannot remove the stale %s: %s", path, what, strerror(err));
+		return -err;
 	}
 	return 0;
 }
 
 /*
- * A non-blocking listening fd at path, or -1 after logging.  The socket
- * file is created world-connectable (0666) by bind itself, under a
- * umask that clears only the execute bits: no chmod by path afterwards,
- * which a symbolic link swapped in meanwhile could redirect.
+ * A non-blocking listening fd at path, or -errno after logging.  The
+ * socket file is created world-connectable (0666) by bind itself, under
+ * a umask that clears only the execute bits: no chmod by path
+ * afterwards, which a symbolic link swapped in meanwhile could redirect.
  */
 static int
 unix_listen(const char *path, int backlog, const char *what)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	int fd, rc;
+	int fd, rc = 0;
 
 	if (strlen(path) >= sizeof(addr.sun_path)) {
 		log_error("%s: %s path too long", path, what);
-		return -1;
+		return -ENAMETOOLONG;
 	}
 	strcpy(addr.sun_path, path);
 	/* something answering there is another daemon; anything else is stale */
@@ -71,16 +72,16 @@ unix_listen(const char *path, int backlog, const char *what)
 		log_error(
 			"%s: %s already in use (is cgrulesengd or another cgengined running?)",
 			path, what);
-		return -1;
+		return -EADDRINUSE;
 	}
 	if (fd >= 0)
 		close(fd);
 	if ((rc = mkdir_parents(path)) < 0) {
 		log_error("%s: cannot create its directory: %s", path, strerror(-rc));
-		return -1;
+		return rc;
 	}
-	if (clear_path(path, what) < 0)
-		return -1;
+	if ((rc = clear_path(path, what)) < 0)
+		return rc;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd >= 0) {
 		mode_t old = umask(S_IXUSR | S_IXGRP | S_IXOTH);
@@ -88,10 +89,12 @@ unix_listen(const char *path, int backlog, const char *what)
 		umask(old);
 	}
 	if (fd < 0 || rc < 0 || listen(fd, backlog) < 0) {
-		log_error("%s: cannot listen on the %s: %s", path, what, strerror(errno));
+		int err = errno;
+
+		log_error("%s: cannot listen on the %s: %s", path, what, strerror(err));
 		if (fd >= 0)
 			close(fd);
-		return -1;
+		return -err;
 	}
 	return fd;
 }
@@ -101,11 +104,13 @@ listener_open(struct listener *l, const char *path, int backlog, const char *wha
 {
 	*l = (struct listener){ .fd = -1 };
 	if ((l->path = strdup(path)) == NULL)
-		return -1;
+		return -ENOMEM;
 	if ((l->fd = unix_listen(path, backlog, what)) < 0) {
+		int rc = l->fd;
+
 		free(l->path);
-		l->path = NULL;
-		return -1;
+		*l = (struct listener){ .fd = -1 };
+		return rc;
 	}
 	return 0;
 }

@@ -14,7 +14,7 @@
  * the control and the sticky socket (served by server.c).  listener_open
  * creates its directory, refuses (logging) if another process answers
  * at path or if path is a symbolic link or not a socket, replaces a
- * stale socket file, and has bind() create it 0666; 0 or -1.
+ * stale socket file, and has bind() create it 0666; 0 or -errno.
  * listener_close stops, closes and unlinks it (a zeroed listener is
  * closed harmlessly).
  */

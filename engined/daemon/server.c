@@ -32,8 +32,8 @@ struct server_client {
 	int fd;
 	uid_t uid;
 	pid_t pid;
-	char *out; /* answers: out[sent..len) is unsent */
-	size_t out_len, out_sent, out_cap;
+	struct strbuf out; /* answers: out.p[out_sent..out.len) is unsent */
+	size_t out_sent;
 	size_t in_start, in_len; /* unread requests: in[in_start..in_start+in_len) */
 	bool eof;		 /* the client sent end-of-file */
 	bool closing;		 /* close once the answers are written */
@@ -67,7 +67,7 @@ in_size(const struct server_proto *p)
 static size_t
 unsent(const struct server_client *c)
 {
-	return c->out_len - c->out_sent;
+	return c->out.len - c->out_sent;
 }
 
 /* ---- logging ------------------------------------------------------------------ */
@@ -116,59 +116,39 @@ server_log_report_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
 /* ---- answers ------------------------------------------------------------------- */
 
+/* The answer is dropped, and the client closed, when memory runs out. */
+static int
+out_failed(struct server_client *c)
+{
+	server_log(c->srv, LOG_LEVEL_WARNING, "%s: out of memory for an answer to pid %d, dropped",
+		   c->srv->proto->name, (int)c->pid);
+	c->broken = true;
+	return -ENOMEM;
+}
+
 int
 server_send(struct server_client *c, const void *p, size_t n)
 {
 	if (c->broken)
 		return -EPIPE;
-	if (n > SIZE_MAX / 2 - c->out_len) {
-		c->broken = true;
-		return -ENOMEM;
-	}
-	if (c->out_len + n > c->out_cap) {
-		size_t cap = c->out_cap ? c->out_cap : 1024;
-		while (cap < c->out_len + n)
-			cap *= 2;
-		char *out = realloc(c->out, cap);
-		if (out == NULL) {
-			server_log(c->srv, LOG_LEVEL_WARNING,
-				   "%s: out of memory for an answer to pid %d, dropped",
-				   c->srv->proto->name, (int)c->pid);
-			c->broken = true;
-			return -ENOMEM;
-		}
-		c->out = out;
-		c->out_cap = cap;
-	}
-	memcpy(c->out + c->out_len, p, n);
-	c->out_len += n;
+	if (strbuf_add(&c->out, p, n) < 0)
+		return out_failed(c);
 	return 0;
 }
 
 int
 server_printf(struct server_client *c, const char *fmt, ...)
 {
-	char small[256], *p = small;
 	va_list ap;
-	int n, rc;
+	int rc;
 
+	if (c->broken)
+		return -EPIPE;
 	va_start(ap, fmt);
-	n = vsnprintf(small, sizeof(small), fmt, ap);
+	rc = strbuf_vprintf(&c->out, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return -EINVAL;
-	if ((size_t)n >= sizeof(small)) {
-		if ((p = malloc((size_t)n + 1)) == NULL) {
-			c->broken = true;
-			return -ENOMEM;
-		}
-		va_start(ap, fmt);
-		vsnprintf(p, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-	}
-	rc = server_send(c, p, (size_t)n);
-	if (p != small)
-		free(p);
+	if (rc == -ENOMEM)
+		return out_failed(c);
 	return rc;
 }
 
@@ -177,7 +157,7 @@ static void
 client_flush(struct server_client *c)
 {
 	while (!c->broken && unsent(c) > 0) {
-		ssize_t n = send(c->fd, c->out + c->out_sent, unsent(c),
+		ssize_t n = send(c->fd, c->out.p + c->out_sent, unsent(c),
 				 MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -189,12 +169,10 @@ client_flush(struct server_client *c)
 		}
 		c->out_sent += (size_t)n;
 	}
-	c->out_len = c->out_sent = 0;
-	if (c->out_cap > OUT_KEEP) {
-		free(c->out);
-		c->out = NULL;
-		c->out_cap = 0;
-	}
+	c->out_sent = 0;
+	strbuf_reset(&c->out);
+	if (c->out.cap > OUT_KEEP)
+		strbuf_free(&c->out);
 }
 
 /* ---- requests ------------------------------------------------------------------ */
@@ -285,7 +263,7 @@ client_free(struct server_client *c)
 	LIST_REMOVE(c, link);
 	s->nclients--;
 	s->nroot -= c->uid == 0;
-	free(c->out);
+	strbuf_free(&c->out);
 	free(c);
 }
 
@@ -537,8 +515,10 @@ server_new(const struct server_proto *proto, void *ctx)
 int
 server_listen(struct server *s, const char *path, int backlog)
 {
-	if (listener_open(&s->lis, path, backlog, s->proto->name) < 0)
-		return -1;
+	int rc = listener_open(&s->lis, path, backlog, s->proto->name);
+
+	if (rc < 0)
+		return rc;
 	s->listening = true;
 	return 0;
 }

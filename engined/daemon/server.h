@@ -63,7 +63,7 @@ struct server_proto {
 /* A server for proto (borrowed: it must outlive the server) with the
  * caller's ctx; NULL if out of memory.  Free with server_free. */
 struct server *server_new(const struct server_proto *proto, void *ctx) ENGINED_WUR;
-/* Listen on the Unix socket path (see listener_open); 0 or -1 after logging. */
+/* Listen on the Unix socket path (see listener_open); 0 or -errno after logging. */
 int server_listen(struct server *s, const char *path, int backlog) ENGINED_WUR;
 /* Serve from loop: accept clients (if listening) and run the timers. */
 void server_start(struct server *s, struct ev_loop *loop);

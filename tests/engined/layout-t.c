@@ -260,7 +260,7 @@ test_boost(struct core *c)
 	is_string("/svc/students/default/others", fixture_group_v2(&fx, 400),
 		  "back to the rules");
 	r.dest = "/fast/x/y";
-	is_int(-1, core_boost_start(c, &r, &info, err, sizeof(err)), "a boost too deep");
+	is_int(-EINVAL, core_boost_start(c, &r, &info, err, sizeof(err)), "a boost too deep");
 	is_string(
 		"destination '/fast/x/y' is deeper than the 2 levels of cpu in the unified "
 		"layout",

@@ -679,7 +679,7 @@ test_parse_line(void)
 		strcat(line, "w ");
 	is_int(64, control_parse_line(line, argv, 64), "parse: max words");
 	strcpy(line, "a b c");
-	is_int(-1, control_parse_line(line, argv, 2), "parse: more than max words: -1");
+	is_int(-E2BIG, control_parse_line(line, argv, 2), "parse: more than max words: -E2BIG");
 }
 
 int

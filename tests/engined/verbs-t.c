@@ -8,6 +8,7 @@
 #include "tests/lib/fixture.h"
 #include "tests/tap/tap.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -67,19 +68,19 @@ test_root_only(void)
 	is_int(0, ask(NOBODY, false, "test --user nobody --exe /usr/bin/fx-www"),
 	       "anyone may run test");
 	ok(out.p != NULL && strstr(out.p, "/www") != NULL, "test: fx-www of nobody wants /www");
-	is_int(-1, ask(NOBODY, false, "frobnicate"), "unknown verb");
+	is_int(-EINVAL, ask(NOBODY, false, "frobnicate"), "unknown verb");
 	is_string("unknown request 'frobnicate' (try 'help')", err, "... says so");
 }
 
 static void
 test_explain(void)
 {
-	is_int(-1, ask(NOBODY, false, "explain 100"), "explain of root's process as nobody");
+	is_int(-EINVAL, ask(NOBODY, false, "explain 100"), "explain of root's process as nobody");
 	is_string("permission denied: pid 100 belongs to another user", err, "... is denied");
 	is_int(0, ask(NOBODY, false, "explain 200"), "explain of one's own process");
 	ok(out.p != NULL && strstr(out.p, "/www") != NULL, "... shows the wanted group");
 	is_int(0, ask(0, false, "explain 100"), "root may explain anything");
-	is_int(-1, ask(0, false, "explain 99999"), "explain of no process");
+	is_int(-EINVAL, ask(0, false, "explain 99999"), "explain of no process");
 	is_string("no process 99999", err, "... says so");
 
 	/* an exe path that is not UTF-8: still valid JSON */
