@@ -140,6 +140,15 @@ report_warning(void *arg, const char *msg)
 	log_warning("%s", msg);
 }
 
+#define SAVE_WHY_MAX 512
+
+/* A failed save's message, kept for the rate-limited log line. */
+static void
+save_report(void *arg, const char *msg)
+{
+	snprintf(arg, SAVE_WHY_MAX, "%s", msg);
+}
+
 /* a boost's members are written as they are: the same layout */
 _Static_assert(sizeof(struct procid) == sizeof(struct statefile_member) &&
 		       offsetof(struct procid, pid) == offsetof(struct statefile_member, pid) &&
@@ -173,24 +182,61 @@ next_record(void *arg)
 }
 
 /*
- * Write the boosts to the state file (a fresh O_EXCL|O_NOFOLLOW 0600
- * temporary, fsync, rename).  This blocks on fsync: the core calls it
- * at most twice a second (boost_changed), never once per fork.
+ * The state is two files.  The state file itself holds every boost and
+ * is written durably (fsync of file and directory) when a boost starts,
+ * ends or is restored: at most twice a second, from requests and expiry,
+ * never because a process forked or exited.  Member churn -- a boosted
+ * process forks, a member exits -- only rewrites STATE.members, the same
+ * format without any fsync: after a crash it may be old, empty or
+ * missing, and restoring then keeps the members the state file has
+ * (boost_restore).  A durable write removes STATE.members first (the
+ * directory's fsync makes both last), since it then holds everything.
  */
-int
-boost_save(struct core *c)
+static char *
+members_path(const char *path)
+{
+	size_t n = strlen(path);
+	char *p = malloc(n + sizeof(".members"));
+
+	if (p != NULL) {
+		memcpy(p, path, n);
+		memcpy(p + n, ".members", sizeof(".members"));
+	}
+	return p;
+}
+
+/* Write the boosts (durable: the state file, else STATE.members);
+ * 0 or -errno, the reason in why. */
+static int
+boost_save(struct core *c, bool durable, char *why, size_t len)
 {
 	const char *path = c->pol->cfg->state_file;
-	struct report rep = { .fn = report_warning };
+	struct report rep = { .fn = save_report, .arg = why };
 	struct save_cursor cur = { .b = TAILQ_FIRST(&c->boosts) };
+	char *mpath;
+	int rc;
 
+	why[0] = '\0';
+	(void)len; /* save_report writes at most SAVE_WHY_MAX bytes */
 	if (path[0] == '\0')
 		return 0;
-	if (mkdir_parents(path) < 0) {
-		log_warning("%s: cannot write the boost state: %s", path, strerror(errno));
-		return -errno;
+	if ((rc = mkdir_parents(path)) < 0) {
+		snprintf(why, len, "%s: cannot create its directory: %s", path, strerror(-rc));
+		return rc;
 	}
-	return statefile_save(path, next_record, &cur, &rep);
+	if ((mpath = members_path(path)) == NULL) {
+		snprintf(why, len, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	if (durable) {
+		if (unlink(mpath) < 0 && errno != ENOENT)
+			log_debug("%s: %s", mpath, strerror(errno));
+		rc = statefile_save(path, next_record, &cur, &rep, true);
+	} else {
+		rc = statefile_save(mpath, next_record, &cur, &rep, false);
+	}
+	free(mpath);
+	return rc;
 }
 
 /* ---- starting and ending ---------------------------------------------------- */
@@ -378,7 +424,7 @@ boost_fork(struct core *c, struct procid parent, struct procid child)
 	}
 	if (joined) {
 		update_flag(c, child);
-		boost_changed(c);
+		boost_members_changed(c);
 	}
 }
 
@@ -386,7 +432,7 @@ void
 boost_exit(struct core *c, struct procid id)
 {
 	struct boost *b, *next;
-	bool changed = false;
+	bool changed = false, ended = false;
 
 	for (b = TAILQ_FIRST(&c->boosts); b != NULL; b = next) {
 		next = TAILQ_NEXT(b, link);
@@ -401,18 +447,86 @@ boost_exit(struct core *c, struct procid id)
 			TAILQ_REMOVE(&c->boosts, b, link);
 			log_notice("boost #%u ended: its processes exited", b->id);
 			boost_free(b);
+			ended = true;
 		}
 	}
-	if (changed)
+	if (ended)
 		boost_changed(c);
+	else if (changed)
+		boost_members_changed(c);
 }
 
 /* ---- restoring ------------------------------------------------------------------ */
 
+/* A boost's members as STATE.members last had them (keyed by id). */
+struct newer_members {
+	unsigned id;
+	uid_t owner;
+	int64_t expires;
+	char *hier, *dest;
+	struct statefile_member *m;
+	size_t n;
+};
+
 struct restore {
 	struct core *c;
 	unsigned max_id;
+	struct map newer; /* of struct newer_members; empty when none */
 };
+
+/* Remember a record of STATE.members (its pointers are borrowed). */
+static int
+newer_record(void *arg, const struct statefile_record *r)
+{
+	struct restore *rs = arg;
+	bool fresh;
+	struct newer_members *nm = map_insert(&rs->newer, r->id, NULL, NULL, &fresh);
+
+	if (nm == NULL)
+		return -ENOMEM;
+	if (!fresh)
+		return 0; /* the parser refuses duplicate ids anyway */
+	*nm = (struct newer_members){ .id = r->id, .owner = r->owner, .expires = r->expires };
+	nm->hier = strdup(r->hier);
+	nm->dest = strdup(r->dest);
+	nm->m = malloc(r->n * sizeof(*nm->m));
+	if (nm->hier == NULL || nm->dest == NULL || nm->m == NULL)
+		return -ENOMEM; /* freed by newer_free */
+	memcpy(nm->m, r->m, r->n * sizeof(*nm->m));
+	nm->n = r->n;
+	return 0;
+}
+
+static void
+newer_free(struct map *m)
+{
+	struct newer_members *nm;
+
+	for (size_t cur = 0; (nm = map_next(m, &cur)) != NULL;) {
+		free(nm->hier);
+		free(nm->dest);
+		free(nm->m);
+	}
+	map_free(m);
+}
+
+/* The members STATE.members has for the boost of record r, if it names
+ * the same boost; else r's own. */
+static void
+pick_members(const struct restore *rs, const struct statefile_record *r,
+	     const struct statefile_member **m, size_t *n)
+{
+	const struct newer_members *nm =
+		rs->newer.slot != 0 ? map_find(&rs->newer, r->id, NULL, NULL) : NULL;
+
+	*m = r->m;
+	*n = r->n;
+	if (nm != NULL && nm->m != NULL && nm->owner == r->owner && nm->expires == r->expires &&
+	    strcmp(nm->hier, r->hier) == 0 && strcmp(nm->dest, r->dest) == 0) {
+		*m = nm->m;
+		*n = nm->n;
+	}
+}
 
 static int
 restore_record(void *arg, const struct statefile_record *r)
@@ -455,8 +569,11 @@ restore_record(void *arg, const struct statefile_record *r)
 		log_notice("boost #%u shortened to the %lds of profile %s", r->id,
 			   prof->max_seconds, prof->name);
 	}
-	for (size_t i = 0; i < r->n && b->n < members_max(c); i++) {
-		struct procid id = { .pid = r->m[i].pid, .start = r->m[i].start };
+	const struct statefile_member *m;
+	size_t n;
+	pick_members(rs, r, &m, &n);
+	for (size_t i = 0; i < n && b->n < members_max(c); i++) {
+		struct procid id = { .pid = m[i].pid, .start = m[i].start };
 
 		if (task_alive(c->env.procroot, id) && add_member(b, id) < 0)
 			break;
@@ -474,35 +591,61 @@ restore_record(void *arg, const struct statefile_record *r)
 	return 0;
 }
 
+/* Parse the file at path, each record to fn; false if it is unreadable
+ * (missing, refused). */
+static bool
+read_records(struct core *c, const char *path, int (*fn)(void *, const struct statefile_record *),
+	     struct restore *rs)
+{
+	struct report rep = { .fn = report_warning };
+	char *buf = NULL;
+	size_t len = 0;
+
+	if (statefile_read(path, &rep, &buf, &len) < 0)
+		return false;
+	struct statefile_parse_options o = { .name = path,
+					     .now = c->env.wall(),
+					     .max_seconds = BOOST_MAX_SECONDS,
+					     .record = fn,
+					     .arg = rs,
+					     .rep = &rep };
+	if (statefile_parse(buf, len, &o) < 0)
+		log_warning("%s: out of memory while restoring boosts", path);
+	free(buf);
+	return true;
+}
+
 /*
- * Read the state file back: every field is checked by the parser as a
- * request would be (statefile.c), in time linear in the file's size;
- * boosts whose processes are gone, or which expired while the daemon
- * was stopped, are dropped.
+ * Read the state back: every field is checked by the parser as a
+ * request would be (statefile.c), in time linear in the file's size.
+ * The state file says which boosts there are; STATE.members, when it
+ * names the same boost (id, owner, expiry, group), has its newer
+ * members.  Boosts whose processes are gone, or which expired while
+ * the daemon was stopped, are dropped.
  */
 void
 boost_restore(struct core *c)
 {
 	const char *path = c->pol->cfg->state_file;
-	struct report rep = { .fn = report_warning };
 	struct restore rs = { .c = c };
-	char *buf = NULL;
-	size_t len = 0;
+	char *mpath;
 
-	if (path[0] == '\0' || statefile_read(path, &rep, &buf, &len) < 0)
+	if (path[0] == '\0')
 		return;
-	struct statefile_parse_options o = { .name = path,
-					     .now = c->env.wall(),
-					     .max_seconds = BOOST_MAX_SECONDS,
-					     .record = restore_record,
-					     .arg = &rs,
-					     .rep = &rep };
-	if (statefile_parse(buf, len, &o) < 0)
-		log_warning("%s: out of memory while restoring boosts", path);
-	free(buf);
-	if (rs.max_id >= c->next_boost)
-		c->next_boost = rs.max_id + 1;
-	boost_changed(c); /* without the dropped ones */
+	map_init(&rs.newer, sizeof(struct newer_members));
+	if ((mpath = members_path(path)) != NULL) {
+		struct stat st;
+		/* a missing STATE.members is the normal case: no message */
+		if (lstat(mpath, &st) == 0)
+			(void)read_records(c, mpath, newer_record, &rs);
+		free(mpath);
+	}
+	if (read_records(c, path, restore_record, &rs)) {
+		if (rs.max_id >= c->next_boost)
+			c->next_boost = rs.max_id + 1;
+		boost_changed(c); /* without the dropped ones */
+	}
+	newer_free(&rs.newer);
 }
 
 void
@@ -538,26 +681,83 @@ proc_set_flags(struct core *c, struct procid id, unsigned flags)
 
 /* ---- when to write the state file ------------------------------------------------ */
 
+/* Write at last_save + interval at the earliest, unless a write is due
+ * sooner already or a failed one waits for its retry. */
+static void
+schedule(struct core *c, double interval)
+{
+	double at = c->last_save + interval;
+
+	if (at < c->now)
+		at = c->now;
+	if (c->save_retry_at > at)
+		at = c->save_retry_at;
+	if (c->save_at == 0 || at < c->save_at)
+		c->save_at = at;
+}
+
 void
 boost_changed(struct core *c)
 {
 	c->state_dirty = true;
-	if (c->save_at == 0) {
-		double at = c->last_save + BOOST_SAVE_INTERVAL;
-		c->save_at = at > c->now ? at : c->now;
+	schedule(c, BOOST_SAVE_INTERVAL);
+}
+
+void
+boost_members_changed(struct core *c)
+{
+	c->members_dirty = true;
+	schedule(c, BOOST_MEMBERS_INTERVAL);
+}
+
+/*
+ * A failed write (ENOSPC, EROFS, ...) keeps the state dirty and is tried
+ * again after 1 s, 2 s, ... up to a minute; it is logged when the
+ * failures start and then at most once a minute, and the recovery once.
+ */
+static void
+save_failed(struct core *c, int rc, const char *why)
+{
+	c->stats.state_save_failures++;
+	c->save_backoff = c->save_backoff > 0 ? c->save_backoff * 2 : 1;
+	if (c->save_backoff > BOOST_SAVE_RETRY_MAX)
+		c->save_backoff = BOOST_SAVE_RETRY_MAX;
+	c->save_retry_at = c->now + c->save_backoff;
+	c->save_at = c->save_retry_at;
+	c->save_failures++;
+	if (c->save_failures == 1 || c->now >= c->save_logged + BOOST_SAVE_RETRY_MAX) {
+		log_warning("%s (%lu failed write%s; the boosts are kept and written again "
+			    "in %.0f s)",
+			    why[0] ? why : strerror(-rc), c->save_failures,
+			    c->save_failures == 1 ? "" : "s in a row", c->save_backoff);
+		c->save_logged = c->now;
 	}
 }
 
 void
 boost_save_now(struct core *c)
 {
-	c->save_at = 0;
-	c->last_save = c->now;
-	if (!c->state_dirty)
-		return;
-	c->state_dirty = false;
-	c->stats.state_saves++;
-	if (boost_save(c) < 0)
-		c->stats.state_save_failures++;
-}
+	char why[SAVE_WHY_MAX];
 
+	c->save_at = 0;
+	if (!c->state_dirty && !c->members_dirty)
+		return;
+	bool durable = c->state_dirty;
+	c->stats.state_saves++;
+	c->last_save = c->now;
+	int rc = boost_save(c, durable, why, sizeof(why));
+	if (rc < 0) {
+		save_failed(c, rc, why);
+		return;
+	}
+	if (c->save_failures > 0)
+		log_notice("%s: the boost state is written again (after %lu failed write%s)",
+			   c->pol->cfg->state_file, c->save_failures,
+			   c->save_failures == 1 ? "" : "s");
+	c->save_failures = 0;
+	c->save_backoff = 0;
+	c->save_retry_at = 0;
+	c->members_dirty = false;
+	if (durable)
+		c->state_dirty = false;
+}

@@ -629,8 +629,10 @@ void
 core_stop(struct core *c)
 {
 	groups_release(c);
-	if (c->state_dirty)
+	if (c->state_dirty || c->members_dirty) {
+		c->state_dirty = true; /* the last write before exit is durable */
 		boost_save_now(c);
+	}
 }
 
 void

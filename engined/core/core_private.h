@@ -216,7 +216,11 @@ struct core {
 	double rescan_at, last_rescan;
 	double cleanup_at;
 	double save_at, last_save; /* boost state: write at save_at */
-	bool state_dirty;
+	bool state_dirty;	   /* the boosts changed: write durably, soon */
+	bool members_dirty;	   /* only members changed: write lazily */
+	double save_backoff;	   /* a write failed: seconds to the retry */
+	double save_retry_at, save_logged;
+	unsigned long save_failures; /* in a row */
 	LIST_HEAD(, made_group) made;
 	struct boost_list boosts;
 	unsigned next_boost;
@@ -294,10 +298,16 @@ struct proc *proc_known(struct core *c, pid_t pid);
 /* Set flags for process id, logging when memory runs out. */
 void proc_set_flags(struct core *c, struct procid id, unsigned flags);
 
-#define BOOST_SAVE_INTERVAL 0.5 /* the state file is written at most this often */
-/* The boost state changed: write it soon (at most twice a second). */
+#define BOOST_SAVE_INTERVAL    0.5  /* the state file is written at most this often */
+#define BOOST_MEMBERS_INTERVAL 10.0 /* STATE.members at most this often */
+#define BOOST_SAVE_RETRY_MAX   60.0 /* a failed write is retried at least this often */
+/* A boost started, ended or was restored: write the state file durably
+ * soon (at most twice a second). */
 void boost_changed(struct core *c);
-/* Write the state file now if it changed. */
+/* Only members changed (fork, exit): write STATE.members, without fsync,
+ * at most every BOOST_MEMBERS_INTERVAL seconds. */
+void boost_members_changed(struct core *c);
+/* Write what changed, now (a failure is retried later). */
 void boost_save_now(struct core *c);
 /* Check a request and start the boost (the caller then classifies the
  * process); 0 with info filled, or -errno with a message in err. */
@@ -318,7 +328,6 @@ void boost_fork(struct core *c, struct procid parent, struct procid child);
 void boost_exit(struct core *c, struct procid id);
 /* Earliest expiry, wall clock; 0 if none. */
 time_t boost_next_expiry(const struct core *c);
-int boost_save(struct core *c);
 void boost_restore(struct core *c);
 void boost_free_all(struct core *c);
 

@@ -617,9 +617,10 @@ sync_dir(const char *path)
 	return rc;
 }
 
-/* Write buf to a fresh tmp and rename it over path; 0 or -errno. */
+/* Write buf to a fresh tmp (fsync'd when durable) and rename it over
+ * path; 0 or -errno. */
 static int
-replace_file(const char *path, const char *tmp, const char *buf, size_t len)
+replace_file(const char *path, const char *tmp, const char *buf, size_t len, bool durable)
 {
 	int rc = 0;
 
@@ -632,7 +633,7 @@ replace_file(const char *path, const char *tmp, const char *buf, size_t len)
 	if (fd < 0)
 		return -errno;
 	rc = write_all(fd, buf, len);
-	if (rc == 0 && fsync(fd) < 0)
+	if (rc == 0 && durable && fsync(fd) < 0)
 		rc = -errno;
 	if (close(fd) < 0 && rc == 0)
 		rc = -errno;
@@ -645,7 +646,7 @@ replace_file(const char *path, const char *tmp, const char *buf, size_t len)
 
 int
 statefile_save(const char *path, statefile_next_fn *next, void *arg,
-	       const struct report *rep)
+	       const struct report *rep, bool durable)
 {
 	size_t plen = strlen(path), len = 0;
 	char *tmp = malloc(plen + sizeof(".tmp")), *buf = NULL;
@@ -656,8 +657,8 @@ statefile_save(const char *path, statefile_next_fn *next, void *arg,
 	} else {
 		memcpy(tmp, path, plen);
 		memcpy(tmp + plen, ".tmp", sizeof(".tmp"));
-		rc = replace_file(path, tmp, buf, len);
-		if (rc == 0)
+		rc = replace_file(path, tmp, buf, len, durable);
+		if (rc == 0 && durable)
 			(void)sync_dir(path); /* best effort: some file systems refuse */
 	}
 	if (rc < 0)

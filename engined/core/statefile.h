@@ -122,13 +122,13 @@ int statefile_read(const char *path, const struct report *rep, char **buf,
 /*
  * Replace path atomically with the records next() gives: path.tmp is
  * removed if left over (it may be a symbolic link planted there), made
- * anew with O_CREAT|O_EXCL|O_NOFOLLOW and mode 0600, written, fsync'd,
- * renamed over path, and the directory fsync'd.  The directory must
- * exist.  Blocks for the fsyncs.  0, or -errno after a message through
+ * anew with O_CREAT|O_EXCL|O_NOFOLLOW and mode 0600, written, fsync'd
+ * (when durable), renamed over path, and the directory fsync'd (when
+ * durable).  The directory must exist.  Blocks for the fsyncs.  0, or -errno after a message through
  * rep ("path: cannot write the boost state: ..."); on failure path is
  * left as it was and no temporary file stays behind.
  */
 int statefile_save(const char *path, statefile_next_fn *next, void *arg,
-		   const struct report *rep) ENGINED_WUR;
+		   const struct report *rep, bool durable) ENGINED_WUR;
 
 #endif
