@@ -643,6 +643,20 @@ out:
 	free(have);
 }
 
+/* Drop set s (no pattern names it), and renumber the later sets in
+ * the patterns. */
+static void
+set_drop(struct nftsets *n, size_t s)
+{
+	free(n->sets[s].ids);
+	memmove(&n->sets[s], &n->sets[s + 1], (n->nsets - s - 1) * sizeof(*n->sets));
+	n->nsets--;
+	for (size_t i = 0; i < n->npat; i++)
+		for (size_t j = 0; j < n->pat[i].nsets; j++)
+			if (n->pat[i].sets[j] > s)
+				n->pat[i].sets[j]--;
+}
+
 void
 nftsets_sync(struct core *c)
 {
@@ -668,14 +682,11 @@ nftsets_sync(struct core *c)
 			i++;
 	for (size_t s = 0; s < n->nsets; s++)
 		sync_set(c, s);
-	/* sets no longer named are empty of our ids now: forget them */
-	for (size_t s = 0; s < n->nsets;)
-		if (!n->sets[s].configured) {
-			free(n->sets[s].ids);
-			n->sets[s] = n->sets[--n->nsets];
-		} else {
-			s++;
-		}
+	/* sets no longer named are empty of our ids now: forget them,
+	 * keeping the order, since the patterns name sets by index */
+	for (size_t s = n->nsets; s-- > 0;)
+		if (!n->sets[s].configured)
+			set_drop(n, s);
 }
 
 /* ---- life cycle --------------------------------------------------------------------------- */
