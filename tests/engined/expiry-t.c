@@ -5,7 +5,7 @@
  * boost knows its place, and a randomised run of adds and removals
  * agrees with a plain scan after every step.
  */
-#include "engined/core_private.h"
+#include "engined/core/core_private.h"
 #include "tests/tap/tap.h"
 
 #include <stdlib.h>

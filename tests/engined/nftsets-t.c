@@ -8,7 +8,7 @@
  * stale ids, a reload that stops naming a set, explain's view, and the
  * config's errors.
  */
-#include "engined/control_private.h"
+#include "engined/core/core_private.h"
 #include "tests/lib/fixture.h"
 #include "tests/tap/tap.h"
 
@@ -195,14 +195,14 @@ seen_set(void *arg, const struct nftset_ref *set, const char *group, unsigned le
 static const char *
 explain(struct core *c, pid_t pid, bool json)
 {
-	static struct buf out;
+	static struct strbuf out;
 	static char err[256];
 	char arg[16], *argv[] = { "explain", arg };
-	struct request rq = { .core = c, .now = 40.0, .uid = 0, .json = json };
+	struct verbs_request rq = { .core = c, .now = 40.0, .uid = 0, .json = json };
 
 	snprintf(arg, sizeof(arg), "%d", (int)pid);
-	buf_reset(&out);
-	if (control_dispatch(&rq, 2, argv, &out, err, sizeof(err)) < 0 || out.p == NULL)
+	strbuf_reset(&out);
+	if (verbs_dispatch(&rq, 2, argv, &out, err, sizeof(err)) < 0 || out.p == NULL)
 		return err;
 	return out.p;
 }
@@ -211,16 +211,19 @@ explain(struct core *c, pid_t pid, bool json)
 static const char *
 ask(struct core *c, uid_t uid, bool json, const char *line)
 {
-	static struct buf out;
+	static struct strbuf out;
 	static char err[256], copy[512];
-	char *argv[8];
-	struct request rq = { .core = c, .now = 40.0, .uid = uid, .json = json };
+	char *argv[8], *save = NULL;
+	int argc = 0;
+	struct verbs_request rq = { .core = c, .now = 40.0, .uid = uid, .json = json };
 
 	snprintf(copy, sizeof(copy), "%s", line);
-	int argc = control_parse_line(copy, argv, 8);
-	buf_reset(&out);
+	for (char *w = strtok_r(copy, " ", &save); w != NULL && argc < 8;
+	     w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	strbuf_reset(&out);
 	err[0] = '\0';
-	if (control_dispatch(&rq, argc, argv, &out, err, sizeof(err)) < 0 || out.p == NULL)
+	if (verbs_dispatch(&rq, argc, argv, &out, err, sizeof(err)) < 0 || out.p == NULL)
 		return err;
 	return out.p;
 }
@@ -447,11 +450,11 @@ counting_id(void *arg, const struct hier *h, const char *path, uint64_t *id)
 /* Drive the loop until no sync step is due; the most groups one call
  * looked at, and the calls it took. */
 static unsigned
-drive_sync(struct core *c, double *now, unsigned *calls)
+drive_sync(struct core *c, double *now, unsigned *steps)
 {
 	unsigned most = 0;
 
-	for (*calls = 0; *calls < 10000; ++*calls) {
+	for (*steps = 0; *steps < 10000; ++*steps) {
 		double at = core_next_deadline(c, *now);
 		if (at < 0 || at > *now)
 			break;
@@ -494,13 +497,13 @@ test_many(void)
 	if (c == NULL)
 		bail("core");
 	double now = 1.0;
-	unsigned calls;
+	unsigned steps;
 	core_start(c, now);
 	ok(core_next_deadline(c, now) == now, "a sync of %d groups is not done in one call",
 	   MANY);
-	unsigned most = drive_sync(c, &now, &calls);
+	unsigned most = drive_sync(c, &now, &steps);
 	is_int(MANY, (long long)count("inet fw users"), "... then every group's id is in");
-	ok(calls > 2 && most <= 256, "in %u steps, each looking at %u groups at most", calls,
+	ok(steps > 2 && most <= 256, "in %u steps, each looking at %u groups at most", steps,
 	   most);
 
 	/* a firewall reload empties the set; a process execs mid-sync */
@@ -521,7 +524,7 @@ test_many(void)
 	   "... and its new group's id is in the set already");
 	/* a reload in the middle of it starts over, nothing lost */
 	is_int(0, core_reload(c, now), "a reload in the middle of the sync");
-	drive_sync(c, &now, &calls);
+	drive_sync(c, &now, &steps);
 	is_int(MANY + 1, (long long)count("inet fw users"),
 	       "the set holds every group's id again, and the new one");
 	const char *text = ask(c, 0, false, "nft-sets inet fw users");
