@@ -9,8 +9,9 @@
  * composed group as in place, leaves alone what the backend refuses
  * (explain says why) and shows units; a reload cannot change backends.
  */
-#include "engined/core.h"
-#include "engined/sdunit.h"
+#include "engined/core/core_private.h"
+#include "engined/core/core.h"
+#include "engined/core/sdunit.h"
 #include "tests/lib/fixture.h"
 #include "tests/tap/tap.h"
 
@@ -139,10 +140,10 @@ static const struct core_cgfs table = {
 };
 
 static int
-choose(void *arg, const struct policy *p, const struct core_cgfs **out)
+choose(void *arg, enum backend_kind kind, const char *root, const struct core_cgfs **out)
 {
 	asked++;
-	*out = p->backend == BACKEND_SYSTEMD ? &table : NULL;
+	*out = kind == BACKEND_SYSTEMD && strcmp(root, ROOT) == 0 ? &table : NULL;
 	return 0;
 }
 

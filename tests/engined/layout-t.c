@@ -10,8 +10,8 @@
  * into a leaf of its own group; groups made from templates are removed
  * once empty.
  */
-#include "engined/control_private.h"
-#include "engined/core.h"
+#include "engined/core/core_private.h"
+#include "engined/core/core.h"
 #include "tests/lib/fixture.h"
 #include "tests/tap/tap.h"
 
@@ -218,17 +218,17 @@ test_verb(struct core *c)
 	static char pid[] = "200", verb[] = "explain";
 	char *argv[] = { verb, pid };
 	char err[256] = "";
-	struct buf out = { 0 };
-	struct request rq = { .core = c, .now = 50.0, .uid = 0, .json = false };
+	struct strbuf out = { 0 };
+	struct verbs_request rq = { .core = c, .now = 50.0, .uid = 0, .json = false };
 
-	is_int(0, control_dispatch(&rq, 2, argv, &out, err, sizeof(err)), "explain 200");
+	is_int(0, verbs_dispatch(&rq, 2, argv, &out, err, sizeof(err)), "explain 200");
 	ok(out.p != NULL && strstr(out.p, "\nunified ") != NULL &&
 		   strstr(out.p,
 			  "/svc/students/default/www composed from cpu, net_cls") != NULL,
 	   "the text has the unified row");
 	rq.json = true;
-	buf_reset(&out);
-	is_int(0, control_dispatch(&rq, 2, argv, &out, err, sizeof(err)),
+	strbuf_reset(&out);
+	is_int(0, verbs_dispatch(&rq, 2, argv, &out, err, sizeof(err)),
 	       "explain 200 --json");
 	json_t *r = json_loads(out.p ? out.p : "", 0, NULL);
 	json_t *rows = json_object_get(r, "hierarchies");
@@ -260,7 +260,7 @@ test_boost(struct core *c)
 	is_string("/svc/students/default/others", fixture_group_v2(&fx, 400),
 		  "back to the rules");
 	r.dest = "/fast/x/y";
-	is_int(-1, core_boost_start(c, &r, &info, err, sizeof(err)), "a boost too deep");
+	is_int(-EINVAL, core_boost_start(c, &r, &info, err, sizeof(err)), "a boost too deep");
 	is_string(
 		"destination '/fast/x/y' is deeper than the 2 levels of cpu in the unified "
 		"layout",
@@ -406,6 +406,47 @@ test_hook(void)
 	fixture_current = &fx;
 }
 
+/*
+ * Issue 22 §4: a template that expands to a name the daemon reserves
+ * -- its own leaf, a dot name (the service manager's) -- is refused for
+ * that process; nothing lands next to the daemon.
+ */
+static void
+test_reserved(void)
+{
+	struct fixture f2;
+
+	fixture_init(&f2);
+	fixture_v2(&f2, "cpu", "/svc");
+	fixture_files(&f2, "unified-layout = {\"cpu\"}\n", "* cpu /%p\n");
+	fixture_proc(&f2, getpid(), 0, 0, "/usr/sbin/cgengined", 1, "/");
+	fixture_proc_v2(&f2, getpid(), "/svc");
+	fixture_proc(&f2, 100, 0, 0, "/usr/bin/fx-www", 10, "/");
+	fixture_proc(&f2, 200, 1, 1, "/usr/sbin/daemon", 20, "/");
+	fixture_proc(&f2, 300, 1, 1, "/usr/bin/.control", 30, "/");
+	for (pid_t p = 100; p <= 300; p += 100)
+		fixture_proc_v2(&f2, p, "/");
+	struct core *c = fixture_core(&f2);
+	if (c == NULL)
+		bail("no core");
+	core_start(c, 1.0);
+	is_string("/svc/daemon", fixture_group_v2(&f2, getpid()),
+		  "the daemon in its leaf");
+	is_string("/svc/fx-www", fixture_group_v2(&f2, 100),
+		  "/%%p for fx-www: /svc/fx-www");
+	is_string("/", fixture_group_v2(&f2, 200),
+		  "/%%p for a program named daemon: refused, never the daemon's leaf");
+	is_string("/", fixture_group_v2(&f2, 300), "/%%p for .control: refused too");
+	is_int(DECIDE_OK, core_explain(c, 200, 0), "explain the refused one");
+	const struct verdict *v = &core_verdicts(c)[dim(core_policy(c), "cpu")];
+	ok(!v->move && strstr(v->reason, "(refused: the daemon's own leaf)") != NULL,
+	   "... says why: %s", v->reason);
+	is_string("", core_composed(c), "... and composes nothing");
+	core_free(c);
+	fixture_done(&f2);
+	fixture_current = &fx;
+}
+
 static void
 test_errors(void)
 {
@@ -453,7 +494,7 @@ test_errors(void)
 int
 main(void)
 {
-	plan(77);
+	plan(77 + 7);
 	test_pure();
 	fixture_init(&fx);
 	fixture_v2(&fx, "cpu io memory pids", "/svc");
@@ -482,6 +523,7 @@ main(void)
 	core_free(c);
 	test_restart();
 	test_hook();
+	test_reserved();
 	test_errors();
 	fixture_done(&fx);
 	return 0;

@@ -6,7 +6,7 @@
  * a control group belongs to, the processes the systemd backend leaves
  * alone, and group settings as unit properties of systemd 252.
  */
-#include "engined/sdunit.h"
+#include "engined/core/sdunit.h"
 #include "tests/tap/tap.h"
 
 #include <errno.h>

@@ -1,0 +1,525 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * groups.c -- acting on cgroupfs for the core: moving a process into
+ * the group of a verdict (creating it, with its settings), the groups
+ * made from templates and their removal once empty, and the unified
+ * layout's tree (the composed group of a process, made level by level
+ * with controllers enabled on inner levels; the daemon's own leaf;
+ * handing the tree back on exit).  Everything goes through the
+ * injected cgroupfs operations (struct core_cgfs).
+ */
+#include "core_private.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CLEANUP_INTERVAL 2.0 /* how often empty template groups are looked for */
+
+/* ---- acting ------------------------------------------------------------------ */
+
+static void
+apply_settings(struct core *c, const struct hier *h, const char *path,
+	       const struct group_conf *g)
+{
+	const struct core_cgfs *fs = c->env.cgfs;
+
+	for (size_t i = 0; g != NULL && i < g->nset; i++) {
+		char key[256];
+		const char *eq = strchr(g->set[i], '=');
+		size_t klen = (size_t)(eq - g->set[i]);
+
+		if (klen >= sizeof(key))
+			continue;
+		memcpy(key, g->set[i], klen);
+		key[klen] = '\0';
+		const char *value = eq + 1;
+		char k2[256], v2[256];
+		if (h->version ==
+		    HIER_V2) { /* v1 names mapped where they mean something */
+			int mrc = layout_v2_setting(key, value, k2, sizeof(k2), v2,
+						    sizeof(v2));
+			if (mrc < 0) {
+				log_warning(
+					"setting %s=%s of group %s:%s %s in cgroup v2; "
+					"not applied to %s",
+					key, value, g->hier, g->path,
+					mrc == -ENOTSUP ? "has no meaning" : "is invalid",
+					path);
+				continue;
+			}
+			snprintf(key, sizeof(key), "%s", k2);
+			value = v2;
+		}
+		const char *hn = hier_label(h);
+		int rc = fs->set(fs->arg, h, path, key, value);
+		if (rc < 0)
+			log_warning("cannot set %s=%s on %s:%s: %s", key, value, hn, path,
+				    strerror(-rc));
+		else
+			log_info("set %s=%s on %s:%s", key, value, hn, path);
+	}
+}
+
+/* Create group path in managed hierarchy i, with its settings. */
+static int
+create_group(struct core *c, size_t i, const char *path, const struct rules_rule *rule)
+{
+	const struct policy *p = c->pol;
+	const struct hier *h = p->managed[i];
+	const struct core_cgfs *fs = c->env.cgfs;
+	bool created;
+	int rc = fs->mkdir(fs->arg, h, path, &created);
+
+	if (rc < 0 || !created)
+		return rc;
+	c->stats.groups_created++;
+	log_info("created group %s:%s", hier_label(h), path);
+	const struct group_conf *g = policy_settings(p, i, path);
+	if (g == NULL && rule != NULL && rule->templated)
+		g = policy_settings(p, i, rule->dest); /* settings for the template */
+	apply_settings(c, h, path, g);
+	nftsets_made(c, h, path);
+	if (rule != NULL && rule->templated && p->cfg->remove_empty)
+		groups_made(c, h, path);
+	return 0;
+}
+
+void
+groups_move(struct core *c, size_t i, const struct task *t, const struct verdict *v)
+{
+	const struct hier *h = c->pol->managed[i];
+	const struct core_cgfs *fs = c->env.cgfs;
+
+	if (c->dry_run) {
+		log_info("would move pid %d (%s) to %s:%s (%s)", (int)t->pid, t->comm,
+			 hier_label(h), v->dest, v->reason);
+		return;
+	}
+	int rc = fs->move(fs->arg, h, v->dest, t->pid);
+	/* first-match rules create only templated groups, as libcgroup */
+	bool may_create = v->rule == NULL || c->dec[i].create;
+	if (rc == -ENOENT && may_create && (rc = create_group(c, i, v->dest, v->rule)) == 0)
+		rc = fs->move(fs->arg, h, v->dest, t->pid);
+	if (rc == CORE_MOVE_QUEUED) { /* counted when the backend reports back (core_move_done) */
+		log_info("moving pid %d (%s) to %s:%s (%s)", (int)t->pid, t->comm,
+			 hier_label(h), v->dest, v->reason);
+	} else if (rc == 0) {
+		c->stats.moves++;
+		log_info("moved pid %d (%s) to %s:%s (%s)", (int)t->pid, t->comm,
+			 hier_label(h), v->dest, v->reason);
+	} else if (rc == -ESRCH) {
+		c->stats.vanished++;
+	} else if (rc == -ESTALE) {
+		c->stats.move_failures++;
+		c->dropped[i] = true;
+		log_error("hierarchy %s is no longer mounted at %s: it is left alone from now "
+			  "on (mount it again and reload)",
+			  hier_label(h), h->mount);
+	} else {
+		c->stats.move_failures++;
+		if (rc == -EMFILE || rc == -ENFILE)
+			core_rescan_soon(c, 1.0); /* try again when descriptors are back */
+		log_warning("cannot move pid %d (%s) to %s:%s: %s (%s%s/cgroup.procs)",
+			    (int)t->pid, t->comm, hier_label(h), v->dest, strerror(-rc),
+			    h->mount, v->dest);
+	}
+}
+
+/* ---- the unified layout: one composed v2 group per process ------------------------- */
+
+/* Is controller tok (length n) in the space-separated list? */
+static bool
+in_list(const char *list, const char *tok, size_t n)
+{
+	for (const char *a = list; *a; a += strcspn(a, " "), a += *a == ' ')
+		if (strcspn(a, " ") == n && strncmp(a, tok, n) == 0)
+			return true;
+	return false;
+}
+
+/* Enable the policy's controllers (those available, not yet enabled)
+ * below v2 group path. */
+static void
+enable_below(struct core *c, const char *path)
+{
+	const struct policy *p = c->pol;
+	const struct core_cgfs *fs = c->env.cgfs;
+	char avail[512], on[512] = "", want[256] = "";
+	size_t used = 0, n;
+
+	if (fs->get == NULL || p->controllers[0] == '\0')
+		return;
+	int rc = fs->get(fs->arg, p->v2, path, "cgroup.controllers", avail, sizeof(avail));
+	if (rc < 0) {
+		log_warning("cannot read unified:%s/cgroup.controllers: %s", path,
+			    strerror(-rc));
+		return;
+	}
+	if (fs->get(fs->arg, p->v2, path, "cgroup.subtree_control", on, sizeof(on)) < 0)
+		on[0] = '\0';
+	for (const char *s = p->controllers; *s; s += n + (s[n] != '\0')) {
+		n = strcspn(s, " ");
+		if (!in_list(avail, s, n) || in_list(on, s, n))
+			continue;
+		used += (size_t)snprintf(want + used, sizeof(want) - used, "%s+%.*s",
+					 used ? " " : "", (int)n, s);
+		if (used >= sizeof(want))
+			return;
+	}
+	if (want[0] == '\0')
+		return;
+	rc = fs->set(fs->arg, p->v2, path, "cgroup.subtree_control", want);
+	if (rc < 0)
+		log_warning("cannot enable %s below unified:%s: %s%s", want, path[0] ? path : "/",
+			    strerror(-rc),
+			    rc == -EBUSY ? " (processes in it: the kernel keeps inner groups "
+					   "empty)"
+					 : "");
+	else
+		log_info("enabled %s below unified:%s", want, path[0] ? path : "/");
+}
+
+/* Walking the composed tree: each inner group below a path. */
+struct walk {
+	struct core *c;
+	const char *path;
+	unsigned depth; /* of path below the root */
+	bool enable;	/* true: enable top-down; false: disable bottom-up */
+};
+
+static void walk_inner(struct core *c, const char *path, unsigned depth, bool enable);
+
+static int
+walk_child(void *arg, const char *name)
+{
+	const struct walk *w = arg;
+	char sub[RULES_DEST_MAX];
+
+	if (name[0] == '.' || (w->depth == 0 && strcmp(name, LAYOUT_DAEMON_LEAF) == 0))
+		return 0; /* the service manager's, or the daemon's leaf */
+	if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", w->path, name) >= sizeof(sub))
+		return 0;
+	walk_inner(w->c, sub, w->depth + 1, w->enable);
+	return 0;
+}
+
+/* Disable every controller enabled below v2 group path. */
+static void
+disable_below(struct core *c, const char *path)
+{
+	const struct core_cgfs *fs = c->env.cgfs;
+	char on[512], off[600] = "";
+	size_t used = 0, n;
+
+	if (fs->get(fs->arg, c->pol->v2, path, "cgroup.subtree_control", on, sizeof(on)) < 0)
+		return;
+	for (const char *s = on; *s; s += n + (s[n] != '\0')) {
+		n = strcspn(s, " ");
+		used += (size_t)snprintf(off + used, sizeof(off) - used, "%s-%.*s",
+					 used ? " " : "", (int)n, s);
+		if (used >= sizeof(off))
+			return;
+	}
+	int rc = off[0] ? fs->set(fs->arg, c->pol->v2, path, "cgroup.subtree_control", off)
+			: 0;
+	if (rc < 0)
+		log_warning("cannot disable %s below unified:%s: %s", off, path, strerror(-rc));
+}
+
+/* Enable (top-down) or disable (bottom-up) the controllers of every
+ * inner group at or below path, which is depth levels below the root. */
+static void
+walk_inner(struct core *c, const char *path, unsigned depth, bool enable)
+{
+	const struct core_cgfs *fs = c->env.cgfs;
+	struct walk w = { c, path, depth, enable };
+
+	if (depth >= layout_levels(c->pol))
+		return; /* a leaf */
+	if (enable)
+		enable_below(c, path);
+	if (fs->children != NULL)
+		(void)fs->children(fs->arg, c->pol->v2, path, walk_child, &w);
+	if (!enable)
+		disable_below(c, path);
+}
+
+void
+groups_release(struct core *c)
+{
+	const struct policy *p = c->pol;
+
+	if (p->v2 == NULL || !p->uroot_own || c->dry_run || c->env.cgfs->get == NULL)
+		return;
+	walk_inner(c, p->uroot, 0, false);
+	log_notice("controllers below unified:%s disabled for a restart; classified "
+		   "processes keep running where they are",
+		   p->uroot);
+}
+
+void
+groups_prepare(struct core *c)
+{
+	const struct policy *p = c->pol;
+	const struct core_cgfs *fs = c->env.cgfs;
+	char leaf[RULES_DEST_MAX];
+	bool created;
+
+	c->root_ready = false;
+	if (p->v2 == NULL || c->dry_run)
+		return;
+	if (p->uroot_own) { /* keep the daemon out of the inner group it manages */
+		snprintf(leaf, sizeof(leaf), "%s/%s", p->uroot, LAYOUT_DAEMON_LEAF);
+		int rc = fs->mkdir(fs->arg, p->v2, leaf, &created);
+		if (rc == 0)
+			rc = fs->move(fs->arg, p->v2, leaf, getpid());
+		/* and our Lua helper, started before: it must not stay in
+		 * the inner group either */
+		pid_t helper = p->hooks != NULL ? hooks_helper_pid(p->hooks) : -1;
+		int hrc = rc == 0 && helper > 0 ? fs->move(fs->arg, p->v2, leaf, helper) : 0;
+		if (rc < 0)
+			log_warning("cannot move the daemon into unified:%s: %s", leaf,
+				    strerror(-rc));
+		else
+			log_info("the daemon runs in unified:%s", leaf);
+		if (hrc < 0 && hrc != -ESRCH)
+			log_warning("cannot move the Lua helper into unified:%s: %s", leaf,
+				    strerror(-hrc));
+	}
+	if (!p->uroot_own) { /* a root of the admin's choice: made if missing */
+		int rc = fs->mkdir(fs->arg, p->v2, p->uroot, &created);
+		if (rc < 0)
+			log_warning("cannot create unified:%s: %s", p->uroot, strerror(-rc));
+		else if (created)
+			log_info("created group unified:%s", p->uroot);
+	}
+	walk_inner(c, p->uroot, 0, true); /* the root, and what a former run made */
+	c->root_ready = true;
+}
+
+/* The dimension's rule template, cut to the depth of dimpath; NULL if
+ * the verdict did not come from a templated rule. */
+static const char *
+template_prefix(const struct verdict *v, const char *dimpath, char *buf, size_t len)
+{
+	unsigned want = 0, have = 0;
+	const char *s;
+
+	if (v->rule == NULL || !v->rule->templated)
+		return NULL;
+	for (s = dimpath; *s; s++)
+		want += *s == '/';
+	for (s = v->rule->dest; *s; s++)
+		if (*s == '/' && ++have > want)
+			break;
+	snprintf(buf, len, "%.*s", (int)(s - v->rule->dest), v->rule->dest);
+	return buf;
+}
+
+/* Is level k of composed group path (or a level above it) made from a
+ * template: removed once empty? */
+static bool
+level_templated(struct core *c, const char *path, unsigned k)
+{
+	char dimpath[RULES_DEST_MAX], tmpl[RULES_DEST_MAX];
+	int i = layout_level(c->pol, path, k, dimpath, sizeof(dimpath));
+
+	if (i < 0 || !c->verdicts[i].move)
+		return false;
+	const char *t = template_prefix(&c->verdicts[i], dimpath, tmpl, sizeof(tmpl));
+	return t != NULL && strchr(t, '%') != NULL;
+}
+
+/* Level k of the composed group was made: controllers below it (an
+ * inner level), its settings, removal once empty (made). */
+static void
+level_made(struct core *c, const char *path, unsigned k, unsigned levels, bool made)
+{
+	const struct policy *p = c->pol;
+	char dimpath[RULES_DEST_MAX], tmpl[RULES_DEST_MAX];
+	int i = layout_level(p, path, k, dimpath, sizeof(dimpath));
+
+	c->stats.groups_created++;
+	log_info("created group unified:%s", path);
+	if (k < levels)
+		enable_below(c, path);
+	if (i < 0)
+		return;
+	const struct verdict *v = &c->verdicts[i];
+	const char *t = v->move ? template_prefix(v, dimpath, tmpl, sizeof(tmpl)) : NULL;
+	const struct group_conf *g = policy_settings(p, (size_t)i, dimpath);
+	if (g == NULL && t != NULL)
+		g = policy_settings(p, (size_t)i, t); /* settings for the template */
+	apply_settings(c, p->v2, path, g);
+	nftsets_made(c, p->v2, path);
+	if (made && p->cfg->remove_empty)
+		groups_made(c, p->v2, path);
+}
+
+/* Make the composed group, level by level; 0 or -errno. */
+static int
+create_composed(struct core *c)
+{
+	const struct policy *p = c->pol;
+	const struct core_cgfs *fs = c->env.cgfs;
+	unsigned levels = layout_levels(p);
+	char path[RULES_DEST_MAX];
+	const char *s = c->composed + strlen(p->uroot);
+	bool made = false;
+
+	if (!c->root_ready)
+		groups_prepare(c);
+	for (unsigned k = 1; k <= levels && *s == '/'; k++) {
+		bool created;
+
+		s += 1 + strcspn(s + 1, "/");
+		snprintf(path, sizeof(path), "%.*s", (int)(s - c->composed), c->composed);
+		made = made || level_templated(c, path, k);
+		int rc = fs->mkdir(fs->arg, p->v2, path, &created);
+		if (rc < 0)
+			return rc;
+		if (created)
+			level_made(c, path, k, levels, made);
+	}
+	return 0;
+}
+
+/* Why each virtual dimension is what it is: "cpu cgrules.conf:3, net_cls no rule". */
+static void
+composed_reason(const struct core *c, char *buf, size_t len)
+{
+	const struct policy *p = c->pol;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < p->nlayout && used < len; k++) {
+		const struct verdict *v = &c->verdicts[p->layout[k]];
+
+		used += (size_t)snprintf(buf + used, len - used, "%s%s %s", k ? ", " : "",
+					 p->names[p->layout[k]],
+					 v->move ? v->reason : "left alone");
+	}
+}
+
+void
+groups_move_composed(struct core *c, const struct task *t)
+{
+	const struct policy *p = c->pol;
+	const struct core_cgfs *fs = c->env.cgfs;
+	char why[1024];
+	int rc;
+
+	composed_reason(c, why, sizeof(why));
+	if (c->dry_run) {
+		log_info("would move pid %d (%s) to unified:%s (%s)", (int)t->pid,
+			 t->comm, c->composed, why);
+		return;
+	}
+	rc = fs->move(fs->arg, p->v2, c->composed, t->pid);
+	if (rc == -ENOENT && (rc = create_composed(c)) == 0)
+		rc = fs->move(fs->arg, p->v2, c->composed, t->pid);
+	if (rc == CORE_MOVE_QUEUED) { /* counted when the backend reports back (core_move_done) */
+		log_info("moving pid %d (%s) to unified:%s (%s)", (int)t->pid, t->comm,
+			 c->composed, why);
+	} else if (rc == 0) {
+		c->stats.moves++;
+		log_info("moved pid %d (%s) to unified:%s (%s)", (int)t->pid, t->comm,
+			 c->composed, why);
+	} else if (rc == -ESRCH) {
+		c->stats.vanished++;
+	} else {
+		c->stats.move_failures++;
+		log_warning(
+			"cannot move pid %d (%s) to unified:%s: %s (%s%s/cgroup.procs)",
+			(int)t->pid, t->comm, c->composed, strerror(-rc), p->v2->mount,
+			c->composed);
+	}
+}
+
+/* ---- groups made from templates ------------------------------------------------------- */
+
+static void
+made_free(struct made_group *g)
+{
+	free(g->hier);
+	free(g->path);
+	free(g);
+}
+
+void
+groups_made(struct core *c, const struct hier *h, const char *path)
+{
+	struct made_group *g;
+
+	LIST_FOREACH(g, &c->made, link)
+	if (strcmp(g->hier, h->name) == 0 && strcmp(g->path, path) == 0)
+		return;
+	groups_adopt(c, h, path);
+}
+
+void
+groups_adopt(struct core *c, const struct hier *h, const char *path)
+{
+	struct made_group *g;
+
+	if ((g = calloc(1, sizeof(*g))) == NULL)
+		return;
+	g->hier = strdup(h->name);
+	g->path = strdup(path);
+	if (g->hier == NULL || g->path == NULL) {
+		made_free(g);
+		return;
+	}
+	LIST_INSERT_HEAD(&c->made, g, link);
+	if (c->cleanup_at == 0)
+		c->cleanup_at = c->now + CLEANUP_INTERVAL;
+}
+
+/* Remove the template groups that are empty now. */
+void
+groups_cleanup(struct core *c)
+{
+	const struct core_cgfs *fs = c->env.cgfs;
+	struct made_group *g, *next;
+
+	for (g = LIST_FIRST(&c->made); g != NULL; g = next) {
+		next = LIST_NEXT(g, link);
+		const struct hier *h = policy_managed(c->pol, g->hier);
+		int rc = -ENOENT;
+
+		if (h == NULL && c->pol->v2 != NULL &&
+		    strcmp(g->hier, c->pol->v2->name) == 0)
+			h = c->pol->v2; /* a composed group */
+		if (h != NULL) {
+			if (!fs->is_empty(fs->arg, h, g->path))
+				continue;
+			fs->flush(fs->arg); /* no open file inside it */
+			rc = fs->rmdir(fs->arg, h, g->path);
+		}
+		if (rc == -EBUSY)
+			continue; /* has sub-groups, or a task just arrived */
+		if (rc == 0) {
+			c->stats.groups_removed++;
+			nftsets_removed(c, h, g->path);
+			log_info("removed empty group %s:%s",
+				 g->hier[0] ? g->hier : "unified", g->path);
+		}
+		LIST_REMOVE(g, link);
+		made_free(g);
+	}
+	c->cleanup_at = LIST_EMPTY(&c->made) ? 0 : c->now + CLEANUP_INTERVAL;
+}
+
+void
+groups_forget_made(struct core *c)
+{
+	struct made_group *g;
+
+	while ((g = LIST_FIRST(&c->made)) != NULL) {
+		LIST_REMOVE(g, link);
+		made_free(g);
+	}
+}
