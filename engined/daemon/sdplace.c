@@ -277,12 +277,16 @@ msg_start(struct call *k, sd_bus_message *m)
 	    (rc = sd_bus_message_append(m, "(sv)", "Description", "s", desc)) < 0)
 		return rc;
 	/* a slice's parent is implied by its name (systemd refuses Slice=
-	 * for slices); a scope is put in its level's slice */
+	 * for slices); a scope is put in its level's slice, delegated:
+	 * systemd attaches processes (AttachProcessesToUnit) only to
+	 * delegated units ("Process migration not available on
+	 * non-delegated units"); nothing is ever made below the scope */
 	if (k->op == OP_SCOPE &&
 	    ((rc = parent_slice(k->s, k->path, slice, sizeof(slice))) < 0 ||
 	     (rc = sd_bus_message_append(m, "(sv)", "Slice", "s", slice)) < 0 ||
 	     (rc = sd_bus_message_append(m, "(sv)", "PIDs", "au", 1, (uint32_t)k->pid)) <
-		     0))
+		     0 ||
+	     (rc = sd_bus_message_append(m, "(sv)", "Delegate", "b", 1)) < 0))
 		return rc;
 	if ((rc = append_props(m, k->def)) < 0 ||
 	    (rc = sd_bus_message_close_container(m)) < 0)
