@@ -176,6 +176,8 @@ check_dest(struct parser *p, const char *dest, bool *templated)
 				return -1;
 			}
 			*templated = true;
+			if (s[1] == 'p')
+				p->set->need_pname = true;
 			s++;
 		}
 	}

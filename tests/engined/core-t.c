@@ -472,10 +472,42 @@ test_lazy_groups(void)
 	fixture_done(&f);
 }
 
+/*
+ * %p is the program's name, whatever else the rules file holds: with
+ * a rule alone it once was the 15-character command name, and the
+ * full name only when another rule's process field made the daemon
+ * read the executable.
+ */
+static void
+test_pname(void)
+{
+	static const char *const files[] = {
+		"nobody name=cgecore /t/%p\n",
+		"nobody:fx-other name=cgecore /o\nnobody name=cgecore /t/%p\n",
+	};
+	struct fixture f;
+
+	fixture_init(&f);
+	for (size_t i = 0; i < 2; i++) {
+		fixture_files(&f, "", files[i]);
+		fixture_proc(&f, 100, NOBODY, NOBODY, "/usr/bin/atkverylongprogramname",
+			     10, "/");
+		struct core *c = fixture_core(&f);
+		if (c == NULL)
+			bail("no core");
+		core_start(c, 1.0);
+		is_string("/t/atkverylongprogramname", fixture_group(&f, 100),
+			  "%%p is the program's full name %s",
+			  i == 0 ? "with the %p rule alone" : "beside a process rule");
+		core_free(c);
+	}
+	fixture_done(&f);
+}
+
 int
 main(void)
 {
-	plan(85);
+	plan(87);
 	fixture_init(&fx);
 	fixture_files(&fx, fixture_profile, fixture_rules);
 	fixture_proc(&fx, 1, 0, 0, "/usr/lib/systemd/systemd", 1, "/init.scope");
@@ -499,5 +531,6 @@ main(void)
 	test_boost_cap();
 	fixture_done(&fx);
 	test_lazy_groups();
+	test_pname();
 	return 0;
 }
