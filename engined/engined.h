@@ -82,6 +82,7 @@ struct group_conf {
 	size_t nset;
 	char **nft; /* nftables sets of its cgroup id: "inet filter www", ... */
 	size_t nnft;
+	unsigned line; /* where the section ends in the file, for messages */
 };
 
 struct boost_profile {
@@ -91,6 +92,7 @@ struct boost_profile {
 	char *hier;
 	char *dest;
 	long max_seconds;
+	unsigned line; /* where the section ends in the file, for messages */
 };
 
 /*
