@@ -9,7 +9,7 @@
  * linear).
  * Usage: confbench [SIZE...]   (default 1000 5000 10000 20000)
  */
-#include "engined/engined.h"
+#include "engined/core/core_private.h"
 
 #include <stdio.h>
 #include <stdlib.h>
