@@ -158,7 +158,7 @@ test_group_titles(void)
 		"a group defined twice");
 	struct config *c = load_text("group \"cpu:/a\" {}\ngroup \"cpu,x:/a\" {}\n"
 				     "group \"cpu:/a/b\" {}\n");
-	ok(c != NULL && c->ngroups == 3, "titles differing only after the colon are distinct");
+	ok(c != NULL && c->ngroups == 3, "titles that differ in their hierarchy or path are distinct");
 	config_free(c);
 }
 

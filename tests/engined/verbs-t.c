@@ -159,7 +159,7 @@ make_kthread(pid_t pid)
 static void
 test_no_oracle(void)
 {
-	static const char *const asks[] = { "explain %d", "boost --profile fast %d 60s" };
+	static const char *const asks[] = { "explain", "boost --profile" };
 	char why[3][512];
 
 	fixture_proc(&fx, 150, 0, 0, "kworker/0:1", 15, "/");
@@ -169,11 +169,14 @@ test_no_oracle(void)
 		char want[64];
 
 		for (size_t i = 0; i < 3; i++) {
-			ask(NOBODY, false, asks[v], (int)pids[i]);
+			if (v == 0)
+				ask(NOBODY, false, "explain %d", (int)pids[i]);
+			else
+				ask(NOBODY, false, "boost --profile fast %d 60s", (int)pids[i]);
 			snprintf(why[i], sizeof(why[i]), "%s", err);
 		}
 		snprintf(want, sizeof(want), "no process %d of uid 65534", 99999);
-		is_string(want, why[2], "%.7s of no process, as a user", asks[v]);
+		is_string(want, why[2], "%s of no process, as a user", asks[v]);
 		snprintf(want, sizeof(want), "no process %d of uid 65534", 100);
 		is_string(want, why[0], "... of root's process: the same answer");
 		snprintf(want, sizeof(want), "no process %d of uid 65534", 150);
