@@ -135,6 +135,14 @@ struct rules_task {
 	const char *user;
 	const char *group;
 	const char *const *cgroups;
+	/*
+	 * First-match ignore rules only: the task's group in each v1
+	 * hierarchy /proc/PID/cgroup lists, bound or not ("name=systemd"
+	 * too), nv1groups of them; NULL when unknown.  libcgroup consults
+	 * them all.
+	 */
+	const char *const *v1groups;
+	size_t nv1groups;
 	bool realtime;
 };
 
@@ -144,9 +152,10 @@ struct rules_decision {
 	bool move;		       /* true: put the task in dest */
 	/*
 	 * When move: may the caller create dest if it does not exist?
-	 * Always in per-hierarchy semantics; in first-match only for a
-	 * templated destination (libcgroup never creates a plain one: the
-	 * move fails and the task stays where it is).
+	 * Always in per-hierarchy semantics; in first-match only when
+	 * expanding changed the destination (a template or a '\' escape:
+	 * libcgroup creates such groups, never a plain one -- the move
+	 * fails and the task stays where it is).
 	 */
 	bool create;
 	char dest[RULES_DEST_MAX]; /* expanded destination when move */
@@ -197,15 +206,16 @@ bool rules_need_realtime(const struct rules_set *set);
 bool rules_need_process(const struct rules_set *set);
 /*
  * True when some decision depends on the task's current groups (an
- * ignore rule); otherwise rules_match() never reads task.cgroups and
- * callers may leave it NULL.
+ * ignore rule); otherwise rules_match() never reads task.cgroups or
+ * task.v1groups and callers may leave them NULL.
  */
 bool rules_need_cgroups(const struct rules_set *set);
 
 /*
  * Expand a destination template for a task into buf: %u %U %g %G %p
- * %P and backslash escapes.  Expanded values never contain '/' or a
- * control character (each becomes '_') and are never "." or "..".
+ * %P and backslash escapes; a '%' before any other character is kept
+ * with that character, as written.  Expanded values never contain '/'
+ * or a control character (each becomes '_') and are never "." or "..".
  * Returns 0 or -ENAMETOOLONG.
  */
 int rules_expand(const char *tmpl, const struct rules_task *task, char *buf,

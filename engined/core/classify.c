@@ -174,12 +174,28 @@ all_sticky(struct core *c)
 	}
 }
 
+/*
+ * The process's group in each v1 hierarchy, managed or not, into
+ * v[0..max-1]: first-match ignore rules consult them all, as libcgroup.
+ */
+static size_t
+v1_groups(const struct task_cgroups *cg, const char **v, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < cg->n && n < max; i++)
+		if (cg->v[i].hier[0] != '\0')
+			v[n++] = cg->v[i].path;
+	return n;
+}
+
 /* Rules, then the Lua hook, for a snapshot. */
 static void
 decide_rules(struct core *c, const struct task *t, const char *const *current,
 	     const struct hook_view *view)
 {
 	struct policy *p = c->pol;
+	const char *v1[RULES_MAX_HIERS];
 	struct rules_task rt = {
 		.pid = t->pid,
 		.uid = t->uid,
@@ -193,8 +209,11 @@ decide_rules(struct core *c, const struct task *t, const char *const *current,
 		.script = t->script[0] ? t->script : NULL,
 		.invoked = t->invoked[0] ? t->invoked : NULL,
 		.cgroups = current,
+		.v1groups = v1,
 		.realtime = t->realtime,
 	};
+	if (rules_semantics(p->rules) == RULES_FIRST_MATCH)
+		rt.nv1groups = v1_groups(view->cg, v1, RULES_MAX_HIERS);
 	if (p->need_names) {
 		rt.user = policy_user(p, t->euid);
 		rt.group = policy_group(p, t->egid);
