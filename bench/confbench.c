@@ -56,7 +56,8 @@ write_config(const char *path, const char *rules, size_t n)
 	}
 	fprintf(f, "rules = \"%s\"\nrules-dir = \"\"\nhierarchies = {\"cpu\"}\n", rules);
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "group \"cpu:/bench/g%zu\" {\n    set = {\"cpu.shares=%zu\"}\n}\n",
+		fprintf(f,
+			"group \"cpu:/bench/g%zu\" {\n    set = {\"cpu.shares=%zu\"}\n}\n",
 			i, 2 + i % 1000);
 	if (fclose(f) != 0) {
 		perror(path);

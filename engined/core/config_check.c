@@ -149,8 +149,8 @@ claim_title(cfg_t *cfg, const char *kind, const char *title, bool group, size_t 
 	}
 	if (!fresh) {
 		unsigned other = group ? ld.c->groups[*v].line : ld.c->profiles[*v].line;
-		cfg_error(cfg, "%s \"%s\" is defined twice (also on line %u)", kind, title,
-			  other);
+		cfg_error(cfg, "%s \"%s\" is defined twice (also on line %u)", kind,
+			  title, other);
 		return -1;
 	}
 	*v = n;
@@ -207,7 +207,8 @@ check_group(cfg_t *cfg, cfg_t *sec)
 		char msg[256];
 
 		if (nftset_parse(spec, &r, msg, sizeof(msg)) < 0) {
-			cfg_error(cfg, "group \"%s\": nft-set \"%s\": %s", title, spec, msg);
+			cfg_error(cfg, "group \"%s\": nft-set \"%s\": %s", title, spec,
+				  msg);
 			return -1;
 		}
 	}
@@ -288,20 +289,23 @@ check_profile(cfg_t *cfg, cfg_t *sec)
 	const char *why = rules_dest_problem(dest);
 
 	if (!is_word(name, 255)) {
-		cfg_error(cfg,
-			  "boost-profile \"%s\": the name must be one word of at most 255 "
-			  "bytes, without blanks or control characters",
-			  name);
+		cfg_error(
+			cfg,
+			"boost-profile \"%s\": the name must be one word of at most 255 "
+			"bytes, without blanks or control characters",
+			name);
 		return -1;
 	}
 	if (!is_word(hier, 255)) {
-		cfg_error(cfg, "boost-profile \"%s\": needs a hierarchy (one word)", name);
+		cfg_error(cfg, "boost-profile \"%s\": needs a hierarchy (one word)",
+			  name);
 		return -1;
 	}
 	if (why == NULL && !is_word(dest, RULES_DEST_MAX))
 		why = "must not contain blanks or control characters";
 	if (why != NULL) {
-		cfg_error(cfg, "boost-profile \"%s\": destination \"%s\" %s", name, dest, why);
+		cfg_error(cfg, "boost-profile \"%s\": destination \"%s\" %s", name, dest,
+			  why);
 		return -1;
 	}
 	return 0;
@@ -313,7 +317,8 @@ keep_profile(cfg_t *cfg, cfg_t *sec)
 	struct config *c = ld.c;
 	const char *name = cfg_title(sec);
 
-	if (grow((void **)&c->profiles, c->nprofiles, &ld.pcap, sizeof(*c->profiles)) < 0 ||
+	if (grow((void **)&c->profiles, c->nprofiles, &ld.pcap, sizeof(*c->profiles)) <
+		    0 ||
 	    claim_title(cfg, "boost-profile", name, false, c->nprofiles) < 0)
 		return -1;
 	struct boost_profile *p = &c->profiles[c->nprofiles++];
