@@ -197,6 +197,7 @@ static cfg_opt_t profile_opts[] = {
 	CFG_STR("hierarchy", "", CFGF_NONE),
 	CFG_STR("destination", "", CFGF_NONE),
 	CFG_STR("max-duration", "1h", CFGF_NONE),
+	CFG_INT_CB("max-boosts", CONFIG_MAX_BOOSTS, CFGF_NONE, config_parse_ranged),
 	CFG_END(),
 };
 
@@ -223,6 +224,7 @@ static cfg_opt_t opts[] = {
 	CFG_INT_CB("netlink-buffer", 4194304, CFGF_NONE, config_parse_ranged),
 	CFG_INT_CB("nice", CONFIG_NICE_DEFAULT, CFGF_NONE, config_parse_ranged),
 	CFG_INT_CB("realtime-priority", 0, CFGF_NONE, config_parse_ranged),
+	CFG_INT_CB("boosts-per-user", CONFIG_BOOSTS_PER_USER, CFGF_NONE, config_parse_ranged),
 	/* no CFGF_NO_TITLE_DUPES: each section is taken out of libconfuse
 	 * as it is parsed, titles are deduplicated in config_check.c */
 	CFG_SEC("group", group_opts, CFGF_MULTI | CFGF_TITLE),
@@ -279,6 +281,7 @@ copy_config(cfg_t *cfg, struct config *c)
 	c->netlink_buffer = cfg_getint(cfg, "netlink-buffer");
 	c->nice = (int)cfg_getint(cfg, "nice");
 	c->rt_priority = (int)cfg_getint(cfg, "realtime-priority");
+	c->boosts_per_user = cfg_getint(cfg, "boosts-per-user");
 	if (!c->rules || !c->rules_dir || !c->control_socket || !c->sticky_socket ||
 	    !c->pidfile || !c->state_file || !c->log || !c->lua_script)
 		return -ENOMEM;

@@ -28,7 +28,12 @@ static const struct range {
 	{ "netlink-buffer", 1, 268435456, "a size from 1 to 268435456 bytes" },
 	{ "nice", -20, 19, "a priority from -20 to 19" },
 	{ "realtime-priority", 0, 99, "0 (off) or a priority from 1 to 99" },
+	/* up to what the state file keeps */
+	{ "boosts-per-user", 1, CONFIG_BOOSTS_LIMIT_MAX, "a number of boosts from 1 to 100000" },
+	{ "max-boosts", 1, CONFIG_BOOSTS_LIMIT_MAX, "a number of boosts from 1 to 100000" },
 };
+
+_Static_assert(CONFIG_BOOSTS_LIMIT_MAX == 100000, "the boost ranges' text names 100000");
 
 static const struct range *
 range_of(const char *key)
@@ -327,6 +332,7 @@ keep_profile(cfg_t *cfg, cfg_t *sec)
 	p->hier = strdup(cfg_getstr(sec, "hierarchy"));
 	p->dest = strdup(cfg_getstr(sec, "destination"));
 	p->max_seconds = parse_duration(cfg_getstr(sec, "max-duration"));
+	p->max_boosts = cfg_getint(sec, "max-boosts");
 	if (!p->name || !p->hier || !p->dest ||
 	    config_copy_list(sec, "allow", &p->allow, &p->nallow) < 0) {
 		cfg_error(cfg, "out of memory");

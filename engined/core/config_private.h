@@ -28,7 +28,8 @@ int config_take_profile(cfg_t *cfg, cfg_opt_t *opt);
 /*
  * libconfuse parse callback of the integer keys with a range (every
  * count and size of cgengined.conf: lua-instructions, lua-memory,
- * lua-timeout, netlink-buffer, nice, realtime-priority): decimal only,
+ * lua-timeout, netlink-buffer, nice, realtime-priority, boosts-per-user,
+ * a profile's max-boosts): decimal only,
  * refused outside its range with the range in the message.
  */
 int config_parse_ranged(cfg_t *cfg, cfg_opt_t *opt, const char *value, void *result);
