@@ -14,6 +14,8 @@ static int current;
 static int failed;
 static bool lazy;
 
+static void vprint_desc(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
 static void
 vprint_desc(const char *fmt, va_list ap)
 {
