@@ -25,7 +25,7 @@ main(void)
 
 	if (why != NULL)
 		skip_all("%s", why);
-	plan(26);
+	plan(27);
 	if (testenv_mount(&th, "cgfs") < 0)
 		bail("mount failed");
 	if (hier_discover("/proc/self/mountinfo", &l) < 0)
@@ -87,6 +87,7 @@ main(void)
 	rmdir(plain);
 
 	hier_list_free(&l);
-	testenv_umount(&th);
+	is_int(0, testenv_umount(&th),
+	       "teardown: the hierarchy is no longer in /proc/self/cgroup");
 	return tap_done();
 }

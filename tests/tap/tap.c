@@ -66,6 +66,8 @@ skip_all(const char *fmt, ...)
 	exit(0);
 }
 
+static bool vok(bool cond, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
 static bool
 vok(bool cond, const char *fmt, va_list ap)
 {
