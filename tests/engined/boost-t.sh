@@ -62,12 +62,16 @@ ctl unboost "$j" >/dev/null
 ok "unboost PID ends all its boosts" wait_group "$j" cpu /jobs
 is /jobs "$(cgroup_of "$j" net)" "both of them"
 
-# a child forked while the parent is boosted shares the boost
-start sh -c "sleep 1; '$T/bin/${TAG}job' 300 & echo \$! >'$T/child.pid'; wait"; sh=$LAST
+# a child forked while the parent is boosted shares the boost (the
+# parent forks it once told to through a FIFO, after the boost)
+mkfifo "$T/go"
+start sh -c "read go <'$T/go'; '$T/bin/${TAG}job' 300 & echo \$! >'$T/child.pid'; wait"; sh=$LAST
 ctl boost "$sh" "$NET:/fast" 1m >/dev/null
-i=0; while [ ! -s "$T/child.pid" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
+wait_group "$sh" net /fast || diag "the boost did not move pid $sh"
+timeout 30 sh -c 'echo go >"$1"' sh "$T/go"
+wait_until 30 test -s "$T/child.pid"
 child=$(cat "$T/child.pid"); KIDS="$KIDS $child"
-sleep 0.5
+wait_group "$child" cpu /jobs || diag "pid $child was not classified after its exec"
 is /fast "$(cgroup_of "$child" net)" "a child forked during the boost stays boosted after its exec"
 is /jobs "$(cgroup_of "$child" cpu)" "while the rules still place it elsewhere"
 ok "the boost lists both processes" sh -c "'$CTL' -s '$SOCK' --json boosts | jq -e '.[0].pids | length == 2'"
@@ -79,12 +83,12 @@ ctl boost "$j" "$NET:/fast" 1m >/dev/null; wait_group "$j" net /fast
 daemon_stop
 daemon_start || bail "restart"
 ok "an active boost is restored after a restart" grep -q "boost #[0-9]* restored: 1 process in $NET:/fast" "$T/daemon.log"
-sleep 0.3
+daemon_sync
 is /fast "$(cgroup_of "$j" net)" "and still holds"
 ctl unboost "$j" >/dev/null; wait_group "$j" net /jobs
 ctl boost "$j" "$NET:/fast" 1s >/dev/null; wait_group "$j" net /fast
 daemon_stop
-sleep 1.5
+sleep 1.5 # the boost's second runs out while the daemon is down
 is /fast "$(cgroup_of "$j" net)" "(while the daemon is down nothing moves)"
 daemon_start || bail "restart"
 ok "a boost that expired meanwhile is reverted at start" wait_group "$j" net /jobs

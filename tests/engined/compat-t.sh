@@ -36,13 +36,13 @@ ok "ignore: a process outside /IgnoreCgroup falls through to the next rule" \
 ok "the ignore rule created nothing" test ! -e "$T/h/cls/DefaultCgroup/IgnoreCgroup"
 
 # a shell of the user, put in /IgnoreCgroup by hand, then execs the job
-run_as "$U" sh -c "sleep 1; exec '$T/bin/${TAG}job' 300"; p2=$LAST
+# (once told to through a FIFO)
+mkfifo -m 644 "$T/go"
+run_as "$U" sh -c "read go <'$T/go'; exec '$T/bin/${TAG}job' 300"; p2=$LAST
 wait_group "$p2" cls /DefaultCgroup || diag "the shell was not classified"
 echo "$p2" >"$T/h/cls/IgnoreCgroup/cgroup.procs"
-i=0
-while [ "$(cat "/proc/$p2/comm" 2>/dev/null)" != "${TAG}job" ] && [ $i -lt 100 ]; do
-	sleep 0.05; i=$((i + 1))
-done
+timeout 30 sh -c 'echo go >"$1"' sh "$T/go"
+wait_until 30 runs "$p2" "$T/bin/${TAG}job"
 # events are handled in order: once a later process is classified, so was the exec
 run_as "$U" "$T/bin/${TAG}job" 300; p3=$LAST
 wait_group "$p3" cls /DefaultCgroup || diag "the probe was not classified"

@@ -125,6 +125,15 @@ runs() {
 	[ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$2" ]
 }
 
+# events_done PROGRAM SHORT WANT: start PROGRAM, which a rule sends to
+# WANT in hierarchy SHORT, and wait until it is there.  The daemon
+# handles process events in order, so by then it has handled every
+# event before it: what it has not moved until now, it did not move.
+events_done() {
+	start "$1" 300
+	wait_group "$LAST" "$2" "$3"
+}
+
 # write_config EXTRA-LINES: config for the managed test hierarchies
 write_config() {
 	hl=""
@@ -194,6 +203,7 @@ alive() {
 	st=$(ps -o stat= -p "$1" 2>/dev/null)
 	[ -n "$st" ] && [ "${st#Z}" = "$st" ]
 }
+gone() { ! alive "$1"; }
 
 # stop_kids: kill every process the test started so far
 stop_kids() {

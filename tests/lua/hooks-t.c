@@ -177,14 +177,14 @@ stopped_call(const char *log, long ms)
 	return strcmp(log, cpu) == 0 || strcmp(log, wall) == 0;
 }
 
-/* Wait (up to 5 s) until pid, not reaped by us, has died: a zombie. */
+/* Wait (up to 30 s) until pid, not reaped by us, has died: a zombie. */
 static void
 wait_exit(pid_t pid)
 {
 	char path[64], buf[256];
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	for (int i = 0; i < 500; i++) {
+	for (int i = 0; i < 3000; i++) {
 		FILE *f = fopen(path, "r");
 		char *st = NULL;
 
