@@ -25,7 +25,7 @@ fi
 pass=0 fail=0 skip=0 status=0
 # the unit tests: no root, no daemon (run under clang and valgrind too)
 unit_tests="tests/rules/parse-t tests/rules/match-t tests/rules/template-t \
-	tests/rules/dir-t tests/rules/scale-t tests/rules/nss-t tests/rules/map-t \
+	tests/rules/dir-t tests/rules/scale-t tests/util/nss-t tests/util/map-t tests/util/strbuf-t \
 	tests/kernel/mountinfo-t tests/kernel/task-t tests/kernel/procev-decode-t \
 	tests/kernel/nft-t tests/lua/hooks-t tests/lua/wire-t \
 	tests/engined/proctab-t tests/engined/config-t tests/engined/statefile-t \

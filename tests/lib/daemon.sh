@@ -156,12 +156,12 @@ daemon_start() {
 	# start-up messages (before the log file is opened) go to stderr
 	"$CGENGINED" -n -c "$T/cgengined.conf" -l "$T/daemon.log" "$@" 2>>"$T/daemon.log" &
 	DAEMON_PID=$!
-	wait_until 30 ready_or_dead
+	wait_until 30 daemon_ready_or_dead
 	grep -q "ready: running processes classified" "$T/daemon.log" && return 0
 	diag "daemon did not start:"; sed 's/^/#   /' "$T/daemon.log" >&2
 	return 1
 }
-ready_or_dead() {
+daemon_ready_or_dead() {
 	grep -q "ready: running processes classified" "$T/daemon.log" ||
 		! kill -0 "$DAEMON_PID" 2>/dev/null
 }
@@ -183,12 +183,12 @@ wait_log() {
 # shows one more successful reload than before (an older "reloaded" line
 # must not count)
 reload_daemon() {
-	reloads_before=$(reloads)
+	reloads_before=$(daemon_reloads)
 	kill -"${1:-HUP}" "$DAEMON_PID"
-	wait_until 30 reloaded_since "$reloads_before"
+	wait_until 30 daemon_reloaded_since "$reloads_before"
 }
-reloads() { grep -c "reloaded: " "$T/daemon.log"; }
-reloaded_since() { [ "$(reloads)" -gt "$1" ]; }
+daemon_reloads() { grep -c "reloaded: " "$T/daemon.log"; }
+daemon_reloaded_since() { [ "$(daemon_reloads)" -gt "$1" ]; }
 
 # daemon_sync: one request through the control socket; whatever the
 # daemon was doing when it was sent (a reload and its rescan, a signal,
