@@ -16,6 +16,7 @@
 #include "tests/tap/tap.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,11 +30,18 @@ static char calls[64][300]; /* what the stand-in was asked, in order */
 static size_t ncalls;
 static int asked; /* times the core asked for a backend */
 
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 static void
-note(const char *fmt, const char *a, const char *b)
+note(const char *fmt, ...)
 {
-	if (ncalls < 64)
-		snprintf(calls[ncalls++], sizeof(calls[0]), fmt, a, b);
+	va_list ap;
+
+	if (ncalls == 64)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(calls[ncalls++], sizeof(calls[0]), fmt, ap);
+	va_end(ap);
 }
 
 static bool
@@ -49,7 +57,7 @@ static int
 b_mkdir(void *arg, const struct hier *h, const char *path, bool *created)
 {
 	*created = !called(path);
-	note("%s%s", path, "");
+	note("%s", path);
 	return 0;
 }
 
@@ -69,12 +77,9 @@ b_set(void *arg, const struct hier *h, const char *path, const char *key,
 static int
 b_move(void *arg, const struct hier *h, const char *path, pid_t pid)
 {
-	char num[32];
-
 	if (!called(path))
 		return -ENOENT; /* as sdplace.c: the core makes the levels first */
-	snprintf(num, sizeof(num), "%d", (int)pid);
-	note("move %s %s", num, path);
+	note("move %d %s", (int)pid, path);
 	return CORE_MOVE_QUEUED;
 }
 
