@@ -309,6 +309,7 @@ static cfg_opt_t opts[] = {
 	CFG_INT("netlink-buffer", 4194304, CFGF_NONE),
 	CFG_INT("nice", CONFIG_NICE_DEFAULT, CFGF_NONE),
 	CFG_INT("realtime-priority", 0, CFGF_NONE),
+	CFG_BOOL("exec-gate", cfg_false, CFGF_NONE),
 	CFG_SEC("group", group_opts, CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
 	CFG_SEC("boost-profile", profile_opts,
 		CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
@@ -407,6 +408,7 @@ copy_config(cfg_t *cfg, struct config *c)
 	c->netlink_buffer = cfg_getint(cfg, "netlink-buffer");
 	c->nice = (int)cfg_getint(cfg, "nice");
 	c->rt_priority = (int)cfg_getint(cfg, "realtime-priority");
+	c->exec_gate = cfg_getbool(cfg, "exec-gate");
 	if (!c->rules || !c->rules_dir || !c->control_socket || !c->sticky_socket ||
 	    !c->pidfile || !c->state_file || !c->log || !c->lua_script)
 		return -ENOMEM;

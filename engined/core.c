@@ -292,6 +292,8 @@ core_event(struct core *c, const struct procev_event *ev, double now)
 		break;
 	case PROCEV_EXEC:
 		c->stats.ev_exec++;
+		if (c->gate != NULL)
+			gate_exec_seen(c, ev->tgid); /* a held exec did happen */
 		add_pending(c, ev->tgid, true, ev->ts_ns);
 		break;
 	case PROCEV_UID:
@@ -383,6 +385,7 @@ core_next_deadline(const struct core *c, double now)
 	t = earliest(t, c->cleanup_at);
 	t = earliest(t, c->save_at);
 	t = earliest(t, nftsets_deadline(c));
+	t = earliest(t, gate_deadline(c));
 	time_t exp = boost_next_expiry(c);
 	if (exp != 0) {
 		double left = difftime(exp, c->env.wall());
@@ -410,6 +413,7 @@ core_timeout(struct core *c, double now)
 	double sync = nftsets_deadline(c);
 	if (sync > 0 && now >= sync)
 		nftsets_sync(c);
+	gate_timeout(c); /* execs the gate let go that did not happen */
 }
 
 /* ---- reload ------------------------------------------------------------------------ */
@@ -440,6 +444,7 @@ core_reload(struct core *c, double now)
 		return -1;
 	}
 	struct policy *old = c->pol;
+	gate_forget(c); /* its records name the old policy's hierarchies */
 	c->env.cgfs->flush(c->env.cgfs->arg); /* mounts may have changed */
 	memset(c->dropped, 0, sizeof(c->dropped));
 	c->pol = np;
@@ -611,6 +616,7 @@ core_free(struct core *c)
 		return;
 	boost_free_all(c);
 	nftsets_free(c);
+	gate_free(c);
 	policy_free(c->pol);
 	proctab_free(c->procs);
 	groups_forget_made(c);

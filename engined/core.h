@@ -46,6 +46,16 @@ struct core_cgfs {
 	int (*id)(void *arg, const struct hier *h, const char *path, uint64_t *id);
 	/* does a v2 group with this id exist: 1, 0 or -errno (NULL: unknown) */
 	int (*id_live)(void *arg, const struct hier *h, uint64_t id);
+	/*
+	 * The exec gate's move (gate.h): it runs while the exec'ing
+	 * process waits, so it may not wait on another process (PID 1, a
+	 * bus peer) -- a write of cgroup.procs into a group that exists,
+	 * or made ahead for this.  -EAGAIN when it cannot place without
+	 * waiting: the asynchronous path places the process after its
+	 * exec.  NULL: the gate uses move, which the direct cgroupfs
+	 * backend's is.
+	 */
+	int (*move_now)(void *arg, const struct hier *h, const char *path, pid_t tgid);
 };
 
 /* How the core changes nftables sets of cgroup ids; 0 or -errno (as
@@ -103,6 +113,12 @@ struct core_stats {
 	uint64_t hook_timeouts, hook_restarts; /* Lua helper stopped, started again */
 	uint64_t state_saves, state_save_failures;
 	uint64_t placed_in[CORE_LATENCY_BUCKETS];
+	/* the exec gate (gate.h) */
+	uint64_t gate_execs;	/* execs held and answered */
+	uint64_t gate_moves;	/* moves made while an exec was held */
+	uint64_t gate_watchdog; /* execs the watchdog thread answered */
+	uint64_t gate_late;	/* of those, read by the loop: placed after the exec */
+	uint64_t gate_undone;	/* execs that failed after the gate: moved back */
 };
 
 /* Process table flags. */

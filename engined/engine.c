@@ -16,6 +16,7 @@
 #include "engined.h"
 #include "core.h"
 #include "engined_private.h"
+#include "gateloop.h"
 
 #include <errno.h>
 #include <ev.h>
@@ -58,6 +59,8 @@ struct engine {
 	int nft_fd;
 	int ready_fd;
 	bool forks; /* the core wants FORK and EXIT events */
+	struct gateloop *gate; /* the exec gate, while exec-gate is set */
+	ev_timer watchdog;     /* WATCHDOG=1 to systemd (WatchdogSec=) */
 };
 
 /* Read and feed to the core every event waiting, then end the batch. */
@@ -136,6 +139,8 @@ static void
 prepare_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 {
 	struct engine *e = w->data;
+
+	gateloop_prepare(e->gate);
 	double at = core_next_deadline(e->core, ev_now(loop));
 
 	ev_timer_stop(loop, &e->core_timer);
@@ -244,6 +249,7 @@ engine_reload(struct engine *e)
 	if (core_reload(e->core, ev_now(e->loop)) == 0) {
 		apply_nice(core_policy(e->core)->cfg);
 		nft_watch(e);
+		gateloop_update(&e->gate, e->core, e->loop); /* the binaries to hold */
 	}
 	notify_systemd("READY=1");
 }
@@ -264,6 +270,27 @@ signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 		ev_break(loop, EVBREAK_ALL);
 		break;
 	}
+}
+
+/* systemd's watchdog (WatchdogSec=): a ping per half period, from the
+ * loop, so a stopped or stuck daemon is killed and restarted. */
+static void
+watchdog_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	notify_systemd("WATCHDOG=1");
+}
+
+static void
+start_systemd_watchdog(struct engine *e)
+{
+	double every = notify_watchdog_interval();
+
+	if (every <= 0)
+		return;
+	ev_timer_init(&e->watchdog, watchdog_cb, every, every);
+	e->watchdog.data = e;
+	ev_timer_start(e->loop, &e->watchdog);
+	log_info("pinging systemd's watchdog every %.1f s", every);
 }
 
 /* ---- life cycle ------------------------------------------------------------ */
@@ -381,12 +408,16 @@ engine_run(struct engine *e)
 			 pol->names[pol->layout[k]], pol->depth[pol->layout[k]],
 			 pol->depth[pol->layout[k]] == 1 ? "" : "s", pol->uroot, pol->v2->mount);
 	nft_watch(e); /* before the sets are first filled: no change is missed */
+	gateloop_update(&e->gate, e->core, e->loop); /* before the scan, as procev */
+	start_systemd_watchdog(e);
 	core_start(e->core, ev_now(e->loop));
 	log_notice("ready: running processes classified (%llu moves)",
 		   (unsigned long long)core_stats(e->core)->moves);
 	tell_ready(e);
 	ev_run(e->loop, 0);
 	notify_systemd("STOPPING=1");
+	gateloop_free(e->gate, e->loop); /* first: whatever it holds goes on */
+	e->gate = NULL;
 	core_stop(e->core);
 	if (e->sticky != NULL)
 		sticky_close(e->sticky, e->loop);
@@ -412,6 +443,7 @@ engine_free(struct engine *e)
 	if (e->sticky != NULL)
 		sticky_close(e->sticky, NULL);
 	control_close(e->control);
+	gateloop_free(e->gate, e->loop);
 	procev_close(e->pe);
 	if (e->nft_fd >= 0)
 		close(e->nft_fd);

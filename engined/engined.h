@@ -125,6 +125,7 @@ struct config {
 	long netlink_buffer; /* initial receive buffer of the proc connector */
 	int nice;	     /* the daemon's scheduling priority, -20..19 */
 	int rt_priority;     /* realtime-priority: SCHED_RR at 1..99, 0 = off */
+	bool exec_gate;	     /* exec-gate: place gated execs before they run */
 	struct group_conf *groups;
 	size_t ngroups;
 	struct boost_profile *profiles;

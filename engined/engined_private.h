@@ -34,8 +34,12 @@ const char *names_user(struct name_table *t, uid_t uid);
 const char *names_group(struct name_table *t, gid_t gid);
 void names_clear(struct name_table *t);
 
-/* notify.c: "READY=1", "RELOADING=1", "STOPPING=1" to $NOTIFY_SOCKET */
+/* notify.c: "READY=1", "RELOADING=1", "STOPPING=1", "WATCHDOG=1" to
+ * $NOTIFY_SOCKET */
 void notify_systemd(const char *state);
+/* Seconds between WATCHDOG=1 pings (half of the unit's WatchdogSec=),
+ * or 0 when systemd asks for none. */
+double notify_watchdog_interval(void);
 
 /* files.c */
 /* Create the missing directories above path; 0 or -errno. */
