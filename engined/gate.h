@@ -22,7 +22,7 @@
 
 /* How long an exec may be held at most: the watchdog thread answers
  * any exec the loop has not answered by then. */
-#define GATE_BOUND_MS 50
+#define GATE_BOUND_MS 100
 /* How long after the gate's answer an exec must show (its EXEC event,
  * or the binary as /proc/PID/exe) before its moves are undone. */
 #define GATE_CONFIRM_SECONDS 0.5

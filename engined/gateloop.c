@@ -193,9 +193,10 @@ gateloop_prepare(struct gateloop *g)
 	if (held + unread > 0) {
 		core_gate_watchdog(g->core, held, unread);
 		log_warning("exec gate: the watchdog let %llu exec%s go after %d ms, unplaced "
-			    "(the loop was busy); they are placed after their exec",
+			    "(%llu read by the loop, %llu not): the loop was busy; they are "
+			    "placed after their exec",
 			    (unsigned long long)(held + unread), held + unread == 1 ? "" : "s",
-			    GATE_BOUND_MS);
+			    GATE_BOUND_MS, (unsigned long long)held, (unsigned long long)unread);
 	}
 }
 
@@ -224,8 +225,9 @@ remark(struct gateloop *g, struct mark *m, bool quiet)
 	int rc = execgate_mark(g->gfd, m->path, &f);
 
 	if (rc < 0) {
-		if (m->marked || !quiet)
-			log_info("exec gate: %s: %s; its execs are not held until it exists",
+		if (m->marked || !quiet || rc != -ENOENT)
+			log_info("exec gate: %s: %s; its execs are not held until it can be "
+				 "marked",
 				 m->path, strerror(-rc));
 		forget_ino(g, m);
 		m->marked = false;
@@ -405,6 +407,7 @@ gate_open(struct gateloop *g)
 		return rc;
 	ev_io_init(&g->gate_w, gate_cb, g->gfd, EV_READ);
 	g->gate_w.data = g;
+	ev_set_priority(&g->gate_w, EV_MAXPRI); /* held execs first */
 	ev_io_start(g->loop, &g->gate_w);
 	if (g->ifd >= 0) {
 		ev_io_init(&g->dirs_w, dirs_cb, g->ifd, EV_READ);

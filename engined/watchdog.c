@@ -5,9 +5,10 @@
  *
  * The loop holds each exec it reads in a slot (the event's descriptor
  * and when it was read) and releases it when it has answered.  The
- * thread, every tick, answers the slots held longer than the bound,
- * and -- when the loop has not come round since the last tick while
- * events wait unread -- reads and answers those itself.  Slot states
+ * thread, every tick (half the bound), answers the slots held longer
+ * than the bound, and -- when events waited unread at two ticks in a
+ * row and the loop did not come round in between -- reads and answers
+ * those itself.  Slot states
  * change by compare-and-swap, so each exec is answered once and the
  * thread never waits for the loop.  When nothing happens the thread
  * sleeps in poll() on the fanotify descriptor instead of ticking.
@@ -20,6 +21,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -40,7 +42,8 @@ struct slot {
 
 struct watchdog {
 	pthread_t thread;
-	int gfd, stopfd;
+	int gfd, kick; /* kick: an eventfd that wakes the thread */
+	atomic_bool stopping, idle;
 	uint64_t bound_ns;
 	int tick_ms;
 	atomic_uint beat;		   /* the loop came round */
@@ -76,16 +79,39 @@ answer_old(struct watchdog *w)
 	}
 }
 
+/* Wait up to timeout_ms for fd (-1: none) or a kick; is fd readable? */
 static bool
-readable(int fd, int timeout_ms, int stopfd, bool *stop)
+readable(struct watchdog *w, int fd, int timeout_ms)
 {
 	struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
-			       { .fd = stopfd, .events = POLLIN } };
+			       { .fd = w->kick, .events = POLLIN } };
+	uint64_t n;
 
 	if (poll(p, 2, timeout_ms) < 0)
 		return false;
-	*stop = p[1].revents != 0;
+	if (p[1].revents & POLLIN)
+		(void)read(w->kick, &n, sizeof(n));
 	return p[0].revents & POLLIN;
+}
+
+static bool
+any_held(struct watchdog *w)
+{
+	for (size_t i = 0; i < WATCHDOG_SLOTS; i++)
+		if (atomic_load(&w->slots[i].state) != FREE)
+			return true;
+	return false;
+}
+
+/* Nothing is held: sleep until an event waits or the loop holds one
+ * (it kicks the thread while idle is set). */
+static void
+sleep_idle(struct watchdog *w)
+{
+	atomic_store(&w->idle, true);
+	if (!any_held(w)) /* after idle is set: a slot held later kicks */
+		(void)readable(w, w->gfd, -1);
+	atomic_store(&w->idle, false);
 }
 
 static void *
@@ -94,27 +120,30 @@ run(void *arg)
 	struct watchdog *w = arg;
 	unsigned last = atomic_load(&w->beat);
 	int quiet = 0;
-	bool stop = false;
+	bool waited = false;
 
-	while (!stop) {
-		if (quiet >= IDLE_TICKS) { /* nothing held: wait for an event */
-			(void)readable(w->gfd, -1, w->stopfd, &stop);
+	while (!atomic_load(&w->stopping)) {
+		if (quiet >= IDLE_TICKS) {
+			sleep_idle(w);
 			quiet = 0;
+			waited = false;
 			last = atomic_load(&w->beat);
 			continue;
 		}
-		(void)readable(-1, w->tick_ms, w->stopfd, &stop);
+		(void)readable(w, -1, w->tick_ms);
 		answer_old(w);
 		unsigned beat = atomic_load(&w->beat);
-		bool waiting = readable(w->gfd, 0, w->stopfd, &stop);
-		if (beat == last && waiting) { /* the loop is stuck before reading */
+		bool waiting = readable(w, w->gfd, 0);
+		/* events unread at two ticks in a row, and the loop did not
+		 * come round in between: it is stuck elsewhere */
+		if (waited && waiting && beat == last) {
 			int n = execgate_allow_all(w->gfd);
 			if (n > 0)
 				atomic_fetch_add(&w->unread, (uint_fast64_t)n);
+			waiting = false;
 		}
-		bool busy = waiting || beat != last;
-		for (size_t i = 0; !busy && i < WATCHDOG_SLOTS; i++)
-			busy = atomic_load(&w->slots[i].state) != FREE;
+		waited = waiting;
+		bool busy = waiting || beat != last || any_held(w);
 		quiet = busy ? 0 : quiet + 1;
 		last = beat;
 	}
@@ -134,7 +163,7 @@ watchdog_start(struct watchdog **out, int gfd, unsigned bound_ms)
 	w->gfd = gfd;
 	w->bound_ns = (uint64_t)bound_ms * 1000000u;
 	w->tick_ms = (int)(bound_ms / 2 > 0 ? bound_ms / 2 : 1);
-	if ((w->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
+	if ((w->kick = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
 		rc = -errno;
 		free(w);
 		return rc;
@@ -147,7 +176,7 @@ watchdog_start(struct watchdog **out, int gfd, unsigned bound_ms)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	if (rc < 0) {
-		close(w->stopfd);
+		close(w->kick);
 		free(w);
 		return rc;
 	}
@@ -162,11 +191,12 @@ watchdog_stop(struct watchdog *w)
 
 	if (w == NULL)
 		return;
-	if (write(w->stopfd, &one, sizeof(one)) == (ssize_t)sizeof(one))
+	atomic_store(&w->stopping, true);
+	if (write(w->kick, &one, sizeof(one)) == (ssize_t)sizeof(one))
 		pthread_join(w->thread, NULL);
 	else
 		pthread_detach(w->thread); /* cannot happen with an eventfd */
-	close(w->stopfd);
+	close(w->kick);
 	free(w);
 }
 
@@ -187,6 +217,11 @@ watchdog_hold(struct watchdog *w, int fd)
 		s->fd = fd;
 		s->since_ns = now_ns();
 		atomic_store(&s->state, HELD); /* publishes fd and since_ns */
+		if (atomic_load(&w->idle)) { /* after HELD: see sleep_idle() */
+			uint64_t one = 1;
+			if (write(w->kick, &one, sizeof(one)) < 0)
+				atomic_store(&s->state, HELD); /* an eventfd does not fail */
+		}
 		return (int)i;
 	}
 	return -1;

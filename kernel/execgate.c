@@ -78,8 +78,9 @@ int
 execgate_mark(int gfd, const char *path, struct execgate_file *f)
 {
 	/* one descriptor for both, so the mark and the identity are of the
-	 * same inode even if the name is replaced meanwhile */
-	int fd = open(path, O_PATH | O_CLOEXEC);
+	 * same inode even if the name is replaced meanwhile (fanotify_mark
+	 * refuses O_PATH descriptors; O_NONBLOCK: a FIFO does not wait) */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	int rc = 0;
 
 	if (fd < 0)
