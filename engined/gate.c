@@ -188,6 +188,16 @@ plan_moves(struct core *c, struct back **v, size_t *n)
 	return moves;
 }
 
+/* Does some verdict place the snapshot (in place or not)? */
+static bool
+wanted(const struct core *c)
+{
+	for (size_t i = 0; i < c->pol->n; i++)
+		if (c->verdicts[i].move && !c->dropped[i] && !c->pol->virt[i])
+			return true;
+	return c->composed[0] != '\0';
+}
+
 /* Remember an exec whose moves are undone unless it is seen. */
 static void
 remember(struct core *c, const struct gate_exec *x, struct procid id, struct back *v,
@@ -238,6 +248,8 @@ core_gate_exec(struct core *c, const struct gate_exec *x, double now)
 	enum decide_result r = classify_decide_snapshot(c);
 	if (r != DECIDE_OK)
 		return r == DECIDE_GONE ? GATE_GONE : GATE_LEFT;
+	if (!wanted(c))
+		return GATE_LEFT;
 	if (plan_moves(c, &v, &n) == 0)
 		return GATE_IN_PLACE;
 	uint64_t before = c->stats.moves;
