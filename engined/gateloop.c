@@ -29,7 +29,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -382,14 +385,34 @@ dirs_cb(struct ev_loop *loop, ev_io *w, int revents)
 
 /* ---- opening and closing ----------------------------------------------------------------- */
 
+/* May the daemon lock all its memory, present and future, without its
+ * allocations failing once they pass RLIMIT_MEMLOCK? */
+static bool
+may_lock_all(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur == RLIM_INFINITY)
+		return true;
+	return syscall(SYS_capget, &h, d) == 0 && (d[0].effective & (1u << CAP_IPC_LOCK));
+}
+
 static void
 lock_memory(struct gateloop *g)
 {
-	g->state.locked = mlockall(MCL_CURRENT | MCL_FUTURE) == 0;
-	if (!g->state.locked)
-		log_warning("exec gate: cannot lock the daemon's memory: %s (a page fault may "
-			    "hold gated execs up to the watchdog's %d ms)",
-			    strerror(errno), GATE_BOUND_MS);
+	const char *why = "it needs CAP_IPC_LOCK";
+
+	if (may_lock_all() && mlockall(MCL_CURRENT | MCL_FUTURE) == 0) {
+		g->state.locked = true;
+		return;
+	}
+	if (may_lock_all())
+		why = strerror(errno);
+	log_warning("exec gate: the daemon's memory is not locked (%s); a page fault may "
+		    "hold gated execs up to the watchdog's %d ms",
+		    why, GATE_BOUND_MS);
 }
 
 static int
