@@ -12,8 +12,9 @@
 #            unit for real (guest/unit-t.sh), classification on v2 and
 #            how it lives with systemd (guest/v2-t.sh), cpu.weight
 #            (guest/weight-t.sh), the university example
-#            (guest/university-t.sh) and its nftables firewall with the
-#            sets the daemon fills (guest/nft-t.sh)
+#            (guest/university-t.sh), its nftables firewall with the
+#            sets the daemon fills (guest/nft-t.sh), and the exec gate
+#            with that firewall and systemd's watchdog (guest/gate-t.sh)
 #   deb      dpkg-buildpackage and lintian on the host, then install,
 #            upgrade, remove and purge in the guest (guest/deb-t.sh)
 #
@@ -155,7 +156,7 @@ TIMES=""
 took() { TIMES="$TIMES$1 $((SECONDS - $2)) s, "; } # took WHAT START
 
 lane_install() {
-	local j=$WORK/install s=${CGVM_ONLY:-unit v2 weight university nft} t=$SECONDS
+	local j=$WORK/install s=${CGVM_ONLY:-unit v2 weight university nft gate} t=$SECONDS
 	job "$j" $s
 	install_into "$j/dest"
 	result $? "the project builds and installs with Debian's paths"
