@@ -21,7 +21,7 @@ set -u
 top=$(cd "${BUILDDIR:-$(dirname "$0")/..}" && pwd)
 B=$top/bench
 [ "$(id -u)" -eq 0 ] || { echo "bench/gate.sh: run as root" >&2; exit 1; }
-for f in "$top/cgengined" "$B/loadgen" "$B/probe"; do
+for f in "$top/cgengined" "$top/cgenginectl" "$B/loadgen" "$B/probe"; do
 	[ -x "$f" ] || { echo "bench/gate.sh: build first (make); $f missing" >&2; exit 1; }
 done
 COUNT=1000; EXECS=1000
@@ -93,26 +93,32 @@ config false
 sleep 1
 kill -0 "$DAEMON" || exit 1
 
+wdog() { # the daemon's count of execs its watchdog let go
+	"$top/cgenginectl" -s "$D/control.sock" --json status |
+		sed -n 's/.*"gate_watchdog": *\([0-9]*\).*/\1/p'
+}
+row() { # WHAT GATE WATCHDOG-BEFORE: one line of the table from loadgen's $r
+	eval "$r"
+	printf '%-28s %-5s %6s %9s %5s %9s %12s %8s %5s\n' "$1" "$2" "$count" \
+		"$((count - classified))" "$(($(wdog) - $3))" "$start_p50_us" "$start_p99_us" \
+		"$cpu_us_per_exec" "$(cut -d' ' -f1 /proc/loadavg)"
+}
 storm() { # GATE: COUNT execs of the gated probe at 8 spawners, one look each
+	w=$(wdog)
 	r=$("$B/loadgen" -d "$DAEMON" -u "$U" -g "$G" -n "$COUNT" -c 8 -t 0 \
 		-p "$D/bin/gated" "name=$TAG=/gated") || return
-	eval "$r"
-	printf '%-28s %-5s %6s %9s %9s %12s %8s %5s\n' "storm, 8 spawners" "$1" "$count" \
-		"$((count - classified))" "$start_p50_us" "$start_p99_us" "$cpu_us_per_exec" \
-		"$(cut -d' ' -f1 /proc/loadavg)"
+	row "storm, 8 spawners" "$1" "$w"
 }
 serial() { # GATE BINARY GROUP: EXECS execs, one spawner
+	w=$(wdog)
 	r=$(chrt -f 10 "$B/loadgen" -d "$DAEMON" -u "$U" -g "$G" -n "$EXECS" -c 1 -t 0 \
 		-p "$D/bin/$2" "name=$TAG=$3") || return
-	eval "$r"
-	printf '%-28s %-5s %6s %9s %9s %12s %8s %5s\n' "$2, 1 spawner" "$1" "$count" \
-		"$((count - classified))" "$start_p50_us" "$start_p99_us" "$cpu_us_per_exec" \
-		"$(cut -d' ' -f1 /proc/loadavg)"
+	row "$2, 1 spawner" "$1" "$w"
 }
 
 echo "cgengined exec gate, $(nproc) CPUs, $(uname -r), load at start $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-28s %-5s %6s %9s %9s %12s %8s %5s\n' WHAT GATE EXECS MISPLACED START_P50 START_P99_US \
-	CPU_US LOAD
+printf '%-28s %-5s %6s %9s %5s %9s %12s %8s %5s\n' WHAT GATE EXECS MISPLACED WDOG START_P50 \
+	START_P99_US CPU_US LOAD
 storm off
 gate on; storm on
 gate off; storm off
@@ -123,7 +129,8 @@ for round in 1 2; do
 	serial on gated /gated; serial on unmarked /user
 	gate off
 done
-echo "(MISPLACED: probes not in their group at their first look; START: fork to the"
+echo "(MISPLACED: probes not in their group at their first look; WDOG: execs the"
+echo " daemon's watchdog let go unplaced after 100 ms; START: fork to the"
 echo " probe's main(), us; CPU_US: the daemon's CPU per exec, us.  The unmarked probe"
 echo " is placed by the asynchronous path whatever the gate: it is misplaced at its"
 echo " first look unless the daemon was faster than its start.  The 1-spawner rows run"
