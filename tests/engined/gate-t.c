@@ -8,8 +8,8 @@
  * classification by the old program while the exec is on its way, the
  * paths the gate marks, and what explain is told.
  */
-#include "engined/core.h"
-#include "engined/gate.h"
+#include "engined/core/core.h"
+#include "engined/core/gate.h"
 #include "tests/lib/fixture.h"
 #include "tests/tap/tap.h"
 
