@@ -12,6 +12,9 @@
 #      the probes run at real-time priority 10 (SCHED_RR/SCHED_FIFO) for
 #      this part, so that the machine's other load does not drown a
 #      difference of a tenth of a millisecond
+#   3. with strace installed: the daemon's system calls per exec (its
+#      threads included), a gated and an unmarked binary, gate off and
+#      on -- a figure that does not depend on the machine's load
 # Prints one table.  Run as root from a built tree:
 #   sh bench/gate.sh            (COUNT=1000 EXECS=1000; BENCH_GATE_QUICK=1: 200/200)
 # or, built out of the tree:  BUILDDIR=/path/to/build sh bench/gate.sh
@@ -93,32 +96,34 @@ config false
 sleep 1
 kill -0 "$DAEMON" || exit 1
 
-wdog() { # the daemon's count of execs its watchdog let go
+gate_count() { # NAME: one of the daemon's gate counters
 	"$top/cgenginectl" -s "$D/control.sock" --json status |
-		sed -n 's/.*"gate_watchdog": *\([0-9]*\).*/\1/p'
+		sed -n "s/.*\"gate_$1\": *\([0-9]*\).*/\1/p"
 }
-row() { # WHAT GATE WATCHDOG-BEFORE: one line of the table from loadgen's $r
+counts() { echo "$(gate_count execs) $(gate_count watchdog)"; }
+row() { # WHAT GATE "EXECS WATCHDOG" (before): one line of the table from loadgen's $r
 	eval "$r"
-	printf '%-28s %-5s %6s %9s %5s %9s %12s %8s %5s\n' "$1" "$2" "$count" \
-		"$((count - classified))" "$(($(wdog) - $3))" "$start_p50_us" "$start_p99_us" \
-		"$cpu_us_per_exec" "$(cut -d' ' -f1 /proc/loadavg)"
+	set -- "$1" "$2" $3 $(counts)
+	printf '%-28s %-5s %6s %9s %5s %5s %9s %12s %8s %5s\n' "$1" "$2" "$count" \
+		"$((count - classified))" "$(($5 - $3))" "$(($6 - $4))" "$start_p50_us" \
+		"$start_p99_us" "$cpu_us_per_exec" "$(cut -d' ' -f1 /proc/loadavg)"
 }
 storm() { # GATE: COUNT execs of the gated probe at 8 spawners, one look each
-	w=$(wdog)
+	w=$(counts)
 	r=$("$B/loadgen" -d "$DAEMON" -u "$U" -g "$G" -n "$COUNT" -c 8 -t 0 \
 		-p "$D/bin/gated" "name=$TAG=/gated") || return
 	row "storm, 8 spawners" "$1" "$w"
 }
 serial() { # GATE BINARY GROUP: EXECS execs, one spawner
-	w=$(wdog)
+	w=$(counts)
 	r=$(chrt -f 10 "$B/loadgen" -d "$DAEMON" -u "$U" -g "$G" -n "$EXECS" -c 1 -t 0 \
 		-p "$D/bin/$2" "name=$TAG=$3") || return
 	row "$2, 1 spawner" "$1" "$w"
 }
 
 echo "cgengined exec gate, $(nproc) CPUs, $(uname -r), load at start $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-28s %-5s %6s %9s %5s %9s %12s %8s %5s\n' WHAT GATE EXECS MISPLACED WDOG START_P50 \
-	START_P99_US CPU_US LOAD
+printf '%-28s %-5s %6s %9s %5s %5s %9s %12s %8s %5s\n' WHAT GATE EXECS MISPLACED HELD WDOG \
+	START_P50 START_P99_US CPU_US LOAD
 storm off
 gate on; storm on
 gate off; storm off
@@ -129,8 +134,24 @@ for round in 1 2; do
 	serial on gated /gated; serial on unmarked /user
 	gate off
 done
-echo "(MISPLACED: probes not in their group at their first look; WDOG: execs the"
-echo " daemon's watchdog let go unplaced after 100 ms; START: fork to the"
+syscalls() { # GATE BINARY GROUP: the daemon's system calls per exec (strace -c)
+	command -v strace >/dev/null 2>&1 || return 0
+	strace -f -c -o "$D/strace" -p "$DAEMON" 2>/dev/null & s=$!
+	sleep 1
+	"$B/loadgen" -d "$DAEMON" -u "$U" -g "$G" -n 300 -c 1 -t 0 -p "$D/bin/$2" \
+		"name=$TAG=$3" >/dev/null
+	sleep 0.5
+	kill -INT "$s"; wait "$s"
+	printf '%-28s %-5s %6s  system calls per exec: %s\n' "$2, strace" "$1" 300 \
+		"$(awk '$NF == "total" { printf "%.1f", $4 / 300 }' "$D/strace")"
+}
+RT=0; gate off
+syscalls off gated /gated; syscalls off unmarked /user
+gate on
+syscalls on gated /gated; syscalls on unmarked /user
+echo "(MISPLACED: probes not in their group at their first look; HELD: execs the"
+echo " gate held (the daemon's count); WDOG: of those, let go unplaced by its watchdog"
+echo " after 100 ms; START: fork to the"
 echo " probe's main(), us; CPU_US: the daemon's CPU per exec, us.  The unmarked probe"
 echo " is placed by the asynchronous path whatever the gate: it is misplaced at its"
 echo " first look unless the daemon was faster than its start.  The 1-spawner rows run"
