@@ -156,6 +156,20 @@ check_rtprio(cfg_t *cfg, cfg_opt_t *opt)
 	return 0;
 }
 
+/* boosts-per-user, max-boosts: 1 to what the state file keeps. */
+static int
+check_boost_cap(cfg_t *cfg, cfg_opt_t *opt)
+{
+	long v = cfg_opt_getnint(opt, 0);
+
+	if (v < 1 || v > CONFIG_BOOSTS_LIMIT_MAX) {
+		cfg_error(cfg, "%s: %ld is not a number of boosts from 1 to %d",
+			  cfg_opt_name(opt), v, CONFIG_BOOSTS_LIMIT_MAX);
+		return -1;
+	}
+	return 0;
+}
+
 static int
 check_duration(cfg_t *cfg, cfg_opt_t *opt)
 {
@@ -284,6 +298,7 @@ static cfg_opt_t profile_opts[] = {
 	CFG_STR("hierarchy", "", CFGF_NONE),
 	CFG_STR("destination", "", CFGF_NONE),
 	CFG_STR("max-duration", "1h", CFGF_NONE),
+	CFG_INT("max-boosts", CONFIG_MAX_BOOSTS, CFGF_NONE),
 	CFG_END(),
 };
 
@@ -310,6 +325,7 @@ static cfg_opt_t opts[] = {
 	CFG_INT("nice", CONFIG_NICE_DEFAULT, CFGF_NONE),
 	CFG_INT("realtime-priority", 0, CFGF_NONE),
 	CFG_BOOL("exec-gate", cfg_false, CFGF_NONE),
+	CFG_INT("boosts-per-user", CONFIG_BOOSTS_PER_USER, CFGF_NONE),
 	CFG_SEC("group", group_opts, CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
 	CFG_SEC("boost-profile", profile_opts,
 		CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
@@ -379,6 +395,7 @@ copy_profiles(cfg_t *cfg, struct config *c)
 		p->hier = xstrdup(cfg_getstr(sec, "hierarchy"));
 		p->dest = xstrdup(cfg_getstr(sec, "destination"));
 		p->max_seconds = parse_duration(cfg_getstr(sec, "max-duration"));
+		p->max_boosts = cfg_getint(sec, "max-boosts");
 		if (!p->name || !p->hier || !p->dest ||
 		    copy_list(sec, "allow", &p->allow, &p->nallow) < 0)
 			return -ENOMEM;
@@ -409,6 +426,7 @@ copy_config(cfg_t *cfg, struct config *c)
 	c->nice = (int)cfg_getint(cfg, "nice");
 	c->rt_priority = (int)cfg_getint(cfg, "realtime-priority");
 	c->exec_gate = cfg_getbool(cfg, "exec-gate");
+	c->boosts_per_user = cfg_getint(cfg, "boosts-per-user");
 	if (!c->rules || !c->rules_dir || !c->control_socket || !c->sticky_socket ||
 	    !c->pidfile || !c->state_file || !c->log || !c->lua_script)
 		return -ENOMEM;
@@ -449,6 +467,8 @@ new_parser(void)
 	cfg_set_validate_func(cfg, "unified-default", check_udefault);
 	cfg_set_validate_func(cfg, "boost-profile", check_profile);
 	cfg_set_validate_func(cfg, "boost-profile|max-duration", check_duration);
+	cfg_set_validate_func(cfg, "boost-profile|max-boosts", check_boost_cap);
+	cfg_set_validate_func(cfg, "boosts-per-user", check_boost_cap);
 	return cfg;
 }
 

@@ -245,8 +245,12 @@ on_fork(struct core *c, const struct procev_event *ev)
 	unsigned pflags = parent->flags;
 	if (task_procid(c->env.procroot, ev->tgid, &child) < 0)
 		return; /* already gone */
-	if (pflags & PROC_BOOSTED)
-		boost_fork(c, pid, child);
+	/* a child a full boost did not admit sits in the boost's group
+	 * (the kernel put it next to its parent): out with it, at once */
+	if ((pflags & PROC_BOOSTED) && boost_fork(c, pid, child)) {
+		classify(c, child.pid);
+		return;
+	}
 	if (!(pflags & PROC_STICKY_CHILDREN))
 		return;
 	const struct proc *old = proctab_get(c->procs, child.pid);
@@ -317,6 +321,7 @@ core_lost_events(struct core *c, double now)
 	c->now = now;
 	c->stats.lost++;
 	request_rescan(c);
+	c->rescan_why = "after lost events";
 }
 
 /* ---- rescans ----------------------------------------------------------------------- */
@@ -358,6 +363,7 @@ core_rescan(struct core *c, double now)
 	c->now = now;
 	c->last_rescan = now;
 	c->rescan_at = 0;
+	c->rescan_why = NULL;
 	c->stats.rescans++;
 	prune_procs(c);
 	int rc = task_foreach(c->env.procroot, classify_cb, c);
@@ -401,7 +407,8 @@ core_timeout(struct core *c, double now)
 	if (c->defer_at > 0 && now >= c->defer_at)
 		run_pending(c);
 	if (c->rescan_at > 0 && now >= c->rescan_at) {
-		log_notice("rescanning %s after lost events", c->env.procroot);
+		log_notice("rescanning %s %s", c->env.procroot,
+			   c->rescan_why ? c->rescan_why : "for processes not placed yet");
 		core_rescan(c, now);
 	}
 	for (unsigned id; (id = boost_expired(c)) != 0;)
@@ -412,7 +419,7 @@ core_timeout(struct core *c, double now)
 		boost_save_now(c);
 	double sync = nftsets_deadline(c);
 	if (sync > 0 && now >= sync)
-		nftsets_sync(c);
+		nftsets_timeout(c, now);
 	gate_timeout(c); /* execs the gate let go that did not happen */
 }
 
@@ -495,6 +502,12 @@ core_boost_end(struct core *c, unsigned id, const char *why)
 	for (size_t i = 0; i < b->n; i++)
 		if (task_alive(c->env.procroot, b->m[i]))
 			classify(c, b->m[i].pid);
+	/* a full boost's group may still hold children of the children it
+	 * refused, forked before those were placed: a rescan finds them */
+	if (b->full) {
+		request_rescan(c);
+		c->rescan_why = "for the processes a full boost did not admit";
+	}
 	boost_free(b);
 	return 0;
 }
@@ -571,6 +584,7 @@ core_new(const struct core_options *o, const struct report *rep)
 		c->env.wall = real_wall;
 	LIST_INIT(&c->made);
 	TAILQ_INIT(&c->boosts);
+	askrate_init(&c->askrate);
 	c->next_boost = 1;
 	c->started = c->env.wall();
 	c->last_rescan = -RESCAN_INTERVAL;
@@ -626,6 +640,7 @@ core_start(struct core *c, double now)
 		c->env.apply(c->env.loop_arg, p->cfg);
 	boost_restore(c); /* before the scan, which applies them */
 	groups_prepare(c);
+	groups_leftovers(c); /* a former run's template groups: empty ones go */
 	core_rescan(c, now); /* every process already running */
 	nftsets_sync(c);     /* and the sets hold every group of theirs */
 }
@@ -651,6 +666,7 @@ core_free(struct core *c)
 	policy_free(c->pol);
 	proctab_free(c->procs);
 	groups_forget_made(c);
+	askrate_free(&c->askrate);
 	free(c->dec);
 	free(c->slots);
 	free(c->verdicts);

@@ -104,7 +104,13 @@ struct boost_profile {
 	char *hier;
 	char *dest;
 	long max_seconds;
+	long max_boosts; /* boosts of this profile at once, all users together */
 };
+
+/* The caps on boosts held at once (boosts-per-user, max-boosts). */
+#define CONFIG_BOOSTS_PER_USER	32
+#define CONFIG_MAX_BOOSTS	1024
+#define CONFIG_BOOSTS_LIMIT_MAX 100000 /* what the state file keeps */
 
 /*
  * The daemon runs at a raised priority by default, so that placing a
@@ -139,6 +145,7 @@ struct config {
 	int nice;	     /* the daemon's scheduling priority, -20..19 */
 	int rt_priority;     /* realtime-priority: SCHED_RR at 1..99, 0 = off */
 	bool exec_gate;	     /* exec-gate: place gated execs before they run */
+	long boosts_per_user; /* boosts one user but root may hold at once */
 	struct group_conf *groups;
 	size_t ngroups;
 	struct boost_profile *profiles;
@@ -312,6 +319,7 @@ struct boost {
 	struct procid *m; /* members: the process and its children */
 	size_t n, cap;
 	bool full;	  /* it reached the most members it may hold (said once) */
+	size_t heap_at;	  /* its place in the core's expiry heap (expiry.c) */
 	TAILQ_ENTRY(boost) link;
 };
 TAILQ_HEAD(boost_list, boost);
@@ -397,8 +405,15 @@ enum decide_result core_explain(struct core *c, pid_t pid, uid_t asker);
  * valid until the core is next called. */
 const struct task *core_snapshot(const struct core *c);
 const struct task_cgroups *core_snapshot_cgroups(const struct core *c);
-/* Verdicts for a process that does not exist: rules and Lua hook. */
-void core_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen);
+/*
+ * Verdicts for a process that does not exist: rules and Lua hook, asked
+ * by uid asker.  Requests (this and core_explain) run the hook in a
+ * helper of their own, at most a few times a second per user but root;
+ * beyond that, or when that helper fails, the rules alone decide and
+ * each verdict's reason says so.
+ */
+void core_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen,
+		 uid_t asker);
 /* The verdicts of the last explain/whatif, one per managed hierarchy. */
 const struct verdict *core_verdicts(const struct core *c);
 /*
@@ -447,6 +462,22 @@ bool core_nft_names(const struct core *c, const struct nftset_ref *r);
 /* The ruleset changed (or notifications were lost): synchronise the
  * sets shortly (core_next_deadline says when). */
 void core_nft_changed(struct core *c, double now);
+/* A sync of the sets is in progress (it runs in steps). */
+bool core_nft_syncing(const struct core *c);
+/* What the core keeps of one set (for cgenginectl nft-sets). */
+struct core_nft_set_info {
+	const struct nftset_ref *ref;
+	size_t ids;	 /* ids the daemon put there */
+	bool configured; /* named by the policy (else emptied at the next sync) */
+	bool missing;	 /* not found in the ruleset when last changed */
+};
+void core_nft_each_set(const struct core *c,
+		       void (*fn)(void *arg, const struct core_nft_set_info *s), void *arg);
+/* fn(arg, group, id) for each group whose id the daemon put in set r,
+ * in no particular order; 0, or -ENOENT if the core keeps no such set.
+ * From the daemon's own bookkeeping: nf_tables is not asked. */
+int core_nft_set_groups(const struct core *c, const struct nftset_ref *r,
+			void (*fn)(void *arg, const char *group, uint64_t id), void *arg);
 /* fn(arg, set, group, level) for each set v2 group path or a group
  * above it is kept in; level: the group's depth below the v2 root, as
  * "socket cgroupv2 level N" counts. */

@@ -467,6 +467,14 @@ groups_made(struct core *c, const struct hier *h, const char *path)
 	LIST_FOREACH(g, &c->made, link)
 	if (strcmp(g->hier, h->name) == 0 && strcmp(g->path, path) == 0)
 		return;
+	groups_adopt(c, h, path);
+}
+
+void
+groups_adopt(struct core *c, const struct hier *h, const char *path)
+{
+	struct made_group *g;
+
 	if ((g = calloc(1, sizeof(*g))) == NULL)
 		return;
 	g->hier = strdup(h->name);

@@ -376,6 +376,33 @@ layout_compose(const struct policy *p, const char *const *want, const char *cons
 	return 0;
 }
 
+unsigned
+layout_reserved(const struct policy *p, const char *path, const char **why)
+{
+	size_t rlen = strlen(p->uroot);
+	unsigned k = 0;
+
+	if (strncmp(path, p->uroot, rlen) != 0)
+		return 0;
+	for (const char *s = path + rlen; *s;) {
+		size_t n = strcspn(s, "/");
+		if (n > 0) {
+			k++;
+			if (s[0] == '.') {
+				*why = "a name starting with '.' (the service manager's)";
+				return k;
+			}
+			if (k == 1 && p->uroot_own && n == strlen(LAYOUT_DAEMON_LEAF) &&
+			    memcmp(s, LAYOUT_DAEMON_LEAF, n) == 0) {
+				*why = "the daemon's own leaf";
+				return k;
+			}
+		}
+		s += n + (s[n] == '/');
+	}
+	return 0;
+}
+
 int
 layout_level(const struct policy *p, const char *path, unsigned k, char *dimpath,
 	     size_t len)

@@ -203,6 +203,12 @@ load_hooks(struct policy *p, const struct report *rep)
 		report_msg(rep, "%s", err);
 		return -EINVAL;
 	}
+	/* requests (test, explain) get a helper of their own, started when
+	 * first asked: what a user asks never stops the classifying one */
+	if (hooks_has_classify(p->hooks) &&
+	    (p->hooks_ask = hooks_clone(p->hooks, "request (test, explain): ")) == NULL)
+		log_warning("%s: out of memory: requests are answered without the hook",
+			    c->lua_script);
 	return 0;
 }
 
@@ -260,6 +266,7 @@ policy_free(struct policy *p)
 	if (p == NULL)
 		return;
 	hooks_free(p->hooks);
+	hooks_free(p->hooks_ask);
 	if (p->users != NULL)
 		names_clear(p->users);
 	if (p->groups != NULL)

@@ -48,7 +48,7 @@ main(void)
 {
 	struct config *c;
 
-	plan(48);
+	plan(53);
 	c = load("no-such.conf", true);
 	ok(c != NULL, "a missing optional file gives the defaults");
 	is_string("", c->file, "no file read");
@@ -64,6 +64,7 @@ main(void)
 	is_int(1000000, c->lua_instructions, "default lua-instructions");
 	is_int(-10, c->nice, "default nice: raised");
 	is_int(0, c->rt_priority, "no real-time priority by default");
+	is_int(32, c->boosts_per_user, "32 boosts per user by default");
 	config_free(c);
 
 	c = load("no-such.conf", false);
@@ -93,6 +94,8 @@ main(void)
 	is_int(1, (long long)c->nprofiles, "one boost profile");
 	is_int(4 * 3600, c->profiles[0].max_seconds, "max-duration 4h");
 	is_string("@students", c->profiles[0].allow[0], "profile allow list");
+	is_int(8, c->boosts_per_user, "boosts-per-user");
+	is_int(50, c->profiles[0].max_boosts, "max-boosts");
 	config_free(c);
 
 	expect_error("cgengined-unknown.conf", ":2: no such option 'bogus-key'");
@@ -105,6 +108,8 @@ main(void)
 		     ":1: nice: -21 is not a priority from -20 to 19");
 	expect_error("cgengined-badrt.conf",
 		     ":1: realtime-priority: 100 is not 0 (off) or a priority from 1 to 99");
+	expect_error("cgengined-badcap.conf",
+		     ":4: max-boosts: 0 is not a number of boosts from 1 to 100000");
 	/* libconfuse refused it without a word (found by fuzz-config) */
 	expect_error("cgengined-nul.conf", ":2: contains a NUL byte");
 
