@@ -32,7 +32,7 @@
 #define FAN_EVENT_INFO_TYPE_PIDFD 4
 #endif
 
-#define INIT_FLAGS (FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK)
+#define INIT_FLAGS  (FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK)
 #define EVENT_FLAGS (O_RDONLY | O_LARGEFILE | O_CLOEXEC)
 
 int
@@ -191,7 +191,8 @@ execgate_read(int gfd, void *buf, size_t len, struct execgate_event *ev, size_t 
 	size_t left = (size_t)n;
 	for (const struct fanotify_event_metadata *m = buf; FAN_EVENT_OK(m, left);
 	     m = FAN_EVENT_NEXT(m, left)) {
-		struct execgate_event e = { .fd = m->fd, .pidfd = event_pidfd(m),
+		struct execgate_event e = { .fd = m->fd,
+					    .pidfd = event_pidfd(m),
 					    .pid = (pid_t)m->pid };
 
 		if (m->vers != FANOTIFY_METADATA_VERSION || m->fd < 0) {
@@ -224,7 +225,8 @@ execgate_allow_all(int gfd)
 		size_t left = (size_t)n;
 		for (const struct fanotify_event_metadata *m = (const void *)buf;
 		     FAN_EVENT_OK(m, left); m = FAN_EVENT_NEXT(m, left)) {
-			struct execgate_event e = { .fd = m->fd, .pidfd = event_pidfd(m) };
+			struct execgate_event e = { .fd = m->fd,
+						    .pidfd = event_pidfd(m) };
 
 			if (m->fd >= 0 && execgate_allow(gfd, m->fd) == 0)
 				answered++;
@@ -261,8 +263,8 @@ execgate_runs(const char *procroot, pid_t pid, uint64_t dev, uint64_t ino)
 
 /* ---- the directories (inotify) ---------------------------------------------- */
 
-#define DIR_EVENTS                                                                     \
-	(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE |            \
+#define DIR_EVENTS                                                                       \
+	(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE |              \
 	 IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
 
 int

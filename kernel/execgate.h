@@ -97,7 +97,8 @@ void execgate_creds(const struct execgate_file *f, bool no_new_privs, uid_t *eui
  * while its exec is held: the link takes no lock, but shows the old
  * program until the exec is done.
  */
-int execgate_runs(const char *procroot, pid_t pid, uint64_t dev, uint64_t ino) EXECGATE_WUR;
+int
+execgate_runs(const char *procroot, pid_t pid, uint64_t dev, uint64_t ino) EXECGATE_WUR;
 
 /* ---- the directories of the marked binaries (inotify) -------------------- */
 

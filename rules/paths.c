@@ -6,7 +6,8 @@
 #include "rules_private.h"
 
 void
-rules_paths(const struct rules_set *set, void (*fn)(void *arg, const char *path), void *arg)
+rules_paths(const struct rules_set *set, void (*fn)(void *arg, const char *path),
+	    void *arg)
 {
 	for (size_t i = 0; i < set->n; i++) {
 		const struct rules_rule *r = &set->rules[i];

@@ -53,7 +53,7 @@ struct placed {
 
 struct gate {
 	struct map flights; /* pid -> struct flight */
-	double next_due;	  /* no flight is due before (0: none) */
+	double next_due;    /* no flight is due before (0: none) */
 	bool full_said;
 	struct placed placed[PLACED_SLOTS]; /* by pid % PLACED_SLOTS */
 	struct gate_state state;
@@ -168,8 +168,10 @@ plan_moves(struct core *c, struct back **v, size_t *n)
 			continue;
 		moves++;
 		size_t len = strlen(vd->reason);
-		snprintf(vd->reason + len, sizeof(vd->reason) - len, ", at the exec gate");
-		keep = keep && (cur == NULL || add_back(v, n, (int)i, cur, vd->dest) == 0);
+		snprintf(vd->reason + len, sizeof(vd->reason) - len,
+			 ", at the exec gate");
+		keep = keep &&
+		       (cur == NULL || add_back(v, n, (int)i, cur, vd->dest) == 0);
 	}
 	if (c->composed[0] != '\0') {
 		const char *cur = task_cgroup_of(&c->snap_cg, p->v2->name);
@@ -211,8 +213,9 @@ remember(struct core *c, const struct gate_exec *x, struct procid id, struct bac
 		f = map_insert(&g->flights, (uint64_t)id.pid, NULL, NULL, &fresh);
 	if (f == NULL) {
 		if (!g->full_said)
-			log_warning("exec gate: too many execs in flight; a failed exec is not "
-				    "moved back");
+			log_warning(
+				"exec gate: too many execs in flight; a failed exec is not "
+				"moved back");
 		g->full_said = true;
 		backs_free(v, n);
 		return;
@@ -341,7 +344,8 @@ settle(struct core *c, struct flight *f)
 	f->n = 0;
 	flight_drop(c->gate, f); /* before classify(), which asks gate_pending */
 	if (task_alive(c->env.procroot, done.id)) {
-		int runs = execgate_runs(c->env.procroot, done.id.pid, done.dev, done.ino);
+		int runs =
+			execgate_runs(c->env.procroot, done.id.pid, done.dev, done.ino);
 		if (runs == 0 && move_back(c, &done) > 0)
 			c->stats.gate_undone++;
 		/* either way it is classified now, as it is: its uid or gid

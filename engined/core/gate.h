@@ -54,18 +54,18 @@ enum gate_result core_gate_exec(struct core *c, const struct gate_exec *x, doubl
 
 /* The binaries to hold: fn(arg, path) for each path a rule names (a
  * path may come more than once). */
-void core_gate_paths(const struct core *c, void (*fn)(void *arg, const char *path),
-		     void *arg);
+void
+core_gate_paths(const struct core *c, void (*fn)(void *arg, const char *path), void *arg);
 
 /* What the loop's side tells the core, for status and metrics. */
 struct gate_state {
-	bool on;	   /* exec-gate is set */
-	bool running;	   /* the fanotify group is open */
-	bool pidfds;	   /* events carry pidfds */
-	bool locked;	   /* the daemon's memory is locked */
-	size_t marked;	   /* binaries marked */
-	size_t wanted;	   /* binaries the rules name */
-	char error[128];   /* why it is not running, or "" */
+	bool on;	 /* exec-gate is set */
+	bool running;	 /* the fanotify group is open */
+	bool pidfds;	 /* events carry pidfds */
+	bool locked;	 /* the daemon's memory is locked */
+	size_t marked;	 /* binaries marked */
+	size_t wanted;	 /* binaries the rules name */
+	char error[128]; /* why it is not running, or "" */
 };
 void core_gate_set_state(struct core *c, const struct gate_state *s);
 const struct gate_state *core_gate_state(const struct core *c);

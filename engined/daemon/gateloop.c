@@ -41,10 +41,10 @@
 
 /* A binary the rules name. */
 struct mark {
-	char *path;	 /* as the rules name it */
+	char *path;	  /* as the rules name it */
 	const char *name; /* its last component, inside path */
-	char *real;	 /* what /proc/PID/exe will show (links resolved) */
-	int wd;		 /* its directory's watch, or -1 */
+	char *real;	  /* what /proc/PID/exe will show (links resolved) */
+	int wd;		  /* its directory's watch, or -1 */
 	bool marked;
 	uint64_t dev, ino;
 };
@@ -109,7 +109,8 @@ static struct mark *
 mark_of(struct gateloop *g, uint64_t dev, uint64_t ino)
 {
 	struct ino_entry probe = { .dev = dev, .ino = ino };
-	const struct ino_entry *e = map_find(&g->byino, ino_hash(dev, ino), ino_eq, &probe);
+	const struct ino_entry *e =
+		map_find(&g->byino, ino_hash(dev, ino), ino_eq, &probe);
 
 	return e != NULL ? &g->marks[e->mark] : NULL;
 }
@@ -205,11 +206,13 @@ gateloop_prepare(struct gateloop *g)
 	watchdog_take(g->wd, &held, &unread);
 	if (held + unread > 0) {
 		core_gate_watchdog(g->core, held, unread);
-		log_warning("exec gate: the watchdog let %llu exec%s go after %d ms, unplaced "
-			    "(%llu read by the loop, %llu not): the loop was busy; they are "
-			    "placed after their exec",
-			    (unsigned long long)(held + unread), held + unread == 1 ? "" : "s",
-			    GATE_BOUND_MS, (unsigned long long)held, (unsigned long long)unread);
+		log_warning(
+			"exec gate: the watchdog let %llu exec%s go after %d ms, unplaced "
+			"(%llu read by the loop, %llu not): the loop was busy; they are "
+			"placed after their exec",
+			(unsigned long long)(held + unread),
+			held + unread == 1 ? "" : "s", GATE_BOUND_MS,
+			(unsigned long long)held, (unsigned long long)unread);
 	}
 }
 
@@ -239,9 +242,10 @@ remark(struct gateloop *g, struct mark *m, bool quiet)
 
 	if (rc < 0) {
 		if (m->marked || !quiet || rc != -ENOENT)
-			log_info("exec gate: %s: %s; its execs are not held until it can be "
-				 "marked",
-				 m->path, strerror(-rc));
+			log_info(
+				"exec gate: %s: %s; its execs are not held until it can be "
+				"marked",
+				m->path, strerror(-rc));
 		forget_ino(g, m);
 		m->marked = false;
 		return;
@@ -320,9 +324,10 @@ watch_dir(struct gateloop *g, struct mark *m)
 	snprintf(dir, sizeof(dir), "%.*s", (int)(len > 1 ? len - 1 : len), m->path);
 	m->wd = g->ifd >= 0 ? execgate_dir_watch(g->ifd, dir) : -1;
 	if (m->wd < 0)
-		log_warning("exec gate: cannot watch %s: %s; %s is not held again if it is "
-			    "replaced",
-			    dir, strerror(-m->wd), m->path);
+		log_warning(
+			"exec gate: cannot watch %s: %s; %s is not held again if it is "
+			"replaced",
+			dir, strerror(-m->wd), m->path);
 }
 
 /*
@@ -340,10 +345,11 @@ sync_marks(struct gateloop *g)
 	map_init(&g->bypath, sizeof(struct path_entry));
 	core_gate_paths(g->core, want_path, g);
 	for (size_t i = 0; i < nold; i++)
-		if (old[i].marked && map_find(&g->bypath, path_hash(old[i].path),
-						    path_eq, old[i].path) == NULL)
+		if (old[i].marked && map_find(&g->bypath, path_hash(old[i].path), path_eq,
+					      old[i].path) == NULL)
 			if (execgate_unmark(g->gfd, old[i].path) < 0)
-				log_debug("exec gate: %s was not marked any more", old[i].path);
+				log_debug("exec gate: %s was not marked any more",
+					  old[i].path);
 	map_free(&g->bypath);
 	marks_free(old, nold);
 	map_free(&g->byino);
@@ -353,8 +359,8 @@ sync_marks(struct gateloop *g)
 		remark(g, &g->marks[i], true);
 	}
 	publish(g);
-	log_notice("exec gate: %zu of %zu binar%s the rules name held", g->state.marked, g->n,
-		   g->n == 1 ? "y" : "ies");
+	log_notice("exec gate: %zu of %zu binar%s the rules name held", g->state.marked,
+		   g->n, g->n == 1 ? "y" : "ies");
 }
 
 /* ---- the binaries' directories ---------------------------------------------------------- */
@@ -372,9 +378,10 @@ dir_change(void *arg, int wd, enum execgate_dir_change change, const char *name)
 		} else if (m->wd != wd) {
 			continue;
 		} else if (change == EXECGATE_DIR_GONE) {
-			log_warning("exec gate: the directory of %s went away; reload to hold it "
-				    "again",
-				    m->path);
+			log_warning(
+				"exec gate: the directory of %s went away; reload to hold it "
+				"again",
+				m->path);
 			m->wd = -1;
 		} else if (name != NULL && strcmp(name, m->name) == 0) {
 			remark(g, m, false);
@@ -512,22 +519,26 @@ gateloop_update(struct gateloop **gp, struct core *core, struct ev_loop *loop)
 			core_gate_set_state(core, &off);
 			return;
 		}
-		*g = (struct gateloop){ .core = core, .loop = loop, .gfd = -1, .ifd = -1 };
+		*g = (struct gateloop){
+			.core = core, .loop = loop, .gfd = -1, .ifd = -1
+		};
 		map_init(&g->byino, sizeof(struct ino_entry));
 		g->state.on = true;
 		int rc = gate_open(g);
 		if (rc < 0) {
-			log_error("cannot open the exec gate: %s%s; processes are placed after "
-				  "their exec only",
-				  strerror(-rc), why_not(rc));
+			log_error(
+				"cannot open the exec gate: %s%s; processes are placed after "
+				"their exec only",
+				strerror(-rc), why_not(rc));
 			snprintf(off.error, sizeof(off.error), "%s", strerror(-rc));
 			gateloop_free(g, loop);
 			core_gate_set_state(core, &off);
 			return;
 		}
-		log_notice("exec gate open (pidfds %s, memory %slocked, watchdog after %d ms)",
-			   g->state.pidfds ? "on" : "off", g->state.locked ? "" : "not ",
-			   GATE_BOUND_MS);
+		log_notice(
+			"exec gate open (pidfds %s, memory %slocked, watchdog after %d ms)",
+			g->state.pidfds ? "on" : "off", g->state.locked ? "" : "not ",
+			GATE_BOUND_MS);
 		*gp = g;
 	}
 	sync_marks(g);

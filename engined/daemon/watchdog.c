@@ -217,10 +217,11 @@ watchdog_hold(struct watchdog *w, int fd)
 		s->fd = fd;
 		s->since_ns = now_ns();
 		atomic_store(&s->state, HELD); /* publishes fd and since_ns */
-		if (atomic_load(&w->idle)) { /* after HELD: see sleep_idle() */
+		if (atomic_load(&w->idle)) {   /* after HELD: see sleep_idle() */
 			uint64_t one = 1;
 			if (write(w->kick, &one, sizeof(one)) < 0)
-				atomic_store(&s->state, HELD); /* an eventfd does not fail */
+				atomic_store(&s->state,
+					     HELD); /* an eventfd does not fail */
 		}
 		return (int)i;
 	}

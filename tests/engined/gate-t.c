@@ -47,7 +47,8 @@ file_of(const char *path, mode_t mode, uid_t uid, gid_t gid)
 }
 
 static enum gate_result
-held(struct core *c, pid_t pid, const char *path, const struct execgate_file *f, double now)
+held(struct core *c, pid_t pid, const char *path, const struct execgate_file *f,
+     double now)
 {
 	struct gate_exec x = { .pid = pid, .path = path, .file = f, .pidfd = -1 };
 
@@ -93,8 +94,8 @@ test_paths(struct core *c)
 	char buf[512] = "";
 
 	core_gate_paths(c, collect, buf);
-	is_string("/usr/bin/fx-su /usr/bin/fx-su /usr/bin/fx-sg /bin/true /bin/true",
-		  buf, "the gate holds the paths rules name (not ignore rules, not names)");
+	is_string("/usr/bin/fx-su /usr/bin/fx-su /usr/bin/fx-sg /bin/true /bin/true", buf,
+		  "the gate holds the paths rules name (not ignore rules, not names)");
 }
 
 static void
@@ -121,13 +122,15 @@ test_place(struct core *c)
 	fixture_proc(&fx, 700, NOBODY, NOBODY, "/bin/true", 70, "/gated");
 	event(c, PROCEV_EXEC, 700, 10.2);
 	is_string("/gated", fixture_group(&fx, 700), "its EXEC event finds it in place");
-	is_int(1, (long long)(core_stats(c)->moves - moves), "... and moves nothing more");
+	is_int(1, (long long)(core_stats(c)->moves - moves),
+	       "... and moves nothing more");
 	core_timeout(c, 11.0);
 	is_string("/gated", fixture_group(&fx, 700), "... nor is it moved back later");
 	is_int(0, (long long)core_stats(c)->gate_undone, "... nothing undone");
 	is_int(GATE_IN_PLACE, held(c, 700, "/bin/true", &run, 11.1),
 	       "another exec of it finds it in place");
-	ok(core_gate_placed(c, 700, &at), "... and explain still says the gate placed it");
+	ok(core_gate_placed(c, 700, &at),
+	   "... and explain still says the gate placed it");
 	fixture_proc(&fx, 700, NOBODY, NOBODY, "/bin/true", 71, "/gated");
 	ok(!core_gate_placed(c, 700, &at), "... but not of a new process with its pid");
 }
@@ -145,7 +148,8 @@ test_setid(struct core *c)
 	su.nosuid = true;
 	fixture_proc(&fx, 711, NOBODY, NOBODY, "/bin/sh", 72, "/");
 	held(c, 711, "/usr/bin/fx-su", &su, 12.1);
-	is_string("/users", fixture_group(&fx, 711), "... but as nobody on a nosuid mount");
+	is_string("/users", fixture_group(&fx, 711),
+		  "... but as nobody on a nosuid mount");
 
 	su.nosuid = false;
 	fixture_proc(&fx, 712, NOBODY, NOBODY, "/bin/sh", 73, "/");
@@ -165,9 +169,11 @@ test_setid(struct core *c)
 	is_string("/", fixture_group(&fx, 714), "... so root's exec is left alone");
 	/* none of these execs happened (no EXEC event, the same program) */
 	core_timeout(c, 13.0);
-	is_int(4, (long long)core_stats(c)->gate_undone, "the four execs that did not happen "
-							  "are undone");
-	is_string("/named", fixture_group(&fx, 710), "... 710 back, then classified as it is");
+	is_int(4, (long long)core_stats(c)->gate_undone,
+	       "the four execs that did not happen "
+	       "are undone");
+	is_string("/named", fixture_group(&fx, 710),
+		  "... 710 back, then classified as it is");
 }
 
 static void
@@ -182,14 +188,15 @@ test_failed(struct core *c)
 	is_string("/gated", fixture_group(&fx, 720), "... in /gated");
 	double at = core_next_deadline(c, 20.0);
 	ok(at > 20.0 && at <= 20.0 + GATE_CONFIRM_SECONDS + 1e-6,
-	   "the core wants to look again within %.1f s (deadline %.3f)", GATE_CONFIRM_SECONDS,
-	   at);
+	   "the core wants to look again within %.1f s (deadline %.3f)",
+	   GATE_CONFIRM_SECONDS, at);
 	core_timeout(c, 20.0 + GATE_CONFIRM_SECONDS / 2);
 	is_string("/gated", fixture_group(&fx, 720), "not before its time");
 	core_timeout(c, 20.0 + GATE_CONFIRM_SECONDS + 0.01);
 	is_string("/named", fixture_group(&fx, 720),
 		  "no EXEC, still its old program: moved back where it was");
-	is_int((long long)undone + 1, (long long)core_stats(c)->gate_undone, "... counted");
+	is_int((long long)undone + 1, (long long)core_stats(c)->gate_undone,
+	       "... counted");
 
 	/* moved back only where it still is where the gate put it */
 	fixture_proc(&fx, 721, NOBODY, NOBODY, "/bin/sh", 81, "/named");

@@ -33,11 +33,13 @@ test_creds(void)
 	f = (struct execgate_file){ .mode = S_IFREG | 02755, .uid = 5, .gid = 42 };
 	euid = egid = 1000;
 	execgate_creds(&f, false, &euid, &egid);
-	ok(euid == 1000 && egid == 42, "set-group-ID with group execute: the file's group");
+	ok(euid == 1000 && egid == 42,
+	   "set-group-ID with group execute: the file's group");
 	f.mode = S_IFREG | 02745;
 	egid = 1000;
 	execgate_creds(&f, false, &euid, &egid);
-	ok(egid == 1000, "set-group-ID without group execute: nothing (mandatory locking)");
+	ok(egid == 1000,
+	   "set-group-ID without group execute: nothing (mandatory locking)");
 	f = (struct execgate_file){ .mode = S_IFREG | 06755, .uid = 0, .gid = 0 };
 	euid = egid = 1000;
 	execgate_creds(&f, true, &euid, &egid);
