@@ -16,7 +16,9 @@ plan 14
 
 install_dest
 EX=/usr/share/doc/cgengine/examples/university
-id stud1 >/dev/null 2>&1 || useradd -m stud1 || bail "useradd stud1"
+getent group profs >/dev/null || groupadd profs || bail "groupadd profs"
+getent group students >/dev/null || groupadd students || bail "groupadd students"
+id stud1 >/dev/null 2>&1 || useradd -m -G students stud1 || bail "useradd stud1"
 mkdir -p /etc/systemd/system/cgengined.service.d
 cat >/etc/systemd/system/cgengined.service.d/gate.conf <<'EOF'
 [Service]
@@ -28,7 +30,11 @@ echo 'exec-gate = true' >>/etc/cgengine/cgengined.conf
 # no Lua hook here: the gate does not consult it (and it would move the
 # process again after its exec)
 sed -i 's/^lua-script.*$/lua-script = ""/' /etc/cgengine/cgengined.conf
-echo 'stud1:/usr/local/bin/gatenet  net_cls  /www' >/etc/cgrules.conf
+# the example's rules without the catch-all lines (they would move every
+# service of the guest), so that the layout is the firewall's (www at
+# level 5: .../cgengined.service/students/default/www), and the gated one
+sed -e '/^\*[[:space:]]/d' "$EX/real/cgrules.conf" >/etc/cgrules.conf
+echo 'stud1:/usr/local/bin/gatenet  net_cls  /www' >>/etc/cgrules.conf
 install -m 755 /bin/bash /usr/local/bin/gatenet
 cgengined --check >/dev/null || bail "cgengined --check refuses the configuration"
 ok "the example firewall loads" nft -f "$EX/real/nftables.conf"
