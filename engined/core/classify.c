@@ -414,12 +414,14 @@ decide(struct core *c, pid_t pid, uid_t asker, bool lazy)
 			cannot_read(c, pid, rc);
 		return DECIDE_GONE;
 	}
+	/* first: a user learns nothing of others' processes, not even that
+	 * one is a kernel thread (hidepid) */
+	if (!core_owns(asker, t))
+		return DECIDE_DENIED; /* nothing run, nothing counted */
 	if (t->kthread)
 		return DECIDE_KTHREAD;
 	if (pid == 1)
 		return DECIDE_INIT; /* its group is the service manager's business */
-	if (!core_owns(asker, t))
-		return DECIDE_DENIED; /* nothing run, nothing counted */
 	return decide_known(c, flags, asker, lazy, !lazy || decision_needs_groups(p), true);
 }
 

@@ -95,6 +95,7 @@ struct group_conf {
 	size_t nset;
 	char **nft; /* nftables sets of its cgroup id: "inet filter www", ... */
 	size_t nnft;
+	unsigned line; /* where the section ends in the file, for messages */
 };
 
 struct boost_profile {
@@ -105,6 +106,7 @@ struct boost_profile {
 	char *dest;
 	long max_seconds;
 	long max_boosts; /* boosts of this profile at once, all users together */
+	unsigned line; /* where the section ends in the file, for messages */
 };
 
 /* The caps on boosts held at once (boosts-per-user, max-boosts). */

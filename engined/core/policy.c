@@ -118,8 +118,8 @@ resolve_settings(struct policy *p, const struct report *rep)
 
 		if (k < 0) {
 			log_warning(
-				"%s: group \"%s:%s\": hierarchy not managed; settings unused",
-				c->file, c->groups[i].hier, c->groups[i].path);
+				"%s:%u: group \"%s:%s\": hierarchy not managed; settings unused",
+				c->file, c->groups[i].line, c->groups[i].hier, c->groups[i].path);
 			continue;
 		}
 		p->settings[p->nsettings].hier = (size_t)k;
@@ -128,6 +128,29 @@ resolve_settings(struct policy *p, const struct report *rep)
 	}
 	(void)rep;
 	return 0;
+}
+
+/* Every boost profile names a managed hierarchy (or a dimension of the
+ * layout): else each boost through it would fail; 0 or -1 after
+ * reporting. */
+static int
+check_profiles(struct policy *p, const struct report *rep)
+{
+	const struct config *c = p->cfg;
+	int bad = 0;
+
+	for (size_t i = 0; i < c->nprofiles; i++) {
+		const struct boost_profile *b = &c->profiles[i];
+
+		if (policy_find(p, b->hier) == NULL) {
+			report_msg(rep,
+				   "%s:%u: boost-profile \"%s\": hierarchy \"%s\" is not "
+				   "managed",
+				   c->file, b->line, b->name, b->hier);
+			bad++;
+		}
+	}
+	return bad ? -1 : 0;
 }
 
 static void
@@ -236,7 +259,7 @@ policy_build(const struct overrides *o, const char *mountinfo, const char *procr
 		goto fail;
 	}
 	if (select_hierarchies(p, rep) < 0 || layout_build(p, procroot, rep) < 0 ||
-	    resolve_settings(p, rep) < 0)
+	    resolve_settings(p, rep) < 0 || check_profiles(p, rep) < 0)
 		goto fail;
 
 	struct rules_options ro = {

@@ -195,6 +195,27 @@ duration_text(long secs, char *buf, size_t len)
 		snprintf(buf, len, "%lds", secs);
 }
 
+static void
+log_pid_denial(struct verb_ctx *x, const char *verb, pid_t pid)
+{
+	char msg[64];
+
+	snprintf(msg, sizeof(msg), "%s of pid %d, not its own", verb, (int)pid);
+	log_denial(x->rq, msg);
+}
+
+/*
+ * A process the caller may not see: for a user, one answer whether it
+ * is another user's or does not exist (no oracle past hidepid).
+ */
+static json_t *
+no_process(struct verb_ctx *x, pid_t pid)
+{
+	if (x->rq->uid == 0)
+		return fail(x, "no process %d", (int)pid);
+	return fail(x, "no process %d of uid %u", (int)pid, (unsigned)x->rq->uid);
+}
+
 /* ---- status, metrics ------------------------------------------------------------- */
 
 /* Every counter once: its JSON key, its Prometheus name, its help text. */
@@ -527,20 +548,15 @@ v_explain(struct verb_ctx *x)
 	if (x->argc != 2 || !parse_pid(x->argv[1], &pid))
 		return fail(x, "usage: explain PID");
 	enum decide_result r = core_explain(c, pid, x->rq->uid);
-	if (r == DECIDE_GONE)
-		return fail(x, "no process %d", (int)pid);
+	if (r == DECIDE_DENIED)
+		log_pid_denial(x, "explain", pid);
+	if (r == DECIDE_GONE || r == DECIDE_DENIED)
+		return no_process(x, pid);
 	if (r == DECIDE_INIT)
 		return fail(x, "pid 1 is the service manager; cgengined never moves it");
 	if (r == DECIDE_KTHREAD)
 		return fail(x, "pid %d is a kernel thread; cgengined never moves those",
 			    (int)pid);
-	if (r == DECIDE_DENIED) {
-		char msg[64];
-
-		snprintf(msg, sizeof(msg), "explain of pid %d, not its own", (int)pid);
-		log_denial(x->rq, msg);
-		return fail(x, "permission denied: pid %d belongs to another user", (int)pid);
-	}
 	const struct task *t = core_snapshot(c);
 	time_t gated;
 	json_t *gate = core_gate_placed(c, pid, &gated) ? json_integer((json_int_t)gated)
@@ -582,38 +598,66 @@ t_explain(const json_t *r, struct strbuf *out)
 	}
 }
 
-/* Resolve a user or group for "test" (NSS, bounded); false if unknown. */
-static bool
+/*
+ * A numeric user or group id: decimal digits, at most 4294967294
+ * ((uid_t)-1 means "no id"); 0, -EINVAL if not a number, -ERANGE if
+ * out of range (never cut to 32 bits: 4294967296 is not root).
+ */
+static int
+parse_id(const char *s, uint32_t *id)
+{
+	uint64_t v = 0;
+
+	if (*s == '\0')
+		return -EINVAL;
+	for (; *s != '\0'; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		if ((v = v * 10 + (uint64_t)(*s - '0')) >= UINT32_MAX)
+			v = UINT32_MAX; /* saturate: no wrap however long */
+	}
+	if (v >= UINT32_MAX)
+		return -ERANGE;
+	*id = (uint32_t)v;
+	return 0;
+}
+
+#define ID_RANGE "out of range (0 to 4294967294)"
+
+/* Resolve a user for "test" (NSS, bounded, else a number); 0 or -errno
+ * (-ENOENT unknown, -ERANGE a number out of range). */
+static int
 lookup_user(const char *name, struct task *t)
 {
-	char *end;
-	long id = strtol(name, &end, 10);
 	struct names_user u;
+	uint32_t id;
 
 	if (names_user_by_name(name, &u) == 0) {
 		t->uid = t->euid = u.uid;
 		t->gid = t->egid = u.gid;
 		t->ngroups = nss_grouplist(u.name, u.gid, t->groups, TASK_GROUPS_MAX);
-		return true;
+		return 0;
 	}
-	if (*end != '\0' || id < 0 || end == name)
-		return false;
+	int rc = parse_id(name, &id);
+	if (rc < 0)
+		return rc == -ERANGE ? rc : -ENOENT;
 	t->uid = t->euid = (uid_t)id;
-	return true;
+	return 0;
 }
 
-static bool
+/* Resolve a group, as lookup_user. */
+static int
 lookup_group(const char *name, gid_t *gid)
 {
-	char *end;
-	long id = strtol(name, &end, 10);
+	uint32_t id;
 
 	if (names_group_by_name(name, gid) == 0)
-		return true;
-	if (*end != '\0' || id < 0 || end == name)
-		return false;
+		return 0;
+	int rc = parse_id(name, &id);
+	if (rc < 0)
+		return rc == -ERANGE ? rc : -ENOENT;
 	*gid = (gid_t)id;
-	return true;
+	return 0;
 }
 
 #define TEST_USAGE "usage: test --user U [--group G] [--exe PATH] [--cmdline ARG...]"
@@ -631,11 +675,17 @@ v_test(struct verb_ctx *x)
 		char **a = x->argv;
 
 		if (strcmp(a[i], "--user") == 0 && i + 1 < x->argc) {
-			if (!lookup_user(a[++i], &t))
+			int rc = lookup_user(a[++i], &t);
+			if (rc == -ERANGE)
+				return fail(x, "user id %s is " ID_RANGE, a[i]);
+			if (rc < 0)
 				return fail(x, "unknown user '%s'", a[i]);
 			have_user = true;
 		} else if (strcmp(a[i], "--group") == 0 && i + 1 < x->argc) {
-			if (!lookup_group(a[++i], &t.egid))
+			int rc = lookup_group(a[++i], &t.egid);
+			if (rc == -ERANGE)
+				return fail(x, "group id %s is " ID_RANGE, a[i]);
+			if (rc < 0)
 				return fail(x, "unknown group '%s'", a[i]);
 			t.gid = t.egid;
 		} else if (strcmp(a[i], "--exe") == 0 && i + 1 < x->argc) {
@@ -697,7 +747,7 @@ granted(const struct boost_profile *p, uid_t uid)
 				return true;
 			continue;
 		}
-		if (!lookup_group(a + 1, &want))
+		if (lookup_group(a + 1, &want) < 0)
 			continue;
 		for (size_t k = 0; k < n; k++)
 			if (groups[k] == want)
@@ -747,10 +797,11 @@ boost_profile(struct verb_ctx *x)
 	if (uid != 0 && !granted(p, uid))
 		return deny(x, "boost profile '%s' is not granted to uid %u", p->name,
 			    (unsigned)uid);
-	if (core_read_task(c, pid, &t) < 0)
-		return fail(x, "no process %d", (int)pid);
-	if (!core_owns(uid, &t))
-		return deny(x, "pid %d belongs to another user", (int)pid);
+	bool seen = core_read_task(c, pid, &t) == 0;
+	if (seen && !core_owns(uid, &t))
+		log_pid_denial(x, "boost", pid);
+	if (!seen || !core_owns(uid, &t))
+		return no_process(x, pid);
 	if (uid != 0 && secs > p->max_seconds) {
 		char a[32], b[32];
 		duration_text(secs, a, sizeof(a));

@@ -732,6 +732,38 @@ test_lazy_groups(void)
 	fixture_done(&f);
 }
 
+/*
+ * %p is the program's name, whatever else the rules file holds: with
+ * a rule alone it once was the 15-character command name, and the
+ * full name only when another rule's process field made the daemon
+ * read the executable.
+ */
+static void
+test_pname(void)
+{
+	static const char *const files[] = {
+		"nobody name=cgecore /t/%p\n",
+		"nobody:fx-other name=cgecore /o\nnobody name=cgecore /t/%p\n",
+	};
+	struct fixture f;
+
+	fixture_init(&f);
+	for (size_t i = 0; i < 2; i++) {
+		fixture_files(&f, "", files[i]);
+		fixture_proc(&f, 100, NOBODY, NOBODY, "/usr/bin/atkverylongprogramname",
+			     10, "/");
+		struct core *c = fixture_core(&f);
+		if (c == NULL)
+			bail("no core");
+		core_start(c, 1.0);
+		is_string("/t/atkverylongprogramname", fixture_group(&f, 100),
+			  "%%p is the program's full name %s",
+			  i == 0 ? "with the %p rule alone" : "beside a process rule");
+		core_free(c);
+	}
+	fixture_done(&f);
+}
+
 /* core_whatif as uid asker for a nobody process running exe. */
 static const struct verdict *
 whatif(struct core *c, uid_t asker, const char *exe)
@@ -809,7 +841,7 @@ test_whatif_hook(void)
 int
 main(void)
 {
-	plan(85 + 19 + 6 + 9 + 7 + 8);
+	plan(85 + 19 + 6 + 9 + 7 + 8 + 2);
 	fixture_init(&fx);
 	fixture_files(&fx, fixture_profile, fixture_rules);
 	fixture_proc(&fx, 1, 0, 0, "/usr/lib/systemd/systemd", 1, "/init.scope");
@@ -837,5 +869,6 @@ main(void)
 	test_expiry_order();
 	test_whatif_hook();
 	test_lazy_groups();
+	test_pname();
 	return 0;
 }
