@@ -52,18 +52,18 @@ is "$T/cgrules.conf:7: warning: unknown template '%y' in destination; copied as 
 daemon_start || bail "daemon"
 
 # placed PROG [SHORT GROUP]...: a shell of the user, classified, put in
-# GROUP of each hierarchy SHORT by hand, then exec'ing PROG; returns
-# (pid in $LAST) once a later process is classified: events are handled
-# in order, so the exec was too
+# GROUP of each hierarchy SHORT by hand, then exec'ing PROG (once told
+# to through a FIFO); returns (pid in $LAST) once a later process is
+# classified: events are handled in order, so the exec was too
+gates=0
 placed() {
 	prog=$1; shift
-	run_as "$U" sh -c "sleep 1; exec '$T/bin/$prog' 300"; pp=$LAST
+	gates=$((gates + 1)); mkfifo -m 644 "$T/go$gates"
+	run_as "$U" sh -c "read go <'$T/go$gates'; exec '$T/bin/$prog' 300"; pp=$LAST
 	wait_group "$pp" cls /DefaultCgroup || diag "the shell was not classified"
 	while [ $# -ge 2 ]; do echo "$pp" >"$T/h/$1$2/cgroup.procs"; shift 2; done
-	i=0
-	while [ "$(cat "/proc/$pp/comm" 2>/dev/null)" != "$prog" ] && [ $i -lt 100 ]; do
-		sleep 0.05; i=$((i + 1))
-	done
+	timeout 30 sh -c 'echo go >"$1"' sh "$T/go$gates"
+	wait_until 30 runs "$pp" "$T/bin/$prog"
 	run_as "$U" "$T/bin/${TAG}job" 300
 	wait_group "$LAST" cls /DefaultCgroup || diag "the probe was not classified"
 	LAST=$pp

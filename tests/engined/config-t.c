@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * config-t.c -- unit tests for engined/config.c: built-in defaults,
- * every key of SPEC 5.1, and exact error messages.
+ * every key of cgengined.conf(5), and exact error messages.
  */
 #include "engined/core/core_private.h"
 #include "tests/tap/tap.h"

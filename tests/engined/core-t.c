@@ -317,7 +317,8 @@ test_restore(void)
 	FILE *v = fopen(victim, "w");
 	fputs("precious\n", v);
 	fclose(v);
-	symlink(victim, tmp);
+	if (symlink(victim, tmp) < 0)
+		bail("symlink %s: %s", tmp, strerror(errno));
 	c = fixture_core(&fx);
 	core_start(c, 1.0);
 	is_int(0, boost(c, 610, 60, &info), "boost with a link planted at the temporary");

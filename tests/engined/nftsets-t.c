@@ -176,7 +176,7 @@ exec_event(struct core *c, pid_t pid, double now)
 }
 
 struct seen {
-	char lines[8][300];
+	char lines[8][1024];
 	size_t n;
 };
 

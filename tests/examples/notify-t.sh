@@ -12,13 +12,14 @@ mount_hier cls; MANAGED="cls"
 echo "root:${TAG}nothing name=${TAG}cls /x" >"$T/cgrules.conf"
 write_config
 "$BUILDDIR/tests/lib/notifyrecv" "$T/notify.sock" >"$T/notify.out" & KIDS="$KIDS $!"
-i=0; while [ ! -S "$T/notify.sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
+wait_until 30 test -S "$T/notify.sock"
 NOTIFY_SOCKET="$T/notify.sock" daemon_start || bail "daemon"
-waitfor() { i=0; while ! grep -q "$1" "$T/notify.out" && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; grep -q "$1" "$T/notify.out"; }
+waitfor() { wait_until 30 grep -q "$1" "$T/notify.out"; }
 ok "READY=1 at start" waitfor "^READY=1$"
 kill -HUP "$DAEMON_PID"
 ok "RELOADING=1 with MONOTONIC_USEC on reload" waitfor "^RELOADING=1 MONOTONIC_USEC=[0-9]*$"
-ok "READY=1 again after it" sh -c "waitfor() { :; }; test \$(grep -c '^READY=1\$' '$T/notify.out') -ge 1 && sleep 0.5 && test \$(grep -c '^READY=1\$' '$T/notify.out') -eq 2"
+readies() { [ "$(grep -c '^READY=1$' "$T/notify.out")" -eq "$1" ]; }
+ok "READY=1 again after it" wait_until 30 readies 2
 daemon_stop
 ok "STOPPING=1 at exit" waitfor "^STOPPING=1$"
 is "READY=1 RELOADING=1 READY=1 STOPPING=1" "$(sed 's/ MONOTONIC_USEC=.*//' "$T/notify.out" | tr '\n' ' ' | sed 's/ $//')" \

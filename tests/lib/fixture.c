@@ -311,9 +311,6 @@ fake_move(void *arg, const struct hier *h, const char *path, pid_t tgid)
 	} else {
 		set_cgroup_line(f, tgid, FIXTURE_HIER, path);
 	}
-	if (f->nmoves < sizeof(f->moves) / sizeof(f->moves[0]))
-		snprintf(f->moves[f->nmoves++], sizeof(f->moves[0]), "%d %s", (int)tgid,
-			 path);
 	return 0;
 }
 
@@ -675,18 +672,6 @@ fixture_group(struct fixture *f, pid_t pid)
 	buf[strcspn(buf, "\n")] = '\0';
 	char *p = strstr(buf, FIXTURE_HIER ":");
 	return p ? p + strlen(FIXTURE_HIER) + 1 : "";
-}
-
-const char *
-fixture_last_move(struct fixture *f, pid_t pid)
-{
-	char prefix[32];
-
-	snprintf(prefix, sizeof(prefix), "%d ", (int)pid);
-	for (size_t i = f->nmoves; i-- > 0;)
-		if (strncmp(f->moves[i], prefix, strlen(prefix)) == 0)
-			return f->moves[i] + strlen(prefix);
-	return "";
 }
 
 void
