@@ -7,7 +7,8 @@
  *
  * Usage: loadgen -d DAEMON_PID -u UID -g GID -n COUNT -c CONCURRENCY
  *                [-t TIMEOUT_MS] [-p PROBE] NAME=GROUP...
- * Prints one line of key=value results.
+ * Prints one line of key=value results (and a second, start_*: from
+ * fork to the probe's main()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -148,6 +149,7 @@ main(int argc, char **argv)
 	if (pipe(p) < 0)
 		return 1;
 	long long *lat = calloc((size_t)count, sizeof(*lat));
+	long long *first = calloc((size_t)count, sizeof(*first));
 	char tmo[16];
 	snprintf(tmo, sizeof(tmo), "%d", timeout);
 
@@ -192,13 +194,19 @@ main(int argc, char **argv)
 	close(p[1]);
 	/* collect the records */
 	FILE *f = fdopen(p[0], "r");
-	int n = 0, ok = 0;
-	long long v;
+	int n = 0, ok = 0, nfirst = 0;
+	long long v, fv;
 	int pid;
-	while (n < count && fscanf(f, "%lld %d", &v, &pid) == 2) {
+	char line[128];
+	while (n < count && fgets(line, sizeof(line), f) != NULL) {
+		int got = sscanf(line, "%lld %d %lld", &v, &pid, &fv);
+		if (got < 2)
+			continue;
 		lat[n++] = v;
 		if (v >= 0)
 			ok++;
+		if (got == 3)
+			first[nfirst++] = fv;
 	}
 	long long cpu1 = cpu_ns(daemon);
 
@@ -207,6 +215,7 @@ main(int argc, char **argv)
 		if (lat[i] < 0)
 			lat[i] = (long long)timeout * 1000 + 1;
 	qsort(lat, (size_t)n, sizeof(*lat), cmp_ll);
+	qsort(first, (size_t)nfirst, sizeof(*first), cmp_ll);
 	double secs = (double)(t1 - t0) / 1e9;
 	double cpu_us = (double)(cpu1 - cpu0) / 1e3;
 	printf("count=%d classified=%d pct=%.1f p50_us=%lld p90_us=%lld p99_us=%lld max_us=%lld "
@@ -214,7 +223,12 @@ main(int argc, char **argv)
 	       n, ok, n ? 100.0 * ok / n : 0.0, n ? lat[n / 2] : 0,
 	       n ? lat[n * 9 / 10] : 0, n ? lat[n * 99 / 100] : 0, n ? lat[n - 1] : 0,
 	       n / secs, n ? cpu_us / n : 0.0, rss_kib(daemon), secs);
+	/* exec to the probe's main(): what an exec costs the process */
+	if (nfirst > 0)
+		printf("start_p50_us=%lld start_p90_us=%lld start_p99_us=%lld\n",
+		       first[nfirst / 2], first[nfirst * 9 / 10], first[nfirst * 99 / 100]);
 	fclose(f);
 	free(lat);
+	free(first);
 	return 0;
 }

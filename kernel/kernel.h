@@ -70,6 +70,7 @@ const char *hier_label(const struct hier *h);
 #define TASK_EXE    0x1u /* readlink exe */
 #define TASK_SCRIPT 0x2u /* script and invoked name (needs TASK_EXE) */
 #define TASK_RT	    0x4u /* realtime scheduling policy */
+#define TASK_NNP    0x8u /* no_new_privs (status read past Kthread:) */
 
 /*
  * A task snapshot.  task_read() clears every field before comm and the
@@ -82,6 +83,7 @@ struct task {
 	gid_t gid, egid;
 	bool kthread;
 	bool realtime;
+	bool no_new_privs; /* only with TASK_NNP */
 	size_t ngroups;
 	gid_t groups[TASK_GROUPS_MAX];
 	char comm[64];

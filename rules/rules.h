@@ -212,6 +212,15 @@ bool rules_need_process(const struct rules_set *set);
 bool rules_need_cgroups(const struct rules_set *set);
 
 /*
+ * fn(arg, path) for each process field that is an absolute path without
+ * wildcards, of the rules that may move a task in a bound hierarchy
+ * (ignore rules excluded): the binaries the exec gate holds.  A path
+ * named by several rules comes once per rule.
+ */
+void rules_paths(const struct rules_set *set, void (*fn)(void *arg, const char *path),
+		 void *arg);
+
+/*
  * Expand a destination template for a task into buf: %u %U %g %G %p
  * %P and backslash escapes; a '%' before any other character is kept
  * with that character, as written.  Expanded values never contain '/'

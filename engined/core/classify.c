@@ -235,10 +235,11 @@ v1_groups(const struct task_cgroups *cg, const char **v, size_t max)
 	return n;
 }
 
-/* Rules, then the Lua hook, for a snapshot. */
+/* Rules, then the Lua hook (unless hook is false: the exec gate), for
+ * a snapshot. */
 static void
 decide_rules(struct core *c, const struct task *t, const char *const *current,
-	     const struct hook_view *view)
+	     const struct hook_view *view, bool hook)
 {
 	struct policy *p = c->pol;
 	const char *v1[RULES_MAX_HIERS];
@@ -266,7 +267,7 @@ decide_rules(struct core *c, const struct task *t, const char *const *current,
 	}
 	rules_match(p->rules, &rt, c->dec);
 	from_rules(c);
-	if (hooks_has_classify(p->hooks))
+	if (hook && hooks_has_classify(p->hooks))
 		run_hook(c, t, view);
 }
 
@@ -423,6 +424,9 @@ decision_needs_groups(const struct policy *p)
 	       hooks_has_classify(p->hooks);
 }
 
+static enum decide_result decide_known(struct core *c, unsigned flags, uid_t asker,
+				       bool lazy, bool groups, bool hook);
+
 /*
  * Decide for pid into c->verdicts; the snapshot in c->snap and, unless
  * lazy and the decision does not need them (then c->snap_cg.n is 0 and
@@ -433,8 +437,6 @@ decide(struct core *c, pid_t pid, uid_t asker, bool lazy)
 {
 	struct policy *p = c->pol;
 	struct task *t = &c->snap;
-	struct task_cgroups *cg = &c->snap_cg;
-	const char *current[RULES_MAX_HIERS] = { 0 };
 	unsigned what = 0;
 	const struct proc *known = proc_known(c, pid);
 	unsigned flags = known != NULL ? known->flags : 0;
@@ -444,7 +446,7 @@ decide(struct core *c, pid_t pid, uid_t asker, bool lazy)
 		what |= TASK_EXE | TASK_SCRIPT;
 	if (!sticky && rules_need_realtime(p->rules))
 		what |= TASK_RT;
-	cg->n = 0;
+	c->snap_cg.n = 0;
 	c->snap_cg_read = false;
 	int rc = task_read(c->env.procroot, pid, what, t);
 	if (rc < 0) {
@@ -460,7 +462,24 @@ decide(struct core *c, pid_t pid, uid_t asker, bool lazy)
 		return DECIDE_KTHREAD;
 	if (pid == 1)
 		return DECIDE_INIT; /* its group is the service manager's business */
-	if (!lazy || decision_needs_groups(p)) {
+	return decide_known(c, flags, asker, lazy, !lazy || decision_needs_groups(p), true);
+}
+
+/*
+ * The rest of decide() for the snapshot in c->snap, whose table flags
+ * are flags: its current groups (when groups is set), the rules, the
+ * Lua hook (when hook is set), boosts, the composed group.
+ */
+static enum decide_result
+decide_known(struct core *c, unsigned flags, uid_t asker, bool lazy, bool groups, bool hook)
+{
+	struct policy *p = c->pol;
+	struct task *t = &c->snap;
+	struct task_cgroups *cg = &c->snap_cg;
+	const char *current[RULES_MAX_HIERS] = { 0 };
+	pid_t pid = t->pid;
+
+	if (groups) {
 		if (task_read_cgroups(c->env.procroot, pid, cg) < 0)
 			return DECIDE_GONE;
 		c->snap_cg_read = true;
@@ -469,7 +488,7 @@ decide(struct core *c, pid_t pid, uid_t asker, bool lazy)
 	c->refusal[0] = '\0';
 	if (p->v2 != NULL)
 		layout_split(p, v2_current(c), c->partbuf, sizeof(c->partbuf), c->parts);
-	if (sticky) {
+	if (flags & PROC_STICKY) {
 		all_sticky(c);
 		return DECIDE_STICKY;
 	}
@@ -482,7 +501,7 @@ decide(struct core *c, pid_t pid, uid_t asker, bool lazy)
 				  .cg = cg,
 				  .ask = !lazy, /* explain */
 				  .asker = asker };
-	decide_rules(c, t, current, &view);
+	decide_rules(c, t, current, &view, hook);
 	if (flags & PROC_BOOSTED)
 		apply_boosts(c, pid);
 	compose(c, pid);
@@ -494,6 +513,16 @@ enum decide_result
 classify_decide(struct core *c, pid_t pid, uid_t asker)
 {
 	return decide(c, pid, asker, false);
+}
+
+enum decide_result
+classify_decide_snapshot(struct core *c)
+{
+	const struct proc *known = proc_known(c, c->snap.pid);
+
+	c->snap_cg.n = 0;
+	c->snap_cg_read = false;
+	return decide_known(c, known != NULL ? known->flags : 0, 0, true, true, false);
 }
 
 void
@@ -515,7 +544,7 @@ classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cm
 	for (size_t i = 0; i < RULES_MAX_HIERS; i++)
 		c->parts[i] = NULL;
 	c->refusal[0] = '\0';
-	decide_rules(c, t, current, &view);
+	decide_rules(c, t, current, &view, true);
 	compose(c, t->pid);
 }
 
@@ -534,6 +563,8 @@ classify(struct core *c, pid_t pid)
 {
 	if (c->paused)
 		return;
+	if (c->gate != NULL && gate_pending(c, pid))
+		return; /* its exec is on its way: its EXEC event classifies it */
 	switch (decide(c, pid, 0, true)) {
 	case DECIDE_GONE:
 		c->stats.vanished++;
@@ -555,6 +586,14 @@ classify(struct core *c, pid_t pid)
 		c->snap_cg_read = true;
 	}
 	c->stats.classified++;
+	classify_act(c);
+}
+
+void
+classify_act(struct core *c)
+{
+	pid_t pid = c->snap.pid;
+
 	for (size_t i = 0; i < c->pol->n; i++) {
 		const struct verdict *v = &c->verdicts[i];
 		const char *now = task_cgroup_of(&c->snap_cg, c->pol->names[i]);

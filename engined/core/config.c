@@ -238,6 +238,7 @@ static cfg_opt_t opts[] = {
 	CFG_INT_CB("netlink-buffer", 4194304, CFGF_NONE, config_parse_ranged),
 	CFG_INT_CB("nice", CONFIG_NICE_DEFAULT, CFGF_NONE, config_parse_ranged),
 	CFG_INT_CB("realtime-priority", 0, CFGF_NONE, config_parse_ranged),
+	CFG_BOOL("exec-gate", cfg_false, CFGF_NONE),
 	CFG_INT_CB("boosts-per-user", CONFIG_BOOSTS_PER_USER, CFGF_NONE, config_parse_ranged),
 	/* no CFGF_NO_TITLE_DUPES: each section is taken out of libconfuse
 	 * as it is parsed, titles are deduplicated in config_check.c */
@@ -295,6 +296,7 @@ copy_config(cfg_t *cfg, struct config *c)
 	c->netlink_buffer = cfg_getint(cfg, "netlink-buffer");
 	c->nice = (int)cfg_getint(cfg, "nice");
 	c->rt_priority = (int)cfg_getint(cfg, "realtime-priority");
+	c->exec_gate = cfg_getbool(cfg, "exec-gate");
 	c->boosts_per_user = cfg_getint(cfg, "boosts-per-user");
 	if (!c->rules || !c->rules_dir || !c->control_socket || !c->sticky_socket ||
 	    !c->pidfile || !c->state_file || !c->log || !c->lua_script)

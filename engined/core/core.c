@@ -296,6 +296,8 @@ core_event(struct core *c, const struct procev_event *ev, double now)
 		break;
 	case PROCEV_EXEC:
 		c->stats.ev_exec++;
+		if (c->gate != NULL)
+			gate_exec_seen(c, ev->tgid); /* a held exec did happen */
 		add_pending(c, ev->tgid, true, ev->ts_ns);
 		break;
 	case PROCEV_UID:
@@ -389,6 +391,7 @@ core_next_deadline(const struct core *c, double now)
 	t = earliest(t, c->cleanup_at);
 	t = earliest(t, c->save_at);
 	t = earliest(t, nftsets_deadline(c));
+	t = earliest(t, gate_deadline(c));
 	time_t exp = boost_next_expiry(c);
 	if (exp != 0) {
 		double left = difftime(exp, c->env.wall());
@@ -417,6 +420,7 @@ core_timeout(struct core *c, double now)
 	double sync = nftsets_deadline(c);
 	if (sync > 0 && now >= sync)
 		nftsets_timeout(c, now);
+	gate_timeout(c); /* execs the gate let go that did not happen */
 }
 
 /* ---- reload ------------------------------------------------------------------------ */
@@ -473,20 +477,18 @@ core_reload(struct core *c, double now)
 		return -EINVAL;
 	}
 	struct policy *old = c->pol;
-	if (np->backend != old->backend) {
-		log_error("%s: backend: changes only at a restart; the previous configuration "
-			  "and rules stay in force",
-			  np->cfg->file[0] ? np->cfg->file : "built-in config");
-		c->stats.reload_failures++;
-		policy_free(np);
-		return -1;
-	}
-	if (choose_backend(c, np, &rep) < 0) {
-		c->stats.reload_failures++;
-		policy_free(np);
+	if (np->backend != old->backend || choose_backend(c, np, &rep) < 0) {
+		if (np->backend != old->backend)
+			log_error("%s: backend: changes only at a restart",
+				  np->cfg->file[0] ? np->cfg->file : "built-in config");
 		log_error("reload failed; the previous configuration and rules stay in force");
-		return -1;
+		c->stats.reload_failures++;
+		policy_free(np);
+		if (c->env.reloading != NULL)
+			c->env.reloading(c->env.loop_arg, false);
+		return -EINVAL;
 	}
+	gate_forget(c); /* its records name the old policy's hierarchies */
 	c->env.cgfs->flush(c->env.cgfs->arg); /* mounts may have changed */
 	memset(c->dropped, 0, sizeof(c->dropped));
 	c->pol = np;
@@ -694,6 +696,7 @@ core_free(struct core *c)
 		return;
 	boost_free_all(c);
 	nftsets_free(c);
+	gate_free(c);
 	policy_free(c->pol);
 	proctab_free(c->procs);
 	groups_forget_made(c);

@@ -154,6 +154,7 @@ struct config {
 	long netlink_buffer; /* initial receive buffer of the proc connector */
 	int nice;	     /* the daemon's scheduling priority, -20..19 */
 	int rt_priority;     /* realtime-priority: SCHED_RR at 1..99, 0 = off */
+	bool exec_gate;	     /* exec-gate: place gated execs before they run */
 	long boosts_per_user; /* boosts one user but root may hold at once */
 	struct group_conf *groups;
 	size_t ngroups;
@@ -242,6 +243,16 @@ struct core_cgfs {
 	 * backend has no units). */
 	int (*unit)(void *arg, const struct hier *h, const char *path, bool logical, char *buf,
 		    size_t len);
+	/*
+	 * The exec gate's move (gate.h): it runs while the exec'ing
+	 * process waits, so it may not wait on another process (PID 1, a
+	 * bus peer) -- a write of cgroup.procs into a group that exists,
+	 * or made ahead for this.  -EAGAIN when it cannot place without
+	 * waiting: the asynchronous path places the process after its
+	 * exec.  NULL: the gate uses move, which the direct cgroupfs
+	 * backend's is.
+	 */
+	int (*move_now)(void *arg, const struct hier *h, const char *path, pid_t tgid);
 };
 
 /* How the core changes nftables sets of cgroup ids; 0 or -errno (as
@@ -324,6 +335,12 @@ struct core_stats {
 	uint64_t hook_timeouts, hook_restarts; /* Lua helper stopped, started again */
 	uint64_t state_saves, state_save_failures;
 	uint64_t placed_in[CORE_LATENCY_BUCKETS];
+	/* the exec gate (gate.h) */
+	uint64_t gate_execs;	/* execs held and answered */
+	uint64_t gate_moves;	/* moves made while an exec was held */
+	uint64_t gate_watchdog; /* execs the watchdog thread answered */
+	uint64_t gate_late;	/* of those, read by the loop: placed after the exec */
+	uint64_t gate_undone;	/* execs that failed after the gate: moved back */
 };
 
 /* Process table flags. */

@@ -282,6 +282,8 @@ struct core {
 	bool reserved_logged;	       /* a reserved group was refused and said so */
 	struct askrate askrate;	       /* Lua hook runs of requests, per user */
 	struct nftsets *nft;	       /* nft sets of group ids (nftsets.c) */
+	struct gate *gate;	       /* the exec gate's records (gate.c), or NULL */
+	bool at_gate;		       /* moving while an exec is held */
 };
 
 
@@ -301,6 +303,11 @@ core_rescan_soon(struct core *c, double delay)
 void classify(struct core *c, pid_t pid);
 /* Decide only: verdicts for pid into c->verdicts, snapshot in c->snap. */
 enum decide_result classify_decide(struct core *c, pid_t pid, uid_t asker);
+/* Decide for the snapshot already in c->snap (the exec gate makes it):
+ * its current groups read, the rules and boosts, no Lua hook. */
+enum decide_result classify_decide_snapshot(struct core *c);
+/* Make the moves the verdicts ask for (c->snap_cg read). */
+void classify_act(struct core *c);
 void classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen,
 		     uid_t asker);
 
@@ -347,6 +354,22 @@ void nftsets_timeout(struct core *c, double now);
 void nftsets_gone(struct core *c, uint64_t id);
 /* When nftsets_timeout has something to do (monotonic; 0 = nothing). */
 double nftsets_deadline(const struct core *c);
+
+/* ---- gate.c: the exec gate's records ------------------------------------------------ */
+
+/* An EXEC event for tgid: an exec the gate held did happen. */
+void gate_exec_seen(struct core *c, pid_t tgid);
+/* Is an exec of pid held or on its way (answered, not yet seen)?  Then
+ * it is not classified before its EXEC event: it would be by its old
+ * program. */
+bool gate_pending(const struct core *c, pid_t pid);
+/* When gate_timeout() has something to do (monotonic; 0 = no). */
+double gate_deadline(const struct core *c);
+/* Undo the moves of execs that never happened. */
+void gate_timeout(struct core *c);
+/* A new policy: the records name the old one's hierarchies. */
+void gate_forget(struct core *c);
+void gate_free(struct core *c);
 
 /* ---- boost.c: boosts and the process table's bookkeeping -------------------------- */
 

@@ -87,22 +87,33 @@ create_group(struct core *c, size_t i, const char *path, const struct rules_rule
 	return 0;
 }
 
+/* Move pid into group path of h: while the exec gate holds an exec,
+ * through the backend's move_now (one that never waits on PID 1). */
+static int
+move(struct core *c, const struct hier *h, const char *path, pid_t pid)
+{
+	const struct core_cgfs *fs = c->env.cgfs;
+
+	if (c->at_gate && fs->move_now != NULL)
+		return fs->move_now(fs->arg, h, path, pid);
+	return fs->move(fs->arg, h, path, pid);
+}
+
 void
 groups_move(struct core *c, size_t i, const struct task *t, const struct verdict *v)
 {
 	const struct hier *h = c->pol->managed[i];
-	const struct core_cgfs *fs = c->env.cgfs;
 
 	if (c->dry_run) {
 		log_info("would move pid %d (%s) to %s:%s (%s)", (int)t->pid, t->comm,
 			 hier_label(h), v->dest, v->reason);
 		return;
 	}
-	int rc = fs->move(fs->arg, h, v->dest, t->pid);
+	int rc = move(c, h, v->dest, t->pid);
 	/* first-match rules create only templated groups, as libcgroup */
 	bool may_create = v->rule == NULL || c->dec[i].create;
 	if (rc == -ENOENT && may_create && (rc = create_group(c, i, v->dest, v->rule)) == 0)
-		rc = fs->move(fs->arg, h, v->dest, t->pid);
+		rc = move(c, h, v->dest, t->pid);
 	if (rc == CORE_MOVE_QUEUED) { /* counted when the backend reports back (core_move_done) */
 		log_info("moving pid %d (%s) to %s:%s (%s)", (int)t->pid, t->comm,
 			 hier_label(h), v->dest, v->reason);
@@ -112,6 +123,9 @@ groups_move(struct core *c, size_t i, const struct task *t, const struct verdict
 			 hier_label(h), v->dest, v->reason);
 	} else if (rc == -ESRCH) {
 		c->stats.vanished++;
+	} else if (rc == -EAGAIN && c->at_gate) {
+		log_debug("pid %d (%s): %s:%s is placed after its exec", (int)t->pid,
+			  t->comm, hier_label(h), v->dest);
 	} else if (rc == -ESTALE) {
 		c->stats.move_failures++;
 		c->dropped[i] = true;
@@ -408,7 +422,6 @@ void
 groups_move_composed(struct core *c, const struct task *t)
 {
 	const struct policy *p = c->pol;
-	const struct core_cgfs *fs = c->env.cgfs;
 	char why[1024];
 	int rc;
 
@@ -418,18 +431,21 @@ groups_move_composed(struct core *c, const struct task *t)
 			 t->comm, c->composed, why);
 		return;
 	}
-	rc = fs->move(fs->arg, p->v2, c->composed, t->pid);
+	rc = move(c, p->v2, c->composed, t->pid);
 	if (rc == -ENOENT && (rc = create_composed(c)) == 0)
-		rc = fs->move(fs->arg, p->v2, c->composed, t->pid);
+		rc = move(c, p->v2, c->composed, t->pid);
 	if (rc == CORE_MOVE_QUEUED) { /* counted when the backend reports back (core_move_done) */
 		log_info("moving pid %d (%s) to unified:%s (%s)", (int)t->pid, t->comm,
 			 c->composed, why);
 	} else if (rc == 0) {
 		c->stats.moves++;
-		log_info("moved pid %d (%s) to unified:%s (%s)", (int)t->pid, t->comm,
-			 c->composed, why);
+		log_info("moved pid %d (%s) to unified:%s (%s%s)", (int)t->pid, t->comm,
+			 c->composed, why, c->at_gate ? ", at the exec gate" : "");
 	} else if (rc == -ESRCH) {
 		c->stats.vanished++;
+	} else if (rc == -EAGAIN && c->at_gate) {
+		log_debug("pid %d (%s): unified:%s is placed after its exec", (int)t->pid,
+			  t->comm, c->composed);
 	} else {
 		c->stats.move_failures++;
 		log_warning(

@@ -15,6 +15,7 @@
  * bytes that are not UTF-8 into U+FFFD, so the JSON is always valid.
  */
 #include "core_private.h"
+#include "gate.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -271,6 +272,20 @@ static const struct counter {
 	  "Processes classified 1-10 ms after their exec.", placed_in[5]),
 	C("placed_over_10ms", "placed_over_10ms_total",
 	  "Processes classified more than 10 ms after their exec.", placed_in[6]),
+	/* the exec gate */
+	C("gate_execs", "gate_execs_total", "Execs the exec gate held and let go.",
+	  gate_execs),
+	C("gate_moves", "gate_moves_total",
+	  "Moves made at the exec gate, before the program's first instruction.",
+	  gate_moves),
+	C("gate_watchdog", "gate_watchdog_total",
+	  "Gated execs the watchdog thread let go because the loop had not answered.",
+	  gate_watchdog),
+	C("gate_late", "gate_late_total",
+	  "Gated execs the loop found answered by the watchdog: placed after the exec.",
+	  gate_late),
+	C("gate_undone", "gate_undone_total",
+	  "Processes moved back because their exec failed after the gate.", gate_undone),
 #undef C
 };
 
@@ -281,6 +296,20 @@ value(const struct core *c, const struct counter *k)
 {
 	return (unsigned long long)*(const uint64_t *)((const char *)core_stats(c) +
 						       k->offset);
+}
+
+/* The exec gate's state: null when exec-gate is off. */
+static json_t *
+gate_status(const struct core *c)
+{
+	const struct gate_state *g = core_gate_state(c);
+
+	if (!g->on)
+		return json_null();
+	return json_pack("{s:b, s:b, s:b, s:I, s:I, s:i, s:o}", "running", g->running,
+			 "pidfds", g->pidfds, "memory_locked", g->locked, "held",
+			 (json_int_t)g->marked, "named", (json_int_t)g->wanted, "bound_ms",
+			 GATE_BOUND_MS, "error", g->error[0] ? jstr(g->error) : json_null());
 }
 
 static json_t *
@@ -295,20 +324,46 @@ v_status(struct verb_ctx *x)
 	for (size_t i = 0; i < NCOUNTERS; i++)
 		json_object_set_new(counts, counters[i].key,
 				    json_integer((json_int_t)value(c, &counters[i])));
-	return json_pack("{s:s, s:i, s:i, s:I, s:b, s:I, s:s, s:I, s:o, s:o, s:o}", "version",
+	return json_pack("{s:s, s:i, s:i, s:I, s:b, s:I, s:s, s:I, s:o, s:o, s:o, s:o}", "version",
 			 PACKAGE_VERSION, "protocol", CONTROL_PROTOCOL, "pid", (int)getpid(),
 			 "uptime", (json_int_t)difftime(time(NULL), core_started(c)),
 			 "paused", core_paused(c), "rules", (json_int_t)rules_count(p->rules),
 			 "match",
 			 p->cfg->match == RULES_FIRST_MATCH ? "first-match" : "per-hierarchy",
 			 "boosts", (json_int_t)core_boost_count(c), "hierarchies", hiers,
-			 "counters", counts, "lua", jstr_or_null(p->hooks ? p->cfg->lua_script : NULL));
+			 "counters", counts, "lua", jstr_or_null(p->hooks ? p->cfg->lua_script : NULL),
+			 "exec_gate", gate_status(c));
 }
 
 static unsigned long long
 counter(const json_t *r, const char *key)
 {
 	return (unsigned long long)get_i(json_object_get(r, "counters"), key);
+}
+
+static void
+t_gate(const json_t *r, struct strbuf *out)
+{
+	const json_t *g = json_object_get(r, "exec_gate");
+
+	if (!json_is_object(g)) {
+		strbuf_printf(out, "exec gate:    off\n");
+		return;
+	}
+	if (!json_is_true(json_object_get(g, "running"))) {
+		strbuf_printf(out, "exec gate:    NOT RUNNING (%s)\n", get_s(g, "error"));
+		return;
+	}
+	strbuf_printf(out, "exec gate:    %lld of %lld binaries held%s%s\n", get_i(g, "held"),
+		   get_i(g, "named"),
+		   json_is_true(json_object_get(g, "memory_locked")) ? ""
+								   : ", memory NOT locked",
+		   json_is_true(json_object_get(g, "pidfds")) ? "" : ", no pidfds");
+	strbuf_printf(out,
+		   "              execs %llu, placed at the gate %llu, watchdog %llu "
+		   "(late %llu), moved back %llu\n",
+		   counter(r, "gate_execs"), counter(r, "gate_moves"), counter(r, "gate_watchdog"),
+		   counter(r, "gate_late"), counter(r, "gate_undone"));
 }
 
 static void
@@ -340,6 +395,7 @@ t_status(const json_t *r, struct strbuf *out)
 		   lua ? lua : "none", counter(r, "lua_calls"), counter(r, "lua_errors"),
 		   counter(r, "lua_timeouts"), counter(r, "lua_restarts"));
 	strbuf_printf(out, "boosts:       %lld active\n", get_i(r, "boosts"));
+	t_gate(r, out);
 }
 
 /* metrics: the status, rendered in Prometheus' text format */
@@ -371,6 +427,11 @@ t_metrics(const json_t *r, struct strbuf *out)
 	       json_is_true(json_object_get(r, "paused")));
 	metric(out, "uptime_seconds", "gauge", "Seconds since start.",
 	       (unsigned long long)get_i(r, "uptime"));
+	const json_t *g = json_object_get(r, "exec_gate");
+	metric(out, "gate_open", "gauge", "1 while the exec gate holds execs.",
+	       json_is_true(json_object_get(g, "running")));
+	metric(out, "gate_binaries", "gauge", "Binaries the exec gate holds.",
+	       (unsigned long long)get_i(g, "held"));
 }
 
 /* ---- explain, test ---------------------------------------------------------------- */
@@ -504,12 +565,15 @@ v_explain(struct verb_ctx *x)
 		return fail(x, "pid %d is a kernel thread; cgengined never moves those",
 			    (int)pid);
 	const struct task *t = core_snapshot(c);
-	return json_pack("{s:i, s:o, s:o, s:I, s:o, s:I, s:b, s:b, s:o, s:o}", "pid", (int)pid,
+	time_t gated;
+	json_t *gate = core_gate_placed(c, pid, &gated) ? json_integer((json_int_t)gated)
+							: json_null();
+	return json_pack("{s:i, s:o, s:o, s:I, s:o, s:I, s:b, s:b, s:o, s:o, s:o}", "pid", (int)pid,
 			 "comm", jstr(t->comm), "exe", jstr(t->exe), "uid", (json_int_t)t->euid,
 			 "user", jstr(core_user_name(c, t->euid)), "gid", (json_int_t)t->egid,
 			 "sticky", r == DECIDE_STICKY, "paused", core_paused(c), "hierarchies",
 			 verdict_rows(c, core_snapshot_cgroups(c)), "nft_sets",
-			 nft_rows(c, core_snapshot_cgroups(c)));
+			 nft_rows(c, core_snapshot_cgroups(c)), "placed_at_gate", gate);
 }
 
 static void
@@ -522,6 +586,15 @@ t_explain(const json_t *r, struct strbuf *out)
 		   get_i(r, "gid"),
 		   json_is_true(json_object_get(r, "paused")) ? "; the daemon is PAUSED" : "");
 	t_rows(json_object_get(r, "hierarchies"), true, out);
+	const json_t *gated = json_object_get(r, "placed_at_gate");
+	if (json_is_integer(gated)) {
+		char when[64];
+		time_t at = (time_t)json_integer_value(gated);
+		struct tm tm;
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime_r(&at, &tm));
+		strbuf_printf(out, "placed at the exec gate at %s, before its first instruction\n",
+			   when);
+	}
 	size_t i;
 	json_t *row;
 	json_array_foreach(json_object_get(r, "hierarchies"), i, row)

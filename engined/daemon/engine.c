@@ -20,6 +20,7 @@
  *                               to core_move_done() / core_moves_lost()
  */
 #include "daemon.h"
+#include "gateloop.h"
 #include "sdplace.h"
 
 #include <errno.h>
@@ -67,6 +68,8 @@ struct engine {
 	struct sdplace *sd; /* the systemd backend, when the policy asks for it */
 	ev_io sd_watcher;   /* its sd-bus descriptor (fd -1: not watched) */
 	ev_timer sd_timer;  /* its deadline (a call's timeout, a reconnection) */
+	struct gateloop *gate; /* the exec gate, while exec-gate is set */
+	ev_timer watchdog;     /* WATCHDOG=1 to systemd (WatchdogSec=) */
 };
 
 /* Read and feed to the core every event waiting, then end the batch. */
@@ -96,6 +99,8 @@ drain(struct engine *e, double now)
 			core_event(e->core, &ev[k], now);
 		if (procev_drained(e->pe))
 			break; /* saves the recvmmsg() that would say EAGAIN */
+		if (gateloop_waiting(e->gate))
+			break; /* held execs first: the rest at the next wake-up */
 	}
 	core_batch_done(e->core, now);
 }
@@ -230,10 +235,10 @@ static void
 prepare_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 {
 	struct engine *e = w->data;
-	double at;
 
 	sd_prepare(e, loop);
-	at = core_next_deadline(e->core, ev_now(loop));
+	gateloop_prepare(e->gate);
+	double at = core_next_deadline(e->core, ev_now(loop));
 
 	ev_timer_stop(loop, &e->core_timer);
 	if (at < 0)
@@ -343,6 +348,7 @@ apply_cb(void *arg, const struct config *cfg)
 
 	apply_nice(cfg);
 	nft_watch(e);
+	gateloop_update(&e->gate, e->core, e->loop); /* the binaries to hold */
 }
 
 /* Around every reload: tell systemd. */
@@ -368,6 +374,27 @@ signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 		ev_break(loop, EVBREAK_ALL);
 		break;
 	}
+}
+
+/* systemd's watchdog (WatchdogSec=): a ping per half period, from the
+ * loop, so a stopped or stuck daemon is killed and restarted. */
+static void
+watchdog_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	notify_systemd("WATCHDOG=1");
+}
+
+static void
+start_systemd_watchdog(struct engine *e)
+{
+	double every = notify_watchdog_interval();
+
+	if (every <= 0)
+		return;
+	ev_timer_init(&e->watchdog, watchdog_cb, every, every);
+	e->watchdog.data = e;
+	ev_timer_start(e->loop, &e->watchdog);
+	log_info("pinging systemd's watchdog every %.1f s", every);
 }
 
 /* ---- life cycle ------------------------------------------------------------ */
@@ -479,14 +506,18 @@ engine_run(struct engine *e)
 	if (pidfile_write(e->pidfile) < 0)
 		return 1;
 	start_watchers(e);
+	start_systemd_watchdog(e);
 	/* logs the policy, calls apply_cb (nice, the nftables watcher: before
-	 * the sets are first filled, so no change is missed), then scans */
+	 * the sets are first filled, so no change is missed; the exec gate:
+	 * its marks before the scan, as the proc connector), then scans */
 	core_start(e->core, ev_now(e->loop));
 	log_notice("ready: running processes classified (%llu moves)",
 		   (unsigned long long)core_stats(e->core)->moves);
 	tell_ready(e);
 	ev_run(e->loop, 0);
 	notify_systemd("STOPPING=1");
+	gateloop_free(e->gate, e->loop); /* first: whatever it holds goes on */
+	e->gate = NULL;
 	core_stop(e->core);
 	if (e->sticky != NULL)
 		sticky_close(e->sticky, e->loop);
@@ -512,6 +543,7 @@ engine_free(struct engine *e)
 	if (e->sticky != NULL)
 		sticky_close(e->sticky, NULL);
 	control_close(e->control);
+	gateloop_free(e->gate, e->loop);
 	procev_close(e->pe);
 	if (e->nft_fd >= 0)
 		close(e->nft_fd);

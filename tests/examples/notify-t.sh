@@ -1,11 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # systemd Type=notify: READY=1 once classification has started,
-# RELOADING=1 then READY=1 around a reload, STOPPING=1 at exit --
-# written to $NOTIFY_SOCKET, here a socket the test listens on.
+# RELOADING=1 then READY=1 around a reload, STOPPING=1 at exit, and
+# WATCHDOG=1 twice per WatchdogSec= when systemd asks for it -- written
+# to $NOTIFY_SOCKET, here a socket the test listens on.
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
-plan 5
+plan 8
 
 mount_hier cls; MANAGED="cls"
 echo "root:${TAG}nothing name=${TAG}cls /x" >"$T/cgrules.conf"
@@ -23,4 +24,21 @@ daemon_stop
 ok "STOPPING=1 at exit" waitfor "^STOPPING=1$"
 is "READY=1 RELOADING=1 READY=1 STOPPING=1" "$(sed 's/ MONOTONIC_USEC=.*//' "$T/notify.out" | tr '\n' ' ' | sed 's/ $//')" \
 	"in that order, nothing else"
+
+# WatchdogSec=400ms: WATCHDOG_USEC in the environment, a ping every 200 ms
+: >"$T/notify.out"
+WATCHDOG_USEC=400000 NOTIFY_SOCKET="$T/notify.sock" daemon_start || bail "daemon"
+sleep 1.1
+n=$(grep -c '^WATCHDOG=1$' "$T/notify.out")
+ok "WATCHDOG=1 every half period ($n in 1.1 s)" test "$n" -ge 4 -a "$n" -le 7
+daemon_stop
+: >"$T/notify.out"
+WATCHDOG_PID=1 WATCHDOG_USEC=400000 NOTIFY_SOCKET="$T/notify.sock" daemon_start || bail "daemon"
+sleep 0.6
+is 0 "$(grep -c '^WATCHDOG=1$' "$T/notify.out")" "none when WATCHDOG_PID names another process"
+daemon_stop
+: >"$T/notify.out"
+NOTIFY_SOCKET="$T/notify.sock" daemon_start || bail "daemon"
+sleep 0.6
+is 0 "$(grep -c '^WATCHDOG=1$' "$T/notify.out")" "none without WatchdogSec="
 done_testing
