@@ -228,7 +228,7 @@ test_reload(struct core *c)
 	fixture_files(&fx,
 		      "unified-layout = {\"cpu\", \"net_cls\"}\nbackend = \"cgroupfs\"\n",
 		      rules);
-	is_int(-1, core_reload(c, 5.0), "a reload cannot change backends");
+	is_int(-EINVAL, core_reload(c, 5.0), "a reload cannot change backends");
 	ok(core_policy(c)->backend == BACKEND_SYSTEMD, "the running policy stays");
 	fixture_files(&fx, conf, rules);
 	is_int(0, core_reload(c, 6.0), "a reload with the same backend works");
