@@ -544,7 +544,7 @@ rules_need_realtime(const struct rules_set *set)
 bool
 rules_need_process(const struct rules_set *set)
 {
-	return set->need_process;
+	return set->need_process || set->need_pname;
 }
 
 bool

@@ -223,6 +223,8 @@ check_dest(struct parser *p, const char *dest, bool *templated)
 				*templated = true;
 			else if (unknown_template(p, s[1]) < 0)
 				return -1;
+			if (s[1] == 'p')
+				p->set->need_pname = true;
 			if (s[1] != '\0')
 				s++; /* the character after it goes with it */
 		}

@@ -198,7 +198,11 @@ const struct rules_rule *rules_get(const struct rules_set *set, size_t i);
 enum rules_semantics rules_semantics(const struct rules_set *set);
 /* True when some rule uses ignore_rt (callers then fill task.realtime). */
 bool rules_need_realtime(const struct rules_set *set);
-/* True when some rule has a process field (callers then fill exe etc.). */
+/*
+ * True when some rule has a process field or a destination with %p
+ * (callers then fill exe, script and invoked): %p is the same name
+ * whatever else the file holds.
+ */
 bool rules_need_process(const struct rules_set *set);
 /*
  * True when some decision depends on the task's current groups (an

@@ -28,6 +28,8 @@ struct hook_view {
 	const struct task_cgroups *cg;
 	const char *cmd; /* what-if: the command line given, NUL-separated */
 	size_t cmdlen;
+	bool ask;    /* a request (explain, test), not a classification */
+	uid_t asker; /* who asked */
 };
 
 static int
@@ -55,11 +57,52 @@ hook_cgroup(void *arg, const char *hier)
 	return task_cgroup_of(v->cg, strcmp(hier, "unified") == 0 ? "" : hier);
 }
 
+/* Append " (note)" to the reason of every verdict. */
+static void
+note_reasons(struct core *c, const char *note)
+{
+	for (size_t i = 0; i < c->pol->n; i++) {
+		struct verdict *v = &c->verdicts[i];
+		size_t n = strlen(v->reason);
+
+		snprintf(v->reason + n, sizeof(v->reason) - n, " (%s)", note);
+	}
+}
+
+/*
+ * The hooks object a call uses: real classifications the policy's;
+ * requests its clone, in a helper of their own, at most so often per
+ * user (askrate.c).  NULL (and the reasons say why) when a request may
+ * not run the hook now.
+ */
+static struct hooks *
+hooks_for(struct core *c, const struct hook_view *view)
+{
+	struct policy *p = c->pol;
+
+	if (!view->ask)
+		return p->hooks;
+	if (p->hooks_ask == NULL) {
+		note_reasons(c, "Lua hook not run: out of memory");
+		return NULL;
+	}
+	if (!askrate_take(&c->askrate, view->asker, (double)c->env.wall())) {
+		note_reasons(c, "Lua hook not run: too many requests of this user, "
+				"try again in a second");
+		return NULL;
+	}
+	return p->hooks_ask;
+}
+
 /* Let the Lua hook revise the verdicts. */
 static void
 run_hook(struct core *c, const struct task *t, const struct hook_view *view)
 {
 	struct policy *p = c->pol;
+	struct hooks *hk = hooks_for(c, view);
+
+	if (hk == NULL)
+		return;
 	struct hooks_task ht = {
 		.pid = t->pid,
 		.ppid = t->ppid,
@@ -85,14 +128,17 @@ run_hook(struct core *c, const struct task *t, const struct hook_view *view)
 		snprintf(s->dest, sizeof(s->dest), "%s", v->move ? v->dest : "");
 		s->why = v->rule != NULL ? v->reason : NULL;
 	}
+	/* the counters are the classifying helper's: requests' are logged */
 	const struct hooks_stats *hs = hooks_stats(p->hooks);
 	uint64_t timeouts = hs->timeouts, restarts = hs->restarts;
-	c->stats.hook_calls++;
-	int rc = hooks_classify(p->hooks, &ht, c->slots, p->n);
+	c->stats.hook_calls += !view->ask;
+	int rc = hooks_classify(hk, &ht, c->slots, p->n);
 	c->stats.hook_timeouts += hs->timeouts - timeouts;
 	c->stats.hook_restarts += hs->restarts - restarts;
 	if (rc < 0) {
-		c->stats.hook_errors++;
+		c->stats.hook_errors += !view->ask;
+		if (view->ask)
+			note_reasons(c, "Lua hook failed, see the log; the rules decided");
 		return; /* the rules' decision stands */
 	}
 	for (size_t i = 0; i < p->n; i++) {
@@ -241,24 +287,66 @@ cannot_read(struct core *c, pid_t pid, int rc)
 			    c->env.procroot, (int)pid, strerror(-rc), held);
 }
 
+/*
+ * The composed group names a group the daemon reserves (its own leaf,
+ * a dot name) at level k: refuse the dimension that put the name there
+ * for this process -- its verdict, or else the current part it would
+ * keep.  Logged once (then at debug level): a template such as /%p
+ * may expand to it for any process.  False when nothing is left to
+ * refuse (the default segment itself is reserved).
+ */
+static bool
+refuse_reserved(struct core *c, unsigned k, const char *why, const char **want,
+		const char **cur)
+{
+	const struct policy *p = c->pol;
+	char dimpath[RULES_DEST_MAX];
+	int i = layout_level(p, c->composed, k, dimpath, sizeof(dimpath));
+	enum log_level level = c->reserved_logged ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARNING;
+
+	log_msg(level,
+		"pid %d (%s): unified:%s is %s; %s:%s refused for it%s", (int)c->snap.pid,
+		c->snap.comm, c->composed, why, i >= 0 ? p->names[i] : "?", dimpath,
+		c->reserved_logged ? "" : " (further refusals are logged at debug level)");
+	c->reserved_logged = true;
+	if (i < 0)
+		return false;
+	if (want[i] != NULL) {
+		struct verdict *v = &c->verdicts[i];
+		size_t n = strlen(v->reason);
+
+		snprintf(v->reason + n, sizeof(v->reason) - n, " (refused: %s)", why);
+		v->move = false;
+		want[i] = NULL;
+		return true;
+	}
+	if (cur[i] != NULL) {
+		cur[i] = NULL;
+		return true;
+	}
+	return false;
+}
+
 /* Compose the verdicts of the virtual dimensions into c->composed. */
 static void
 compose(struct core *c, pid_t pid)
 {
 	const struct policy *p = c->pol;
-	const char *want[RULES_MAX_HIERS] = { 0 };
+	const char *want[RULES_MAX_HIERS] = { 0 }, *cur[RULES_MAX_HIERS];
 	size_t bad;
 	int rc;
 
 	c->composed[0] = '\0';
 	if (p->v2 == NULL || (pid == getpid() && p->uroot_own))
 		return; /* the daemon stays in its leaf */
+	memcpy(cur, c->parts, sizeof(cur));
 	for (size_t k = 0; k < p->nlayout; k++) {
 		size_t i = p->layout[k];
 
 		want[i] = c->verdicts[i].move ? c->verdicts[i].dest : NULL;
 	}
-	while ((rc = layout_compose(p, want, c->parts, c->composed, sizeof(c->composed),
+again:
+	while ((rc = layout_compose(p, want, cur, c->composed, sizeof(c->composed),
 				    &bad)) == -EMLINK) {
 		struct verdict *v = &c->verdicts[bad];
 		size_t n = strlen(v->reason);
@@ -273,8 +361,52 @@ compose(struct core *c, pid_t pid)
 		v->move = false;
 		want[bad] = NULL;
 	}
-	if (rc != 0)
+	const char *why;
+	unsigned k = rc == 0 ? layout_reserved(p, c->composed, &why) : 0;
+	if (k > 0 && refuse_reserved(c, k, why, want, cur))
+		goto again;
+	if (rc != 0 || k > 0)
 		c->composed[0] = '\0';
+}
+
+/*
+ * The unified layout's group the snapshot is in (c->snap_cg read), as
+ * the backend sees it: the same path for cgroupfs, the group a unit
+ * stands for with systemd; NULL when it is in none of the layout's.
+ */
+static const char *
+v2_current(struct core *c)
+{
+	const struct core_cgfs *fs = c->env.cgfs;
+	const char *real = task_cgroup_of(&c->snap_cg, c->pol->v2->name);
+
+	if (real == NULL || fs->logical == NULL)
+		return real;
+	if (fs->logical(fs->arg, c->pol->v2, real, c->v2cur, sizeof(c->v2cur)) < 0)
+		return NULL;
+	return c->v2cur;
+}
+
+/* Does the backend refuse to move the snapshot out of its v2 group (PID
+ * 1's, a delegated subtree, ...)?  Then the composed group is dropped and
+ * the reason kept for explain. */
+static void
+backend_refuses(struct core *c)
+{
+	const struct core_cgfs *fs = c->env.cgfs;
+	const struct policy *p = c->pol;
+	const char *real;
+
+	if (c->composed[0] == '\0' || fs->may_move == NULL ||
+	    (real = task_cgroup_of(&c->snap_cg, p->v2->name)) == NULL)
+		return;
+	if (fs->may_move(fs->arg, p->v2, real, c->refusal, sizeof(c->refusal)) == 0) {
+		c->refusal[0] = '\0';
+		return;
+	}
+	log_debug("pid %d (%s) left in unified:%s: %s", (int)c->snap.pid, c->snap.comm, real,
+		  c->refusal);
+	c->composed[0] = '\0';
 }
 
 /*
@@ -320,34 +452,41 @@ decide(struct core *c, pid_t pid, uid_t asker, bool lazy)
 			cannot_read(c, pid, rc);
 		return DECIDE_GONE;
 	}
+	/* first: a user learns nothing of others' processes, not even that
+	 * one is a kernel thread (hidepid) */
+	if (!core_owns(asker, t))
+		return DECIDE_DENIED; /* nothing run, nothing counted */
 	if (t->kthread)
 		return DECIDE_KTHREAD;
 	if (pid == 1)
 		return DECIDE_INIT; /* its group is the service manager's business */
-	if (!core_owns(asker, t))
-		return DECIDE_DENIED; /* nothing run, nothing counted */
 	if (!lazy || decision_needs_groups(p)) {
 		if (task_read_cgroups(c->env.procroot, pid, cg) < 0)
 			return DECIDE_GONE;
 		c->snap_cg_read = true;
 	}
 	c->composed[0] = '\0';
+	c->refusal[0] = '\0';
 	if (p->v2 != NULL)
-		layout_split(p, task_cgroup_of(cg, p->v2->name), c->partbuf,
-			     sizeof(c->partbuf), c->parts);
+		layout_split(p, v2_current(c), c->partbuf, sizeof(c->partbuf), c->parts);
 	if (sticky) {
 		all_sticky(c);
 		return DECIDE_STICKY;
 	}
 	for (size_t i = 0; i < p->n; i++)
 		current[i] = p->virt[i] ? c->parts[i] : task_cgroup_of(cg, p->names[i]);
-	struct hook_view view = {
-		.pol = p, .parts = c->parts, .procroot = c->env.procroot, .t = t, .cg = cg
-	};
+	struct hook_view view = { .pol = p,
+				  .parts = c->parts,
+				  .procroot = c->env.procroot,
+				  .t = t,
+				  .cg = cg,
+				  .ask = !lazy, /* explain */
+				  .asker = asker };
 	decide_rules(c, t, current, &view);
 	if (flags & PROC_BOOSTED)
 		apply_boosts(c, pid);
 	compose(c, pid);
+	backend_refuses(c);
 	return DECIDE_OK;
 }
 
@@ -358,7 +497,8 @@ classify_decide(struct core *c, pid_t pid, uid_t asker)
 }
 
 void
-classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen)
+classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen,
+		uid_t asker)
 {
 	static const struct task_cgroups none;
 	const char *current[RULES_MAX_HIERS] = { 0 };
@@ -368,10 +508,13 @@ classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cm
 				  .t = t,
 				  .cg = &none,
 				  .cmd = cmd,
-				  .cmdlen = cmdlen };
+				  .cmdlen = cmdlen,
+				  .ask = true,
+				  .asker = asker };
 
 	for (size_t i = 0; i < RULES_MAX_HIERS; i++)
 		c->parts[i] = NULL;
+	c->refusal[0] = '\0';
 	decide_rules(c, t, current, &view);
 	compose(c, t->pid);
 }
@@ -426,7 +569,7 @@ classify(struct core *c, pid_t pid)
 		groups_move(c, i, &c->snap, v);
 	}
 	if (c->composed[0] != '\0') {
-		const char *now = task_cgroup_of(&c->snap_cg, c->pol->v2->name);
+		const char *now = v2_current(c);
 
 		if (now != NULL && strcmp(now, c->composed) == 0)
 			log_debug("pid %d (%s) already in unified:%s", (int)pid,
@@ -457,7 +600,8 @@ core_snapshot_cgroups(const struct core *c)
 }
 
 void
-core_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen)
+core_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen,
+	    uid_t asker)
 {
-	classify_whatif(c, t, cmd, cmdlen);
+	classify_whatif(c, t, cmd, cmdlen, asker);
 }

@@ -103,7 +103,10 @@ groups_move(struct core *c, size_t i, const struct task *t, const struct verdict
 	bool may_create = v->rule == NULL || c->dec[i].create;
 	if (rc == -ENOENT && may_create && (rc = create_group(c, i, v->dest, v->rule)) == 0)
 		rc = fs->move(fs->arg, h, v->dest, t->pid);
-	if (rc == 0) {
+	if (rc == CORE_MOVE_QUEUED) { /* counted when the backend reports back (core_move_done) */
+		log_info("moving pid %d (%s) to %s:%s (%s)", (int)t->pid, t->comm,
+			 hier_label(h), v->dest, v->reason);
+	} else if (rc == 0) {
 		c->stats.moves++;
 		log_info("moved pid %d (%s) to %s:%s (%s)", (int)t->pid, t->comm,
 			 hier_label(h), v->dest, v->reason);
@@ -418,7 +421,10 @@ groups_move_composed(struct core *c, const struct task *t)
 	rc = fs->move(fs->arg, p->v2, c->composed, t->pid);
 	if (rc == -ENOENT && (rc = create_composed(c)) == 0)
 		rc = fs->move(fs->arg, p->v2, c->composed, t->pid);
-	if (rc == 0) {
+	if (rc == CORE_MOVE_QUEUED) { /* counted when the backend reports back (core_move_done) */
+		log_info("moving pid %d (%s) to unified:%s (%s)", (int)t->pid, t->comm,
+			 c->composed, why);
+	} else if (rc == 0) {
 		c->stats.moves++;
 		log_info("moved pid %d (%s) to unified:%s (%s)", (int)t->pid, t->comm,
 			 c->composed, why);
@@ -451,6 +457,14 @@ groups_made(struct core *c, const struct hier *h, const char *path)
 	LIST_FOREACH(g, &c->made, link)
 	if (strcmp(g->hier, h->name) == 0 && strcmp(g->path, path) == 0)
 		return;
+	groups_adopt(c, h, path);
+}
+
+void
+groups_adopt(struct core *c, const struct hier *h, const char *path)
+{
+	struct made_group *g;
+
 	if ((g = calloc(1, sizeof(*g))) == NULL)
 		return;
 	g->hier = strdup(h->name);

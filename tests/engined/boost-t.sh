@@ -121,7 +121,7 @@ ok "a user boosts its own process through a granted profile" \
 ok "and it moves" wait_group "$ja" net /fast
 is 1 "$(as "${TAG}a" "$CTL" -s "$SOCK" --json boosts | jq length)" "the user sees its own boost"
 as "${TAG}a" "$CTL" -s "$SOCK" boost --profile fast "$jb" >/dev/null 2>"$T/err"
-is "cgenginectl: permission denied: pid $jb belongs to another user" "$(cat "$T/err")" "not for another user's process"
+is "cgenginectl: no process $jb of uid $(id -u "${TAG}a")" "$(cat "$T/err")" "not for another user's process"
 as "${TAG}a" "$CTL" -s "$SOCK" boost --profile other "$ja" >/dev/null 2>"$T/err"
 is "cgenginectl: permission denied: boost profile 'other' is not granted to uid $(id -u "${TAG}a")" \
 	"$(cat "$T/err")" "not through a profile not granted to it"

@@ -12,7 +12,7 @@
 require_root
 V2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 [ -n "$V2" ] || skip_all "no cgroup2 mount"
-plan 11
+plan 15
 
 SUB="cgetest_v2c_$$"
 mkdir "$V2/$SUB" || bail "cannot make a private sub-tree of $V2"
@@ -37,6 +37,7 @@ cat >"$T/cgrules.conf" <<EOR
 EOR
 MANAGED="x"
 write_config "unified-layout = {\"cpu\", \"net_cls\"}
+backend = \"cgroupfs\"
 unified-root = \"/$SUB\"
 group \"cpu:/students\" {
     set = {\"cpu.shares=512\"}
@@ -74,6 +75,17 @@ is "" "$others" "nothing but the test's processes was moved"
 kill -9 "$b"; wait "$b" 2>/dev/null
 ok "the template's groups are removed once empty" wait_until 30 test ! -d "$V2/$SUB/students/${TAG}s"
 ok "the configured class stays" test -d "$V2/$SUB/students/default"
+# issue 22 5: a template group whose process exits while the daemon is
+# stopped is removed when it starts again (the layout tells it was made)
+run_as "${TAG}s" "$T/bin/${TAG}batch" 300; b2=$LAST
+wait_v2 "$b2" "/$SUB/students/${TAG}s/others" "another batch job in the template's level"
+daemon_stop
+kill -9 "$b2"; wait "$b2" 2>/dev/null
+ok "(stopped: the template's group outlives its process)" test -d "$V2/$SUB/students/${TAG}s/others"
+daemon_start || bail "daemon restart"
+ok "at the next start the empty template groups are removed" test ! -d "$V2/$SUB/students/${TAG}s"
+ok "... the configured class and the groups in use stay" \
+	test -d "$V2/$SUB/students/default/www" -a "$(v2_of "$w")" = "/$SUB/students/default/www"
 if [ -n "$(cat "$V2/$SUB/cgroup.controllers")" ]; then
 	diag "controllers offered here: $(cat "$V2/$SUB/cgroup.controllers")"
 else

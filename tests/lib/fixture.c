@@ -337,14 +337,35 @@ fake_is_empty(void *arg, const struct hier *h, const char *path)
 	return empty;
 }
 
+/* Does dir have a sub-directory (a child group)? */
+static bool
+has_child(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	struct stat st;
+	bool found = false;
+
+	while (d != NULL && !found && (e = readdir(d)) != NULL) {
+		char sub[1024];
+
+		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+		found = e->d_name[0] != '.' && stat(sub, &st) == 0 && S_ISDIR(st.st_mode);
+	}
+	if (d != NULL)
+		closedir(d);
+	return found;
+}
+
 static int
 fake_rmdir(void *arg, const struct hier *h, const char *path)
 {
 	char dir[512];
 
-	if (!fake_is_empty(arg, h, path))
-		return -EBUSY;
 	group_dir_of(arg, h, path, dir, sizeof(dir));
+	/* the kernel: not with processes or child groups in it */
+	if (!fake_is_empty(arg, h, path) || has_child(dir))
+		return -EBUSY;
 	rm_rf(dir);
 	return 0;
 }
@@ -437,7 +458,11 @@ void
 fixture_init(struct fixture *f)
 {
 	memset(f, 0, sizeof(*f));
-	snprintf(f->dir, sizeof(f->dir), "/tmp/cgetest-core.XXXXXX");
+	const char *tmp = getenv("TMPDIR"); /* a bench may want a tmpfs */
+
+	if (tmp == NULL || tmp[0] != '/' || strlen(tmp) > 32)
+		tmp = "/tmp";
+	snprintf(f->dir, sizeof(f->dir), "%s/cgetest-core.XXXXXX", tmp);
 	if (mkdtemp(f->dir) == NULL)
 		bail("mkdtemp");
 	snprintf(f->proc, sizeof(f->proc), "%s/proc", f->dir);

@@ -659,6 +659,66 @@ test_helper_death(void)
 	hooks_free(h);
 }
 
+/*
+ * Issue 22 §3: a clone runs the same script in a helper of its own.  A
+ * stalling call gets the clone's helper killed and backed off; the
+ * original's helper is never touched and answers at once.
+ */
+static void
+test_clone(void)
+{
+	char err[512];
+	struct hooks_slot s[2];
+
+	timeout_ms = stall_ms;
+	struct hooks *h = load("clone.lua",
+			       "function classify(t, d)\n"
+			       "  if t.pid == 666 then string.rep('', 1e18) end\n"
+			       "  d['net_cls'] = '/ok/' .. t.pid\n"
+			       "end\n",
+			       1000000, 1 << 22, err);
+	if (h == NULL)
+		bail("clone.lua: %s", err);
+	struct hooks *c = hooks_clone(h, "asked: ");
+	if (c == NULL)
+		bail("no clone");
+	pid_t mine = hooks_helper_pid(h);
+	ok(hooks_has_classify(c) && hooks_helper_pid(c) == -1,
+	   "a clone has the script's classify(), and no helper until asked");
+	is_int(0, classify_pid(c, s, 7), "the clone answers");
+	ok(s[1].set && strcmp(s[1].dest, "/ok/7") == 0 && hooks_helper_pid(c) > 0 &&
+		   hooks_helper_pid(c) != mine,
+	   "... in a helper of its own");
+	last_log[0] = '\0';
+	is_int(-1, classify_pid(c, s, 666), "a call that stalls the clone fails");
+	ok(strncmp(last_log, "asked: Lua hook classify() failed: ",
+		   strlen("asked: Lua hook classify() failed: ")) == 0,
+	   "... logged with the clone's tag: %s", last_log);
+	is_int(-1, classify_pid(c, s, 666), "so does the next one");
+	double t0 = now_ms();
+	int rc = classify_pid(c, s, 8);
+	ok(rc == -1 && now_ms() - t0 < 100 * slow,
+	   "the clone's helper backs off: its calls fail at once (%.0f ms)",
+	   now_ms() - t0);
+	t0 = now_ms();
+	is_int(0, classify_pid(h, s, 9), "the original still answers");
+	ok(now_ms() - t0 < 100 * slow + stall_ms && strcmp(s[1].dest, "/ok/9") == 0 &&
+		   hooks_helper_pid(h) == mine,
+	   "... at once, with its own helper, never killed");
+	const struct hooks_stats *o = hooks_stats(h), *k = hooks_stats(c);
+	ok(o->errors == 0 && o->timeouts == 0 && o->restarts == 0,
+	   "the original counts nothing of the clone's failures");
+	ok(k->errors == 3 && k->timeouts == 2 && k->restarts == 1,
+	   "the clone counts its own (errors %llu, timeouts %llu, restarts %llu)",
+	   (unsigned long long)k->errors, (unsigned long long)k->timeouts,
+	   (unsigned long long)k->restarts);
+	hooks_free(c);
+	ok(!gone(mine) && classify_pid(h, s, 10) == 0,
+	   "freeing the clone leaves the original's helper running");
+	hooks_free(h);
+	timeout_ms = 5000;
+}
+
 /* A helper that gets no CPU time at all (here: stopped by a signal,
  * as another process of its user could do) is killed after five times
  * the deadline in wall-clock time. */
@@ -955,7 +1015,7 @@ main(void)
 	if (mkdtemp(dir) == NULL)
 		bail("mkdtemp");
 	plan(11 + 2 + 5 + 13 + 8 * 3 + 2 + 7 + 2 + (10 * 2 + 4 + 5) + 7 + 4 + 6 + 5 + 5 +
-	     5 + 2 + 23);
+	     5 + 2 + 23 + 12);
 	test_forbidden();
 	test_bytecode();
 	test_errors_at_load();
@@ -966,6 +1026,7 @@ main(void)
 	test_gc();
 	test_init_stall();
 	test_helper_death();
+	test_clone();
 	test_starved();
 	test_log_limits();
 	test_privileges();

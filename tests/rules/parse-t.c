@@ -383,10 +383,35 @@ test_missing_file(void)
 		  log.n ? log.msg[0] : NULL, "missing file message");
 }
 
+/* %p is the process's name whatever else the file holds: a destination
+ * with it needs the names as much as a process field does. */
+static void
+test_need_process(void)
+{
+	static const struct {
+		const char *text;
+		bool want;
+	} c[] = {
+		{ "alice cpu /a/%u\n", false },
+		{ "alice cpu /a/\\%p\n", false }, /* an escaped '%' */
+		{ "alice cpu /a/%p\n", true },
+		{ "alice cpu /a\n%  memory /b/%p\n", true },
+		{ "alice:sh cpu /a\n", true },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct fake_log log;
+		struct rules_set *s = fake_load(c[i].text, RULES_PER_HIERARCHY, &log);
+
+		ok(s != NULL && rules_need_process(s) == c[i].want, "'%.*s' %s the names",
+		   (int)strcspn(c[i].text, "\n"), c[i].text, c[i].want ? "needs" : "does not need");
+		rules_free(s);
+	}
+}
+
 int
 main(void)
 {
-	plan(29 * 3 + 6 * 4 + 5 * 5 + 2 + 26 + 8 + 4 * 2 + 1 + 6 + 2);
+	plan(29 * 3 + 6 * 4 + 5 * 5 + 2 + 26 + 8 + 4 * 2 + 1 + 6 + 2 + 5);
 	test_bad();
 	test_warn();
 	test_fm_templates();
@@ -395,5 +420,6 @@ main(void)
 	test_options();
 	test_long_names();
 	test_missing_file();
+	test_need_process();
 	return tap_done();
 }
