@@ -371,6 +371,46 @@ again:
 }
 
 /*
+ * The unified layout's group the snapshot is in (c->snap_cg read), as
+ * the backend sees it: the same path for cgroupfs, the group a unit
+ * stands for with systemd; NULL when it is in none of the layout's.
+ */
+static const char *
+v2_current(struct core *c)
+{
+	const struct core_cgfs *fs = c->env.cgfs;
+	const char *real = task_cgroup_of(&c->snap_cg, c->pol->v2->name);
+
+	if (real == NULL || fs->logical == NULL)
+		return real;
+	if (fs->logical(fs->arg, c->pol->v2, real, c->v2cur, sizeof(c->v2cur)) < 0)
+		return NULL;
+	return c->v2cur;
+}
+
+/* Does the backend refuse to move the snapshot out of its v2 group (PID
+ * 1's, a delegated subtree, ...)?  Then the composed group is dropped and
+ * the reason kept for explain. */
+static void
+backend_refuses(struct core *c)
+{
+	const struct core_cgfs *fs = c->env.cgfs;
+	const struct policy *p = c->pol;
+	const char *real;
+
+	if (c->composed[0] == '\0' || fs->may_move == NULL ||
+	    (real = task_cgroup_of(&c->snap_cg, p->v2->name)) == NULL)
+		return;
+	if (fs->may_move(fs->arg, p->v2, real, c->refusal, sizeof(c->refusal)) == 0) {
+		c->refusal[0] = '\0';
+		return;
+	}
+	log_debug("pid %d (%s) left in unified:%s: %s", (int)c->snap.pid, c->snap.comm, real,
+		  c->refusal);
+	c->composed[0] = '\0';
+}
+
+/*
  * Does deciding for a process read its current groups?  Only ignore
  * rules, the unified layout (the parts of the dimensions the rules do
  * not decide) and the Lua hook (task:cgroup()) look at them; otherwise
@@ -445,9 +485,9 @@ decide_known(struct core *c, unsigned flags, uid_t asker, bool lazy, bool groups
 		c->snap_cg_read = true;
 	}
 	c->composed[0] = '\0';
+	c->refusal[0] = '\0';
 	if (p->v2 != NULL)
-		layout_split(p, task_cgroup_of(cg, p->v2->name), c->partbuf,
-			     sizeof(c->partbuf), c->parts);
+		layout_split(p, v2_current(c), c->partbuf, sizeof(c->partbuf), c->parts);
 	if (flags & PROC_STICKY) {
 		all_sticky(c);
 		return DECIDE_STICKY;
@@ -465,6 +505,7 @@ decide_known(struct core *c, unsigned flags, uid_t asker, bool lazy, bool groups
 	if (flags & PROC_BOOSTED)
 		apply_boosts(c, pid);
 	compose(c, pid);
+	backend_refuses(c);
 	return DECIDE_OK;
 }
 
@@ -502,6 +543,7 @@ classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cm
 
 	for (size_t i = 0; i < RULES_MAX_HIERS; i++)
 		c->parts[i] = NULL;
+	c->refusal[0] = '\0';
 	decide_rules(c, t, current, &view, true);
 	compose(c, t->pid);
 }
@@ -566,7 +608,7 @@ classify_act(struct core *c)
 		groups_move(c, i, &c->snap, v);
 	}
 	if (c->composed[0] != '\0') {
-		const char *now = task_cgroup_of(&c->snap_cg, c->pol->v2->name);
+		const char *now = v2_current(c);
 
 		if (now != NULL && strcmp(now, c->composed) == 0)
 			log_debug("pid %d (%s) already in unified:%s", (int)pid,

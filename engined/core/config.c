@@ -186,6 +186,19 @@ check_udefault(cfg_t *cfg, cfg_opt_t *opt)
 	return 0;
 }
 
+static int
+check_backend(cfg_t *cfg, cfg_opt_t *opt)
+{
+	const char *v = cfg_opt_getnstr(opt, 0);
+
+	if (strcmp(v, "auto") != 0 && strcmp(v, "cgroupfs") != 0 && strcmp(v, "systemd") != 0) {
+		cfg_error(cfg, "backend: expected \"auto\", \"cgroupfs\" or \"systemd\", not \"%s\"",
+			  v);
+		return -1;
+	}
+	return 0;
+}
+
 static cfg_opt_t group_opts[] = {
 	CFG_STR_LIST("set", "{}", CFGF_NONE),
 	CFG_STR_LIST("nft-set", "{}", CFGF_NONE),
@@ -209,6 +222,7 @@ static cfg_opt_t opts[] = {
 	CFG_STR_LIST("unified-layout", NULL, CFGF_NODEFAULT),
 	CFG_STR("unified-root", "", CFGF_NONE),
 	CFG_STR("unified-default", "default", CFGF_NONE),
+	CFG_STR("backend", "auto", CFGF_NONE),
 	CFG_STR("control-socket", "/run/cgengine/control.sock", CFGF_NONE),
 	CFG_STR("sticky-socket", "/var/run/cgred.socket", CFGF_NONE),
 	CFG_STR("pidfile", "/run/cgengined.pid", CFGF_NONE),
@@ -295,6 +309,10 @@ copy_config(cfg_t *cfg, struct config *c)
 		return -ENOMEM;
 	c->unified_root = xstrdup(cfg_getstr(cfg, "unified-root"));
 	c->unified_default = xstrdup(cfg_getstr(cfg, "unified-default"));
+	const char *b = cfg_getstr(cfg, "backend");
+	c->backend = strcmp(b, "systemd") == 0	  ? BACKEND_SYSTEMD
+		     : strcmp(b, "cgroupfs") == 0 ? BACKEND_CGROUPFS
+						  : BACKEND_AUTO;
 	if (!c->unified_root || !c->unified_default)
 		return -ENOMEM;
 	return 0;
@@ -314,6 +332,7 @@ new_parser(void)
 	cfg_set_validate_func(cfg, "unified-layout", check_layout);
 	cfg_set_validate_func(cfg, "unified-root", check_uroot);
 	cfg_set_validate_func(cfg, "unified-default", check_udefault);
+	cfg_set_validate_func(cfg, "backend", check_backend);
 	cfg_set_validate_func(cfg, "boost-profile", config_take_profile);
 	cfg_set_validate_func(cfg, "boost-profile|max-duration", check_duration);
 	return cfg;

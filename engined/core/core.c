@@ -425,6 +425,28 @@ core_timeout(struct core *c, double now)
 
 /* ---- reload ------------------------------------------------------------------------ */
 
+/* Ask the loop for the placement backend policy p names; 0 or -1. */
+static int
+choose_backend(struct core *c, const struct policy *p, const struct report *rep)
+{
+	const struct core_cgfs *b = NULL;
+
+	if (c->env.backend == NULL)
+		return 0;
+	int rc = c->env.backend(c->env.loop_arg, p->backend, p->uroot, &b);
+	if (rc < 0) {
+		report_msg(rep, "%s: backend: cannot place processes: %s",
+			   p->cfg->file[0] ? p->cfg->file : "built-in config", strerror(-rc));
+		return -1;
+	}
+	if (b != NULL)
+		c->env.cgfs = b;
+	else if (c->fds != NULL)
+		c->env.cgfs = &c->real_cgfs;
+	return 0;
+}
+
+
 static void
 log_report(void *arg, const char *msg)
 {
@@ -455,6 +477,20 @@ core_reload(struct core *c, double now)
 		return -EINVAL;
 	}
 	struct policy *old = c->pol;
+	if (np->backend != old->backend) {
+		log_error("%s: backend: changes only at a restart; the previous configuration "
+			  "and rules stay in force",
+			  np->cfg->file[0] ? np->cfg->file : "built-in config");
+		c->stats.reload_failures++;
+		policy_free(np);
+		return -1;
+	}
+	if (choose_backend(c, np, &rep) < 0) {
+		c->stats.reload_failures++;
+		policy_free(np);
+		log_error("reload failed; the previous configuration and rules stay in force");
+		return -1;
+	}
 	gate_forget(c); /* its records name the old policy's hierarchies */
 	c->env.cgfs->flush(c->env.cgfs->arg); /* mounts may have changed */
 	memset(c->dropped, 0, sizeof(c->dropped));
@@ -605,7 +641,8 @@ core_new(const struct core_options *o, const struct report *rep)
 						   .get = real_get,
 						   .children = real_children,
 						   .id = real_id,
-						   .id_live = real_id_live };
+						   .id_live = real_id_live,
+						   .move_now = real_move };
 		c->env.cgfs = &c->real_cgfs;
 	}
 	if (c->procs != NULL && c->env.want_forks != NULL)
@@ -613,7 +650,8 @@ core_new(const struct core_options *o, const struct report *rep)
 	if (c->procs == NULL || c->dec == NULL || c->slots == NULL || c->verdicts == NULL ||
 	    (c->env.cgfs == &c->real_cgfs && c->fds == NULL) || nftsets_new(c) < 0)
 		goto fail;
-	if ((c->pol = build_policy(c, rep)) == NULL || nftsets_policy(c) < 0)
+	if ((c->pol = build_policy(c, rep)) == NULL || choose_backend(c, c->pol, rep) < 0 ||
+	    nftsets_policy(c) < 0)
 		goto fail;
 	return c;
 fail:
@@ -758,4 +796,46 @@ const char *
 core_part(const struct core *c, size_t i)
 {
 	return i < RULES_MAX_HIERS ? c->parts[i] : NULL;
+}
+
+const char *
+core_refusal(const struct core *c)
+{
+	return c->refusal[0] ? c->refusal : NULL;
+}
+
+int
+core_units(const struct core *c, char *cur, size_t curlen, char *want, size_t wantlen)
+{
+	const struct core_cgfs *fs = c->env.cgfs;
+	const struct policy *p = c->pol;
+	const char *real = p->v2 != NULL ? task_cgroup_of(&c->snap_cg, p->v2->name) : NULL;
+
+	if (fs->unit == NULL || p->v2 == NULL)
+		return -ENOTSUP;
+	if (real == NULL || fs->unit(fs->arg, p->v2, real, false, cur, curlen) < 0)
+		snprintf(cur, curlen, "?");
+	want[0] = '\0';
+	if (c->composed[0] != '\0' &&
+	    fs->unit(fs->arg, p->v2, c->composed, true, want, wantlen) < 0)
+		want[0] = '\0';
+	return 0;
+}
+
+void
+core_move_done(struct core *c, pid_t pid, int rc)
+{
+	if (rc == 0)
+		c->stats.moves++;
+	else if (rc == -ESRCH)
+		c->stats.vanished++;
+	else
+		c->stats.move_failures++;
+}
+
+void
+core_moves_lost(struct core *c, double now)
+{
+	c->now = now;
+	request_rescan(c);
 }

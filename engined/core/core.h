@@ -121,6 +121,13 @@ struct boost_profile {
  */
 #define CONFIG_NICE_DEFAULT (-10)
 
+/* Who places processes in the unified layout's groups (backend key). */
+enum backend_kind {
+	BACKEND_AUTO,	  /* systemd when PID 1 is systemd and a unified-layout is set */
+	BACKEND_CGROUPFS, /* the daemon writes cgroupfs (a subtree delegated to it) */
+	BACKEND_SYSTEMD,  /* PID 1 places, in slices and scopes it owns */
+};
+
 struct config {
 	char *file; /* the file read, or "" for built-in defaults */
 	char *rules;
@@ -132,6 +139,7 @@ struct config {
 	size_t nlayout;
 	char *unified_root;    /* "" = the daemon's own v2 group */
 	char *unified_default; /* the segment of a dimension the rules leave alone */
+	enum backend_kind backend;
 	char *control_socket;
 	char *sticky_socket; /* "" disables */
 	char *pidfile;
@@ -186,13 +194,23 @@ struct overrides {
 	const char *control_socket;
 	const char *log;
 	int verbosity; /* -v minus -q */
+	bool systemd_booted; /* PID 1 is systemd (backend "auto" asks) */
 };
 
 /* The policy in force: config, hierarchies, rules, Lua hooks (opaque
  * outside the core; core_config() gives its configuration). */
 struct policy;
 
-/* How the core writes cgroupfs.  Every function returns 0 or -errno. */
+/*
+ * How the core writes cgroupfs: a placement backend.  Every function
+ * returns 0 or -errno.  The real cgroupfs is one implementation; the
+ * systemd backend (daemon/sdplace.c) is another, which has PID 1 place
+ * processes in units: there move() may answer CORE_MOVE_QUEUED and
+ * report the outcome later through core_move_done(), and the optional
+ * members at the end translate between the layout's groups and
+ * systemd's.
+ */
+#define CORE_MOVE_QUEUED 1 /* move(): asked for; the outcome comes later */
 struct core_cgfs {
 	int (*mkdir)(void *arg, const struct hier *h, const char *path, bool *created);
 	int (*set)(void *arg, const struct hier *h, const char *path, const char *key,
@@ -212,14 +230,28 @@ struct core_cgfs {
 	int (*id)(void *arg, const struct hier *h, const char *path, uint64_t *id);
 	/* does a v2 group with this id exist: 1, 0 or -errno (NULL: unknown) */
 	int (*id_live)(void *arg, const struct hier *h, uint64_t id);
+	/* The unified layout's group that the process's v2 group real
+	 * stands for, into buf; -ENOENT when none (NULL: the same path). */
+	int (*logical)(void *arg, const struct hier *h, const char *real, char *buf,
+		       size_t len);
+	/* May a process in v2 group real be moved by this backend?  0, or
+	 * -EPERM with the reason in why (NULL: always). */
+	int (*may_move)(void *arg, const struct hier *h, const char *real, char *why,
+			size_t len);
+	/* The unit holding v2 group path (logical false: a process's real
+	 * group) or standing for the layout's group path (true) (NULL: the
+	 * backend has no units). */
+	int (*unit)(void *arg, const struct hier *h, const char *path, bool logical, char *buf,
+		    size_t len);
 	/*
 	 * The exec gate's move (gate.h): it runs while the exec'ing
 	 * process waits, so it may not wait on another process (PID 1, a
 	 * bus peer) -- a write of cgroup.procs into a group that exists,
 	 * or made ahead for this.  -EAGAIN when it cannot place without
 	 * waiting: the asynchronous path places the process after its
-	 * exec.  NULL: the gate uses move, which the direct cgroupfs
-	 * backend's is.
+	 * exec.  The direct cgroupfs backend's is its move.  NULL: the
+	 * backend cannot place without waiting (the systemd backend's
+	 * moves go through PID 1), and the exec gate stays closed.
 	 */
 	int (*move_now)(void *arg, const struct hier *h, const char *path, pid_t tgid);
 };
@@ -266,7 +298,16 @@ struct core_env {
 	 * is told.
 	 */
 	void (*reloading)(void *arg, bool begin);
-	void *loop_arg; /* the argument of want_forks, apply and reloading */
+	/*
+	 * The placement backend a policy asks for (its config's backend
+	 * key, resolved: kind, and the layout's root group): called once
+	 * the policy is built, at start and at each reload, before anything
+	 * is placed.  0 with *out set (NULL: cgfs above), or -errno (start
+	 * fails, a reload keeps the old policy).  NULL: cgfs always.
+	 */
+	int (*backend)(void *arg, enum backend_kind kind, const char *root,
+		       const struct core_cgfs **out);
+	void *loop_arg; /* the argument of want_forks, apply, reloading and backend */
 	/* the most processes one boost may hold (0: what the state file
 	 * keeps, STATEFILE_MAX_MEMBERS; tests lower it) */
 	size_t boost_members;
@@ -364,6 +405,13 @@ bool core_waiting_exec(const struct core *c);
 void core_lost_events(struct core *c, double now);
 /* Classify every process now (and forget those that are gone). */
 void core_rescan(struct core *c, double now);
+/* The outcome of a move the backend queued (CORE_MOVE_QUEUED): 0,
+ * -ESRCH (the process is gone) or another -errno (the backend logged
+ * why).  Only counted. */
+void core_move_done(struct core *c, pid_t pid, int rc);
+/* The backend lost moves it had queued (its connection broke): classify
+ * every process again soon. */
+void core_moves_lost(struct core *c, double now);
 /*
  * The one reload, whoever asks (SIGHUP, SIGUSR1, SIGUSR2, the control
  * socket's reload): build a new policy, swap it in on success, apply it
@@ -425,6 +473,13 @@ const struct verdict *core_verdicts(const struct core *c);
  */
 const char *core_composed(const struct core *c);
 const char *core_part(const struct core *c, size_t i);
+/* Why the last explain leaves the process's v2 group alone although
+ * the layout wants it elsewhere (the backend refused), or NULL. */
+const char *core_refusal(const struct core *c);
+/* The units of the last explain's process, when the backend has units:
+ * the one it is in (cur) and the one standing for the composed group
+ * (want, "" if none); 0 or -ENOTSUP. */
+int core_units(const struct core *c, char *cur, size_t curlen, char *want, size_t wantlen);
 
 struct boost_request {
 	pid_t pid;

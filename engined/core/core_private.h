@@ -60,7 +60,9 @@ struct policy {
 	 * v2 is NULL when no dimension is virtual.
 	 */
 	const struct hier *v2;
-	char *uroot;	/* delegated subtree relative to v2's root; "" = its root */
+	char *uroot;	/* delegated subtree relative to v2's root; "" = its root
+			   (backend systemd: the root slice, /cgengine.slice) */
+	enum backend_kind backend; /* resolved: BACKEND_CGROUPFS or BACKEND_SYSTEMD */
 	bool uroot_own; /* uroot is the daemon's own group (or its leaf's parent) */
 	size_t nlayout;
 	size_t layout[RULES_MAX_HIERS];	   /* managed indexes, outer to inner */
@@ -274,6 +276,8 @@ struct core {
 	const char *parts[RULES_MAX_HIERS]; /* current part of each virtual dimension */
 	char partbuf[2 * RULES_DEST_MAX];
 	char composed[RULES_DEST_MAX]; /* the v2 group wanted, "" = none */
+	char v2cur[RULES_DEST_MAX];    /* the layout's group the snapshot is in */
+	char refusal[256];	       /* the backend leaves it alone: why ("" = no) */
 	bool root_ready;	       /* controllers enabled at the root (this policy) */
 	bool reserved_logged;	       /* a reserved group was refused and said so */
 	struct askrate askrate;	       /* Lua hook runs of requests, per user */

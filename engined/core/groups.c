@@ -94,8 +94,8 @@ move(struct core *c, const struct hier *h, const char *path, pid_t pid)
 {
 	const struct core_cgfs *fs = c->env.cgfs;
 
-	if (c->at_gate && fs->move_now != NULL)
-		return fs->move_now(fs->arg, h, path, pid);
+	if (c->at_gate) /* the gate opens only with a move_now */
+		return fs->move_now != NULL ? fs->move_now(fs->arg, h, path, pid) : -EAGAIN;
 	return fs->move(fs->arg, h, path, pid);
 }
 
@@ -114,7 +114,10 @@ groups_move(struct core *c, size_t i, const struct task *t, const struct verdict
 	bool may_create = v->rule == NULL || c->dec[i].create;
 	if (rc == -ENOENT && may_create && (rc = create_group(c, i, v->dest, v->rule)) == 0)
 		rc = move(c, h, v->dest, t->pid);
-	if (rc == 0) {
+	if (rc == CORE_MOVE_QUEUED) { /* counted when the backend reports back (core_move_done) */
+		log_info("moving pid %d (%s) to %s:%s (%s)", (int)t->pid, t->comm,
+			 hier_label(h), v->dest, v->reason);
+	} else if (rc == 0) {
 		c->stats.moves++;
 		log_info("moved pid %d (%s) to %s:%s (%s)", (int)t->pid, t->comm,
 			 hier_label(h), v->dest, v->reason);
@@ -431,7 +434,10 @@ groups_move_composed(struct core *c, const struct task *t)
 	rc = move(c, p->v2, c->composed, t->pid);
 	if (rc == -ENOENT && (rc = create_composed(c)) == 0)
 		rc = move(c, p->v2, c->composed, t->pid);
-	if (rc == 0) {
+	if (rc == CORE_MOVE_QUEUED) { /* counted when the backend reports back (core_move_done) */
+		log_info("moving pid %d (%s) to unified:%s (%s)", (int)t->pid, t->comm,
+			 c->composed, why);
+	} else if (rc == 0) {
 		c->stats.moves++;
 		log_info("moved pid %d (%s) to unified:%s (%s%s)", (int)t->pid, t->comm,
 			 c->composed, why, c->at_gate ? ", at the exec gate" : "");

@@ -235,6 +235,29 @@ load_hooks(struct policy *p, const struct report *rep)
 	return 0;
 }
 
+/*
+ * Who places: "auto" is systemd when PID 1 is systemd and a unified
+ * layout composes groups in its tree, else cgroupfs; 0 or -1.
+ */
+static int
+choose_backend(struct policy *p, const struct overrides *o, const struct report *rep)
+{
+	const struct config *c = p->cfg;
+
+	p->backend = c->backend;
+	if (p->backend == BACKEND_AUTO)
+		p->backend = o->systemd_booted && c->nlayout > 0 ? BACKEND_SYSTEMD
+								 : BACKEND_CGROUPFS;
+	if (p->backend == BACKEND_SYSTEMD && c->nlayout == 0) {
+		report_msg(rep,
+			   "%s: backend: \"systemd\" places the groups of a unified-layout; "
+			   "set unified-layout",
+			   c->file[0] ? c->file : "built-in config");
+		return -1;
+	}
+	return 0;
+}
+
 struct policy *
 policy_build(const struct overrides *o, const char *mountinfo, const char *procroot,
 	     const struct report *rep)
@@ -258,6 +281,8 @@ policy_build(const struct overrides *o, const char *mountinfo, const char *procr
 		report_msg(rep, "%s: cannot read: %s", mountinfo, strerror(-rc));
 		goto fail;
 	}
+	if (choose_backend(p, o, rep) < 0)
+		goto fail;
 	if (select_hierarchies(p, rep) < 0 || layout_build(p, procroot, rep) < 0 ||
 	    resolve_settings(p, rep) < 0 || check_profiles(p, rep) < 0)
 		goto fail;

@@ -454,6 +454,13 @@ composed_row(struct core *c, const struct task_cgroups *cg)
 	if (cg != NULL)
 		json_object_set_new(row, "current",
 				    jstr_or_null(task_cgroup_of(cg, p->v2->name)));
+	char cur[256], wanted[256];
+	if (cg != NULL && core_units(c, cur, sizeof(cur), wanted, sizeof(wanted)) == 0) {
+		json_object_set_new(row, "unit", jstr(cur));
+		json_object_set_new(row, "unit_wanted", wanted[0] ? jstr(wanted) : json_null());
+	}
+	if (core_refusal(c) != NULL)
+		json_object_set_new(row, "left_alone", jstr(core_refusal(c)));
 	return row;
 }
 
@@ -590,6 +597,18 @@ t_explain(const json_t *r, struct strbuf *out)
 	}
 	size_t i;
 	json_t *row;
+	json_array_foreach(json_object_get(r, "hierarchies"), i, row)
+	{
+		const char *unit = json_string_value(json_object_get(row, "unit"));
+		const char *want = json_string_value(json_object_get(row, "unit_wanted"));
+		const char *why = json_string_value(json_object_get(row, "left_alone"));
+
+		if (unit != NULL)
+			strbuf_printf(out, "unit: %s, wanted: %s\n", unit,
+				   want != NULL ? want : "(left alone)");
+		if (why != NULL)
+			strbuf_printf(out, "left alone: %s\n", why);
+	}
 	json_array_foreach(json_object_get(r, "nft_sets"), i, row)
 	{
 		strbuf_printf(out, "nft sets: %s %s %s (level %lld, unified:%s)\n",

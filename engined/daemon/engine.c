@@ -14,12 +14,18 @@
  *   SIGTERM/SIGINT          ──▶ leave the loop
  *   before each wait        ──▶ arm one timer at core_next_deadline()
  *   that timer              ──▶ core_timeout()
+ *   PID 1's answers         ──▶ sdplace_process() (backend systemd: the
+ *                               sd-bus descriptor and its deadline are
+ *                               watched like any other), which reports
+ *                               to core_move_done() / core_moves_lost()
  */
 #include "daemon.h"
 #include "gateloop.h"
+#include "sdplace.h"
 
 #include <errno.h>
 #include <ev.h>
+#include <poll.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <stdio.h>
@@ -59,6 +65,9 @@ struct engine {
 	int nft_fd;
 	int ready_fd;
 	bool forks; /* the core wants FORK and EXIT events */
+	struct sdplace *sd; /* the systemd backend, when the policy asks for it */
+	ev_io sd_watcher;   /* its sd-bus descriptor (fd -1: not watched) */
+	ev_timer sd_timer;  /* its deadline (a call's timeout, a reconnection) */
 	struct gateloop *gate; /* the exec gate, while exec-gate is set */
 	ev_timer watchdog;     /* WATCHDOG=1 to systemd (WatchdogSec=) */
 };
@@ -136,14 +145,101 @@ core_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	core_timeout(e->core, ev_now(loop));
 }
 
+/* ---- the systemd backend's connection ------------------------------------------------- */
+
+static void
+sd_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct engine *e = w->data;
+
+	sdplace_process(e->sd);
+}
+
+static void
+sd_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct engine *e = w->data;
+
+	sdplace_process(e->sd);
+}
+
+/* Before the loop waits: send the slices noted, then watch the sd-bus
+ * descriptor for what it needs and wake up at its deadline. */
+static void
+sd_prepare(struct engine *e, struct ev_loop *loop)
+{
+	if (e->sd == NULL)
+		return;
+	sdplace_flush(e->sd);
+	int fd = sdplace_fd(e->sd), ev = sdplace_events(e->sd);
+	int want = (ev & POLLIN ? EV_READ : 0) | (ev & POLLOUT ? EV_WRITE : 0);
+
+	if (fd != e->sd_watcher.fd || want != (e->sd_watcher.events & (EV_READ | EV_WRITE))) {
+		ev_io_stop(loop, &e->sd_watcher);
+		ev_io_set(&e->sd_watcher, fd, want ? want : EV_READ);
+		if (fd >= 0)
+			ev_io_start(loop, &e->sd_watcher);
+	}
+	ev_timer_stop(loop, &e->sd_timer);
+	uint64_t at = sdplace_deadline(e->sd);
+	if (at == UINT64_MAX)
+		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	double wait = ((double)at - ((double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3)) / 1e6;
+	ev_timer_set(&e->sd_timer, wait > 0 ? wait : 0, 0);
+	ev_timer_start(loop, &e->sd_timer);
+}
+
+static void
+sd_done(void *arg, pid_t pid, int rc)
+{
+	struct engine *e = arg;
+
+	core_move_done(e->core, pid, rc);
+}
+
+static void
+sd_lost(void *arg)
+{
+	struct engine *e = arg;
+
+	core_moves_lost(e->core, e->loop != NULL ? ev_now(e->loop) : 0);
+}
+
+/* The backend the policy asks for (core_env.backend): systemd's is
+ * connected once, its root taken again at each reload. */
+static int
+backend_cb(void *arg, enum backend_kind kind, const char *root,
+	   const struct core_cgfs **out)
+{
+	struct engine *e = arg;
+	struct sdplace_hooks hooks = { .done = sd_done, .lost = sd_lost, .arg = e };
+	int rc;
+
+	*out = NULL;
+	if (kind != BACKEND_SYSTEMD)
+		return 0;
+	if (e->sd == NULL && (rc = sdplace_new(&e->sd, &hooks)) < 0) {
+		log_error("cannot connect to systemd (PID 1): %s", strerror(-rc));
+		return rc;
+	}
+	if ((rc = sdplace_configure(e->sd, root)) < 0)
+		return rc;
+	*out = sdplace_table(e->sd);
+	return 0;
+}
+
 /* Before the loop waits: one timer at the core's next deadline. */
 static void
 prepare_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 {
 	struct engine *e = w->data;
+	double at;
 
 	gateloop_prepare(e->gate);
-	double at = core_next_deadline(e->core, ev_now(loop));
+	sd_prepare(e, loop);
+	at = core_next_deadline(e->core, ev_now(loop));
 
 	ev_timer_stop(loop, &e->core_timer);
 	if (at < 0)
@@ -320,6 +416,7 @@ engine_new(const struct engine_options *opts)
 				   .env = { .want_forks = want_forks_cb,
 					    .apply = apply_cb,
 					    .reloading = reloading_cb,
+					    .backend = backend_cb,
 					    .loop_arg = e } };
 	int rc;
 
@@ -378,6 +475,10 @@ start_watchers(struct engine *e)
 	ev_prepare_init(&e->prepare, prepare_cb);
 	e->prepare.data = e;
 	ev_prepare_start(e->loop, &e->prepare);
+	ev_io_init(&e->sd_watcher, sd_cb, -1, EV_READ);
+	e->sd_watcher.data = e;
+	ev_init(&e->sd_timer, sd_timer_cb);
+	e->sd_timer.data = e;
 	if (e->sticky != NULL)
 		sticky_start(e->sticky, e->loop);
 	if (e->control != NULL)
@@ -448,6 +549,7 @@ engine_free(struct engine *e)
 	if (e->nft_fd >= 0)
 		close(e->nft_fd);
 	core_free(e->core);
+	sdplace_free(e->sd); /* after the core: nothing calls the table any more */
 	free(e->pidfile);
 	free(e);
 }

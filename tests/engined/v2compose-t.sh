@@ -37,6 +37,7 @@ cat >"$T/cgrules.conf" <<EOR
 EOR
 MANAGED="x"
 write_config "unified-layout = {\"cpu\", \"net_cls\"}
+backend = \"cgroupfs\"
 unified-root = \"/$SUB\"
 group \"cpu:/students\" {
     set = {\"cpu.shares=512\"}
