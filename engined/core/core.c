@@ -638,7 +638,8 @@ core_new(const struct core_options *o, const struct report *rep)
 						   .get = real_get,
 						   .children = real_children,
 						   .id = real_id,
-						   .id_live = real_id_live };
+						   .id_live = real_id_live,
+						   .move_now = real_move };
 		c->env.cgfs = &c->real_cgfs;
 	}
 	if (c->procs != NULL && c->env.want_forks != NULL)

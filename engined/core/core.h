@@ -249,8 +249,9 @@ struct core_cgfs {
 	 * bus peer) -- a write of cgroup.procs into a group that exists,
 	 * or made ahead for this.  -EAGAIN when it cannot place without
 	 * waiting: the asynchronous path places the process after its
-	 * exec.  NULL: the gate uses move, which the direct cgroupfs
-	 * backend's is.
+	 * exec.  The direct cgroupfs backend's is its move.  NULL: the
+	 * backend cannot place without waiting (the systemd backend's
+	 * moves go through PID 1), and the exec gate stays closed.
 	 */
 	int (*move_now)(void *arg, const struct hier *h, const char *path, pid_t tgid);
 };

@@ -174,12 +174,20 @@ plan_moves(struct core *c, struct back **v, size_t *n)
 		       (cur == NULL || add_back(v, n, (int)i, cur, vd->dest) == 0);
 	}
 	if (c->composed[0] != '\0') {
-		const char *cur = task_cgroup_of(&c->snap_cg, p->v2->name);
+		const struct core_cgfs *fs = c->env.cgfs;
+		const char *real = task_cgroup_of(&c->snap_cg, p->v2->name), *cur = real;
+		char logical[RULES_DEST_MAX];
 
+		/* a backend whose groups stand for the layout's (systemd's
+		 * units) compares the layout's */
+		if (real != NULL && fs->logical != NULL)
+			cur = fs->logical(fs->arg, p->v2, real, logical, sizeof(logical)) == 0
+				      ? logical
+				      : NULL;
 		if (cur == NULL || strcmp(cur, c->composed) != 0) {
 			moves++;
 			keep = keep &&
-			       (cur == NULL || add_back(v, n, -1, cur, c->composed) == 0);
+			       (real == NULL || add_back(v, n, -1, real, c->composed) == 0);
 		}
 	}
 	if (!keep) {
@@ -380,6 +388,12 @@ gate_timeout(struct core *c)
 }
 
 /* ---- what the loop's side and the verbs see --------------------------------------- */
+
+bool
+core_gate_can_place(const struct core *c)
+{
+	return c->env.cgfs->move_now != NULL;
+}
 
 void
 core_gate_paths(const struct core *c, void (*fn)(void *arg, const char *path), void *arg)

@@ -52,6 +52,10 @@ enum gate_result {
  */
 enum gate_result core_gate_exec(struct core *c, const struct gate_exec *x, double now);
 
+/* Can the placement backend place a process without waiting on
+ * another process (core_cgfs.move_now)?  Else the gate stays closed. */
+bool core_gate_can_place(const struct core *c);
+
 /* The binaries to hold: fn(arg, path) for each path a rule names (a
  * path may come more than once). */
 void

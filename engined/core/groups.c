@@ -94,8 +94,8 @@ move(struct core *c, const struct hier *h, const char *path, pid_t pid)
 {
 	const struct core_cgfs *fs = c->env.cgfs;
 
-	if (c->at_gate && fs->move_now != NULL)
-		return fs->move_now(fs->arg, h, path, pid);
+	if (c->at_gate) /* the gate opens only with a move_now */
+		return fs->move_now != NULL ? fs->move_now(fs->arg, h, path, pid) : -EAGAIN;
 	return fs->move(fs->arg, h, path, pid);
 }
 

@@ -505,6 +505,13 @@ gateloop_update(struct gateloop **gp, struct core *core, struct ev_loop *loop)
 	bool on = core_config(core)->exec_gate;
 	struct gate_state off = { .on = on };
 
+	if (on && !core_gate_can_place(core)) {
+		log_error("exec-gate: the placement backend cannot place a process without "
+			  "waiting for another (backend systemd: PID 1 places); the exec gate "
+			  "stays closed");
+		snprintf(off.error, sizeof(off.error), "the backend cannot place at the gate");
+		on = false;
+	}
 	if (!on) {
 		if (g != NULL)
 			log_notice("exec gate closed");

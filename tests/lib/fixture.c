@@ -486,7 +486,8 @@ fixture_init(struct fixture *f)
 				      .get = fake_get,
 				      .children = fake_children,
 				      .id = fake_id,
-				      .id_live = fake_id_live };
+				      .id_live = fake_id_live,
+				      .move_now = fake_move };
 	f->wall = 1700000000;
 	fixture_current = f;
 }
