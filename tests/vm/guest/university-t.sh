@@ -14,8 +14,10 @@ plan 17
 
 install_dest
 EX=/usr/share/doc/cgengine/examples/university
-groupadd profs && groupadd students || bail "groupadd"
-useradd -m -G profs prof1 && useradd -m -G students stud1 || bail "useradd"
+getent group profs >/dev/null || groupadd profs || bail "groupadd profs"
+getent group students >/dev/null || groupadd students || bail "groupadd students"
+id prof1 >/dev/null 2>&1 || useradd -m -G profs prof1 || bail "useradd prof1"
+id stud1 >/dev/null 2>&1 || useradd -m -G students stud1 || bail "useradd stud1"
 install -m 644 "$EX/real/cgengined-v2.conf" /etc/cgengine/cgengined.conf
 install -m 644 "$EX/hooks.lua" /etc/cgengine/hooks.lua
 sed -e '/^\*[[:space:]]/d' "$EX/real/cgrules.conf" >/etc/cgrules.conf
