@@ -117,7 +117,9 @@ want_forks_cb(void *arg, bool on)
 	e->forks = on;
 	if (e->pe == NULL)
 		return; /* procev_open() applies it */
-	int rc = procev_filter(e->pe, on);
+	int rc = procev_want(e->pe, &(struct procev_want){ .exec = true, .uid = true, .gid = true,
+							 .forks = on, .ntrack = on ? PROCEV_ALL : 0,
+							 .ngone = on ? PROCEV_ALL : 0 });
 	if (rc < 0)
 		log_error("cannot %s fork and exit events: %s",
 			  on ? "subscribe to" : "drop", strerror(-rc));
@@ -302,7 +304,10 @@ engine_new(const struct engine_options *opts)
 		goto fail;
 	}
 	/* only what the core needs (Linux >= 6.6; older kernels send all) */
-	if ((rc = procev_filter(e->pe, e->forks)) < 0)
+	if ((rc = procev_want(e->pe, &(struct procev_want){ .exec = true, .uid = true, .gid = true,
+							      .forks = e->forks,
+							      .ntrack = e->forks ? PROCEV_ALL : 0,
+							      .ngone = e->forks ? PROCEV_ALL : 0 })) < 0)
 		log_warning("cannot filter process events: %s", strerror(-rc));
 	if (cfg->sticky_socket[0] != '\0' &&
 	    (e->sticky = sticky_open(cfg->sticky_socket, e->core)) == NULL)

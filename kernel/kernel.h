@@ -298,12 +298,49 @@ struct procev;
 int procev_open(struct procev **out, int rcvbuf) KERNEL_WUR;
 void procev_close(struct procev *p);
 /*
- * Ask the kernel for EXEC, UID and GID events only, plus FORK and EXIT
- * when forks is set; it can be changed at any time, and takes effect
- * before this returns.  Linux >= 6.6 filters; older kernels ignore the
- * request and deliver every event (correct, only dearer).  0 or -errno.
+ * Which events a proc connector socket delivers; every other one is
+ * dropped by the kernel before it is queued, so it never wakes the
+ * reader.  Two filters do it: a classic-BPF socket filter, on any
+ * kernel, which also looks inside events (a new thread is no new
+ * process), and on Linux >= 6.6 the connector's own event-type filter
+ * (the kinds alone), which saves the kernel a copy per event.
+ *
+ * EXIT events pass for the main thread of the ntrack thread groups in
+ * track[] and for any thread of the ngone groups in gone[] (whose main
+ * thread exited while others run on); PROCEV_ALL instead of a count
+ * passes every one, and so does any count above PROCEV_TRACK_MAX.
  */
-int procev_filter(struct procev *p, bool forks) KERNEL_WUR;
+#define PROCEV_ALL	 ((size_t)-1)
+#define PROCEV_TRACK_MAX 128
+struct procev_want {
+	bool exec;
+	bool uid, gid; /* credential changes */
+	bool forks;    /* FORK of a new process (never of a new thread) */
+	const pid_t *track;
+	size_t ntrack;
+	const pid_t *gone;
+	size_t ngone;
+};
+
+/*
+ * Deliver only what w asks for from now on: the change takes effect
+ * before this returns.  0, or -errno when a filter could not be set
+ * (then more events than asked arrive: correct, only dearer).
+ */
+int procev_want(struct procev *p, const struct procev_want *w) KERNEL_WUR;
+/*
+ * The socket filter alone, attached to any socket fd whose datagrams
+ * read as the proc connector's (netlink header, cn_msg, proc_event): for
+ * tests, which run it on a socket pair.  0 or -errno.
+ */
+int procev_want_attach(int fd, const struct procev_want *w) KERNEL_WUR;
+/*
+ * The program itself: up to max instructions into code (struct
+ * sock_filter, <linux/filter.h>); the count, or -E2BIG.
+ */
+struct sock_filter;
+int procev_filter_build(const struct procev_want *w, struct sock_filter *code,
+			size_t max) KERNEL_WUR;
 int procev_fd(const struct procev *p);
 /*
  * Receive and decode the datagrams waiting (up to 32, and up to max
