@@ -127,7 +127,7 @@ main(int argc, char **argv)
 		fixture_done(&f);
 		return 1;
 	}
-	log_set_level(core_policy(c)->cfg->log_level);
+	log_set_level(core_config(c)->log_level);
 	core_start(c, 1.0);
 	moves = 0;
 	uint64_t before = core_stats(c)->classified;

@@ -22,33 +22,9 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "util/util.h"
+
 #define KERNEL_WUR __attribute__((warn_unused_result))
-
-/* ---- string helpers for the paths run per classification -------------- */
-
-/* Copy string src into dst of len bytes, cut if need be (snprintf "%s"). */
-static inline void
-str_copy(char *dst, size_t len, const char *src)
-{
-	size_t n = strnlen(src, len - 1);
-
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
-
-/* The decimal digits of v, right-aligned at the end of num (no NUL);
- * their count: they start at num + STR_UINT_MAX - count. */
-#define STR_UINT_MAX 12
-static inline size_t
-str_uint(char num[STR_UINT_MAX], unsigned v)
-{
-	size_t n = 0;
-
-	do
-		num[STR_UINT_MAX - 1 - n++] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	return n;
-}
 
 /* ---- hierarchies ------------------------------------------------------ */
 

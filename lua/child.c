@@ -153,22 +153,24 @@ vm_size(void)
 }
 
 /* Backstops; the real limits are the memory cap and the caller's
- * deadline. */
+ * deadline.  A helper that cannot set one does not run at all. */
 static void
-set_limits(const struct hooks *h)
+set_limits(struct sandbox *s, const struct hooks *h)
 {
 	struct rlimit cpu = { CPU_LIMIT, CPU_LIMIT }, zero = { 0, 0 };
 	unsigned long vm = vm_size();
 
-	setrlimit(RLIMIT_CPU, &cpu);
-	setrlimit(RLIMIT_CORE, &zero);
-	if (vm != 0) {
-		/* room for the Lua state (twice: realloc copies) and some slack */
-		struct rlimit as;
-		as.rlim_cur = as.rlim_max =
-			vm + 2 * (unsigned long)h->opts.memory + AS_SLACK;
-		setrlimit(RLIMIT_AS, &as);
-	}
+	if (setrlimit(RLIMIT_CPU, &cpu) < 0)
+		fail(s, "%s: Lua helper: RLIMIT_CPU: %s", h->script, strerror(errno));
+	if (setrlimit(RLIMIT_CORE, &zero) < 0)
+		fail(s, "%s: Lua helper: RLIMIT_CORE: %s", h->script, strerror(errno));
+	if (vm == 0)
+		fail(s, "%s: Lua helper: cannot read its own size for RLIMIT_AS", h->script);
+	/* room for the Lua state (twice: realloc copies) and some slack */
+	struct rlimit as;
+	as.rlim_cur = as.rlim_max = vm + 2 * (unsigned long)h->opts.memory + AS_SLACK;
+	if (setrlimit(RLIMIT_AS, &as) < 0)
+		fail(s, "%s: Lua helper: RLIMIT_AS: %s", h->script, strerror(errno));
 }
 
 static void
@@ -197,10 +199,12 @@ set_up(struct sandbox *s, struct hooks *h, pid_t parent)
 	/* as nobody this process is not dumpable: others of that user
 	 * cannot ptrace it; the death signal is set after the id change,
 	 * which would clear it */
-	set_limits(h);
+	set_limits(s, h);
 	drop_privileges(s, h);
-	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		fail(s, "%s: Lua helper: no-new-privs: %s", h->script, strerror(errno));
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		fail(s, "%s: Lua helper: non-dumpable: %s", h->script, strerror(errno));
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
 		_exit(0);
 }

@@ -120,8 +120,6 @@ struct sandbox *sandbox_of(lua_State *L);
 /* Names asked of the caller, pushed, or nil when unknown. */
 void sandbox_push_user(lua_State *L, uid_t uid);
 void sandbox_push_group(lua_State *L, gid_t gid);
-/* Push s, or nil for NULL. */
-void push_string_or_nil(lua_State *L, const char *s);
 
 /* task.c */
 void task_register(lua_State *L);

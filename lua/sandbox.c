@@ -146,15 +146,6 @@ sandbox_push_group(lua_State *L, gid_t gid)
 	push_name(L, ASK_GROUP, gid);
 }
 
-void
-push_string_or_nil(lua_State *L, const char *s)
-{
-	if (s != NULL)
-		lua_pushstring(L, s);
-	else
-		lua_pushnil(L);
-}
-
 static int
 l_user(lua_State *L)
 {

@@ -20,7 +20,7 @@ struct slot {
 };
 
 struct rules_index {
-	struct rules_map map; /* hash of the key -> struct slot */
+	struct map map; /* hash of the key -> struct slot */
 };
 
 static uint64_t
@@ -52,7 +52,7 @@ index_new(void)
 	struct rules_index *ix = calloc(1, sizeof(*ix));
 
 	if (ix != NULL)
-		rules_map_init(&ix->map, sizeof(struct slot));
+		map_init(&ix->map, sizeof(struct slot));
 	return ix;
 }
 
@@ -64,9 +64,9 @@ index_free(struct rules_index *ix)
 
 	if (ix == NULL)
 		return;
-	while ((s = rules_map_next(&ix->map, &cursor)) != NULL)
+	while ((s = map_next(&ix->map, &cursor)) != NULL)
 		free(s->list.v);
-	rules_map_free(&ix->map);
+	map_free(&ix->map);
 	free(ix);
 }
 
@@ -78,7 +78,7 @@ index_add(struct rules_index *ix, int kind, int pmode, uint32_t id, const char *
 		.name = name ? name : "", .id = id, .kind = (uint8_t)kind, .pmode = (uint8_t)pmode
 	};
 	bool fresh;
-	struct slot *s = rules_map_insert(&ix->map, hash_key(&key), same_key, &key, &fresh);
+	struct slot *s = map_insert(&ix->map, hash_key(&key), same_key, &key, &fresh);
 
 	if (s == NULL)
 		return -ENOMEM;
@@ -107,7 +107,7 @@ index_get(const struct rules_index *ix, int kind, int pmode, uint32_t id,
 	struct slot key = {
 		.name = name ? name : "", .id = id, .kind = (uint8_t)kind, .pmode = (uint8_t)pmode
 	};
-	const struct slot *s = rules_map_find(&ix->map, hash_key(&key), same_key, &key);
+	const struct slot *s = map_find(&ix->map, hash_key(&key), same_key, &key);
 
 	return s != NULL ? &s->list : NULL;
 }

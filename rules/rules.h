@@ -20,18 +20,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "util/util.h"
+
 #define RULES_WUR __attribute__((warn_unused_result))
 
 /* Longest destination path after template expansion, NUL included. */
 #define RULES_DEST_MAX 1024
 /* Most hierarchies one rule set can be bound to. */
 #define RULES_MAX_HIERS 64
-/*
- * Longest user or group name accepted, NUL excluded (LOGIN_NAME_MAX
- * less one).  Longer names are refused before any NSS call: some NSS
- * modules abort the process on absurd lengths.
- */
-#define RULES_NAME_MAX 255
+/* Longest user or group name accepted, NUL excluded (as util/nss.c). */
+#define RULES_NAME_MAX NSS_NAME_MAX
 
 enum rules_semantics {
 	RULES_PER_HIERARCHY, /* first rule naming a hierarchy decides it */
@@ -73,30 +71,8 @@ struct rules_names {
 	void *arg;
 };
 
-/* The resolver backed by the system's NSS (getpwnam_r, getgrnam_r). */
+/* The resolver backed by the system's NSS (util/nss.c; names.c). */
 extern const struct rules_names rules_nss_names;
-
-/*
- * The NSS wrappers behind rules_nss_names, for any module that needs a
- * look-up (they may block: call them off the hot path).  Each retries
- * with a larger buffer on ERANGE and refuses names longer than
- * RULES_NAME_MAX without asking NSS.  They return 0, -ENOENT (no such
- * entry), -ENAMETOOLONG (name too long, or the answer does not fit the
- * caller's buffer), -ENOMEM, or -EIO (NSS failed).
- */
-/* User by name: uid and primary gid (gid may be NULL). */
-int rules_nss_user(const char *name, uid_t *uid, gid_t *gid) RULES_WUR;
-/* User by uid: the name into buf[len] and primary gid (may be NULL). */
-int rules_nss_user_name(uid_t uid, char *buf, size_t len, gid_t *gid) RULES_WUR;
-/*
- * Group by name: gid, and (when members is not NULL) the uids of the
- * listed members that resolve, in a malloc'd array the caller frees
- * (NULL when there are none).
- */
-int rules_nss_group(const char *name, gid_t *gid, uid_t **members,
-		    size_t *nmembers) RULES_WUR;
-/* Group by gid: the name into buf[len]. */
-int rules_nss_group_name(gid_t gid, char *buf, size_t len) RULES_WUR;
 
 struct rules_options {
 	const char *file; /* main rules file; required */
@@ -241,38 +217,5 @@ int rules_expand(const char *tmpl, const struct rules_task *task, char *buf,
  */
 const char *rules_dest_problem(const char *dest);
 
-/* ---- the project's one hash table (map.c), also used by engined/ --------- */
-
-/*
- * A hash table of fixed-size values, stored inline.  A key is a 64-bit
- * hash: small integer keys (pids, uids, ids) are their own hash and
- * pass eq == NULL; compound keys pass an eq that compares the probe
- * with a stored value.  Pointers to values stay valid until the next
- * insert or remove.
- */
-struct rules_map {
-	unsigned char *v;
-	size_t vsize, slot; /* value size; bytes per slot */
-	size_t cap, n;	    /* cap is 0 or a power of two */
-};
-
-typedef bool rules_map_eq_fn(const void *value, const void *probe);
-
-void rules_map_init(struct rules_map *m, size_t vsize);
-/* Free the table (values owning memory must be freed before). */
-void rules_map_free(struct rules_map *m);
-/* The value under hash (and probe), or NULL. */
-void *rules_map_find(const struct rules_map *m, uint64_t hash, rules_map_eq_fn *eq,
-		     const void *probe);
-/* The value under hash, made (zeroed, *fresh = true) if missing; NULL
- * when out of memory. */
-void *rules_map_insert(struct rules_map *m, uint64_t hash, rules_map_eq_fn *eq,
-		       const void *probe, bool *fresh);
-/* Remove the entry holding value (a pointer from find or insert). */
-void rules_map_remove(struct rules_map *m, void *value);
-size_t rules_map_count(const struct rules_map *m);
-/* Iterate: *cursor starts at 0; NULL at the end.  No insert or remove
- * while iterating. */
-void *rules_map_next(const struct rules_map *m, size_t *cursor);
 
 #endif

@@ -46,7 +46,7 @@ done
 if command -v valgrind >/dev/null && [ -d "$top/build-plain" ]; then
 	echo "=== valgrind on the unit tests ==="
 	for t in tests/rules/parse-t tests/rules/match-t tests/rules/template-t \
-		 tests/rules/dir-t tests/rules/scale-t tests/rules/nss-t tests/rules/map-t tests/kernel/mountinfo-t \
+		 tests/rules/dir-t tests/rules/scale-t tests/util/nss-t tests/util/map-t tests/util/strbuf-t tests/kernel/mountinfo-t \
 		 tests/kernel/task-t tests/kernel/procev-decode-t tests/lua/hooks-t tests/lua/wire-t \
 		 tests/engined/proctab-t tests/engined/config-t tests/engined/statefile-t \
 		 tests/engined/core-t tests/engined/verbs-t tests/engined/server-t \

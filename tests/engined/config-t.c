@@ -3,7 +3,7 @@
  * config-t.c -- unit tests for engined/config.c: built-in defaults,
  * every key of SPEC 5.1, and exact error messages.
  */
-#include "engined/engined.h"
+#include "engined/core/core.h"
 #include "tests/tap/tap.h"
 
 #include <stdio.h>

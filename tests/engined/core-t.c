@@ -6,7 +6,7 @@
  * sticky processes, boosts (start, fork, exit, expiry, the state file,
  * restore), and the regressions found by attacking the daemon.
  */
-#include "engined/core.h"
+#include "engined/core/core.h"
 #include "tests/lib/fixture.h"
 #include "tests/tap/tap.h"
 
@@ -332,6 +332,145 @@ test_restore(void)
 }
 
 /* a process name cannot forge log lines */
+
+static bool
+file_has(const char *path, const char *needle)
+{
+	char buf[4096];
+	FILE *f = fopen(path, "r");
+	size_t n = f != NULL ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+	if (f != NULL)
+		fclose(f);
+	buf[n] = '\0';
+	return strstr(buf, needle) != NULL;
+}
+
+/*
+ * The state file off the classification path: member churn rewrites
+ * only STATE.members (no fsync), at most every 10 s, and a restart
+ * takes the newer members from it; a failed write stays dirty and is
+ * tried again later.
+ */
+static void
+test_state_writes(void)
+{
+	struct boost_info info;
+	char dir[256], members[300], line[64];
+	struct stat st;
+
+	fx.boost_members = 0;
+	snprintf(dir, sizeof(dir), "%s/state", fx.dir);
+	snprintf(members, sizeof(members), "%s.members", fx.state);
+	unlink(fx.state);
+	unlink(members);
+	rmdir(dir);
+	/* a file where the state directory should be: every write fails */
+	FILE *f = fopen(dir, "w");
+	if (f == NULL)
+		bail("cannot write %s", dir);
+	fclose(f);
+	struct core *c = fixture_core(&fx);
+	if (c == NULL)
+		bail("no core");
+	core_start(c, 1.0);
+	fixture_proc(&fx, 700, NOBODY, NOBODY, "/usr/bin/cat", 70, "/");
+	is_int(0, boost(c, 700, 600, &info), "state: a boost while the state cannot be written");
+	uint64_t failed = core_stats(c)->state_save_failures;
+	core_timeout(c, 2.0);
+	is_int(1, (long long)(core_stats(c)->state_save_failures - failed),
+	       "state: the write fails");
+	double next = core_next_deadline(c, 2.0);
+	ok(next > 2.5 && next <= 3.0 + 1e-6, "state: and is tried again a second later (%.2f)",
+	   next);
+	core_timeout(c, 2.5);
+	is_int(1, (long long)(core_stats(c)->state_save_failures - failed),
+	       "state: not before");
+	core_timeout(c, 3.0);
+	is_int(2, (long long)(core_stats(c)->state_save_failures - failed),
+	       "state: the retry fails too");
+	next = core_next_deadline(c, 3.0);
+	ok(next > 4.5 && next <= 5.0 + 1e-6, "state: the next one two seconds later (%.2f)",
+	   next);
+	unlink(dir);
+	core_timeout(c, 5.0);
+	snprintf(line, sizeof(line), " 700:70");
+	ok(file_has(fx.state, line), "state: written once the directory can be made");
+	is_int(2, (long long)(core_stats(c)->state_save_failures - failed),
+	       "state: no more failures");
+
+	/* members come and go: STATE.members only, and not at once */
+	if (stat(fx.state, &st) < 0)
+		bail("no state file");
+	ino_t ino = st.st_ino;
+	uint64_t saves = core_stats(c)->state_saves;
+	for (pid_t p = 710; p < 720; p++) {
+		fixture_proc(&fx, p, NOBODY, NOBODY, "/usr/bin/cat", (uint64_t)p, "/fast");
+		event(c, PROCEV_FORK, p, 700, 6.0);
+		core_timeout(c, 6.0);
+	}
+	is_int(0, (long long)(core_stats(c)->state_saves - saves),
+	       "state: ten forks write nothing at once");
+	next = core_next_deadline(c, 6.0);
+	ok(next >= 14.9, "state: the members are written 10 s after the last write (%.2f)", next);
+	core_timeout(c, 15.0);
+	is_int(1, (long long)(core_stats(c)->state_saves - saves), "state: then once");
+	ok(stat(fx.state, &st) == 0 && st.st_ino == ino, "state: the state file was not rewritten");
+	ok(file_has(members, " 715:715"), "state: STATE.members has the children");
+	ok(stat(members, &st) == 0 && (st.st_mode & 0777) == 0600, "state: mode 0600");
+	core_free(c); /* a crash: nothing more is written */
+
+	/* a restart takes the newer members */
+	c = fixture_core(&fx);
+	if (c == NULL)
+		bail("no core");
+	core_start(c, 20.0);
+	const struct boost *b = core_boost_find(c, info.id);
+	ok(b != NULL && b->n == 11, "state: restored with the members of STATE.members (%zu)",
+	   b ? b->n : 0);
+	ok(core_proc_flags(c, 715) & PROC_BOOSTED, "state: a child is boosted again");
+	is_int(0, core_boost_end(c, info.id, "test"), "state: end it");
+	core_timeout(c, 21.0);
+	ok(access(members, F_OK) < 0 && !file_has(fx.state, " 700:70"),
+	   "state: a durable write removes STATE.members and the boost");
+	core_free(c);
+
+	/* STATE.members naming a boost the state file does not have, or
+	 * with another group: its members are not believed */
+	for (pid_t p = 710; p < 720; p++)
+		fixture_gone(&fx, p);
+	fixture_proc(&fx, 730, NOBODY, NOBODY, "/usr/bin/cat", 73, "/");
+	char text[512];
+	snprintf(text, sizeof(text),
+		 "# cgengine boosts, format 2\n"
+		 "boost 40 65534 %lld name=cgecore /fast fast 700:70\n",
+		 (long long)fx.wall + 100);
+	write_state(text);
+	snprintf(text, sizeof(text),
+		 "# cgengine boosts, format 2\n"
+		 "boost 40 65534 %lld name=cgecore /other fast 700:70 730:73\n"
+		 "boost 41 65534 %lld name=cgecore /fast fast 730:73\n",
+		 (long long)fx.wall + 100, (long long)fx.wall + 100);
+	f = fopen(members, "w");
+	if (f == NULL)
+		bail("cannot write %s", members);
+	fputs(text, f);
+	fclose(f);
+	c = fixture_core(&fx);
+	if (c == NULL)
+		bail("no core");
+	core_start(c, 30.0);
+	b = core_boost_find(c, 40);
+	ok(core_boost_count(c) == 1 && b != NULL && b->n == 1 && core_boost_find(c, 41) == NULL,
+	   "state: only the state file says which boosts exist, and whose members");
+	core_stop(c);
+	core_free(c);
+	fixture_gone(&fx, 700);
+	fixture_gone(&fx, 730);
+	unlink(members);
+	unlink(fx.state);
+}
+
 /* A boost holds at most so many processes: a fork bomb does not grow it. */
 static void
 test_boost_cap(void)
@@ -475,7 +614,7 @@ test_lazy_groups(void)
 int
 main(void)
 {
-	plan(85);
+	plan(85 + 19);
 	fixture_init(&fx);
 	fixture_files(&fx, fixture_profile, fixture_rules);
 	fixture_proc(&fx, 1, 0, 0, "/usr/lib/systemd/systemd", 1, "/init.scope");
@@ -497,6 +636,7 @@ main(void)
 	core_free(c);
 	test_restore();
 	test_boost_cap();
+	test_state_writes();
 	fixture_done(&fx);
 	test_lazy_groups();
 	return 0;

@@ -10,8 +10,8 @@
  * into a leaf of its own group; groups made from templates are removed
  * once empty.
  */
-#include "engined/control_private.h"
-#include "engined/core.h"
+#include "engined/core/core_private.h"
+#include "engined/core/core.h"
 #include "tests/lib/fixture.h"
 #include "tests/tap/tap.h"
 
@@ -218,17 +218,17 @@ test_verb(struct core *c)
 	static char pid[] = "200", verb[] = "explain";
 	char *argv[] = { verb, pid };
 	char err[256] = "";
-	struct buf out = { 0 };
-	struct request rq = { .core = c, .now = 50.0, .uid = 0, .json = false };
+	struct strbuf out = { 0 };
+	struct verbs_request rq = { .core = c, .now = 50.0, .uid = 0, .json = false };
 
-	is_int(0, control_dispatch(&rq, 2, argv, &out, err, sizeof(err)), "explain 200");
+	is_int(0, verbs_dispatch(&rq, 2, argv, &out, err, sizeof(err)), "explain 200");
 	ok(out.p != NULL && strstr(out.p, "\nunified ") != NULL &&
 		   strstr(out.p,
 			  "/svc/students/default/www composed from cpu, net_cls") != NULL,
 	   "the text has the unified row");
 	rq.json = true;
-	buf_reset(&out);
-	is_int(0, control_dispatch(&rq, 2, argv, &out, err, sizeof(err)),
+	strbuf_reset(&out);
+	is_int(0, verbs_dispatch(&rq, 2, argv, &out, err, sizeof(err)),
 	       "explain 200 --json");
 	json_t *r = json_loads(out.p ? out.p : "", 0, NULL);
 	json_t *rows = json_object_get(r, "hierarchies");
@@ -260,7 +260,7 @@ test_boost(struct core *c)
 	is_string("/svc/students/default/others", fixture_group_v2(&fx, 400),
 		  "back to the rules");
 	r.dest = "/fast/x/y";
-	is_int(-1, core_boost_start(c, &r, &info, err, sizeof(err)), "a boost too deep");
+	is_int(-EINVAL, core_boost_start(c, &r, &info, err, sizeof(err)), "a boost too deep");
 	is_string(
 		"destination '/fast/x/y' is deeper than the 2 levels of cpu in the unified "
 		"layout",

@@ -4,7 +4,7 @@
  * per second, the count of those held back handed to the next line or
  * taken for a summary.
  */
-#include "engined/engined.h"
+#include "engined/core/core.h"
 #include "tests/tap/tap.h"
 
 int

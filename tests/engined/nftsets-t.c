@@ -8,7 +8,7 @@
  * stale ids, a reload that stops naming a set, explain's view, and the
  * config's errors.
  */
-#include "engined/control_private.h"
+#include "engined/core/core_private.h"
 #include "tests/lib/fixture.h"
 #include "tests/tap/tap.h"
 
@@ -194,14 +194,14 @@ seen_set(void *arg, const struct nftset_ref *set, const char *group, unsigned le
 static const char *
 explain(struct core *c, pid_t pid, bool json)
 {
-	static struct buf out;
+	static struct strbuf out;
 	static char err[256];
 	char arg[16], *argv[] = { "explain", arg };
-	struct request rq = { .core = c, .now = 40.0, .uid = 0, .json = json };
+	struct verbs_request rq = { .core = c, .now = 40.0, .uid = 0, .json = json };
 
 	snprintf(arg, sizeof(arg), "%d", (int)pid);
-	buf_reset(&out);
-	if (control_dispatch(&rq, 2, argv, &out, err, sizeof(err)) < 0 || out.p == NULL)
+	strbuf_reset(&out);
+	if (verbs_dispatch(&rq, 2, argv, &out, err, sizeof(err)) < 0 || out.p == NULL)
 		return err;
 	return out.p;
 }

@@ -4,7 +4,7 @@
  * replace a reused pid, forget (with backward shift), growth, and a
  * randomised comparison against a plain array.
  */
-#include "engined/core_private.h"
+#include "engined/core/core_private.h"
 #include "tests/tap/tap.h"
 
 #include <stdlib.h>

@@ -12,8 +12,8 @@
  * the socket file's mode and refusing symbolic links; and the requests
  * control.c refuses itself, with control_parse_line.
  */
-#include "engined/control_private.h"
-#include "engined/server.h"
+#include "engined/core/core_private.h"
+#include "engined/daemon/server.h"
 
 #include <ev.h>
 #include "tests/tap/tap.h"
@@ -679,7 +679,7 @@ test_parse_line(void)
 		strcat(line, "w ");
 	is_int(64, control_parse_line(line, argv, 64), "parse: max words");
 	strcpy(line, "a b c");
-	is_int(-1, control_parse_line(line, argv, 2), "parse: more than max words: -1");
+	is_int(-E2BIG, control_parse_line(line, argv, 2), "parse: more than max words: -E2BIG");
 }
 
 int

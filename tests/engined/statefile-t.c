@@ -8,7 +8,7 @@
  * and read-only cases mount a private tmpfs and are skipped without
  * root.
  */
-#include "engined/statefile.h"
+#include "engined/core/statefile.h"
 #include "tests/tap/tap.h"
 
 #include <errno.h>
@@ -397,7 +397,7 @@ save(const char *path, size_t nrecs)
 	struct array a = { .r = recs, .n = nrecs };
 
 	nmsgs = 0;
-	return statefile_save(path, next, &a, &rep);
+	return statefile_save(path, next, &a, &rep, true);
 }
 
 static void
@@ -540,7 +540,7 @@ test_full_and_readonly(void)
 	}
 	snprintf(path, sizeof(path), "%s/boosts.state", mnt);
 	nmsgs = 0;
-	is_int(-ENOSPC, statefile_save(path, next, &a, &rep), "a full directory");
+	is_int(-ENOSPC, statefile_save(path, next, &a, &rep, true), "a full directory");
 	snprintf(want, sizeof(want),
 		 "%s: cannot write the boost state: No space left on device", path);
 	is_string(want, nmsgs ? msgs[0] : "", "full: message");

@@ -4,10 +4,11 @@
  * root: who may ask what, the exact denials, and JSON that stays valid
  * whatever bytes a process name holds.
  */
-#include "engined/control_private.h"
+#include "engined/core/core_private.h"
 #include "tests/lib/fixture.h"
 #include "tests/tap/tap.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,7 +21,7 @@
 static struct fixture fx;
 static struct core *core;
 static char err[512];
-static struct buf out;
+static struct strbuf out;
 static double now = 50.0; /* the loop's clock, as requests see it */
 
 /* Run one request line as uid; the dispatch result. */
@@ -40,10 +41,10 @@ ask(uid_t uid, bool json, const char *fmt, ...)
 	va_end(ap);
 	for (char *w = strtok(line, " "); w != NULL && argc < 64; w = strtok(NULL, " "))
 		argv[argc++] = w;
-	struct request rq = { .core = core, .now = now, .uid = uid, .json = json };
+	struct verbs_request rq = { .core = core, .now = now, .uid = uid, .json = json };
 	err[0] = '\0';
-	buf_reset(&out);
-	return control_dispatch(&rq, argc, argv, &out, err, sizeof(err));
+	strbuf_reset(&out);
+	return verbs_dispatch(&rq, argc, argv, &out, err, sizeof(err));
 }
 
 static void
@@ -67,19 +68,19 @@ test_root_only(void)
 	is_int(0, ask(NOBODY, false, "test --user nobody --exe /usr/bin/fx-www"),
 	       "anyone may run test");
 	ok(out.p != NULL && strstr(out.p, "/www") != NULL, "test: fx-www of nobody wants /www");
-	is_int(-1, ask(NOBODY, false, "frobnicate"), "unknown verb");
+	is_int(-EINVAL, ask(NOBODY, false, "frobnicate"), "unknown verb");
 	is_string("unknown request 'frobnicate' (try 'help')", err, "... says so");
 }
 
 static void
 test_explain(void)
 {
-	is_int(-1, ask(NOBODY, false, "explain 100"), "explain of root's process as nobody");
+	is_int(-EINVAL, ask(NOBODY, false, "explain 100"), "explain of root's process as nobody");
 	is_string("permission denied: pid 100 belongs to another user", err, "... is denied");
 	is_int(0, ask(NOBODY, false, "explain 200"), "explain of one's own process");
 	ok(out.p != NULL && strstr(out.p, "/www") != NULL, "... shows the wanted group");
 	is_int(0, ask(0, false, "explain 100"), "root may explain anything");
-	is_int(-1, ask(0, false, "explain 99999"), "explain of no process");
+	is_int(-EINVAL, ask(0, false, "explain 99999"), "explain of no process");
 	is_string("no process 99999", err, "... says so");
 
 	/* an exe path that is not UTF-8: still valid JSON */

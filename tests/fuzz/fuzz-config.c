@@ -8,7 +8,7 @@
  * set, valid durations for its boost profiles and well-formed group
  * titles.  libconfuse itself is not instrumented for coverage here.
  */
-#include "engined/engined.h"
+#include "engined/core/core.h"
 #include "fuzz.h"
 
 #include <string.h>

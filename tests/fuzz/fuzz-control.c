@@ -13,8 +13,9 @@
  * line, in order and the same as that splitter's; a duration is -1 or
  * 0..365 days and agrees with a second implementation of its grammar.
  */
-#include "engined/control_private.h"
-#include "engined/engined.h"
+#include "engined/core/core_private.h"
+#include "engined/daemon/daemon.h"
+#include "engined/core/core.h"
 #include "fuzz.h"
 
 #include <stdlib.h>

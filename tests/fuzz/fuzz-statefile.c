@@ -10,7 +10,7 @@
  * members with pids in range); every message starts with "name:"; the
  * round trip gives back exactly the same records.
  */
-#include "engined/statefile.h"
+#include "engined/core/statefile.h"
 #include "fuzz.h"
 
 #include <stdlib.h>

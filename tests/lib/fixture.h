@@ -11,7 +11,7 @@
 #ifndef CGENGINE_TESTS_FIXTURE_H
 #define CGENGINE_TESTS_FIXTURE_H
 
-#include "engined/core.h"
+#include "engined/core/core.h"
 
 #define FIXTURE_HIER "name=cgecore"
 

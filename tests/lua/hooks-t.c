@@ -17,6 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -759,6 +762,49 @@ test_privileges(void)
 	hooks_free(h);
 }
 
+/*
+ * A helper that cannot set up its sandbox does not run: with the hard
+ * RLIMIT_CPU below the helper's backstop and no privilege to raise it,
+ * the load fails and says which step.  In a child, which drops to
+ * nobody when root (root could raise the limit).
+ */
+static void
+test_sandbox_steps(void)
+{
+	const char *path = script("steps.lua", "function classify(t, d) end\n");
+	int status = 0;
+
+	chmod(dir, 0711);
+	chmod(path, 0644);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct rlimit low = { 10, 10 };
+		char err[512] = "";
+
+		if (setrlimit(RLIMIT_CPU, &low) < 0)
+			_exit(10);
+		if (geteuid() == 0 && (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+				       setresuid(65534, 65534, 65534) < 0))
+			_exit(11);
+		struct hooks_options o = { .script = path,
+					   .instructions = 100000,
+					   .memory = 1 << 22,
+					   .timeout_ms = timeout_ms };
+		struct hooks *h = hooks_load(&o, err, sizeof(err));
+		if (h != NULL)
+			_exit(1);
+		if (strstr(err, "Lua helper: RLIMIT_CPU") == NULL)
+			diag("sandbox: the load said: %s", err);
+		_exit(strstr(err, "Lua helper: RLIMIT_CPU") != NULL ? 0 : 2);
+	}
+	ok(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status),
+	   "sandbox: the child ran");
+	chmod(dir, 0700);
+	is_int(0, WEXITSTATUS(status),
+	       "sandbox: a failed setrlimit stops the helper, and the load says so "
+	       "(1: it ran, 2: other message, 1x: set-up)");
+}
+
 /* The caller's check of what an (untrusted) helper answers. */
 struct msg {
 	unsigned char b[4096];
@@ -904,7 +950,7 @@ main(void)
 	if (mkdtemp(dir) == NULL)
 		bail("mkdtemp");
 	plan(11 + 2 + 5 + 13 + 8 * 3 + 2 + 7 + 2 + (10 * 2 + 4 + 5) + 7 + 4 + 6 + 5 + 5 +
-	     5 + 23);
+	     5 + 2 + 23);
 	test_forbidden();
 	test_bytecode();
 	test_errors_at_load();
@@ -918,6 +964,7 @@ main(void)
 	test_starved();
 	test_log_limits();
 	test_privileges();
+	test_sandbox_steps();
 	test_answer_parse();
 
 	struct hooks_options o = { .script = "/nonexistent.lua",

@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * classify.c -- the classification pipeline for one process:
+ *
+ *   snapshot (kernel/) → rules_match (rules/) → Lua hook (lua/)
+ *     → boosts → verdicts (composed for a unified layout) → moves
+ *     (groups.c)
+ *
+ * classify_decide() only decides (so "cgenginectl explain" sees exactly
+ * what the daemon would do); classify() decides and acts.
+ */
+#include "core_private.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- deciding ------------------------------------------------------------------ */
+
+/* Callbacks through which the Lua hook reads a task. */
+struct hook_view {
+	const struct policy *pol;
+	const char *const *parts; /* current parts of the virtual dimensions */
+	const char *procroot;
+	const struct task *t;
+	const struct task_cgroups *cg;
+	const char *cmd; /* what-if: the command line given, NUL-separated */
+	size_t cmdlen;
+};
+
+static int
+hook_cmdline(void *arg, char *buf, size_t len)
+{
+	const struct hook_view *v = arg;
+
+	if (v->cmd == NULL)
+		return task_read_cmdline(v->procroot, v->t->pid, buf, len);
+	size_t n = v->cmdlen < len ? v->cmdlen : len;
+	memcpy(buf, v->cmd, n);
+	return (int)n;
+}
+
+static const char *
+hook_cgroup(void *arg, const char *hier)
+{
+	const struct hook_view *v = arg;
+
+	/* a virtual dimension: the part of the process's composed group */
+	for (size_t i = 0; v->parts != NULL && i < v->pol->n; i++)
+		if (v->pol->virt[i] && strcmp(v->pol->names[i], hier) == 0)
+			return v->parts[i];
+	/* the v2 tree is "unified" to people, "" in /proc/PID/cgroup */
+	return task_cgroup_of(v->cg, strcmp(hier, "unified") == 0 ? "" : hier);
+}
+
+/* Let the Lua hook revise the verdicts. */
+static void
+run_hook(struct core *c, const struct task *t, const struct hook_view *view)
+{
+	struct policy *p = c->pol;
+	struct hooks_task ht = {
+		.pid = t->pid,
+		.ppid = t->ppid,
+		.uid = t->uid,
+		.euid = t->euid,
+		.gid = t->gid,
+		.egid = t->egid,
+		.groups = t->groups,
+		.ngroups = t->ngroups,
+		.comm = t->comm,
+		.exe = t->exe,
+		.cmdline = hook_cmdline,
+		.cgroup = hook_cgroup,
+		.arg = (void *)view,
+	};
+
+	for (size_t i = 0; i < p->n; i++) {
+		const struct verdict *v = &c->verdicts[i];
+		struct hooks_slot *s = &c->slots[i];
+
+		s->hier = p->labels[i]; /* "unified" for the v2 tree, as everywhere */
+		s->set = v->move;
+		snprintf(s->dest, sizeof(s->dest), "%s", v->move ? v->dest : "");
+		s->why = v->rule != NULL ? v->reason : NULL;
+	}
+	const struct hooks_stats *hs = hooks_stats(p->hooks);
+	uint64_t timeouts = hs->timeouts, restarts = hs->restarts;
+	c->stats.hook_calls++;
+	int rc = hooks_classify(p->hooks, &ht, c->slots, p->n);
+	c->stats.hook_timeouts += hs->timeouts - timeouts;
+	c->stats.hook_restarts += hs->restarts - restarts;
+	if (rc < 0) {
+		c->stats.hook_errors++;
+		return; /* the rules' decision stands */
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		struct verdict *v = &c->verdicts[i];
+		const struct hooks_slot *s = &c->slots[i];
+
+		if (!s->changed)
+			continue;
+		c->stats.hook_changes++;
+		v->move = s->set;
+		v->rule = NULL;
+		snprintf(v->dest, sizeof(v->dest), "%s", s->dest);
+		snprintf(v->reason, sizeof(v->reason), "Lua hook %s", p->cfg->lua_script);
+	}
+}
+
+/* "file:line" of rule r into buf, as snprintf("%s:%u") without its cost. */
+static void
+rule_reason(char *buf, size_t len, const struct rules_rule *r)
+{
+	char num[STR_UINT_MAX];
+	size_t n = str_uint(num, r->line), f = strnlen(r->file, len - 1);
+
+	if (f + 1 + n >= len) {
+		snprintf(buf, len, "%s:%u", r->file, r->line); /* cut as it always was */
+		return;
+	}
+	memcpy(buf, r->file, f);
+	buf[f] = ':';
+	memcpy(buf + f + 1, num + sizeof(num) - n, n);
+	buf[f + 1 + n] = '\0';
+}
+
+/* Verdicts from the rules' decisions (every classification: no printf). */
+static void
+from_rules(struct core *c)
+{
+	for (size_t i = 0; i < c->pol->n; i++) {
+		const struct rules_decision *d = &c->dec[i];
+		struct verdict *v = &c->verdicts[i];
+
+		v->move = d->move;
+		v->rule = d->rule;
+		str_copy(v->dest, sizeof(v->dest), d->move ? d->dest : "");
+		if (d->rule != NULL)
+			rule_reason(v->reason, sizeof(v->reason), d->rule);
+		else
+			str_copy(v->reason, sizeof(v->reason), "no rule");
+	}
+}
+
+/* Boosts override everything else on their hierarchy. */
+static void
+apply_boosts(struct core *c, pid_t pid)
+{
+	for (size_t i = 0; i < c->pol->n; i++) {
+		const struct boost *b = boost_of(c, pid, c->pol->names[i]);
+		struct verdict *v = &c->verdicts[i];
+
+		if (b == NULL)
+			continue;
+		v->move = true;
+		v->rule = NULL;
+		snprintf(v->dest, sizeof(v->dest), "%s", b->dest);
+		snprintf(v->reason, sizeof(v->reason), "boost #%u", b->id);
+	}
+}
+
+static void
+all_sticky(struct core *c)
+{
+	for (size_t i = 0; i < c->pol->n; i++) {
+		struct verdict *v = &c->verdicts[i];
+
+		v->move = false;
+		v->rule = NULL;
+		v->dest[0] = '\0';
+		snprintf(v->reason, sizeof(v->reason), "sticky");
+	}
+}
+
+/* Rules, then the Lua hook, for a snapshot. */
+static void
+decide_rules(struct core *c, const struct task *t, const char *const *current,
+	     const struct hook_view *view)
+{
+	struct policy *p = c->pol;
+	struct rules_task rt = {
+		.pid = t->pid,
+		.uid = t->uid,
+		.euid = t->euid,
+		.gid = t->gid,
+		.egid = t->egid,
+		.groups = t->groups,
+		.ngroups = t->ngroups,
+		.exe = t->exe[0] ? t->exe : NULL,
+		.comm = t->comm,
+		.script = t->script[0] ? t->script : NULL,
+		.invoked = t->invoked[0] ? t->invoked : NULL,
+		.cgroups = current,
+		.realtime = t->realtime,
+	};
+	if (p->need_names) {
+		rt.user = policy_user(p, t->euid);
+		rt.group = policy_group(p, t->egid);
+	}
+	rules_match(p->rules, &rt, c->dec);
+	from_rules(c);
+	if (hooks_has_classify(p->hooks))
+		run_hook(c, t, view);
+}
+
+/*
+ * A process that exists but cannot be read (no descriptor left, no
+ * memory): say so -- at most once a second, with a count of the others
+ * -- and rescan soon, so it is not left unclassified.
+ */
+static void
+cannot_read(struct core *c, pid_t pid, int rc)
+{
+	static struct log_limit limit = LOG_LIMIT_INIT(1);
+	unsigned long held;
+
+	core_rescan_soon(c, 1.0);
+	if (log_limit_pass(&limit, c->now, &held))
+		log_warning("cannot read %s/%d: %s; rescanning soon (%lu more not reported)",
+			    c->env.procroot, (int)pid, strerror(-rc), held);
+}
+
+/* Compose the verdicts of the virtual dimensions into c->composed. */
+static void
+compose(struct core *c, pid_t pid)
+{
+	const struct policy *p = c->pol;
+	const char *want[RULES_MAX_HIERS] = { 0 };
+	size_t bad;
+	int rc;
+
+	c->composed[0] = '\0';
+	if (p->v2 == NULL || (pid == getpid() && p->uroot_own))
+		return; /* the daemon stays in its leaf */
+	for (size_t k = 0; k < p->nlayout; k++) {
+		size_t i = p->layout[k];
+
+		want[i] = c->verdicts[i].move ? c->verdicts[i].dest : NULL;
+	}
+	while ((rc = layout_compose(p, want, c->parts, c->composed, sizeof(c->composed),
+				    &bad)) == -EMLINK) {
+		struct verdict *v = &c->verdicts[bad];
+		size_t n = strlen(v->reason);
+
+		log_warning(
+			"pid %d: %s:%s is deeper than the unified layout's %u level%s "
+			"for %s; %s left alone",
+			(int)c->snap.pid, p->names[bad], v->dest, p->depth[bad],
+			p->depth[bad] == 1 ? "" : "s", p->names[bad], p->names[bad]);
+		snprintf(v->reason + n, sizeof(v->reason) - n,
+			 " (too deep for the layout)");
+		v->move = false;
+		want[bad] = NULL;
+	}
+	if (rc != 0)
+		c->composed[0] = '\0';
+}
+
+/*
+ * Does deciding for a process read its current groups?  Only ignore
+ * rules, the unified layout (the parts of the dimensions the rules do
+ * not decide) and the Lua hook (task:cgroup()) look at them; otherwise
+ * classify() reads them only when a verdict moves something, to leave
+ * alone what is in place already.
+ */
+static bool
+decision_needs_groups(const struct policy *p)
+{
+	return p->v2 != NULL || rules_need_cgroups(p->rules) ||
+	       hooks_has_classify(p->hooks);
+}
+
+/*
+ * Decide for pid into c->verdicts; the snapshot in c->snap and, unless
+ * lazy and the decision does not need them (then c->snap_cg.n is 0 and
+ * c->snap_cg_read false), its current groups in c->snap_cg.
+ */
+static enum decide_result
+decide(struct core *c, pid_t pid, uid_t asker, bool lazy)
+{
+	struct policy *p = c->pol;
+	struct task *t = &c->snap;
+	struct task_cgroups *cg = &c->snap_cg;
+	const char *current[RULES_MAX_HIERS] = { 0 };
+	unsigned what = 0;
+	const struct proc *known = proc_known(c, pid);
+	unsigned flags = known != NULL ? known->flags : 0;
+	bool sticky = flags & PROC_STICKY;
+
+	if (!sticky && (rules_need_process(p->rules) || hooks_has_classify(p->hooks)))
+		what |= TASK_EXE | TASK_SCRIPT;
+	if (!sticky && rules_need_realtime(p->rules))
+		what |= TASK_RT;
+	cg->n = 0;
+	c->snap_cg_read = false;
+	int rc = task_read(c->env.procroot, pid, what, t);
+	if (rc < 0) {
+		if (rc != -ESRCH)
+			cannot_read(c, pid, rc);
+		return DECIDE_GONE;
+	}
+	if (t->kthread)
+		return DECIDE_KTHREAD;
+	if (pid == 1)
+		return DECIDE_INIT; /* its group is the service manager's business */
+	if (!core_owns(asker, t))
+		return DECIDE_DENIED; /* nothing run, nothing counted */
+	if (!lazy || decision_needs_groups(p)) {
+		if (task_read_cgroups(c->env.procroot, pid, cg) < 0)
+			return DECIDE_GONE;
+		c->snap_cg_read = true;
+	}
+	c->composed[0] = '\0';
+	if (p->v2 != NULL)
+		layout_split(p, task_cgroup_of(cg, p->v2->name), c->partbuf,
+			     sizeof(c->partbuf), c->parts);
+	if (sticky) {
+		all_sticky(c);
+		return DECIDE_STICKY;
+	}
+	for (size_t i = 0; i < p->n; i++)
+		current[i] = p->virt[i] ? c->parts[i] : task_cgroup_of(cg, p->names[i]);
+	struct hook_view view = {
+		.pol = p, .parts = c->parts, .procroot = c->env.procroot, .t = t, .cg = cg
+	};
+	decide_rules(c, t, current, &view);
+	if (flags & PROC_BOOSTED)
+		apply_boosts(c, pid);
+	compose(c, pid);
+	return DECIDE_OK;
+}
+
+enum decide_result
+classify_decide(struct core *c, pid_t pid, uid_t asker)
+{
+	return decide(c, pid, asker, false);
+}
+
+void
+classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen)
+{
+	static const struct task_cgroups none;
+	const char *current[RULES_MAX_HIERS] = { 0 };
+	struct hook_view view = { .pol = c->pol,
+				  .parts = c->parts,
+				  .procroot = c->env.procroot,
+				  .t = t,
+				  .cg = &none,
+				  .cmd = cmd,
+				  .cmdlen = cmdlen };
+
+	for (size_t i = 0; i < RULES_MAX_HIERS; i++)
+		c->parts[i] = NULL;
+	decide_rules(c, t, current, &view);
+	compose(c, t->pid);
+}
+
+/* Will some verdict move the snapshot in a managed v1 or v2 hierarchy? */
+static bool
+wants_move(const struct core *c)
+{
+	for (size_t i = 0; i < c->pol->n; i++)
+		if (c->verdicts[i].move && !c->dropped[i] && !c->pol->virt[i])
+			return true;
+	return c->composed[0] != '\0';
+}
+
+void
+classify(struct core *c, pid_t pid)
+{
+	if (c->paused)
+		return;
+	switch (decide(c, pid, 0, true)) {
+	case DECIDE_GONE:
+		c->stats.vanished++;
+		return;
+	case DECIDE_KTHREAD:
+	case DECIDE_INIT:
+	case DECIDE_STICKY:
+	case DECIDE_DENIED:
+		return;
+	case DECIDE_OK:
+		break;
+	}
+	/* where it is now, so nothing already in place is moved or logged */
+	if (!c->snap_cg_read && wants_move(c)) {
+		if (task_read_cgroups(c->env.procroot, pid, &c->snap_cg) < 0) {
+			c->stats.vanished++;
+			return;
+		}
+		c->snap_cg_read = true;
+	}
+	c->stats.classified++;
+	for (size_t i = 0; i < c->pol->n; i++) {
+		const struct verdict *v = &c->verdicts[i];
+		const char *now = task_cgroup_of(&c->snap_cg, c->pol->names[i]);
+
+		if (!v->move || c->dropped[i] || c->pol->virt[i])
+			continue;
+		if (now != NULL && strcmp(now, v->dest) == 0) {
+			log_debug("pid %d (%s) already in %s:%s", (int)pid, c->snap.comm,
+				  c->pol->names[i], v->dest);
+			continue;
+		}
+		groups_move(c, i, &c->snap, v);
+	}
+	if (c->composed[0] != '\0') {
+		const char *now = task_cgroup_of(&c->snap_cg, c->pol->v2->name);
+
+		if (now != NULL && strcmp(now, c->composed) == 0)
+			log_debug("pid %d (%s) already in unified:%s", (int)pid,
+				  c->snap.comm, c->composed);
+		else
+			groups_move_composed(c, &c->snap);
+	}
+}
+
+/* ---- the core's entry points for requests ---------------------------------------- */
+
+enum decide_result
+core_explain(struct core *c, pid_t pid, uid_t asker)
+{
+	return classify_decide(c, pid, asker);
+}
+
+const struct task *
+core_snapshot(const struct core *c)
+{
+	return &c->snap;
+}
+
+const struct task_cgroups *
+core_snapshot_cgroups(const struct core *c)
+{
+	return &c->snap_cg;
+}
+
+void
+core_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen)
+{
+	classify_whatif(c, t, cmd, cmdlen);
+}

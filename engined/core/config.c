@@ -1,0 +1,555 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * config.c -- the daemon's configuration file, cgengined.conf, read
+ * with libconfuse.  Every problem is reported as "file:line: message";
+ * unknown keys are errors.
+ */
+#include "core_private.h"
+
+#include <confuse.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef SYSCONFDIR
+#define SYSCONFDIR "/etc"
+#endif
+#ifndef LOCALSTATEDIR
+#define LOCALSTATEDIR "/var"
+#endif
+
+void
+report_msg(const struct report *r, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (r != NULL && r->fn != NULL)
+		r->fn(r->arg, msg);
+	else
+		log_error("%s", msg);
+}
+
+/* The report sink of the parse in progress (libconfuse has no user arg),
+ * and how many messages it got. */
+static const struct report *current;
+static unsigned reported;
+
+/* libconfuse's messages: its own printf formats, passed on */
+static void confuse_error(cfg_t *cfg, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+static void
+confuse_error(cfg_t *cfg, const char *fmt, va_list ap)
+{
+	char msg[768];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	reported++;
+	if (cfg != NULL && cfg->filename != NULL && cfg->line > 0)
+		report_msg(current, "%s:%d: %s", cfg->filename, cfg->line, msg);
+	else if (cfg != NULL && cfg->filename != NULL)
+		report_msg(current, "%s: %s", cfg->filename, msg);
+	else
+		report_msg(current, "%s", msg);
+}
+
+long
+parse_duration(const char *s)
+{
+	char *end;
+	long v;
+
+	if (s == NULL || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || v < 0)
+		return -1;
+	long unit = 1;
+	switch (*end) {
+	case '\0':
+	case 's':
+		break;
+	case 'm':
+		unit = 60;
+		break;
+	case 'h':
+		unit = 3600;
+		break;
+	case 'd':
+		unit = 86400;
+		break;
+	default:
+		return -1;
+	}
+	if (*end != '\0' && end[1] != '\0')
+		return -1;
+	if (v > 365L * 86400 / unit)
+		return -1; /* more than a year is a typo */
+	return v * unit;
+}
+
+static int
+check_match(cfg_t *cfg, cfg_opt_t *opt)
+{
+	const char *v = cfg_opt_getnstr(opt, 0);
+
+	if (strcmp(v, "per-hierarchy") != 0 && strcmp(v, "first-match") != 0) {
+		cfg_error(
+			cfg,
+			"match: expected \"per-hierarchy\" or \"first-match\", not \"%s\"",
+			v);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+check_level(cfg_t *cfg, cfg_opt_t *opt)
+{
+	const char *v = cfg_opt_getnstr(opt, 0);
+
+	if (log_level_parse(v) < 0) {
+		cfg_error(cfg, "log-level: unknown level \"%s\"", v);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+check_positive(cfg_t *cfg, cfg_opt_t *opt)
+{
+	if (cfg_opt_getnint(opt, 0) <= 0) {
+		cfg_error(cfg, "%s: must be a positive number", cfg_opt_name(opt));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+check_nice(cfg_t *cfg, cfg_opt_t *opt)
+{
+	long v = cfg_opt_getnint(opt, 0);
+
+	if (v < -20 || v > 19) {
+		cfg_error(cfg, "nice: %ld is not a priority from -20 to 19", v);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+check_rtprio(cfg_t *cfg, cfg_opt_t *opt)
+{
+	long v = cfg_opt_getnint(opt, 0);
+
+	if (v < 0 || v > 99) {
+		cfg_error(cfg, "realtime-priority: %ld is not 0 (off) or a priority from 1 to 99",
+			  v);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+check_duration(cfg_t *cfg, cfg_opt_t *opt)
+{
+	const char *v = cfg_opt_getnstr(opt, 0);
+
+	if (parse_duration(v) <= 0) {
+		cfg_error(cfg, "%s: invalid duration \"%s\" (use 90s, 15m, 2h, 1d)",
+			  cfg_opt_name(opt), v);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+check_group(cfg_t *cfg, cfg_opt_t *opt)
+{
+	cfg_t *sec = cfg_opt_getnsec(opt, cfg_opt_size(opt) - 1);
+	const char *title = cfg_title(sec);
+	const char *colon = title ? strchr(title, ':') : NULL;
+
+	if (colon == NULL || colon == title || colon[1] != '/') {
+		cfg_error(cfg, "group \"%s\": expected \"HIERARCHY:/PATH\"",
+			  title ? title : "");
+		return -1;
+	}
+	for (unsigned i = 0; i < cfg_size(sec, "nft-set"); i++) {
+		const char *spec = cfg_getnstr(sec, "nft-set", i);
+		struct nftset_ref r;
+		char why[256];
+
+		if (nftset_parse(spec, &r, why, sizeof(why)) < 0) {
+			cfg_error(cfg, "group \"%s\": nft-set \"%s\": %s", title, spec, why);
+			return -1;
+		}
+	}
+	for (unsigned i = 0; i < cfg_size(sec, "set"); i++) {
+		const char *kv = cfg_getnstr(sec, "set", i);
+		const char *eq = strchr(kv, '=');
+
+		if (eq == NULL || eq == kv || memchr(kv, '/', (size_t)(eq - kv))) {
+			cfg_error(cfg, "group \"%s\": expected \"key=value\", not \"%s\"",
+				  title, kv);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* unified-layout: distinct dimension names, each a word. */
+static int
+check_layout(cfg_t *cfg, cfg_opt_t *opt)
+{
+	for (unsigned i = 0; i < cfg_opt_size(opt); i++) {
+		const char *d = cfg_opt_getnstr(opt, i);
+
+		if (d[0] == '\0' || strcspn(d, ",/ \t*:") != strlen(d)) {
+			cfg_error(cfg, "unified-layout: \"%s\" is not a dimension name",
+				  d);
+			return -1;
+		}
+		for (unsigned j = 0; j < i; j++)
+			if (strcmp(d, cfg_opt_getnstr(opt, j)) == 0) {
+				cfg_error(cfg, "unified-layout: \"%s\" is listed twice",
+					  d);
+				return -1;
+			}
+	}
+	return 0;
+}
+
+static int
+check_uroot(cfg_t *cfg, cfg_opt_t *opt)
+{
+	const char *v = cfg_opt_getnstr(opt, 0);
+	const char *why = v[0] ? rules_dest_problem(v) : NULL;
+
+	if (why != NULL) {
+		cfg_error(cfg, "unified-root: \"%s\" %s", v, why);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+check_udefault(cfg_t *cfg, cfg_opt_t *opt)
+{
+	const char *v = cfg_opt_getnstr(opt, 0);
+
+	if (v[0] == '\0' || strchr(v, '/') != NULL || strcmp(v, ".") == 0 ||
+	    strcmp(v, "..") == 0) {
+		cfg_error(cfg, "unified-default: \"%s\" is not a group name", v);
+		return -1;
+	}
+	for (const char *s = v; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f) {
+			cfg_error(cfg, "unified-default: \"%s\" is not a group name", v);
+			return -1;
+		}
+	return 0;
+}
+
+static int
+check_profile(cfg_t *cfg, cfg_opt_t *opt)
+{
+	cfg_t *sec = cfg_opt_getnsec(opt, cfg_opt_size(opt) - 1);
+
+	if (cfg_getstr(sec, "hierarchy")[0] == '\0' ||
+	    cfg_getstr(sec, "destination")[0] != '/') {
+		cfg_error(
+			cfg,
+			"boost-profile \"%s\": needs hierarchy and an absolute destination",
+			cfg_title(sec));
+		return -1;
+	}
+	return 0;
+}
+
+static cfg_opt_t group_opts[] = {
+	CFG_STR_LIST("set", "{}", CFGF_NONE),
+	CFG_STR_LIST("nft-set", "{}", CFGF_NONE),
+	CFG_END(),
+};
+
+static cfg_opt_t profile_opts[] = {
+	CFG_STR_LIST("allow", "{}", CFGF_NONE),
+	CFG_STR("hierarchy", "", CFGF_NONE),
+	CFG_STR("destination", "", CFGF_NONE),
+	CFG_STR("max-duration", "1h", CFGF_NONE),
+	CFG_END(),
+};
+
+static cfg_opt_t opts[] = {
+	CFG_STR("rules", SYSCONFDIR "/cgrules.conf", CFGF_NONE),
+	CFG_STR("rules-dir", SYSCONFDIR "/cgrules.d", CFGF_NONE),
+	CFG_STR("match", "per-hierarchy", CFGF_NONE),
+	CFG_STR_LIST("hierarchies", NULL, CFGF_NODEFAULT),
+	CFG_STR_LIST("unified-layout", NULL, CFGF_NODEFAULT),
+	CFG_STR("unified-root", "", CFGF_NONE),
+	CFG_STR("unified-default", "default", CFGF_NONE),
+	CFG_STR("control-socket", "/run/cgengine/control.sock", CFGF_NONE),
+	CFG_STR("sticky-socket", "/var/run/cgred.socket", CFGF_NONE),
+	CFG_STR("pidfile", "/run/cgengined.pid", CFGF_NONE),
+	CFG_STR("state-file", LOCALSTATEDIR "/lib/cgengine/boosts.state", CFGF_NONE),
+	CFG_STR("log", "syslog", CFGF_NONE),
+	CFG_STR("log-level", "info", CFGF_NONE),
+	CFG_BOOL("remove-empty", cfg_true, CFGF_NONE),
+	CFG_STR("lua-script", "", CFGF_NONE),
+	CFG_INT("lua-instructions", 1000000, CFGF_NONE),
+	CFG_INT("lua-memory", 33554432, CFGF_NONE),
+	CFG_INT("lua-timeout", 100, CFGF_NONE),
+	CFG_INT("netlink-buffer", 4194304, CFGF_NONE),
+	CFG_INT("nice", CONFIG_NICE_DEFAULT, CFGF_NONE),
+	CFG_INT("realtime-priority", 0, CFGF_NONE),
+	CFG_SEC("group", group_opts, CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
+	CFG_SEC("boost-profile", profile_opts,
+		CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
+	CFG_END(),
+};
+
+static char *
+xstrdup(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+/* Copy list option name of sec into a new array; 0 or -ENOMEM. */
+static int
+copy_list(cfg_t *sec, const char *name, char ***out, size_t *n)
+{
+	*n = cfg_size(sec, name);
+	*out = calloc(*n + 1, sizeof(**out));
+	if (*out == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < *n; i++)
+		if (((*out)[i] = xstrdup(cfg_getnstr(sec, name, (unsigned)i))) == NULL)
+			return -ENOMEM;
+	return 0;
+}
+
+static void
+free_list(char **v, size_t n)
+{
+	for (size_t i = 0; v != NULL && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int
+copy_groups(cfg_t *cfg, struct config *c)
+{
+	c->ngroups = cfg_size(cfg, "group");
+	if ((c->groups = calloc(c->ngroups + 1, sizeof(*c->groups))) == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->ngroups; i++) {
+		cfg_t *sec = cfg_getnsec(cfg, "group", (unsigned)i);
+		const char *title = cfg_title(sec);
+		const char *colon = strchr(title, ':');
+		struct group_conf *g = &c->groups[i];
+
+		g->hier = strndup(title, (size_t)(colon - title));
+		g->path = xstrdup(colon + 1);
+		if (!g->hier || !g->path || copy_list(sec, "set", &g->set, &g->nset) < 0 ||
+		    copy_list(sec, "nft-set", &g->nft, &g->nnft) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int
+copy_profiles(cfg_t *cfg, struct config *c)
+{
+	c->nprofiles = cfg_size(cfg, "boost-profile");
+	if ((c->profiles = calloc(c->nprofiles + 1, sizeof(*c->profiles))) == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->nprofiles; i++) {
+		cfg_t *sec = cfg_getnsec(cfg, "boost-profile", (unsigned)i);
+		struct boost_profile *p = &c->profiles[i];
+
+		p->name = xstrdup(cfg_title(sec));
+		p->hier = xstrdup(cfg_getstr(sec, "hierarchy"));
+		p->dest = xstrdup(cfg_getstr(sec, "destination"));
+		p->max_seconds = parse_duration(cfg_getstr(sec, "max-duration"));
+		if (!p->name || !p->hier || !p->dest ||
+		    copy_list(sec, "allow", &p->allow, &p->nallow) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int
+copy_config(cfg_t *cfg, struct config *c)
+{
+	c->rules = xstrdup(cfg_getstr(cfg, "rules"));
+	c->rules_dir = xstrdup(cfg_getstr(cfg, "rules-dir"));
+	c->match = strcmp(cfg_getstr(cfg, "match"), "first-match") == 0
+			   ? RULES_FIRST_MATCH
+			   : RULES_PER_HIERARCHY;
+	c->control_socket = xstrdup(cfg_getstr(cfg, "control-socket"));
+	c->sticky_socket = xstrdup(cfg_getstr(cfg, "sticky-socket"));
+	c->pidfile = xstrdup(cfg_getstr(cfg, "pidfile"));
+	c->state_file = xstrdup(cfg_getstr(cfg, "state-file"));
+	c->log = xstrdup(cfg_getstr(cfg, "log"));
+	c->log_level = (enum log_level)log_level_parse(cfg_getstr(cfg, "log-level"));
+	c->remove_empty = cfg_getbool(cfg, "remove-empty");
+	c->lua_script = xstrdup(cfg_getstr(cfg, "lua-script"));
+	c->lua_instructions = cfg_getint(cfg, "lua-instructions");
+	c->lua_memory = cfg_getint(cfg, "lua-memory");
+	c->lua_timeout = cfg_getint(cfg, "lua-timeout");
+	c->netlink_buffer = cfg_getint(cfg, "netlink-buffer");
+	c->nice = (int)cfg_getint(cfg, "nice");
+	c->rt_priority = (int)cfg_getint(cfg, "realtime-priority");
+	if (!c->rules || !c->rules_dir || !c->control_socket || !c->sticky_socket ||
+	    !c->pidfile || !c->state_file || !c->log || !c->lua_script)
+		return -ENOMEM;
+	if (cfg_size(cfg, "hierarchies") > 0 &&
+	    copy_list(cfg, "hierarchies", &c->hierarchies, &c->nhierarchies) < 0)
+		return -ENOMEM;
+	if (cfg_size(cfg, "unified-layout") > 0 &&
+	    copy_list(cfg, "unified-layout", &c->layout, &c->nlayout) < 0)
+		return -ENOMEM;
+	c->unified_root = xstrdup(cfg_getstr(cfg, "unified-root"));
+	c->unified_default = xstrdup(cfg_getstr(cfg, "unified-default"));
+	if (!c->unified_root || !c->unified_default)
+		return -ENOMEM;
+	if (copy_groups(cfg, c) < 0 || copy_profiles(cfg, c) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+static cfg_t *
+new_parser(void)
+{
+	cfg_t *cfg = cfg_init(opts, CFGF_NONE);
+
+	if (cfg == NULL)
+		return NULL;
+	cfg_set_error_function(cfg, confuse_error);
+	cfg_set_validate_func(cfg, "match", check_match);
+	cfg_set_validate_func(cfg, "log-level", check_level);
+	cfg_set_validate_func(cfg, "lua-instructions", check_positive);
+	cfg_set_validate_func(cfg, "lua-memory", check_positive);
+	cfg_set_validate_func(cfg, "lua-timeout", check_positive);
+	cfg_set_validate_func(cfg, "netlink-buffer", check_positive);
+	cfg_set_validate_func(cfg, "nice", check_nice);
+	cfg_set_validate_func(cfg, "realtime-priority", check_rtprio);
+	cfg_set_validate_func(cfg, "group", check_group);
+	cfg_set_validate_func(cfg, "unified-layout", check_layout);
+	cfg_set_validate_func(cfg, "unified-root", check_uroot);
+	cfg_set_validate_func(cfg, "unified-default", check_udefault);
+	cfg_set_validate_func(cfg, "boost-profile", check_profile);
+	cfg_set_validate_func(cfg, "boost-profile|max-duration", check_duration);
+	return cfg;
+}
+
+/* The line of the first NUL byte in f, or 0: libconfuse stops at one
+ * without a word (found by tests/fuzz/fuzz-config). */
+static unsigned
+nul_line(FILE *f)
+{
+	unsigned line = 1;
+	int ch;
+
+	while ((ch = getc(f)) != EOF) {
+		if (ch == '\0')
+			return line;
+		if (ch == '\n')
+			line++;
+	}
+	return 0;
+}
+
+struct config *
+config_load(const char *path, bool optional, const struct report *rep)
+{
+	struct config *c = calloc(1, sizeof(*c));
+	cfg_t *cfg = new_parser();
+	int rc = CFG_SUCCESS;
+
+	if (c == NULL || cfg == NULL) {
+		report_msg(rep, "%s: out of memory", path);
+		goto fail;
+	}
+	current = rep;
+	reported = 0;
+	FILE *f = fopen(path, "re");
+	if (f == NULL) {
+		if (!(optional && errno == ENOENT)) {
+			report_msg(rep, "%s: cannot open: %s", path, strerror(errno));
+			goto fail;
+		}
+		c->file = xstrdup("");
+	} else {
+		unsigned nul = nul_line(f);
+
+		fclose(f);
+		if (nul > 0) {
+			report_msg(rep, "%s:%u: contains a NUL byte", path, nul);
+			goto fail;
+		}
+		rc = cfg_parse(cfg, path);
+		c->file = xstrdup(path);
+	}
+	current = NULL;
+	if (rc != CFG_SUCCESS && reported == 0)
+		report_msg(rep, "%s: cannot be parsed", path);
+	if (rc != CFG_SUCCESS)
+		goto fail;
+	if (copy_config(cfg, c) < 0) {
+		report_msg(rep, "%s: out of memory", path);
+		goto fail;
+	}
+	cfg_free(cfg);
+	return c;
+fail:
+	current = NULL;
+	if (cfg != NULL)
+		cfg_free(cfg);
+	config_free(c);
+	return NULL;
+}
+
+void
+config_free(struct config *c)
+{
+	if (c == NULL)
+		return;
+	free(c->file);
+	free(c->rules);
+	free(c->rules_dir);
+	free_list(c->hierarchies, c->nhierarchies);
+	free_list(c->layout, c->nlayout);
+	free(c->unified_root);
+	free(c->unified_default);
+	free(c->control_socket);
+	free(c->sticky_socket);
+	free(c->pidfile);
+	free(c->state_file);
+	free(c->log);
+	free(c->lua_script);
+	for (size_t i = 0; c->groups != NULL && i < c->ngroups; i++) {
+		free(c->groups[i].hier);
+		free(c->groups[i].path);
+		free_list(c->groups[i].set, c->groups[i].nset);
+		free_list(c->groups[i].nft, c->groups[i].nnft);
+	}
+	free(c->groups);
+	for (size_t i = 0; c->profiles != NULL && i < c->nprofiles; i++) {
+		struct boost_profile *p = &c->profiles[i];
+
+		free(p->name);
+		free_list(p->allow, p->nallow);
+		free(p->hier);
+		free(p->dest);
+	}
+	free(c->profiles);
+	free(c);
+}

@@ -1,0 +1,482 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * core.h -- the daemon's core: everything that decides, and nothing
+ * that waits.  It builds as its own library (engined/core/libcore.a)
+ * that links without libev or sockets; the daemon (engined/daemon/)
+ * wraps a loop and two socket servers around it.
+ *
+ * The core owns the policy (config, hierarchies, rules, Lua hooks), the
+ * process table (sticky flags, boost membership, keyed by struct
+ * procid), the boosts, the groups it made, the counters and the
+ * classification pipeline.  It knows no event loop and no socket: the
+ * loop (engine.c) turns kernel events, signals and timers into calls
+ * below, and asks core_next_deadline() when to call core_timeout().
+ * Where /proc lives, where the mount table is read from, how cgroupfs
+ * is written and what time it is are injected (struct core_env), so
+ * unit tests drive the core over a fixture /proc tree and a fake
+ * cgroupfs without root.
+ *
+ * Time: `now` arguments are monotonic seconds (the loop's clock);
+ * boost expiry is wall-clock time (it survives restarts), read through
+ * env.wall.
+ */
+#ifndef CGENGINE_CORE_H
+#define CGENGINE_CORE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "kernel/kernel.h"
+#include "rules/rules.h"
+#include "util/util.h"
+
+#define ENGINED_WUR __attribute__((warn_unused_result))
+
+/* ---- log.c ---------------------------------------------------------- */
+
+enum log_level {
+	LOG_LEVEL_ERROR,
+	LOG_LEVEL_WARNING,
+	LOG_LEVEL_NOTICE,
+	LOG_LEVEL_INFO,
+	LOG_LEVEL_DEBUG,
+};
+
+/* target: "-" or "stderr", "syslog", or a file path.  0 or -errno. */
+int log_open(const char *target, enum log_level level) ENGINED_WUR;
+void log_set_level(enum log_level level);
+enum log_level log_get_level(void);
+/* Parse "error", "warning", "notice", "info", "debug"; -1 if unknown. */
+int log_level_parse(const char *s);
+void log_close(void);
+/* Copy in to out with control characters written as \xNN; its length. */
+size_t log_escape(const char *in, char *out, size_t outlen);
+void
+log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * The one rate limiter of log lines a hostile user could provoke
+ * (refused requests, unreadable processes): at most burst lines in any
+ * one second (windows start at the first line), the others held back
+ * and counted.  The count is handed to the next line let through, or
+ * taken by a caller that reports it by itself (log_limit_take).
+ */
+struct log_limit {
+	unsigned burst;
+	double window; /* start of the current second */
+	unsigned lines; /* let through in it */
+	unsigned long held;
+};
+#define LOG_LIMIT_INIT(n) { .burst = (n), .window = -1e18 }
+/* May a line be logged at time now (seconds, any clock)?  When it may,
+ * *held gets the count held back since the last one (then reset). */
+bool log_limit_pass(struct log_limit *l, double now, unsigned long *held);
+/* The count held back (then reset), for a caller's own summary line. */
+unsigned long log_limit_take(struct log_limit *l);
+
+#define log_error(...)	 log_msg(LOG_LEVEL_ERROR, __VA_ARGS__)
+#define log_warning(...) log_msg(LOG_LEVEL_WARNING, __VA_ARGS__)
+#define log_notice(...)	 log_msg(LOG_LEVEL_NOTICE, __VA_ARGS__)
+#define log_info(...)	 log_msg(LOG_LEVEL_INFO, __VA_ARGS__)
+#define log_debug(...)	 log_msg(LOG_LEVEL_DEBUG, __VA_ARGS__)
+
+/* ---- config.c --------------------------------------------------------- */
+
+/* Settings applied to a group when the daemon creates it. */
+struct group_conf {
+	char *hier; /* "cpu", "name=classes", ... */
+	char *path; /* "/profs" */
+	char **set; /* "cpu.shares=512", ... */
+	size_t nset;
+	char **nft; /* nftables sets of its cgroup id: "inet filter www", ... */
+	size_t nnft;
+};
+
+struct boost_profile {
+	char *name;
+	char **allow; /* user names and @groups */
+	size_t nallow;
+	char *hier;
+	char *dest;
+	long max_seconds;
+};
+
+/*
+ * The daemon runs at a raised priority by default, so that placing a
+ * process is not queued behind the very load it classifies (the
+ * systemd unit's Nice= says the same).
+ */
+#define CONFIG_NICE_DEFAULT (-10)
+
+struct config {
+	char *file; /* the file read, or "" for built-in defaults */
+	char *rules;
+	char *rules_dir;
+	enum rules_semantics match;
+	char **hierarchies; /* NULL = default selection */
+	size_t nhierarchies;
+	char **layout; /* unified-layout: dimensions, outer to inner (NULL = none) */
+	size_t nlayout;
+	char *unified_root;    /* "" = the daemon's own v2 group */
+	char *unified_default; /* the segment of a dimension the rules leave alone */
+	char *control_socket;
+	char *sticky_socket; /* "" disables */
+	char *pidfile;
+	char *state_file;
+	char *log;
+	enum log_level log_level;
+	bool remove_empty;
+	char *lua_script; /* "" = no hooks */
+	long lua_instructions;
+	long lua_memory;
+	long lua_timeout; /* milliseconds of the helper's CPU per hook call */
+	long netlink_buffer; /* initial receive buffer of the proc connector */
+	int nice;	     /* the daemon's scheduling priority, -20..19 */
+	int rt_priority;     /* realtime-priority: SCHED_RR at 1..99, 0 = off */
+	struct group_conf *groups;
+	size_t ngroups;
+	struct boost_profile *profiles;
+	size_t nprofiles;
+};
+
+/* Called with one complete "file:line: message" per problem. */
+struct name_table;
+
+struct report {
+	void (*fn)(void *arg, const char *msg);
+	void (*warn)(void *arg, const char *msg); /* NULL: log a warning */
+	void *arg;
+};
+
+void report_msg(const struct report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Read a daemon config.  A missing file is an error unless optional,
+ * in which case built-in defaults are returned.  NULL after reporting
+ * errors.  Free with config_free.
+ */
+struct config *
+config_load(const char *path, bool optional, const struct report *rep) ENGINED_WUR;
+void config_free(struct config *c);
+/* Parse "90s", "15m", "2h", "1d" (or plain seconds); -1 if invalid. */
+long parse_duration(const char *s);
+
+/* Command-line values that override the config file (NULL = keep). */
+struct overrides {
+	const char *config;   /* config file (NULL = default path) */
+	bool config_explicit; /* -c given: the file must exist */
+	const char *rules;
+	const char *pidfile;
+	const char *control_socket;
+	const char *log;
+	int verbosity; /* -v minus -q */
+};
+
+/* The policy in force: config, hierarchies, rules, Lua hooks (opaque
+ * outside the core; core_config() gives its configuration). */
+struct policy;
+
+/* How the core writes cgroupfs.  Every function returns 0 or -errno. */
+struct core_cgfs {
+	int (*mkdir)(void *arg, const struct hier *h, const char *path, bool *created);
+	int (*set)(void *arg, const struct hier *h, const char *path, const char *key,
+		   const char *value);
+	int (*move)(void *arg, const struct hier *h, const char *path, pid_t tgid);
+	int (*rmdir)(void *arg, const struct hier *h, const char *path);
+	bool (*is_empty)(void *arg, const struct hier *h, const char *path);
+	void (*flush)(void *arg); /* forget cached open files */
+	void *arg;
+	/* the first line of a control file (NULL: none can be read) */
+	int (*get)(void *arg, const struct hier *h, const char *path, const char *key,
+		   char *buf, size_t len);
+	/* fn(fnarg, name) for each child group of path (NULL: none listed) */
+	int (*children)(void *arg, const struct hier *h, const char *path,
+			int (*fn)(void *fnarg, const char *name), void *fnarg);
+	/* the id of v2 group path (NULL: nft sets are not kept) */
+	int (*id)(void *arg, const struct hier *h, const char *path, uint64_t *id);
+	/* does a v2 group with this id exist: 1, 0 or -errno (NULL: unknown) */
+	int (*id_live)(void *arg, const struct hier *h, uint64_t id);
+};
+
+/* How the core changes nftables sets of cgroup ids; 0 or -errno (as
+ * nftset_add, nftset_del, nftset_list in kernel.h). */
+struct core_nft {
+	int (*add)(void *arg, const struct nftset_ref *s, const uint64_t *ids, size_t n);
+	int (*del)(void *arg, const struct nftset_ref *s, const uint64_t *ids, size_t n);
+	int (*list)(void *arg, const struct nftset_ref *s, uint64_t **ids, size_t *n);
+	void *arg;
+};
+
+/* What the core is given; NULL members take the real system's. */
+struct core_env {
+	const char *procroot;		/* "/proc" */
+	const char *mountinfo;		/* "/proc/self/mountinfo" */
+	const struct core_cgfs *cgfs;	/* the real cgroupfs (with a cache
+					   of open cgroup.procs files) */
+	time_t (*wall)(void);		/* time(NULL) */
+	const struct core_nft *nft;	/* the kernel's sets, through libnftnl */
+	/*
+	 * FORK and EXIT events matter only while the process table has
+	 * entries (sticky and boosted processes and their children): the
+	 * core calls want_forks(want_arg, true) when it gets its first
+	 * entry -- before the request that made it is answered -- and
+	 * (.., false) when the last one goes, so the loop can ask the
+	 * kernel for those events only then.  NULL: nobody is told.
+	 */
+	void (*want_forks)(void *arg, bool on);
+	/*
+	 * The loop's side of a configuration -- the daemon's nice and
+	 * realtime-priority, watching the nftables ruleset while the policy
+	 * names sets: core_start() calls it, and so does every reload that
+	 * succeeds, once the new policy is in force and before running
+	 * processes are rescanned and the sets filled (so no ruleset change
+	 * is missed).  NULL: nothing to apply.
+	 */
+	void (*apply)(void *arg, const struct config *cfg);
+	/*
+	 * Around every reload, whoever asked for it (a signal, a control
+	 * request): reloading(arg, true) before, (arg, false) when done
+	 * (the loop tells systemd RELOADING=1, then READY=1).  NULL: nobody
+	 * is told.
+	 */
+	void (*reloading)(void *arg, bool begin);
+	void *loop_arg; /* the argument of want_forks, apply and reloading */
+	/* the most processes one boost may hold (0: what the state file
+	 * keeps, STATEFILE_MAX_MEMBERS; tests lower it) */
+	size_t boost_members;
+};
+
+struct core_options {
+	struct overrides ov;
+	bool dry_run; /* decide and log, never move */
+	struct core_env env;
+};
+
+/*
+ * Placement latency: from the kernel's time of a process's EXEC event
+ * to the end of its classification, counted in buckets of at most 50,
+ * 100, 250 and 500 us, 1 and 10 ms, and beyond.
+ */
+#define CORE_LATENCY_BUCKETS 7
+extern const unsigned core_latency_us[CORE_LATENCY_BUCKETS - 1];
+
+struct core_stats {
+	uint64_t ev_fork, ev_exec, ev_uid, ev_gid, ev_exit;
+	uint64_t classified, moves, move_failures, vanished;
+	uint64_t lost, rescans, reloads, reload_failures;
+	uint64_t groups_created, groups_removed;
+	uint64_t hook_calls, hook_errors, hook_changes;
+	uint64_t hook_timeouts, hook_restarts; /* Lua helper stopped, started again */
+	uint64_t state_saves, state_save_failures;
+	uint64_t placed_in[CORE_LATENCY_BUCKETS];
+};
+
+/* Process table flags. */
+#define PROC_STICKY	     0x1u /* never reclassify */
+#define PROC_STICKY_CHILDREN 0x2u /* and children forked later */
+#define PROC_BOOSTED	     0x4u /* member of at least one boost */
+#define PROC_LEADER_GONE     0x8u /* main thread exited, others run on */
+#define PROC_ROOT_PIN	     0x10u /* root made it sticky: only root may undo it */
+
+/* A boost (read-only outside boost.c). */
+struct boost {
+	unsigned id;
+	char *hier; /* hierarchy name, as in /proc/PID/cgroup */
+	char *dest;
+	time_t expires; /* wall clock, so it survives restarts */
+	uid_t owner;	/* who asked for it */
+	char *profile;	/* NULL for a boost root gave directly */
+	struct procid *m; /* members: the process and its children */
+	size_t n, cap;
+	bool full;	  /* it reached the most members it may hold (said once) */
+	TAILQ_ENTRY(boost) link;
+};
+TAILQ_HEAD(boost_list, boost);
+
+/* What the daemon wants for one managed hierarchy of a process. */
+struct verdict {
+	bool move; /* false: leave alone */
+	char dest[RULES_DEST_MAX];
+	const struct rules_rule *rule; /* the rule, when a rule decided */
+	char reason[512];	       /* "file:line", "Lua hook F", "boost #N", ... */
+};
+
+struct core;
+
+/* ---- life cycle ------------------------------------------------------------ */
+
+/*
+ * Build the policy and the tables.  Errors go to rep; NULL on failure.
+ * Touches no process.  Free with core_free (which writes nothing).
+ */
+struct core *core_new(const struct core_options *o, const struct report *rep) ENGINED_WUR;
+void core_free(struct core *c);
+/* Restore saved boosts, then classify every running process. */
+void core_start(struct core *c, double now);
+/* Before exit: write the boost state if it changed; with a unified
+ * layout in the daemon's own group, disable the controllers below it
+ * (bottom up) so that its service manager can start it there again. */
+void core_stop(struct core *c);
+
+/* ---- what the loop feeds in -------------------------------------------------- */
+
+/* One kernel event.  EXEC/UID/GID queue the thread group. */
+void core_event(struct core *c, const struct procev_event *ev, double now);
+/* A batch of events is done: classify what it queued (uid/gid-only
+ * entries wait one batch, see core.c). */
+void core_batch_done(struct core *c, double now);
+/* Are uid/gid-only entries waiting for their exec (and nothing else)? */
+bool core_waiting_exec(const struct core *c);
+/* The kernel dropped events: count them and schedule a rescan. */
+void core_lost_events(struct core *c, double now);
+/* Classify every process now (and forget those that are gone). */
+void core_rescan(struct core *c, double now);
+/*
+ * The one reload, whoever asks (SIGHUP, SIGUSR1, SIGUSR2, the control
+ * socket's reload): build a new policy, swap it in on success, apply it
+ * (env.apply), rescan.  0, or -EINVAL (the old one kept).
+ */
+int core_reload(struct core *c, double now);
+/* Run whatever is due: deferred entries, a rescan, boost expiry,
+ * removal of empty groups, writing the boost state. */
+void core_timeout(struct core *c, double now);
+/* When core_timeout() next has something to do (monotonic), or -1;
+ * now is the loop's clock. */
+double core_next_deadline(const struct core *c, double now);
+
+/* ---- requests ----------------------------------------------------------------- */
+
+/*
+ * libcgroup's sticky request from peer: flag 0 = pid, 1 = pid and its
+ * future children, 2 = cancel.  0 or -errno (-EPERM: not the peer's, or
+ * pinned by root and the peer is not root; -EBUSY: the process is
+ * boosted).
+ */
+int core_make_sticky(struct core *c, pid_t pid, uid_t peer, int flag) ENGINED_WUR;
+
+enum decide_result {
+	DECIDE_OK,	/* verdicts filled in */
+	DECIDE_GONE,	/* the process exited */
+	DECIDE_KTHREAD, /* a kernel thread: never touched */
+	DECIDE_INIT,	/* pid 1, the service manager: never touched */
+	DECIDE_STICKY,	/* sticky: never reclassified */
+	DECIDE_DENIED,	/* not the asker's process: nothing decided */
+};
+
+/*
+ * What the daemon would do with pid, asked by uid asker (0 = root):
+ * verdicts into core_verdicts(), the snapshot into core_snapshot().
+ * Nothing is run (no hook, no counter) for a process the asker does
+ * not own.
+ */
+enum decide_result core_explain(struct core *c, pid_t pid, uid_t asker);
+/* The process and its current groups as the last explain read them;
+ * valid until the core is next called. */
+const struct task *core_snapshot(const struct core *c);
+const struct task_cgroups *core_snapshot_cgroups(const struct core *c);
+/* Verdicts for a process that does not exist: rules and Lua hook. */
+void core_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen);
+/* The verdicts of the last explain/whatif, one per managed hierarchy. */
+const struct verdict *core_verdicts(const struct core *c);
+/*
+ * The unified layout (policy->v2 set): the v2 group the last
+ * explain/whatif composed ("" when the process is left alone), and the
+ * current part of virtual dimension i (NULL: not in a composed group).
+ */
+const char *core_composed(const struct core *c);
+const char *core_part(const struct core *c, size_t i);
+
+struct boost_request {
+	pid_t pid;
+	const char *hier; /* as the user wrote it: "cpu", "name=x" */
+	const char *dest;
+	long seconds;
+	uid_t owner;
+	const char *profile; /* NULL for root's direct boosts */
+};
+
+/* What a started boost became (copied: the boost may end at once). */
+struct boost_info {
+	unsigned id;
+	char hier[256];
+	char dest[RULES_DEST_MAX];
+	time_t expires;
+};
+
+/* Start a boost; 0 with info filled, or -errno with a message in err. */
+int core_boost_start(struct core *c, const struct boost_request *r, struct boost_info *info,
+		     char *err, size_t errlen) ENGINED_WUR;
+/* End boost id; 0, or -ENOENT. */
+int core_boost_end(struct core *c, unsigned id, const char *why);
+const struct boost_list *core_boosts(const struct core *c);
+const struct boost *core_boost_find(const struct core *c, unsigned id);
+size_t core_boost_count(const struct core *c);
+
+/* ---- nftables sets of group ids (nftsets.c) ------------------------------------- */
+
+/* Does the policy name nft sets (so the loop should watch the ruleset)? */
+bool core_nft_wanted(const struct core *c);
+/* The netlink port of the core's own set changes (0: none yet), so the
+ * loop can ignore the notifications they cause. */
+uint32_t core_nft_self(const struct core *c);
+/* Is r one of the sets the core keeps? */
+bool core_nft_names(const struct core *c, const struct nftset_ref *r);
+/* The ruleset changed (or notifications were lost): synchronise the
+ * sets shortly (core_next_deadline says when). */
+void core_nft_changed(struct core *c, double now);
+/* fn(arg, set, group, level) for each set v2 group path or a group
+ * above it is kept in; level: the group's depth below the v2 root, as
+ * "socket cgroupv2 level N" counts. */
+void core_nft_sets_of(const struct core *c, const char *path,
+		      void (*fn)(void *arg, const struct nftset_ref *set, const char *group,
+				 unsigned level),
+		      void *arg);
+
+/* ---- what there is to see -------------------------------------------------------- */
+
+/* The configuration in force (it changes at a reload). */
+const struct config *core_config(const struct core *c);
+/*
+ * --check: build the whole policy from o as the daemon would, report
+ * every problem to rep; 0 with a one-line summary in buf ("FILE: N
+ * rules, N managed hierarchies"), or -EINVAL.
+ */
+int core_check(const struct overrides *o, const struct report *rep, char *buf,
+	       size_t len) ENGINED_WUR;
+
+const struct core_stats *core_stats(const struct core *c);
+/* Cached names for reports; NULL if unknown. */
+const char *core_user_name(struct core *c, uid_t uid);
+time_t core_started(const struct core *c);
+bool core_paused(const struct core *c);
+/* Pause (moves nothing) or resume (and catch up with a rescan). */
+void core_set_paused(struct core *c, bool paused, double now);
+/* A snapshot of pid (status only) from the core's /proc; 0 or -errno. */
+int core_read_task(const struct core *c, pid_t pid, struct task *t) ENGINED_WUR;
+/* Flags of pid in the process table, if it is still that process. */
+unsigned core_proc_flags(struct core *c, pid_t pid);
+size_t core_proc_count(const struct core *c);
+
+/* ---- control requests (verbs.c) ------------------------------------------------ */
+
+#define CONTROL_PROTOCOL 1
+
+struct verbs_request {
+	struct core *core;
+	double now; /* the loop's clock */
+	uid_t uid; /* of the peer, from SO_PEERCRED */
+	pid_t pid;
+	bool json;
+};
+
+/* Serve one request: 0 with the answer in body, or -errno with err set. */
+int verbs_dispatch(const struct verbs_request *rq, int argc, char **argv, struct strbuf *body,
+		     char *err, size_t errlen);
+
+#endif

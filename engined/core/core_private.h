@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * core_private.h -- inside the core (engined/core/): the policy
+ * object, the unified layout, the name caches, the process table and
+ * what the core's files say to each other.  Nothing here knows an event
+ * loop; the daemon never includes it (struct policy is opaque there).
+ */
+#ifndef CGENGINE_CORE_PRIVATE_H
+#define CGENGINE_CORE_PRIVATE_H
+
+#include "core.h"
+#include "lua/hooks.h"
+
+#include <sys/queue.h>
+
+/* ---- names.c: id -> name caches for the %u and %g templates ------------- */
+struct name_table {
+	struct map map; /* id -> struct name_entry */
+};
+
+#define NAMES_MAX 256 /* longer user or group names are refused unasked */
+
+struct names_user {
+	uid_t uid;
+	gid_t gid; /* primary group */
+	char name[NAMES_MAX];
+};
+
+/* The system's passwd/group databases; 0, -ENOENT or -ENAMETOOLONG. */
+int names_user_by_name(const char *name, struct names_user *out) ENGINED_WUR;
+int names_user_by_uid(uid_t uid, struct names_user *out) ENGINED_WUR;
+int names_group_by_name(const char *name, gid_t *gid) ENGINED_WUR;
+
+const char *names_user(struct name_table *t, uid_t uid);
+const char *names_group(struct name_table *t, gid_t gid);
+void names_clear(struct name_table *t);
+
+/* ---- policy.c: config + hierarchies + rules, built and swapped as one -- */
+
+struct policy {
+	struct config *cfg;
+	struct rules_set *rules;
+	struct hier_list all; /* every mounted hierarchy */
+	const struct hier *managed[RULES_MAX_HIERS];
+	const char *names[RULES_MAX_HIERS];  /* managed[i]->name: as /proc shows it */
+	const char *labels[RULES_MAX_HIERS]; /* as rules and people name it
+						("unified" for the v2 tree) */
+	size_t n;
+	/* group settings resolved to a managed hierarchy index */
+	struct {
+		size_t hier;
+		const struct group_conf *conf;
+	} * settings;
+	size_t nsettings;
+	/*
+	 * The unified layout (layout.c): dimensions rules name that have no
+	 * managed v1 hierarchy are "virtual"; their verdicts are composed
+	 * into one group of the v2 tree per process:
+	 * v2:<uroot>/<part of layout[0]>/<part of layout[1]>/...
+	 * v2 is NULL when no dimension is virtual.
+	 */
+	const struct hier *v2;
+	char *uroot;	/* delegated subtree relative to v2's root; "" = its root */
+	bool uroot_own; /* uroot is the daemon's own group (or its leaf's parent) */
+	size_t nlayout;
+	size_t layout[RULES_MAX_HIERS];	   /* managed indexes, outer to inner */
+	unsigned depth[RULES_MAX_HIERS];   /* levels of each virtual dimension */
+	bool virt[RULES_MAX_HIERS];	   /* managed[i] is a virtual dimension */
+	struct hier dims[RULES_MAX_HIERS]; /* their stand-ins (mount: v2's) */
+	char controllers[128]; /* v2 controllers enabled along the paths: "cpu io" */
+	bool need_names;	   /* some destination uses %u or %g */
+	struct hooks *hooks;	   /* Lua hooks, or NULL */
+	struct name_table *users;  /* uid -> name cache */
+	struct name_table *groups; /* gid -> name cache */
+};
+
+/*
+ * Build everything from the config file and rules, with the mounted
+ * hierarchies read from mountinfo (NULL: /proc/self/mountinfo); NULL
+ * on error.
+ */
+struct policy *policy_build(const struct overrides *o, const char *mountinfo,
+			    const char *procroot, const struct report *rep) ENGINED_WUR;
+void policy_free(struct policy *p);
+/* Cached names (NSS asked once per id per policy); NULL if unknown. */
+const char *policy_user(struct policy *p, uid_t uid);
+const char *policy_group(struct policy *p, gid_t gid);
+/* The managed hierarchy named name (as in /proc/PID/cgroup), or NULL. */
+const struct hier *policy_managed(const struct policy *p, const char *name);
+/* The managed hierarchy or virtual dimension a config, rule or request
+ * names ("cpu", "name=x", "unified", a dimension), or NULL. */
+const struct hier *policy_find(const struct policy *p, const char *spec);
+/* Its index in managed[], or -1. */
+int policy_index(const struct policy *p, const struct hier *h);
+/* Settings configured for group path in managed hierarchy h, or NULL. */
+const struct group_conf *
+policy_settings(const struct policy *p, size_t h, const char *path);
+
+/* ---- layout.c: composing dimensions into one v2 group ------------------- */
+
+/* The leaf below unified-root the daemon moves itself into when the root
+ * is its own group (the kernel keeps processes out of inner groups). */
+#define LAYOUT_DAEMON_LEAF "daemon"
+
+/* Add the virtual dimensions of the config's unified-layout to p and
+ * find the delegated subtree (procroot: where /proc/self/cgroup is);
+ * 0 or -EINVAL after reporting.  Before rules are bound. */
+int layout_build(struct policy *p, const char *procroot, const struct report *rep) ENGINED_WUR;
+/* The depth of each virtual dimension and the controllers to enable,
+ * from the bound rules, group settings and boost profiles. */
+void layout_finish(struct policy *p);
+/* Does dest fit managed index i (always, unless i is virtual and dest
+ * deeper than its dimension)? */
+bool layout_fits(const struct policy *p, size_t i, const char *dest);
+/* Levels below uroot of a composed group. */
+unsigned layout_levels(const struct policy *p);
+/*
+ * Split the v2 group cur of a process into the part of each virtual
+ * dimension ("/students/default"), into buf; parts[i] NULL for each
+ * virtual i when cur is not a composed group of the layout.
+ */
+void layout_split(const struct policy *p, const char *cur, char *buf, size_t len,
+		  const char **parts);
+/*
+ * Compose the v2 group for want[i] (the destination wanted for each
+ * virtual dimension i, or NULL: left alone) over cur[i] (layout_split):
+ * a dimension left alone keeps its current part, or gets the default
+ * one; a shorter part is padded with the default segment.  0 with the
+ * path in out; 1 when no dimension wants anything (nothing to do);
+ * -EMLINK when want[*bad] is deeper than its dimension (the caller says
+ * so; it is then left alone); -ENAMETOOLONG.
+ */
+int layout_compose(const struct policy *p, const char *const *want, const char *const *cur,
+		   char *out, size_t len, size_t *bad) ENGINED_WUR;
+/*
+ * Which dimension level k (1 = the first below uroot) of composed group
+ * path belongs to: its managed index, and the dimension's path down to
+ * that level in dimpath ("/students").  -1 if out of range.
+ */
+int layout_level(const struct policy *p, const char *path, unsigned k, char *dimpath,
+		 size_t len);
+/*
+ * A setting written for a v1 controller, in v2 terms: cpu.shares ->
+ * cpu.weight, memory.limit_in_bytes -> memory.max, blkio.weight ->
+ * io.weight (values converted); other keys unchanged.  0, or -ENOTSUP
+ * for v1 files that have no meaning in v2 (net_cls.*, net_prio.*, ...).
+ */
+int layout_v2_setting(const char *key, const char *value, char *k2, size_t klen, char *v2,
+		      size_t vlen) ENGINED_WUR;
+
+/* The permission model's one ownership test: may asker (0 = root) act
+ * on task t -- is it root, or t's real or effective uid? */
+bool core_owns(uid_t asker, const struct task *t);
+
+/* The policy in force (the core's own files and verbs.c). */
+const struct policy *core_policy(const struct core *c);
+
+/* ---- proctab.c: the process table ----------------------------------------- */
+
+/* What the daemon remembers of a process; most processes have none. */
+struct proc {
+	struct procid id;
+	unsigned flags; /* PROC_* */
+};
+
+struct proctab;
+
+struct proctab *proctab_new(void);
+void proctab_free(struct proctab *t);
+/* The entry for pid, or NULL (whatever its start time). */
+struct proc *proctab_get(const struct proctab *t, pid_t pid);
+/* Set the flags of process id (replacing an entry of a reused pid);
+ * flags 0 removes it.  0 or -ENOMEM. */
+int proctab_set(struct proctab *t, struct procid id, unsigned flags) ENGINED_WUR;
+void proctab_forget(struct proctab *t, pid_t pid);
+size_t proctab_count(const struct proctab *t);
+/* Call fn(arg, true) when the table gains its first entry, fn(arg,
+ * false) when it loses its last one. */
+void proctab_watch(struct proctab *t, void (*fn)(void *arg, bool any), void *arg);
+/* Call fn for every entry; fn may not modify the table. */
+void proctab_foreach(const struct proctab *t, void (*fn)(void *arg, const struct proc *p),
+		     void *arg);
+
+/* ---- core.c --------------------------------------------------------------------- */
+
+/* A thread group an event asked to classify. */
+struct pending {
+	pid_t tgid;	  /* 0 = dropped (it exited) */
+	bool exec;	  /* an EXEC was seen, not only a uid/gid change */
+	double due;	  /* a uid/gid-only entry is classified by then anyway */
+	uint64_t exec_ns; /* the kernel's time of its first EXEC (0: none) */
+};
+
+/* A group the daemon made from a template, removed once empty. */
+struct made_group {
+	char *hier; /* hierarchy name, as in /proc/PID/cgroup */
+	char *path;
+	LIST_ENTRY(made_group) link;
+};
+
+struct core {
+	struct core_env env;
+	struct overrides ov;
+	bool dry_run;
+	struct core_cgfs real_cgfs;	/* env.cgfs when none was injected */
+	struct cgfs_cache *fds;		/* its open cgroup.procs files */
+	struct policy *pol;
+	struct proctab *procs;
+	struct rules_decision *dec; /* RULES_MAX_HIERS of them */
+	struct hooks_slot *slots;   /* the same, as the Lua hook sees them */
+	struct verdict *verdicts;   /* RULES_MAX_HIERS of them */
+	struct pending *pending;    /* thread groups to classify after a batch */
+	size_t npending, cap;
+	double now;		    /* monotonic time of the current call */
+	double defer_at;	    /* flush deferred entries (0 = nothing) */
+	double rescan_at, last_rescan;
+	double cleanup_at;
+	double save_at, last_save; /* boost state: write at save_at */
+	bool state_dirty;	   /* the boosts changed: write durably, soon */
+	bool members_dirty;	   /* only members changed: write lazily */
+	double save_backoff;	   /* a write failed: seconds to the retry */
+	double save_retry_at, save_logged;
+	unsigned long save_failures; /* in a row */
+	LIST_HEAD(, made_group) made;
+	struct boost_list boosts;
+	unsigned next_boost;
+	bool paused;
+	bool dropped[RULES_MAX_HIERS]; /* hierarchy unmounted: left alone until a reload */
+	time_t started;
+	struct core_stats stats;
+	struct task snap;	     /* the snapshot being classified */
+	struct task_cgroups snap_cg; /* its current groups */
+	bool snap_cg_read;	     /* snap_cg was read (else it is empty) */
+	/* the unified layout (layout.c), for the snapshot: */
+	const char *parts[RULES_MAX_HIERS]; /* current part of each virtual dimension */
+	char partbuf[2 * RULES_DEST_MAX];
+	char composed[RULES_DEST_MAX]; /* the v2 group wanted, "" = none */
+	bool root_ready;	       /* controllers enabled at the root (this policy) */
+	struct nftsets *nft;	       /* nft sets of group ids (nftsets.c) */
+};
+
+
+/* Rescan /proc in delay seconds, unless a rescan is due already (a
+ * process could not be read or moved for want of descriptors).  Inline:
+ * classify.c and groups.c use it, and core.c calls them. */
+static inline void
+core_rescan_soon(struct core *c, double delay)
+{
+	if (c->rescan_at == 0)
+		c->rescan_at = c->now + delay;
+}
+
+/* ---- classify.c ------------------------------------------------------------------ */
+
+/* Decide and act for one process (thread group). */
+void classify(struct core *c, pid_t pid);
+/* Decide only: verdicts for pid into c->verdicts, snapshot in c->snap. */
+enum decide_result classify_decide(struct core *c, pid_t pid, uid_t asker);
+void classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen);
+
+/* ---- groups.c: acting on cgroupfs -------------------------------------------------- */
+
+/* Move t into the group of verdict v in managed hierarchy i (creating it). */
+void groups_move(struct core *c, size_t i, const struct task *t, const struct verdict *v);
+/* Move t into c->composed in the v2 tree (creating its levels). */
+void groups_move_composed(struct core *c, const struct task *t);
+/* Remember a group made from a template, for removal once empty;
+ * remove those that are empty now; forget them all. */
+void groups_made(struct core *c, const struct hier *h, const char *path);
+void groups_cleanup(struct core *c);
+void groups_forget_made(struct core *c);
+/* The unified layout: the daemon into its leaf, controllers enabled at
+ * the root and along the existing tree (at start and after a reload). */
+void groups_prepare(struct core *c);
+/* Before exit: hand the daemon's own group back (controllers below it
+ * disabled, bottom up), so the service manager can restart it there. */
+void groups_release(struct core *c);
+
+/* ---- nftsets.c: nftables sets of group ids ------------------------------------------ */
+
+int nftsets_new(struct core *c) ENGINED_WUR;
+/* A new policy: its sets and the groups they hold (before the sync). */
+int nftsets_policy(struct core *c) ENGINED_WUR;
+void nftsets_free(struct core *c);
+/* A v2 group was made (or found made again) / removed by the daemon. */
+void nftsets_made(struct core *c, const struct hier *h, const char *path);
+void nftsets_removed(struct core *c, const struct hier *h, const char *path);
+/* Find the groups of every set, bring each set in line. */
+void nftsets_sync(struct core *c);
+/* When the ruleset changed: sync at this time (monotonic; 0 = no). */
+double nftsets_deadline(const struct core *c);
+
+/* ---- boost.c: boosts and the process table's bookkeeping -------------------------- */
+
+/* Is pid in the table and still the same process?  A reused or
+ * vanished pid is forgotten (with its boost memberships). */
+struct proc *proc_known(struct core *c, pid_t pid);
+/* Set flags for process id, logging when memory runs out. */
+void proc_set_flags(struct core *c, struct procid id, unsigned flags);
+
+#define BOOST_SAVE_INTERVAL    0.5  /* the state file is written at most this often */
+#define BOOST_MEMBERS_INTERVAL 10.0 /* STATE.members at most this often */
+#define BOOST_SAVE_RETRY_MAX   60.0 /* a failed write is retried at least this often */
+/* A boost started, ended or was restored: write the state file durably
+ * soon (at most twice a second). */
+void boost_changed(struct core *c);
+/* Only members changed (fork, exit): write STATE.members, without fsync,
+ * at most every BOOST_MEMBERS_INTERVAL seconds. */
+void boost_members_changed(struct core *c);
+/* Write what changed, now (a failure is retried later). */
+void boost_save_now(struct core *c);
+/* Check a request and start the boost (the caller then classifies the
+ * process); 0 with info filled, or -errno with a message in err. */
+int boost_start(struct core *c, const struct boost_request *r, struct boost_info *info,
+		char *err, size_t errlen);
+/* Take boost id out of the list; the caller reclassifies its members
+ * and frees it with boost_free.  NULL if there is none. */
+struct boost *boost_take(struct core *c, unsigned id);
+void boost_free(struct boost *b);
+/* The id of a boost whose time has come, or 0. */
+unsigned boost_expired(const struct core *c);
+
+/* The boost of member pid on hierarchy hier, or NULL. */
+const struct boost *boost_of(const struct core *c, pid_t pid, const char *hier);
+/* A boosted parent forked: the child joins its boosts. */
+void boost_fork(struct core *c, struct procid parent, struct procid child);
+/* Process id is gone: it leaves its boosts (a boost left empty ends). */
+void boost_exit(struct core *c, struct procid id);
+/* Earliest expiry, wall clock; 0 if none. */
+time_t boost_next_expiry(const struct core *c);
+void boost_restore(struct core *c);
+void boost_free_all(struct core *c);
+
+#endif

@@ -1,0 +1,1021 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * verbs.c -- what the control socket can be asked, and who may ask.
+ *
+ * Root may do everything.  Other users may ask for help, the version,
+ * the status, a what-if "test", an "explain" of their own processes,
+ * boost their own processes through a profile granted to them, and
+ * list or end their own boosts.  Every denial is answered and logged.
+ *
+ * Each verb decides and returns its result as one JSON value (jansson);
+ * it never prints.  verbs_dispatch() then writes that value either as
+ * JSON or, through the verb's text renderer, as text for people -- one
+ * result, two renderings, so the two can never disagree.  Strings from
+ * the system (process names, paths) go through jstr(), which turns
+ * bytes that are not UTF-8 into U+FFFD, so the JSON is always valid.
+ */
+#include "core_private.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct verb_ctx {
+	const struct verbs_request *rq;
+	int argc;
+	char **argv;
+	char *err;
+	size_t errlen;
+};
+
+/* A verb: its result (owned by the caller), or NULL with x->err set. */
+typedef json_t *verb_fn(struct verb_ctx *x);
+/* Its text rendering. */
+typedef void text_fn(const json_t *r, struct strbuf *out);
+
+static json_t *
+fail(struct verb_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static json_t *
+fail(struct verb_ctx *x, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(x->err, x->errlen, fmt, ap);
+	va_end(ap);
+	return NULL;
+}
+
+static json_t *
+deny(struct verb_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * Log a denial: at most DENY_BURST lines a second; the next line let
+ * through says how many were not, so many hostile users together
+ * cannot flood the log.
+ */
+#define DENY_BURST 5
+
+static void
+log_denial(const struct verbs_request *rq, const char *msg)
+{
+	static struct log_limit limit = LOG_LIMIT_INIT(DENY_BURST);
+	unsigned long held;
+
+	if (!log_limit_pass(&limit, rq->now, &held))
+		return;
+	if (held > 0)
+		log_warning("control: %lu more denials not logged", held);
+	log_warning("control: uid %u denied: %s", (unsigned)rq->uid, msg);
+}
+
+static json_t *
+deny(struct verb_ctx *x, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_denial(x->rq, msg);
+	return fail(x, "permission denied: %s", msg);
+}
+
+
+/* ---- JSON values ------------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 if invalid. */
+static size_t
+utf8_len(const unsigned char *s)
+{
+	size_t n;
+	unsigned min;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0)
+		n = 2, min = 0x80, cp = s[0] & 0x1f;
+	else if ((s[0] & 0xf0) == 0xe0)
+		n = 3, min = 0x800, cp = s[0] & 0x0f;
+	else if ((s[0] & 0xf8) == 0xf0)
+		n = 4, min = 0x10000, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* A JSON string of s; bytes that are not UTF-8 become U+FFFD. */
+static json_t *
+jstr(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t len = strlen((const char *)p);
+	char *fixed = malloc(len * 3 + 1);
+	size_t o = 0;
+
+	if (fixed == NULL)
+		return NULL;
+	while (*p) {
+		size_t n = utf8_len(p);
+
+		if (n == 0) {
+			memcpy(fixed + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			p++;
+			continue;
+		}
+		memcpy(fixed + o, p, n);
+		o += n;
+		p += n;
+	}
+	json_t *v = json_stringn(fixed, o);
+	free(fixed);
+	return v;
+}
+
+static json_t *
+jstr_or_null(const char *s)
+{
+	return s != NULL ? jstr(s) : json_null();
+}
+
+static const char *
+get_s(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s != NULL ? s : "";
+}
+
+static long long
+get_i(const json_t *o, const char *key)
+{
+	return json_integer_value(json_object_get(o, key));
+}
+
+/* ---- helpers ------------------------------------------------------------------- */
+
+static bool
+parse_pid(const char *s, pid_t *pid)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*s == '\0' || *end != '\0' || v <= 0 || v > 0x3fffffff)
+		return false;
+	*pid = (pid_t)v;
+	return true;
+}
+
+static void
+duration_text(long secs, char *buf, size_t len)
+{
+	if (secs >= 3600)
+		snprintf(buf, len, "%ldh%02ldm%02lds", secs / 3600, secs / 60 % 60, secs % 60);
+	else if (secs >= 60)
+		snprintf(buf, len, "%ldm%02lds", secs / 60, secs % 60);
+	else
+		snprintf(buf, len, "%lds", secs);
+}
+
+/* ---- status, metrics ------------------------------------------------------------- */
+
+/* Every counter once: its JSON key, its Prometheus name, its help text. */
+static const struct counter {
+	const char *key;    /* in "json status": counters.KEY */
+	const char *metric; /* cgengine_METRIC; NULL = an events_total type */
+	const char *help;
+	size_t offset; /* in struct core_stats */
+} counters[] = {
+/* clang-format off */
+#define C(key, metric, help, field) { key, metric, help, offsetof(struct core_stats, field) }
+	/* clang-format on */
+	C("fork", NULL, NULL, ev_fork),
+	C("exec", NULL, NULL, ev_exec),
+	C("uid", NULL, NULL, ev_uid),
+	C("gid", NULL, NULL, ev_gid),
+	C("exit", NULL, NULL, ev_exit),
+	C("classified", "classifications_total", "Processes classified.", classified),
+	C("moves", "moves_total", "Processes moved into a group.", moves),
+	C("failed_moves", "move_failures_total", "Moves that failed.", move_failures),
+	C("vanished", "vanished_total",
+	  "Processes that exited before they could be handled.", vanished),
+	C("lost_events", "lost_events_total", "Times the kernel dropped process events.",
+	  lost),
+	C("rescans", "rescans_total", "Full scans of /proc.", rescans),
+	C("reloads", "reloads_total", "Successful reloads.", reloads),
+	C("failed_reloads", "reload_failures_total", "Reloads refused because of errors.",
+	  reload_failures),
+	C("lua_calls", "lua_calls_total", "Calls of the Lua classify hook.", hook_calls),
+	C("lua_errors", "lua_errors_total", "Lua hook calls that failed.", hook_errors),
+	C("lua_timeouts", "lua_timeouts_total", "Lua hook calls stopped by lua-timeout.",
+	  hook_timeouts),
+	C("lua_restarts", "lua_restarts_total", "Lua helper processes started again.",
+	  hook_restarts),
+	C("groups_created", "groups_created_total", "Groups created.", groups_created),
+	C("groups_removed", "groups_removed_total", "Empty template groups removed.",
+	  groups_removed),
+	C("state_saves", "state_saves_total", "Writes of the boost state file.",
+	  state_saves),
+	C("failed_state_saves", "state_save_failures_total",
+	  "Writes of the boost state file that failed.", state_save_failures),
+	/* placement latency, from the kernel's time of the exec (buckets) */
+	C("placed_0_50us", "placed_0_50us_total",
+	  "Processes classified 0-50 us after their exec.", placed_in[0]),
+	C("placed_50_100us", "placed_50_100us_total",
+	  "Processes classified 50-100 us after their exec.", placed_in[1]),
+	C("placed_100_250us", "placed_100_250us_total",
+	  "Processes classified 100-250 us after their exec.", placed_in[2]),
+	C("placed_250_500us", "placed_250_500us_total",
+	  "Processes classified 250-500 us after their exec.", placed_in[3]),
+	C("placed_500us_1ms", "placed_500us_1ms_total",
+	  "Processes classified 0.5-1 ms after their exec.", placed_in[4]),
+	C("placed_1_10ms", "placed_1_10ms_total",
+	  "Processes classified 1-10 ms after their exec.", placed_in[5]),
+	C("placed_over_10ms", "placed_over_10ms_total",
+	  "Processes classified more than 10 ms after their exec.", placed_in[6]),
+#undef C
+};
+
+#define NCOUNTERS (sizeof(counters) / sizeof(counters[0]))
+
+static unsigned long long
+value(const struct core *c, const struct counter *k)
+{
+	return (unsigned long long)*(const uint64_t *)((const char *)core_stats(c) +
+						       k->offset);
+}
+
+static json_t *
+v_status(struct verb_ctx *x)
+{
+	struct core *c = x->rq->core;
+	const struct policy *p = core_policy(c);
+	json_t *hiers = json_array(), *counts = json_object();
+
+	for (size_t i = 0; i < p->n; i++)
+		json_array_append_new(hiers, jstr(p->labels[i]));
+	for (size_t i = 0; i < NCOUNTERS; i++)
+		json_object_set_new(counts, counters[i].key,
+				    json_integer((json_int_t)value(c, &counters[i])));
+	return json_pack("{s:s, s:i, s:i, s:I, s:b, s:I, s:s, s:I, s:o, s:o, s:o}", "version",
+			 PACKAGE_VERSION, "protocol", CONTROL_PROTOCOL, "pid", (int)getpid(),
+			 "uptime", (json_int_t)difftime(time(NULL), core_started(c)),
+			 "paused", core_paused(c), "rules", (json_int_t)rules_count(p->rules),
+			 "match",
+			 p->cfg->match == RULES_FIRST_MATCH ? "first-match" : "per-hierarchy",
+			 "boosts", (json_int_t)core_boost_count(c), "hierarchies", hiers,
+			 "counters", counts, "lua", jstr_or_null(p->hooks ? p->cfg->lua_script : NULL));
+}
+
+static unsigned long long
+counter(const json_t *r, const char *key)
+{
+	return (unsigned long long)get_i(json_object_get(r, "counters"), key);
+}
+
+static void
+t_status(const json_t *r, struct strbuf *out)
+{
+	char up[64];
+	size_t i;
+	json_t *h;
+	const char *lua = json_string_value(json_object_get(r, "lua"));
+
+	duration_text((long)get_i(r, "uptime"), up, sizeof(up));
+	strbuf_printf(out, "cgengined %s, pid %lld, up %s%s\n", get_s(r, "version"),
+		   get_i(r, "pid"), up,
+		   json_is_true(json_object_get(r, "paused")) ? ", PAUSED (moves nothing)" : "");
+	strbuf_printf(out, "rules:        %lld (%s)\n", get_i(r, "rules"), get_s(r, "match"));
+	strbuf_printf(out, "hierarchies: ");
+	json_array_foreach(json_object_get(r, "hierarchies"), i, h)
+		strbuf_printf(out, " %s", json_string_value(h));
+	strbuf_printf(out, "\nevents:       fork %llu, exec %llu, uid %llu, gid %llu, exit %llu\n",
+		   counter(r, "fork"), counter(r, "exec"), counter(r, "uid"), counter(r, "gid"),
+		   counter(r, "exit"));
+	strbuf_printf(out, "classified:   %llu, moves %llu, failed moves %llu, exited first %llu\n",
+		   counter(r, "classified"), counter(r, "moves"), counter(r, "failed_moves"),
+		   counter(r, "vanished"));
+	strbuf_printf(out, "lost events:  %llu, rescans %llu, reloads %llu (%llu failed)\n",
+		   counter(r, "lost_events"), counter(r, "rescans"), counter(r, "reloads"),
+		   counter(r, "failed_reloads"));
+	strbuf_printf(out, "lua:          %s, calls %llu, errors %llu (timeouts %llu), restarts %llu\n",
+		   lua ? lua : "none", counter(r, "lua_calls"), counter(r, "lua_errors"),
+		   counter(r, "lua_timeouts"), counter(r, "lua_restarts"));
+	strbuf_printf(out, "boosts:       %lld active\n", get_i(r, "boosts"));
+}
+
+/* metrics: the status, rendered in Prometheus' text format */
+static void
+metric(struct strbuf *out, const char *name, const char *type, const char *help,
+       unsigned long long v)
+{
+	strbuf_printf(out, "# HELP cgengine_%s %s\n# TYPE cgengine_%s %s\ncgengine_%s %llu\n", name,
+		   help, name, type, name, v);
+}
+
+static void
+t_metrics(const json_t *r, struct strbuf *out)
+{
+	strbuf_printf(out, "# HELP cgengine_events_total Process events received, by type.\n"
+			"# TYPE cgengine_events_total counter\n");
+	for (size_t i = 0; i < NCOUNTERS; i++)
+		if (counters[i].metric == NULL)
+			strbuf_printf(out, "cgengine_events_total{type=\"%s\"} %llu\n",
+				   counters[i].key, counter(r, counters[i].key));
+	for (size_t i = 0; i < NCOUNTERS; i++)
+		if (counters[i].metric != NULL)
+			metric(out, counters[i].metric, "counter", counters[i].help,
+			       counter(r, counters[i].key));
+	metric(out, "boosts_active", "gauge", "Boosts in force.",
+	       (unsigned long long)get_i(r, "boosts"));
+	metric(out, "rules", "gauge", "Rules loaded.", (unsigned long long)get_i(r, "rules"));
+	metric(out, "paused", "gauge", "1 while paused.",
+	       json_is_true(json_object_get(r, "paused")));
+	metric(out, "uptime_seconds", "gauge", "Seconds since start.",
+	       (unsigned long long)get_i(r, "uptime"));
+}
+
+/* ---- explain, test ---------------------------------------------------------------- */
+
+/* The unified layout's row: the v2 group the dimensions compose. */
+static json_t *
+composed_row(struct core *c, const struct task_cgroups *cg)
+{
+	const struct policy *p = core_policy(c);
+	const char *want = core_composed(c);
+	char why[512] = "composed from";
+	size_t used = strlen(why);
+
+	for (size_t k = 0; k < p->nlayout && used < sizeof(why); k++)
+		used += (size_t)snprintf(why + used, sizeof(why) - used, "%s %s",
+					 k ? "," : "", p->names[p->layout[k]]);
+	json_t *row =
+		json_pack("{s:s, s:o, s:s, s:b}", "hierarchy", "unified", "wanted",
+			  want[0] ? jstr(want) : json_null(), "why", why, "composed", 1);
+	if (cg != NULL)
+		json_object_set_new(row, "current",
+				    jstr_or_null(task_cgroup_of(cg, p->v2->name)));
+	return row;
+}
+
+/* One row per managed hierarchy; cg NULL for a what-if. */
+static json_t *
+verdict_rows(struct core *c, const struct task_cgroups *cg)
+{
+	const struct policy *p = core_policy(c);
+	json_t *rows = json_array();
+
+	for (size_t i = 0; i < p->n; i++) {
+		const struct verdict *v = &core_verdicts(c)[i];
+		json_t *row = json_pack("{s:o, s:o, s:o}", "hierarchy", jstr(p->labels[i]),
+					"wanted", v->move ? jstr(v->dest) : json_null(), "why",
+					jstr(v->reason));
+
+		if (cg != NULL)
+			json_object_set_new(row, "current",
+					    jstr_or_null(p->virt[i] ? core_part(c, i)
+								    : task_cgroup_of(cg, p->names[i])));
+		json_array_append_new(rows, row);
+	}
+	if (p->v2 != NULL)
+		json_array_append_new(rows, composed_row(c, cg));
+	return rows;
+}
+
+static void
+t_rows(const json_t *rows, bool current, struct strbuf *out)
+{
+	size_t i;
+	json_t *row;
+
+	strbuf_printf(out, "%-20s %-24s %-24s %s\n", "HIERARCHY", current ? "CURRENT" : "",
+		   "WANTED", "WHY");
+	json_array_foreach(rows, i, row)
+	{
+		const char *cur = json_string_value(json_object_get(row, "current"));
+		const char *want = json_string_value(json_object_get(row, "wanted"));
+
+		strbuf_printf(out, "%-20s %-24s %-24s %s\n", get_s(row, "hierarchy"),
+			   current ? (cur ? cur : "?") : "", want ? want : "(left alone)",
+			   get_s(row, "why"));
+	}
+}
+
+static void
+nft_row(void *arg, const struct nftset_ref *set, const char *group, unsigned level)
+{
+	json_array_append_new(arg, json_pack("{s:s, s:o, s:o, s:o, s:i}", "family",
+					     nftset_family_name(set->family), "table",
+					     jstr(set->table), "set", jstr(set->set), "group",
+					     jstr(group), "level", (int)level));
+}
+
+/* The nft sets the process's v2 groups (wanted, or current when left
+ * alone) are kept in. */
+static json_t *
+nft_rows(struct core *c, const struct task_cgroups *cg)
+{
+	const struct policy *p = core_policy(c);
+	json_t *rows = json_array();
+
+	if (!core_nft_wanted(c))
+		return rows;
+	if (p->v2 != NULL) {
+		const char *want = core_composed(c);
+		const char *cur = cg != NULL ? task_cgroup_of(cg, p->v2->name) : NULL;
+		const char *path = want[0] ? want : cur;
+		if (path != NULL)
+			core_nft_sets_of(c, path, nft_row, rows);
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		const struct verdict *v = &core_verdicts(c)[i];
+		if (p->virt[i] || p->managed[i]->version != HIER_V2 || p->managed[i] == p->v2)
+			continue;
+		const char *path = v->move ? v->dest
+				  : cg != NULL ? task_cgroup_of(cg, p->names[i])
+					       : NULL;
+		if (path != NULL)
+			core_nft_sets_of(c, path, nft_row, rows);
+	}
+	return rows;
+}
+
+static json_t *
+v_explain(struct verb_ctx *x)
+{
+	struct core *c = x->rq->core;
+	pid_t pid;
+
+	if (x->argc != 2 || !parse_pid(x->argv[1], &pid))
+		return fail(x, "usage: explain PID");
+	enum decide_result r = core_explain(c, pid, x->rq->uid);
+	if (r == DECIDE_GONE)
+		return fail(x, "no process %d", (int)pid);
+	if (r == DECIDE_INIT)
+		return fail(x, "pid 1 is the service manager; cgengined never moves it");
+	if (r == DECIDE_KTHREAD)
+		return fail(x, "pid %d is a kernel thread; cgengined never moves those",
+			    (int)pid);
+	if (r == DECIDE_DENIED) {
+		char msg[64];
+
+		snprintf(msg, sizeof(msg), "explain of pid %d, not its own", (int)pid);
+		log_denial(x->rq, msg);
+		return fail(x, "permission denied: pid %d belongs to another user", (int)pid);
+	}
+	const struct task *t = core_snapshot(c);
+	return json_pack("{s:i, s:o, s:o, s:I, s:o, s:I, s:b, s:b, s:o, s:o}", "pid", (int)pid,
+			 "comm", jstr(t->comm), "exe", jstr(t->exe), "uid", (json_int_t)t->euid,
+			 "user", jstr(core_user_name(c, t->euid)), "gid", (json_int_t)t->egid,
+			 "sticky", r == DECIDE_STICKY, "paused", core_paused(c), "hierarchies",
+			 verdict_rows(c, core_snapshot_cgroups(c)), "nft_sets",
+			 nft_rows(c, core_snapshot_cgroups(c)));
+}
+
+static void
+t_explain(const json_t *r, struct strbuf *out)
+{
+	const char *user = get_s(r, "user");
+
+	strbuf_printf(out, "pid %lld (%s) %s, uid %lld (%s), gid %lld%s\n", get_i(r, "pid"),
+		   get_s(r, "comm"), get_s(r, "exe"), get_i(r, "uid"), user[0] ? user : "?",
+		   get_i(r, "gid"),
+		   json_is_true(json_object_get(r, "paused")) ? "; the daemon is PAUSED" : "");
+	t_rows(json_object_get(r, "hierarchies"), true, out);
+	size_t i;
+	json_t *row;
+	json_array_foreach(json_object_get(r, "nft_sets"), i, row)
+	{
+		strbuf_printf(out, "nft sets: %s %s %s (level %lld, unified:%s)\n",
+			   get_s(row, "family"), get_s(row, "table"), get_s(row, "set"),
+			   get_i(row, "level"), get_s(row, "group"));
+	}
+}
+
+/* Resolve a user or group for "test" (NSS, bounded); false if unknown. */
+static bool
+lookup_user(const char *name, struct task *t)
+{
+	char *end;
+	long id = strtol(name, &end, 10);
+	struct names_user u;
+
+	if (names_user_by_name(name, &u) == 0) {
+		t->uid = t->euid = u.uid;
+		t->gid = t->egid = u.gid;
+		t->ngroups = nss_grouplist(u.name, u.gid, t->groups, TASK_GROUPS_MAX);
+		return true;
+	}
+	if (*end != '\0' || id < 0 || end == name)
+		return false;
+	t->uid = t->euid = (uid_t)id;
+	return true;
+}
+
+static bool
+lookup_group(const char *name, gid_t *gid)
+{
+	char *end;
+	long id = strtol(name, &end, 10);
+
+	if (names_group_by_name(name, gid) == 0)
+		return true;
+	if (*end != '\0' || id < 0 || end == name)
+		return false;
+	*gid = (gid_t)id;
+	return true;
+}
+
+#define TEST_USAGE "usage: test --user U [--group G] [--exe PATH] [--cmdline ARG...]"
+
+static json_t *
+v_test(struct verb_ctx *x)
+{
+	static struct task t;
+	char cmd[4096];
+	size_t cmdlen = 0;
+	bool have_user = false;
+
+	memset(&t, 0, sizeof(t));
+	for (int i = 1; i < x->argc; i++) {
+		char **a = x->argv;
+
+		if (strcmp(a[i], "--user") == 0 && i + 1 < x->argc) {
+			if (!lookup_user(a[++i], &t))
+				return fail(x, "unknown user '%s'", a[i]);
+			have_user = true;
+		} else if (strcmp(a[i], "--group") == 0 && i + 1 < x->argc) {
+			if (!lookup_group(a[++i], &t.egid))
+				return fail(x, "unknown group '%s'", a[i]);
+			t.gid = t.egid;
+		} else if (strcmp(a[i], "--exe") == 0 && i + 1 < x->argc) {
+			snprintf(t.exe, sizeof(t.exe), "%s", a[++i]);
+		} else if (strcmp(a[i], "--cmdline") == 0) {
+			for (i++; i < x->argc; i++) {
+				size_t n = strlen(a[i]) + 1;
+				if (cmdlen + n > sizeof(cmd))
+					break;
+				memcpy(cmd + cmdlen, a[i], n);
+				cmdlen += n;
+			}
+		} else {
+			return fail(x, TEST_USAGE);
+		}
+	}
+	if (!have_user)
+		return fail(x, TEST_USAGE);
+	const char *base = strrchr(t.exe, '/');
+	snprintf(t.comm, sizeof(t.comm), "%.63s", base ? base + 1 : t.exe);
+	if (cmdlen > 0 && t.exe[0] != '\0')
+		task_script_from_cmdline(t.exe, cmd, cmdlen, t.script, sizeof(t.script));
+	core_whatif(x->rq->core, &t, cmdlen ? cmd : NULL, cmdlen);
+	return json_pack("{s:I, s:I, s:o, s:o}", "uid", (json_int_t)t.euid, "gid",
+			 (json_int_t)t.egid, "exe", jstr(t.exe), "hierarchies",
+			 verdict_rows(x->rq->core, NULL));
+}
+
+static void
+t_test(const json_t *r, struct strbuf *out)
+{
+	const char *exe = get_s(r, "exe");
+
+	strbuf_printf(out, "uid %lld, gid %lld, exe %s\n", get_i(r, "uid"), get_i(r, "gid"),
+		   exe[0] ? exe : "(none)");
+	t_rows(json_object_get(r, "hierarchies"), false, out);
+}
+
+/* ---- boosts ------------------------------------------------------------------------- */
+
+/* Is the boost profile granted to uid (by name or by @group)? */
+static bool
+granted(const struct boost_profile *p, uid_t uid)
+{
+	struct names_user u;
+	gid_t groups[TASK_GROUPS_MAX];
+	size_t n;
+
+	if (names_user_by_uid(uid, &u) < 0)
+		return false;
+	const char *name = u.name;
+	n = nss_grouplist(name, u.gid, groups, TASK_GROUPS_MAX);
+	for (size_t i = 0; i < p->nallow; i++) {
+		const char *a = p->allow[i];
+		gid_t want;
+
+		if (a[0] != '@') {
+			if (strcmp(a, name) == 0)
+				return true;
+			continue;
+		}
+		if (!lookup_group(a + 1, &want))
+			continue;
+		for (size_t k = 0; k < n; k++)
+			if (groups[k] == want)
+				return true;
+	}
+	return false;
+}
+
+static const struct boost_profile *
+find_profile(const struct config *c, const char *name)
+{
+	for (size_t i = 0; i < c->nprofiles; i++)
+		if (strcmp(c->profiles[i].name, name) == 0)
+			return &c->profiles[i];
+	return NULL;
+}
+
+static json_t *
+start(struct verb_ctx *x, const struct boost_request *br)
+{
+	struct boost_info info;
+
+	if (core_boost_start(x->rq->core, br, &info, x->err, x->errlen) < 0)
+		return NULL;
+	return json_pack("{s:I, s:I, s:o, s:o}", "id", (json_int_t)info.id, "expires",
+			 (json_int_t)info.expires, "hierarchy", jstr(info.hier), "destination",
+			 jstr(info.dest));
+}
+
+/* boost --profile NAME PID [DURATION] */
+static json_t *
+boost_profile(struct verb_ctx *x)
+{
+	struct core *c = x->rq->core;
+	uid_t uid = x->rq->uid;
+	struct task t;
+	pid_t pid;
+
+	if (x->argc < 4 || x->argc > 5 || !parse_pid(x->argv[3], &pid))
+		return fail(x, "usage: boost --profile NAME PID [DURATION]");
+	const struct boost_profile *p = find_profile(core_policy(c)->cfg, x->argv[2]);
+	if (p == NULL)
+		return fail(x, "no boost profile '%s'", x->argv[2]);
+	long secs = x->argc == 5 ? parse_duration(x->argv[4]) : p->max_seconds;
+	if (secs <= 0)
+		return fail(x, "invalid duration '%s' (use 90s, 15m, 2h, 1d)", x->argv[4]);
+	if (uid != 0 && !granted(p, uid))
+		return deny(x, "boost profile '%s' is not granted to uid %u", p->name,
+			    (unsigned)uid);
+	if (core_read_task(c, pid, &t) < 0)
+		return fail(x, "no process %d", (int)pid);
+	if (!core_owns(uid, &t))
+		return deny(x, "pid %d belongs to another user", (int)pid);
+	if (uid != 0 && secs > p->max_seconds) {
+		char a[32], b[32];
+		duration_text(secs, a, sizeof(a));
+		duration_text(p->max_seconds, b, sizeof(b));
+		return deny(x, "%s exceeds the maximum of profile '%s' (%s)", a, p->name, b);
+	}
+	struct boost_request br = { .pid = pid,
+				    .hier = p->hier,
+				    .dest = p->dest,
+				    .seconds = secs,
+				    .owner = uid,
+				    .profile = p->name };
+	return start(x, &br);
+}
+
+static json_t *
+v_boost(struct verb_ctx *x)
+{
+	pid_t pid;
+
+	if (x->argc >= 2 && strcmp(x->argv[1], "--profile") == 0)
+		return boost_profile(x);
+	if (x->rq->uid != 0)
+		return deny(x, "a boost without --profile needs root");
+	char *colon = x->argc == 4 ? strchr(x->argv[2], ':') : NULL;
+	if (colon == NULL || !parse_pid(x->argv[1], &pid))
+		return fail(x, "usage: boost PID HIERARCHY:/PATH DURATION");
+	*colon = '\0';
+	long secs = parse_duration(x->argv[3]);
+	if (secs <= 0)
+		return fail(x, "invalid duration '%s' (use 90s, 15m, 2h, 1d)", x->argv[3]);
+	struct boost_request br = {
+		.pid = pid, .hier = x->argv[2], .dest = colon + 1, .seconds = secs, .owner = 0
+	};
+	return start(x, &br);
+}
+
+static void
+t_boost(const json_t *r, struct strbuf *out)
+{
+	char when[64];
+	struct tm tm;
+	time_t t = (time_t)get_i(r, "expires");
+
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime_r(&t, &tm));
+	strbuf_printf(out, "boost #%lld: %s:%s until %s\n", get_i(r, "id"), get_s(r, "hierarchy"),
+		   get_s(r, "destination"), when);
+}
+
+static json_t *
+v_unboost(struct verb_ctx *x)
+{
+	struct core *c = x->rq->core;
+	uid_t uid = x->rq->uid;
+	const char *arg = x->argc == 2 ? x->argv[1] : "";
+	bool by_id = arg[0] == '#';
+	const struct boost *b;
+	unsigned ended[64];
+	size_t count = 0;
+	char why[64];
+	pid_t n;
+
+	if (!parse_pid(by_id ? arg + 1 : arg, &n))
+		return fail(x, "usage: unboost ID|PID  (an id may be written #ID)");
+	snprintf(why, sizeof(why), "cancelled by uid %u", (unsigned)uid);
+	if ((b = core_boost_find(c, (unsigned)n)) != NULL) { /* an id wins over a pid */
+		if (uid != 0 && b->owner != uid)
+			return deny(x, "boost #%u is not yours", b->id);
+		ended[count++] = b->id;
+	} else if (by_id) {
+		return fail(x, "no boost #%d", (int)n);
+	} else { /* a pid: every boost it is a member of */
+		TAILQ_FOREACH(b, core_boosts(c), link)
+		for (size_t i = 0; i < b->n && count < 64; i++)
+			if (b->m[i].pid == n && (uid == 0 || b->owner == uid))
+				ended[count++] = b->id;
+		if (count == 0)
+			return fail(x, "no boost #%d and no boost of yours for pid %d", (int)n,
+				    (int)n);
+	}
+	json_t *ids = json_array();
+	for (size_t i = 0; i < count; i++) {
+		(void)core_boost_end(c, ended[i], why);
+		json_array_append_new(ids, json_integer(ended[i]));
+	}
+	return json_pack("{s:o}", "ended", ids);
+}
+
+static void
+t_unboost(const json_t *r, struct strbuf *out)
+{
+	size_t i;
+	json_t *id;
+
+	strbuf_printf(out, "ended:");
+	json_array_foreach(json_object_get(r, "ended"), i, id)
+		strbuf_printf(out, " #%lld", (long long)json_integer_value(id));
+	strbuf_printf(out, "\n");
+}
+
+static json_t *
+v_boosts(struct verb_ctx *x)
+{
+	const struct boost *b;
+	json_t *list = json_array();
+
+	TAILQ_FOREACH(b, core_boosts(x->rq->core), link)
+	{
+		if (x->rq->uid != 0 && b->owner != x->rq->uid)
+			continue;
+		json_t *pids = json_array();
+		for (size_t i = 0; i < b->n; i++)
+			json_array_append_new(pids, json_integer(b->m[i].pid));
+		json_array_append_new(
+			list, json_pack("{s:I, s:o, s:o, s:I, s:I, s:I, s:o, s:o}", "id",
+					(json_int_t)b->id, "hierarchy", jstr(b->hier),
+					"destination", jstr(b->dest), "expires",
+					(json_int_t)b->expires, "left",
+					(json_int_t)difftime(b->expires, time(NULL)), "owner",
+					(json_int_t)b->owner, "profile", jstr_or_null(b->profile),
+					"pids", pids));
+	}
+	return list;
+}
+
+static void
+t_boosts(const json_t *r, struct strbuf *out)
+{
+	size_t i, k;
+	json_t *b, *pid;
+
+	strbuf_printf(out, "%-5s %-20s %-24s %-10s %-6s %-12s %s\n", "ID", "HIERARCHY",
+		   "DESTINATION", "LEFT", "OWNER", "PROFILE", "PIDS");
+	json_array_foreach(r, i, b)
+	{
+		char left[32];
+		const char *prof = json_string_value(json_object_get(b, "profile"));
+		long l = (long)get_i(b, "left");
+
+		duration_text(l > 0 ? l : 0, left, sizeof(left));
+		strbuf_printf(out, "#%-4lld %-20s %-24s %-10s %-6lld %-12s", get_i(b, "id"),
+			   get_s(b, "hierarchy"), get_s(b, "destination"), left,
+			   get_i(b, "owner"), prof ? prof : "-");
+		json_array_foreach(json_object_get(b, "pids"), k, pid)
+			strbuf_printf(out, "%s%lld", k ? "," : " ",
+				   (long long)json_integer_value(pid));
+		strbuf_printf(out, "\n");
+	}
+}
+
+/* ---- administration ------------------------------------------------------------------ */
+
+static json_t *
+v_reload(struct verb_ctx *x)
+{
+	if (core_reload(x->rq->core, x->rq->now) < 0)
+		return fail(x, "reload failed; the previous configuration stays (see the log)");
+	return json_pack("{s:b, s:I}", "reloaded", 1, "rules",
+			 (json_int_t)rules_count(core_policy(x->rq->core)->rules));
+}
+
+static void
+t_reload(const json_t *r, struct strbuf *out)
+{
+	strbuf_printf(out, "reloaded: %lld rules\n", get_i(r, "rules"));
+}
+
+static json_t *
+v_pause(struct verb_ctx *x)
+{
+	core_set_paused(x->rq->core, true, x->rq->now);
+	log_notice("paused by uid %u: processes are no longer moved", (unsigned)x->rq->uid);
+	return json_pack("{s:b}", "paused", 1);
+}
+
+static json_t *
+v_resume(struct verb_ctx *x)
+{
+	if (core_paused(x->rq->core))
+		log_notice("resumed by uid %u; catching up", (unsigned)x->rq->uid);
+	core_set_paused(x->rq->core, false, x->rq->now);
+	return json_pack("{s:b}", "paused", 0);
+}
+
+static void
+t_paused(const json_t *r, struct strbuf *out)
+{
+	strbuf_printf(out, "%s\n", json_is_true(json_object_get(r, "paused")) ? "paused" : "resumed");
+}
+
+static json_t *
+v_rules(struct verb_ctx *x)
+{
+	const struct rules_set *set = core_policy(x->rq->core)->rules;
+	json_t *list = json_array();
+
+	for (size_t i = 0; i < rules_count(set); i++) {
+		const struct rules_rule *r = rules_get(set, i);
+		char key[512], where[600];
+
+		snprintf(key, sizeof(key), "%s%s%s%s",
+			 r->continuation	      ? "%"
+			 : r->kind == RULES_KEY_GROUP ? "@"
+						      : "",
+			 r->continuation ? "" : r->key, r->process ? ":" : "",
+			 r->process && !r->continuation ? r->process : "");
+		snprintf(where, sizeof(where), "%s:%u", r->file, r->line);
+		json_array_append_new(
+			list, json_pack("{s:o, s:o, s:o, s:o, s:b, s:b, s:I}", "where",
+					jstr(where), "key", jstr(key), "controllers",
+					jstr(r->controllers), "destination", jstr(r->dest),
+					"ignore", (r->options & RULES_OPT_IGNORE) != 0,
+					"ignore_rt", (r->options & RULES_OPT_IGNORE_RT) != 0,
+					"hits", (json_int_t)r->hits));
+	}
+	return list;
+}
+
+static void
+t_rules(const json_t *r, struct strbuf *out)
+{
+	size_t i;
+	json_t *rule;
+
+	json_array_foreach(r, i, rule)
+		strbuf_printf(out, "%s: %s %s %s%s%s  hits=%lld\n", get_s(rule, "where"),
+			   get_s(rule, "key"), get_s(rule, "controllers"),
+			   get_s(rule, "destination"),
+			   json_is_true(json_object_get(rule, "ignore")) ? " ignore" : "",
+			   json_is_true(json_object_get(rule, "ignore_rt")) ? " ignore_rt" : "",
+			   get_i(rule, "hits"));
+}
+
+static json_t *
+v_version(struct verb_ctx *x)
+{
+	return json_pack("{s:s, s:i}", "version", PACKAGE_VERSION, "protocol",
+			 CONTROL_PROTOCOL);
+}
+
+static void
+t_version(const json_t *r, struct strbuf *out)
+{
+	strbuf_printf(out, "cgengined %s, protocol %lld\n", get_s(r, "version"),
+		   get_i(r, "protocol"));
+}
+
+static json_t *v_help(struct verb_ctx *x);
+
+static void
+t_help(const json_t *r, struct strbuf *out)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(r, i, v)
+		strbuf_printf(out, "%s%s\n", get_s(v, "usage"),
+			   json_is_true(json_object_get(v, "root")) ? "   (root)" : "");
+}
+
+static const struct {
+	const char *name;
+	verb_fn *fn;
+	text_fn *text;
+	bool root_only;
+	const char *usage;
+} verbs[] = {
+	{ "status", v_status, t_status, false, "status" },
+	{ "explain", v_explain, t_explain, false, "explain PID" },
+	{ "test", v_test, t_test, false,
+	  "test --user U [--group G] [--exe PATH] [--cmdline ARG...]" },
+	{ "boost", v_boost, t_boost, false,
+	  "boost PID HIER:PATH DURATION | boost --profile NAME PID [DURATION]" },
+	{ "unboost", v_unboost, t_unboost, false, "unboost ID|PID" },
+	{ "boosts", v_boosts, t_boosts, false, "boosts" },
+	{ "reload", v_reload, t_reload, true, "reload" },
+	{ "pause", v_pause, t_paused, true, "pause" },
+	{ "resume", v_resume, t_paused, true, "resume" },
+	{ "rules", v_rules, t_rules, true, "rules" },
+	{ "metrics", v_status, t_metrics, true, "metrics" },
+	{ "version", v_version, t_version, false, "version" },
+	{ "help", v_help, t_help, false, "help" },
+};
+
+#define NVERBS (sizeof(verbs) / sizeof(verbs[0]))
+
+static json_t *
+v_help(struct verb_ctx *x)
+{
+	json_t *list = json_array();
+
+	for (size_t i = 0; i < NVERBS; i++)
+		json_array_append_new(list, json_pack("{s:s, s:s, s:b}", "verb", verbs[i].name,
+						      "usage", verbs[i].usage, "root",
+						      verbs[i].root_only));
+	return list;
+}
+
+/* Write result as JSON (one line) into out. */
+static void
+emit_json(const json_t *result, struct strbuf *out)
+{
+	char *s = json_dumps(result, JSON_COMPACT | JSON_ENCODE_ANY);
+
+	if (s == NULL) {
+		out->failed = true;
+		return;
+	}
+	strbuf_printf(out, "%s\n", s);
+	free(s);
+}
+
+int
+verbs_dispatch(const struct verbs_request *rq, int argc, char **argv, struct strbuf *body,
+		 char *err, size_t errlen)
+{
+	struct verb_ctx x = { rq, argc, argv, err, errlen };
+
+	for (size_t i = 0; i < NVERBS; i++) {
+		if (strcmp(argv[0], verbs[i].name) != 0)
+			continue;
+		if (verbs[i].root_only && rq->uid != 0) {
+			deny(&x, "'%s' needs root", verbs[i].name);
+			return -EPERM;
+		}
+		json_t *result = verbs[i].fn(&x);
+		if (result == NULL) {
+			if (err[0] == '\0')
+				snprintf(err, errlen, "out of memory");
+			return -EINVAL;
+		}
+		if (rq->json)
+			emit_json(result, body);
+		else
+			verbs[i].text(result, body);
+		json_decref(result);
+		return 0;
+	}
+	snprintf(err, errlen, "unknown request '%s' (try 'help')", argv[0]);
+	return -EINVAL;
+}

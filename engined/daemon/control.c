@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * control.c -- the control socket: a line protocol served by server.c,
+ * authorised per request by the peer's credentials (SO_PEERCRED).
+ *
+ * Protocol, version 1 (see docs/protocol.md):
+ *   server, on connect:  "CGENGINE 1\n"
+ *   client:              ["json "] VERB [ARG...] "\n"     (at most 4096 bytes)
+ *   server:              "OK <n>\n" and n bytes of body, or "ERR <message>\n"
+ * A connection may carry several requests.  The limits (connections per
+ * user, root's reserve, the request deadline, unsent output) are
+ * server.c's, set by the descriptor below; the per-user request rate
+ * is kept here.
+ */
+#include "daemon.h"
+#include "server.h"
+
+#include <errno.h>
+#include <ev.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STR_(x)	     #x
+#define STR(x)	     STR_(x)
+#define REQUEST_MAX  4096
+#define MAX_WORDS    64
+#define RATE_PER_SEC 20.0 /* requests a non-root user may make per second */
+#define RATE_BURST   40.0
+#define RATE_SLOTS   64
+
+struct rate {
+	uid_t uid;
+	double tokens;
+	ev_tstamp last;
+	bool limited; /* refused, and not yet back to a full bucket: logged once */
+};
+
+struct control_server {
+	struct core *core;
+	struct server *srv;
+	struct rate rates[RATE_SLOTS];
+};
+
+
+/* ---- requests ------------------------------------------------------------------- */
+
+static void
+answer(struct server_client *c, bool ok, const struct strbuf *body, const char *err)
+{
+	int rc;
+
+	if (ok && !body->failed) {
+		rc = server_printf(c, "OK %zu\n", body->len);
+		if (rc == 0)
+			rc = server_send(c, body->p ? body->p : "", body->len);
+	} else {
+		rc = server_printf(c, "ERR %s\n", ok ? "out of memory" : err);
+	}
+	(void)rc; /* on failure the server drops the client */
+}
+
+/* The token bucket of uid, made (or recycled, oldest first) when missing. */
+static struct rate *
+rate_of(struct control_server *s, uid_t uid, ev_tstamp now)
+{
+	struct rate *oldest = &s->rates[0];
+
+	for (size_t i = 0; i < RATE_SLOTS; i++) {
+		if (s->rates[i].last != 0 && s->rates[i].uid == uid)
+			return &s->rates[i];
+		if (s->rates[i].last < oldest->last)
+			oldest = &s->rates[i];
+	}
+	*oldest = (struct rate){ .uid = uid, .tokens = RATE_BURST, .last = now };
+	return oldest;
+}
+
+/* Token bucket per uid; root is never limited.  A refusal is logged
+ * when a user starts being limited, not for every request refused nor
+ * whenever a token trickles in; only once its bucket has filled again. */
+static bool
+rate_ok(struct control_server *s, uid_t uid)
+{
+	ev_tstamp now = ev_now(server_loop(s->srv));
+	struct rate *r;
+
+	if (uid == 0)
+		return true;
+	r = rate_of(s, uid, now);
+	r->tokens += (now - r->last) * RATE_PER_SEC;
+	if (r->tokens >= RATE_BURST) {
+		r->tokens = RATE_BURST;
+		r->limited = false; /* it slowed down: a new episode is logged */
+	}
+	r->last = now;
+	if (r->tokens < 1.0) {
+		if (!r->limited)
+			server_log(
+				s->srv, LOG_LEVEL_WARNING,
+				"control socket: uid %u over its rate limit (not logged "
+				"again until it slows down)",
+				(unsigned)uid);
+		r->limited = true;
+		return false;
+	}
+	r->tokens -= 1.0;
+	return true;
+}
+
+int
+control_parse_line(char *line, char **argv, int max)
+{
+	int n = 0;
+	char *p = line;
+
+	for (;;) {
+		p += strspn(p, " \t\r");
+		if (*p == '\0')
+			return n;
+		if (n == max)
+			return -E2BIG;
+		argv[n++] = p;
+		p += strcspn(p, " \t\r");
+		if (*p != '\0')
+			*p++ = '\0';
+	}
+}
+
+static enum server_verdict
+control_request_cb(struct server_client *c, char *line, size_t len)
+{
+	struct control_server *s = server_ctx(server_of(c));
+	char *argv[MAX_WORDS];
+	char err[512] = "";
+	struct strbuf body = { 0 };
+	struct verbs_request rq = { .core = s->core,
+			      .now = ev_now(server_loop(server_of(c))),
+			      .uid = server_client_uid(c),
+			      .pid = server_client_pid(c) };
+
+	if (memchr(line, '\0', len) != NULL) {
+		answer(c, false, NULL, "request contains a NUL byte");
+		return SERVER_NEXT;
+	}
+	int argc = control_parse_line(line, argv, MAX_WORDS);
+	if (argc == 0)
+		return SERVER_IGNORE; /* blank lines are allowed, and ignored */
+	if (!rate_ok(s, rq.uid)) {
+		answer(c, false, NULL, "rate limit exceeded, slow down");
+		return SERVER_NEXT;
+	}
+	if (argc < 0) {
+		answer(c, false, NULL, "too many words (at most 64)");
+		return SERVER_NEXT;
+	}
+	if (strcmp(argv[0], "json") == 0) {
+		rq.json = true;
+		argc--;
+		memmove(argv, argv + 1, (size_t)argc * sizeof(*argv));
+	}
+	if (argc == 0) {
+		answer(c, false, NULL, "empty request");
+		return SERVER_NEXT;
+	}
+	int rc = verbs_dispatch(&rq, argc, argv, &body, err, sizeof(err));
+	answer(c, rc == 0, &body, err);
+	free(body.p);
+	return SERVER_NEXT;
+}
+
+static const struct server_proto control_proto = {
+	.name = "control socket",
+	.max_line = REQUEST_MAX,
+	.deadline = 10.0,
+	.max_clients = 64,
+	.root_reserve = 8,
+	.max_per_uid = 16,
+	.max_output = 64 << 10,
+	.greeting = "CGENGINE " STR(CONTROL_PROTOCOL) "\n",
+	.refusal = "ERR too many clients, try again\n",
+	.too_long = "ERR request too long (at most 4096 bytes)\n",
+	.partial = "ERR incomplete request (no newline)\n",
+	.request = control_request_cb,
+};
+
+/* ---- the server ------------------------------------------------------------------- */
+
+struct control_server *
+control_open(const char *path, struct core *core)
+{
+	struct control_server *s = calloc(1, sizeof(*s));
+
+	if (s == NULL || (s->srv = server_new(&control_proto, s)) == NULL ||
+	    server_listen(s->srv, path, 64) < 0) {
+		if (s != NULL)
+			server_free(s->srv);
+		free(s);
+		return NULL;
+	}
+	s->core = core;
+	return s;
+}
+
+void
+control_start(struct control_server *s, struct ev_loop *loop)
+{
+	server_start(s->srv, loop);
+}
+
+void
+control_close(struct control_server *s)
+{
+	if (s == NULL)
+		return;
+	server_free(s->srv);
+	free(s);
+}

@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * engine.c -- the event loop, and nothing else: it turns watchers into
+ * calls of the core (core.h) and of the two socket servers.
+ *
+ *   proc connector readable ──▶ core_event() per event, core_batch_done()
+ *                               (then, if it only queued uid/gid changes,
+ *                               a short sleep and one more read)
+ *   SIGHUP/SIGUSR1/SIGUSR2  ──▶ core_reload() (the control socket's reload
+ *                               is the same call; the core calls back
+ *                               reloading_cb and apply_cb for both)
+ *   nftables notification   ──▶ core_nft_changed() (only while the policy
+ *                               names nft sets)
+ *   SIGTERM/SIGINT          ──▶ leave the loop
+ *   before each wait        ──▶ arm one timer at core_next_deadline()
+ *   that timer              ──▶ core_timeout()
+ */
+#include "daemon.h"
+
+#include <errno.h>
+#include <ev.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BATCH_READS	16 /* recvmmsg() calls per wake-up */
+#define EVENTS_PER_READ 64
+/*
+ * After a wake-up that only queued uid/gid changes (setresgid,
+ * setresuid: the exec usually follows within microseconds), the daemon
+ * sleeps this long and reads once more, so the exec and any other
+ * event arriving meanwhile cost one wake-up instead of one each.  The
+ * sleep is a plain clock_nanosleep() inside the callback: a libev timer
+ * cannot wait less than a millisecond with the epoll backend (it rounds
+ * up to epoll_wait's resolution), and stopping the watcher meanwhile
+ * cost two epoll_ctl() calls and a wake-up for the events that arrived.
+ */
+#define HOLD_OFF_NS	200000
+#define NSIGNALS	5
+
+struct engine {
+	struct ev_loop *loop;
+	struct engine_options opts;
+	struct core *core;
+	struct procev *pe;
+	struct sticky_server *sticky;
+	struct control_server *control;
+	char *pidfile; /* as at start: a reload does not move it */
+	ev_io pe_watcher;
+	ev_signal sigs[NSIGNALS];
+	ev_timer core_timer;
+	ev_prepare prepare;
+	ev_io nft_watcher; /* nf_tables' notifications, while nft_fd >= 0 */
+	int nft_fd;
+	int ready_fd;
+	bool forks; /* the core wants FORK and EXIT events */
+};
+
+/* Read and feed to the core every event waiting, then end the batch. */
+static void
+drain(struct engine *e, double now)
+{
+	struct procev_event ev[EVENTS_PER_READ];
+
+	for (int i = 0; i < BATCH_READS; i++) {
+		int n = procev_recv(e->pe, ev, EVENTS_PER_READ);
+
+		if (n == -EAGAIN)
+			break;
+		if (n == -ENOBUFS) {
+			int size = procev_grow(e->pe);
+			log_warning(
+				"kernel dropped process events; receive buffer now %d bytes, rescanning",
+				size);
+			core_lost_events(e->core, now);
+			continue;
+		}
+		if (n < 0) {
+			log_error("proc connector: %s", strerror(-n));
+			break;
+		}
+		for (int k = 0; k < n; k++)
+			core_event(e->core, &ev[k], now);
+		if (procev_drained(e->pe))
+			break; /* saves the recvmmsg() that would say EAGAIN */
+	}
+	core_batch_done(e->core, now);
+}
+
+static void
+procev_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct engine *e = w->data;
+	uint64_t classified = core_stats(e->core)->classified;
+
+	drain(e, ev_now(loop));
+	if (core_stats(e->core)->classified != classified || !core_waiting_exec(e->core))
+		return;
+	/* only uid/gid changes: give their exec a moment, once per wake-up */
+	struct timespec hold = { .tv_sec = 0, .tv_nsec = HOLD_OFF_NS };
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &hold, &hold) == EINTR)
+		;
+	ev_now_update(loop);
+	drain(e, ev_now(loop));
+}
+
+/* The core needs FORK and EXIT events (on) or not: tell the kernel. */
+static void
+want_forks_cb(void *arg, bool on)
+{
+	struct engine *e = arg;
+
+	e->forks = on;
+	if (e->pe == NULL)
+		return; /* procev_open() applies it */
+	int rc = procev_want(e->pe, &(struct procev_want){ .exec = true, .uid = true, .gid = true,
+							 .forks = on, .ntrack = on ? PROCEV_ALL : 0,
+							 .ngone = on ? PROCEV_ALL : 0 });
+	if (rc < 0)
+		log_error("cannot %s fork and exit events: %s",
+			  on ? "subscribe to" : "drop", strerror(-rc));
+}
+
+static void
+core_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct engine *e = w->data;
+
+	core_timeout(e->core, ev_now(loop));
+}
+
+/* Before the loop waits: one timer at the core's next deadline. */
+static void
+prepare_cb(struct ev_loop *loop, ev_prepare *w, int revents)
+{
+	struct engine *e = w->data;
+	double at = core_next_deadline(e->core, ev_now(loop));
+
+	ev_timer_stop(loop, &e->core_timer);
+	if (at < 0)
+		return;
+	double wait = at - ev_now(loop);
+	ev_timer_set(&e->core_timer, wait > 0 ? wait : 0, 0);
+	ev_timer_start(loop, &e->core_timer);
+}
+
+/*
+ * Opt-in real-time scheduling (realtime-priority): SCHED_RR, reset on
+ * fork, so the Lua helper and anything else the daemon starts run as
+ * ordinary tasks.  Back to normal scheduling when it is 0 again.
+ */
+static void
+apply_realtime(const struct config *cfg)
+{
+	int now = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
+	struct sched_param sp = { .sched_priority = cfg->rt_priority };
+
+	if (cfg->rt_priority == 0 && now != SCHED_RR && now != SCHED_FIFO)
+		return;
+	if (cfg->rt_priority > 0 &&
+	    sched_setscheduler(0, SCHED_RR | SCHED_RESET_ON_FORK, &sp) < 0) {
+		log_warning("cannot run at real-time priority %d: %s (nice %d instead)",
+			    cfg->rt_priority, strerror(errno), cfg->nice);
+		return;
+	}
+	if (cfg->rt_priority == 0 && sched_setscheduler(0, SCHED_OTHER, &sp) < 0) {
+		log_warning("cannot leave real-time scheduling: %s", strerror(errno));
+		return;
+	}
+	if (cfg->rt_priority > 0)
+		log_notice("running at real-time priority %d (SCHED_RR)", cfg->rt_priority);
+	else
+		log_notice("real-time scheduling off");
+}
+
+/* Run at the configured priority (the config's nice, and the opt-in
+ * real-time priority). */
+static void
+apply_nice(const struct config *cfg)
+{
+	apply_realtime(cfg);
+	errno = 0;
+	int now = getpriority(PRIO_PROCESS, 0);
+	if (errno == 0 && now == cfg->nice)
+		return;
+	if (setpriority(PRIO_PROCESS, 0, cfg->nice) < 0)
+		log_warning("cannot set nice %d: %s (it stays %d)", cfg->nice,
+			    strerror(errno), now);
+	else
+		log_info("running at nice %d", cfg->nice);
+}
+
+/* ---- the nftables ruleset, while the policy names sets ------------------------------ */
+
+static bool
+nft_ours(void *arg, const struct nftset_ref *r)
+{
+	return core_nft_names(arg, r);
+}
+
+static void
+nft_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct engine *e = w->data;
+	int rc = nftset_monitor_read(e->nft_fd, core_nft_self(e->core), nft_ours, e->core);
+
+	if (rc > 0)
+		core_nft_changed(e->core, ev_now(loop));
+	else if (rc < 0)
+		log_debug("reading nftables notifications: %s", strerror(-rc));
+}
+
+/* Watch the ruleset when the policy names sets, stop when it does not. */
+static void
+nft_watch(struct engine *e)
+{
+	bool want = core_nft_wanted(e->core);
+
+	if (want && e->nft_fd < 0) {
+		int fd = nftset_monitor_open();
+		if (fd < 0) {
+			log_warning("cannot watch the nftables ruleset: %s; nft sets are filled "
+				    "again only at start and reload",
+				    strerror(-fd));
+			return;
+		}
+		e->nft_fd = fd;
+		ev_io_init(&e->nft_watcher, nft_cb, fd, EV_READ);
+		e->nft_watcher.data = e;
+		ev_io_start(e->loop, &e->nft_watcher);
+	} else if (!want && e->nft_fd >= 0) {
+		ev_io_stop(e->loop, &e->nft_watcher);
+		close(e->nft_fd);
+		e->nft_fd = -1;
+	}
+}
+
+/* The loop's side of a configuration, at start and after every reload
+ * that succeeded (the core calls it: one path, whoever asked). */
+static void
+apply_cb(void *arg, const struct config *cfg)
+{
+	struct engine *e = arg;
+
+	apply_nice(cfg);
+	nft_watch(e);
+}
+
+/* Around every reload: tell systemd. */
+static void
+reloading_cb(void *arg, bool begin)
+{
+	notify_systemd(begin ? "RELOADING=1" : "READY=1");
+}
+
+static void
+signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	struct engine *e = w->data;
+
+	switch (w->signum) {
+	case SIGHUP:
+	case SIGUSR1: /* libcgroup's daemon reloads templates on it */
+	case SIGUSR2:
+		core_reload(e->core, ev_now(loop));
+		break;
+	default:
+		log_notice("signal %d: exiting", w->signum);
+		ev_break(loop, EVBREAK_ALL);
+		break;
+	}
+}
+
+/* ---- life cycle ------------------------------------------------------------ */
+
+static void
+log_report(void *arg, const char *msg)
+{
+	log_error("%s", msg);
+}
+
+struct engine *
+engine_new(const struct engine_options *opts)
+{
+	struct engine *e = calloc(1, sizeof(*e));
+	struct report rep = { .fn = log_report };
+	struct core_options co = { .ov = opts->ov,
+				   .dry_run = opts->dry_run,
+				   .env = { .want_forks = want_forks_cb,
+					    .apply = apply_cb,
+					    .reloading = reloading_cb,
+					    .loop_arg = e } };
+	int rc;
+
+	if (e == NULL)
+		return NULL;
+	e->opts = *opts;
+	e->ready_fd = -1;
+	e->nft_fd = -1;
+	if ((e->core = core_new(&co, &rep)) == NULL)
+		goto fail;
+	const struct config *cfg = core_config(e->core);
+	if ((e->pidfile = strdup(cfg->pidfile)) == NULL)
+		goto fail;
+	/* subscribe before anything is scanned, so no exec is missed */
+	if ((rc = procev_open(&e->pe, (int)cfg->netlink_buffer)) < 0) {
+		log_error("cannot subscribe to the kernel's process events: %s%s",
+			  strerror(-rc), rc == -EPERM ? " (run as root)" : "");
+		goto fail;
+	}
+	/* only what the core needs (Linux >= 6.6; older kernels send all) */
+	if ((rc = procev_want(e->pe, &(struct procev_want){ .exec = true, .uid = true, .gid = true,
+							      .forks = e->forks,
+							      .ntrack = e->forks ? PROCEV_ALL : 0,
+							      .ngone = e->forks ? PROCEV_ALL : 0 })) < 0)
+		log_warning("cannot filter process events: %s", strerror(-rc));
+	if (cfg->sticky_socket[0] != '\0' &&
+	    (e->sticky = sticky_open(cfg->sticky_socket, e->core)) == NULL)
+		goto fail;
+	if (cfg->control_socket[0] != '\0' &&
+	    (e->control = control_open(cfg->control_socket, e->core)) == NULL)
+		goto fail;
+	return e;
+fail:
+	engine_free(e);
+	return NULL;
+}
+
+void
+engine_set_ready_fd(struct engine *e, int fd)
+{
+	e->ready_fd = fd;
+}
+
+static void
+start_watchers(struct engine *e)
+{
+	static const int nums[NSIGNALS] = { SIGHUP, SIGUSR1, SIGUSR2, SIGTERM, SIGINT };
+
+	for (size_t i = 0; i < NSIGNALS; i++) {
+		ev_signal_init(&e->sigs[i], signal_cb, nums[i]);
+		e->sigs[i].data = e;
+		ev_signal_start(e->loop, &e->sigs[i]);
+	}
+	ev_io_init(&e->pe_watcher, procev_cb, procev_fd(e->pe), EV_READ);
+	e->pe_watcher.data = e;
+	ev_io_start(e->loop, &e->pe_watcher);
+	ev_init(&e->core_timer, core_timer_cb);
+	e->core_timer.data = e;
+	ev_prepare_init(&e->prepare, prepare_cb);
+	e->prepare.data = e;
+	ev_prepare_start(e->loop, &e->prepare);
+	if (e->sticky != NULL)
+		sticky_start(e->sticky, e->loop);
+	if (e->control != NULL)
+		control_start(e->control, e->loop);
+}
+
+static void
+tell_ready(struct engine *e)
+{
+	notify_systemd("READY=1");
+	if (e->ready_fd >= 0) {
+		if (write(e->ready_fd, "1", 1) != 1)
+			log_debug("the starting parent has gone");
+		close(e->ready_fd);
+		e->ready_fd = -1;
+	}
+}
+
+int
+engine_run(struct engine *e)
+{
+	if ((e->loop = ev_default_loop(EVFLAG_AUTO)) == NULL) {
+		log_error("cannot initialise the event loop");
+		return 1;
+	}
+	if (pidfile_write(e->pidfile) < 0)
+		return 1;
+	start_watchers(e);
+	/* logs the policy, calls apply_cb (nice, the nftables watcher: before
+	 * the sets are first filled, so no change is missed), then scans */
+	core_start(e->core, ev_now(e->loop));
+	log_notice("ready: running processes classified (%llu moves)",
+		   (unsigned long long)core_stats(e->core)->moves);
+	tell_ready(e);
+	ev_run(e->loop, 0);
+	notify_systemd("STOPPING=1");
+	core_stop(e->core);
+	if (e->sticky != NULL)
+		sticky_close(e->sticky, e->loop);
+	e->sticky = NULL;
+	control_close(e->control);
+	e->control = NULL;
+	pidfile_remove(e->pidfile);
+	log_notice("stopped");
+	return 0;
+}
+
+const struct config *
+engine_config(const struct engine *e)
+{
+	return core_config(e->core);
+}
+
+void
+engine_free(struct engine *e)
+{
+	if (e == NULL)
+		return;
+	if (e->sticky != NULL)
+		sticky_close(e->sticky, NULL);
+	control_close(e->control);
+	procev_close(e->pe);
+	if (e->nft_fd >= 0)
+		close(e->nft_fd);
+	core_free(e->core);
+	free(e->pidfile);
+	free(e);
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * notify.c -- tell systemd about our state (Type=notify) by writing
+ * to $NOTIFY_SOCKET directly: no libsystemd dependency.  Without the
+ * variable every call is a no-op.
+ */
+#include "daemon.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+void
+notify_systemd(const char *state)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	char msg[256];
+	size_t len;
+
+	if (path == NULL || (path[0] != '/' && path[0] != '@') ||
+	    (len = strlen(path)) >= sizeof(a.sun_path))
+		return;
+	memcpy(a.sun_path, path, len);
+	if (a.sun_path[0] == '@')
+		a.sun_path[0] = '\0'; /* an abstract socket */
+	if (strcmp(state, "RELOADING=1") == 0) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		snprintf(msg, sizeof(msg), "RELOADING=1\nMONOTONIC_USEC=%llu",
+			 (unsigned long long)ts.tv_sec * 1000000ULL +
+				 (unsigned long long)ts.tv_nsec / 1000);
+	} else {
+		snprintf(msg, sizeof(msg), "%s", state);
+	}
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (sendto(fd, msg, strlen(msg), MSG_NOSIGNAL, (struct sockaddr *)&a,
+		   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) < 0)
+		log_debug("NOTIFY_SOCKET %s: %m", path);
+	close(fd);
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sticky.c -- libcgroup's "sticky" socket, so that cgexec --sticky and
+ * cgclassify --sticky work unchanged.  A client sends a native pid_t
+ * and an int flag (0: this pid, 1: and its future children, 2: cancel)
+ * and is answered "SUCCESS_STORE_PID\0".
+ *
+ * Served by server.c with a fixed-size record: each client has a
+ * deadline that bytes trickling in do not extend, connections are
+ * capped per user with a reserve for root, so a stalled or hostile
+ * client never delays event handling.  A user may only make its own
+ * processes sticky; root may make any.
+ */
+#include "daemon.h"
+#include "server.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char reply[] = "SUCCESS_STORE_PID"; /* sent with its NUL: 18 bytes */
+
+struct sticky_server {
+	struct core *core;
+	struct server *srv;
+};
+
+static enum server_verdict
+sticky_request_cb(struct server_client *c, char *req, size_t len)
+{
+	struct server *srv = server_of(c);
+	struct sticky_server *s = server_ctx(srv);
+	uid_t uid = server_client_uid(c);
+	pid_t pid;
+	int flag;
+
+	memcpy(&pid, req, sizeof(pid));
+	memcpy(&flag, req + sizeof(pid), sizeof(flag));
+	int rc = core_make_sticky(s->core, pid, uid, flag);
+	if (rc < 0)
+		server_log(srv, LOG_LEVEL_WARNING,
+			   "sticky request for pid %d (flag %d) from uid %u denied: %s",
+			   (int)pid, flag, (unsigned)uid, strerror(-rc));
+	else if (server_send(c, reply, sizeof(reply)) < 0)
+		log_debug("sticky socket: no memory for the answer");
+	return SERVER_CLOSE; /* one request per connection, as libcgroup does */
+}
+
+static const struct server_proto sticky_proto = {
+	.name = "sticky socket",
+	.record = sizeof(pid_t) + sizeof(int),
+	.deadline = 2.0,
+	.max_clients = 64,
+	.root_reserve = 8,
+	.max_per_uid = 16,
+	.max_output = sizeof(reply),
+	.request = sticky_request_cb,
+};
+
+struct sticky_server *
+sticky_open(const char *path, struct core *core)
+{
+	struct sticky_server *s = calloc(1, sizeof(*s));
+
+	if (s == NULL || (s->srv = server_new(&sticky_proto, s)) == NULL ||
+	    server_listen(s->srv, path, 16) < 0) {
+		if (s != NULL)
+			server_free(s->srv);
+		free(s);
+		return NULL;
+	}
+	s->core = core;
+	return s;
+}
+
+void
+sticky_start(struct sticky_server *s, struct ev_loop *loop)
+{
+	server_start(s->srv, loop);
+}
+
+void
+sticky_close(struct sticky_server *s, struct ev_loop *loop)
+{
+	(void)loop; /* the server remembers the loop it was started on */
+	if (s == NULL)
+		return;
+	server_free(s->srv);
+	free(s);
+}

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * util.h -- small helpers every module may use; none knows cgroups,
+ * rules or the daemon.
+ *
+ *   str_     bounded string copies and digits (str.c: inline here)
+ *   strbuf_  one growable printf buffer (strbuf.c)
+ *   map_     the project's one hash table (map.c)
+ *   nss_     the one wrapper around the passwd and group databases (nss.c)
+ *   mkdir_parents  directories above a file (file.c)
+ *
+ * Functions return 0 or -errno unless they say otherwise.
+ */
+#ifndef CGENGINE_UTIL_H
+#define CGENGINE_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+
+#define UTIL_WUR __attribute__((warn_unused_result))
+
+/* ---- strings ------------------------------------------------------------ */
+
+
+/* Copy string src into dst of len bytes, cut if need be (snprintf "%s"). */
+static inline void
+str_copy(char *dst, size_t len, const char *src)
+{
+	size_t n = strnlen(src, len - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* The decimal digits of v, right-aligned at the end of num (no NUL);
+ * their count: they start at num + STR_UINT_MAX - count. */
+#define STR_UINT_MAX 12
+static inline size_t
+str_uint(char num[STR_UINT_MAX], unsigned v)
+{
+	size_t n = 0;
+
+	do
+		num[STR_UINT_MAX - 1 - n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	return n;
+}
+
+/* ---- a growable buffer ---------------------------------------------------- */
+
+/*
+ * Text (or bytes) appended at the end, always NUL-terminated once
+ * something was added.  When memory runs out, `failed` is set and every
+ * later append is a no-op, so a caller may build a whole answer and
+ * check once.  A zeroed struct is an empty buffer; strbuf_free() frees
+ * the memory (and leaves an empty buffer).
+ */
+struct strbuf {
+	char *p; /* NULL until something is added */
+	size_t len, cap;
+	bool failed;
+};
+
+/* Append n bytes of s; 0 or -ENOMEM. */
+int strbuf_add(struct strbuf *b, const void *s, size_t n);
+/* Append formatted text, whatever its length; 0, -ENOMEM or -EINVAL. */
+int strbuf_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int strbuf_vprintf(struct strbuf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+/* Empty it, keeping its memory (and clearing `failed`). */
+void strbuf_reset(struct strbuf *b);
+void strbuf_free(struct strbuf *b);
+
+/* ---- the hash table --------------------------------------------------------- */
+
+/*
+ * A hash table of fixed-size values, stored inline.  A key is a 64-bit
+ * hash: small integer keys (pids, uids, ids) are their own hash and
+ * pass eq == NULL; compound keys pass an eq that compares the probe
+ * with a stored value.  Pointers to values stay valid until the next
+ * insert or remove.
+ */
+struct map {
+	unsigned char *v;
+	size_t vsize, slot; /* value size; bytes per slot */
+	size_t cap, n;	    /* cap is 0 or a power of two */
+};
+
+typedef bool map_eq_fn(const void *value, const void *probe);
+
+void map_init(struct map *m, size_t vsize);
+/* Free the table (values owning memory must be freed before). */
+void map_free(struct map *m);
+/* The value under hash (and probe), or NULL. */
+void *map_find(const struct map *m, uint64_t hash, map_eq_fn *eq,
+		     const void *probe);
+/* The value under hash, made (zeroed, *fresh = true) if missing; NULL
+ * when out of memory. */
+void *map_insert(struct map *m, uint64_t hash, map_eq_fn *eq,
+		       const void *probe, bool *fresh);
+/* Remove the entry holding value (a pointer from find or insert). */
+void map_remove(struct map *m, void *value);
+size_t map_count(const struct map *m);
+/* Iterate: *cursor starts at 0; NULL at the end.  No insert or remove
+ * while iterating. */
+void *map_next(const struct map *m, size_t *cursor);
+
+/* ---- the system's user and group databases ----------------------------------- */
+
+/*
+ * Longest user or group name accepted, NUL excluded (LOGIN_NAME_MAX
+ * less one).  Longer names are refused before any NSS call: some NSS
+ * modules abort the process on absurd lengths.
+ */
+#define NSS_NAME_MAX 255
+
+/*
+ * Look-ups in the system's passwd and group databases, for every module
+ * (they may block: call them off the hot path).  Each retries with a
+ * larger buffer on ERANGE and refuses names longer than NSS_NAME_MAX
+ * without asking NSS.  They return 0, -ENOENT (no such
+ * entry), -ENAMETOOLONG (name too long, or the answer does not fit the
+ * caller's buffer), -ENOMEM, or -EIO (NSS failed).
+ */
+/* User by name: uid and primary gid (gid may be NULL). */
+int nss_user(const char *name, uid_t *uid, gid_t *gid) UTIL_WUR;
+/* User by uid: the name into buf[len] and primary gid (may be NULL). */
+int nss_user_name(uid_t uid, char *buf, size_t len, gid_t *gid) UTIL_WUR;
+/*
+ * Group by name: gid, and (when members is not NULL) the uids of the
+ * listed members that resolve, in a malloc'd array the caller frees
+ * (NULL when there are none).
+ */
+int nss_group(const char *name, gid_t *gid, uid_t **members, size_t *nmembers) UTIL_WUR;
+/* Group by gid: the name into buf[len]. */
+int nss_group_name(gid_t gid, char *buf, size_t len) UTIL_WUR;
+/* The groups of user (primary gid included) into groups; how many (at
+ * most max: the first max when there are more). */
+size_t nss_grouplist(const char *user, gid_t gid, gid_t *groups, size_t max);
+
+/* ---- files ----------------------------------------------------------------------- */
+
+/* Create the missing directories above path (mode 0755); 0 or -errno. */
+int mkdir_parents(const char *path) UTIL_WUR;
+
+#endif
