@@ -6,8 +6,15 @@
  * reads the daemon's CPU time and RSS before and after.
  *
  * Usage: loadgen -d DAEMON_PID -u UID -g GID -n COUNT -c CONCURRENCY
- *                [-t TIMEOUT_MS] [-p PROBE] NAME=GROUP...
+ *                [-t TIMEOUT_MS] [-p PROBE] [-i SECONDS] NAME=GROUP...
  * Prints one line of key=value results.
+ *
+ * The daemon also serves every other process on the machine, and on a
+ * busy machine their execs are part of its CPU time during the storm.
+ * With -i, loadgen then idles as long as the storm took (at most
+ * SECONDS) and measures the daemon's CPU time meanwhile: idle_us_per_exec
+ * is that rate over the storm's duration, per probe -- the background's
+ * share, to be subtracted (net_us_per_exec).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -109,10 +116,14 @@ main(int argc, char **argv)
 	uid_t uid = 0;
 	gid_t gid = 0;
 	int count = 1000, conc = 8, timeout = 1000, ch;
+	double idle_max = 0;
 	const char *probe = "./probe";
 
-	while ((ch = getopt(argc, argv, "d:u:g:n:c:t:p:")) != -1) {
+	while ((ch = getopt(argc, argv, "d:u:g:n:c:t:p:i:")) != -1) {
 		switch (ch) {
+		case 'i':
+			idle_max = atof(optarg);
+			break;
 		case 'd':
 			daemon = atoi(optarg);
 			break;
@@ -201,6 +212,17 @@ main(int argc, char **argv)
 			ok++;
 	}
 	long long cpu1 = cpu_ns(daemon);
+	double idle_us = 0;
+	if (idle_max > 0) { /* the background's rate, over as long as the storm */
+		double storm = (double)(t1 - t0) / 1e9, want = storm < idle_max ? storm : idle_max;
+		long long i0 = now_ns(), c0 = cpu_ns(daemon);
+		struct timespec ts = { .tv_sec = (time_t)want,
+				       .tv_nsec = (long)((want - (double)(time_t)want) * 1e9) };
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+		double idle = (double)(now_ns() - i0) / 1e9;
+		idle_us = (double)(cpu_ns(daemon) - c0) / 1e3 * storm / idle;
+	}
 
 	/* percentiles over classified probes; unclassified ones count as the timeout */
 	for (int i = 0; i < n; i++)
@@ -210,10 +232,12 @@ main(int argc, char **argv)
 	double secs = (double)(t1 - t0) / 1e9;
 	double cpu_us = (double)(cpu1 - cpu0) / 1e3;
 	printf("count=%d classified=%d pct=%.1f p50_us=%lld p90_us=%lld p99_us=%lld max_us=%lld "
-	       "rate=%.0f cpu_us_per_exec=%.1f rss_kib=%ld secs=%.2f\n",
+	       "rate=%.0f cpu_us_per_exec=%.1f rss_kib=%ld secs=%.2f idle_us_per_exec=%.1f "
+	       "net_us_per_exec=%.1f\n",
 	       n, ok, n ? 100.0 * ok / n : 0.0, n ? lat[n / 2] : 0,
 	       n ? lat[n * 9 / 10] : 0, n ? lat[n * 99 / 100] : 0, n ? lat[n - 1] : 0,
-	       n / secs, n ? cpu_us / n : 0.0, rss_kib(daemon), secs);
+	       n / secs, n ? cpu_us / n : 0.0, rss_kib(daemon), secs, n ? idle_us / n : 0.0,
+	       n ? (cpu_us - idle_us) / n : 0.0);
 	fclose(f);
 	free(lat);
 	return 0;

@@ -147,6 +147,12 @@ procid_eq(struct procid a, struct procid b)
 /* Is id still running (same pid, same start time)? */
 bool task_alive(const char *procroot, struct procid id);
 /*
+ * Has the main thread of process id exited?  True when it is gone, its
+ * pid is another process's now, or it is a zombie (which it is once the
+ * kernel has reported its EXIT: other threads may run on).
+ */
+bool task_exited(const char *procroot, struct procid id);
+/*
  * Threads of thread group pid still counted by the kernel (the
  * "Threads:" line of status); -ESRCH when it is gone.  When the main
  * thread exits with pthread_exit the process lives on and this stays

@@ -490,8 +490,9 @@ task_read_cmdline(const char *procroot, pid_t pid, char *buf, size_t len)
 	return n < 0 ? gone((int)n) : (int)n;
 }
 
-int
-task_start_time(const char *procroot, pid_t pid, uint64_t *start)
+/* State (field 3) and start time (field 22) of pid from its stat file. */
+static int
+read_stat(const char *procroot, pid_t pid, char *state, uint64_t *start)
 {
 	char path[128], buf[1024];
 	ssize_t n;
@@ -502,8 +503,9 @@ task_start_time(const char *procroot, pid_t pid, uint64_t *start)
 		return gone((int)n);
 	/* the command name may hold blanks and parentheses: skip past the last ')' */
 	char *s = strrchr(buf, ')');
-	if (s == NULL)
+	if (s == NULL || s[1] != ' ' || s[2] == '\0')
 		return -EBADMSG;
+	*state = s[2];
 	s++;
 	for (int field = 3; field < 22; field++) {
 		s = strchr(s + 1, ' ');
@@ -512,6 +514,25 @@ task_start_time(const char *procroot, pid_t pid, uint64_t *start)
 	}
 	*start = strtoull(s + 1, NULL, 10);
 	return 0;
+}
+
+int
+task_start_time(const char *procroot, pid_t pid, uint64_t *start)
+{
+	char state;
+
+	return read_stat(procroot, pid, &state, start);
+}
+
+bool
+task_exited(const char *procroot, struct procid id)
+{
+	char state;
+	uint64_t start;
+
+	if (read_stat(procroot, id.pid, &state, &start) < 0 || start != id.start)
+		return true;
+	return state == 'Z' || state == 'X' || state == 'x';
 }
 
 int

@@ -64,6 +64,7 @@ struct rules_set {
 	bool need_rt;
 	bool need_process;
 	bool need_cgroups; /* an ignore rule: matching reads task.cgroups */
+	unsigned need_ids; /* RULES_NEED_* */
 };
 
 /*
