@@ -272,13 +272,21 @@ on_exit_event(struct core *c, const struct procev_event *ev)
 	if (ev->pid != ev->tgid && !(p->flags & PROC_LEADER_GONE))
 		return; /* one thread of many */
 	if (task_alive(c->env.procroot, p->id) && task_threads(c->env.procroot, ev->tgid) > 1) {
-		p->flags |= PROC_LEADER_GONE;
+		proc_set_flags(c, p->id, p->flags | PROC_LEADER_GONE);
 		return;
 	}
 	struct procid id = p->id;
 	if (p->flags & PROC_BOOSTED)
 		boost_exit(c, id);
 	proctab_forget(c->procs, id.pid);
+}
+
+void
+core_exit(struct core *c, pid_t pid, pid_t tgid)
+{
+	struct procev_event ev = { .type = PROCEV_EXIT, .pid = pid, .tgid = tgid };
+
+	on_exit_event(c, &ev);
 }
 
 void
@@ -457,6 +465,8 @@ core_reload(struct core *c, double now)
 		   np->n);
 	if (c->env.apply != NULL)
 		c->env.apply(c->env.loop_arg, np->cfg);
+	c->wants_dirty = true; /* the rules may need other credentials */
+	core_sync_wants(c);
 	core_rescan(c, now); /* apply the new rules to running processes */
 	nftsets_sync(c);     /* sets added, sets no longer named emptied */
 	if (c->env.reloading != NULL)
@@ -475,6 +485,7 @@ core_boost_start(struct core *c, const struct boost_request *r, struct boost_inf
 	if (rc < 0)
 		return rc;
 	classify(c, r->pid); /* the process may be gone by now: info is a copy */
+	core_sync_wants(c);  /* forks reported before the answer */
 	return 0;
 }
 
@@ -543,6 +554,7 @@ core_make_sticky(struct core *c, pid_t pid, uid_t peer, int flag)
 	if (rc == 0)
 		log_info("pid %d (%s) is sticky%s (sticky)", (int)pid, t->comm,
 			 flag == 1 ? " with its children" : "");
+	core_sync_wants(c); /* forks reported before the answer */
 	return rc;
 }
 
@@ -589,8 +601,9 @@ core_new(const struct core_options *o, const struct report *rep)
 						   .id_live = real_id_live };
 		c->env.cgfs = &c->real_cgfs;
 	}
-	if (c->procs != NULL && c->env.want_forks != NULL)
-		proctab_watch(c->procs, c->env.want_forks, c->env.loop_arg);
+	if (c->procs != NULL)
+		proctab_watch(c->procs, wants_changed, c);
+	c->wants_dirty = true; /* the first set is handed over at start */
 	if (c->procs == NULL || c->dec == NULL || c->slots == NULL || c->verdicts == NULL ||
 	    (c->env.cgfs == &c->real_cgfs && c->fds == NULL) || nftsets_new(c) < 0)
 		goto fail;
@@ -620,6 +633,7 @@ core_start(struct core *c, double now)
 	if (c->env.apply != NULL)
 		c->env.apply(c->env.loop_arg, p->cfg);
 	boost_restore(c); /* before the scan, which applies them */
+	core_sync_wants(c); /* the events the policy and the boosts need */
 	groups_prepare(c);
 	core_rescan(c, now); /* every process already running */
 	nftsets_sync(c);     /* and the sets hold every group of theirs */

@@ -170,13 +170,15 @@ void proctab_free(struct proctab *t);
 /* The entry for pid, or NULL (whatever its start time). */
 struct proc *proctab_get(const struct proctab *t, pid_t pid);
 /* Set the flags of process id (replacing an entry of a reused pid);
- * flags 0 removes it.  0 or -ENOMEM. */
+ * flags 0 (or PROC_LEADER_GONE alone) removes it.  0 or -ENOMEM. */
 int proctab_set(struct proctab *t, struct procid id, unsigned flags) ENGINED_WUR;
 void proctab_forget(struct proctab *t, pid_t pid);
 size_t proctab_count(const struct proctab *t);
-/* Call fn(arg, true) when the table gains its first entry, fn(arg,
- * false) when it loses its last one. */
-void proctab_watch(struct proctab *t, void (*fn)(void *arg, bool any), void *arg);
+/* Call fn(arg) after every change of the table: an entry made, removed,
+ * or given other flags or another identity. */
+void proctab_watch(struct proctab *t, void (*fn)(void *arg), void *arg);
+/* How many entries have flag (one PROC_* flag). */
+size_t proctab_count_flag(const struct proctab *t, unsigned flag);
 /* Call fn for every entry; fn may not modify the table. */
 void proctab_foreach(const struct proctab *t, void (*fn)(void *arg, const struct proc *p),
 		     void *arg);
@@ -189,6 +191,15 @@ struct pending {
 	bool exec;	  /* an EXEC was seen, not only a uid/gid change */
 	double due;	  /* a uid/gid-only entry is classified by then anyway */
 	uint64_t exec_ns; /* the kernel's time of its first EXEC (0: none) */
+};
+
+/* The kernel events the core needs (wants.c): lists sorted. */
+struct core_wants {
+	bool uid, gid, forks;
+	bool all_track, all_gone; /* too many to list: every one */
+	pid_t track[PROCEV_TRACK_MAX]; /* the table's processes */
+	pid_t gone[PROCEV_TRACK_MAX];  /* those whose main thread exited */
+	size_t ntrack, ngone;
 };
 
 /* A group the daemon made from a template, removed once empty. */
@@ -237,6 +248,10 @@ struct core {
 	char composed[RULES_DEST_MAX]; /* the v2 group wanted, "" = none */
 	bool root_ready;	       /* controllers enabled at the root (this policy) */
 	struct nftsets *nft;	       /* nft sets of group ids (nftsets.c) */
+	struct core_wants wants[2];    /* the set handed to the loop, and a new one */
+	int wants_cur;		       /* which of them is the one handed over */
+	bool wants_applied;	       /* one was handed over */
+	bool wants_dirty;	       /* the table or the policy changed since */
 };
 
 
@@ -249,6 +264,17 @@ core_rescan_soon(struct core *c, double delay)
 	if (c->rescan_at == 0)
 		c->rescan_at = c->now + delay;
 }
+
+/* ---- wants.c --------------------------------------------------------------------- */
+
+/* The process table or the policy changed (a proctab watch). */
+void wants_changed(void *arg);
+
+/* ---- core.c: events ---------------------------------------------------------------- */
+
+/* Handle the exit of thread pid of group tgid as its EXIT event would
+ * be (pid == tgid: the main thread). */
+void core_exit(struct core *c, pid_t pid, pid_t tgid);
 
 /* ---- classify.c ------------------------------------------------------------------ */
 

@@ -566,7 +566,9 @@ fixture_core(struct fixture *f)
 			 .cgfs = &f->cgfs,
 			 .wall = fake_wall,
 			 .nft = f->nft,
-			 .boost_members = f->boost_members },
+			 .boost_members = f->boost_members,
+			 .want_events = f->want_events,
+			 .loop_arg = f->want_arg },
 	};
 
 	fixture_current = f;
@@ -622,6 +624,26 @@ fixture_threads(struct fixture *f, pid_t pid, int threads)
 		bail("no Threads line");
 	*t = '\0';
 	put(file, "%sThreads:\t%d\n", buf, threads);
+}
+
+void
+fixture_zombie(struct fixture *f, pid_t pid)
+{
+	char file[300], buf[1024];
+	FILE *in;
+	size_t n;
+
+	snprintf(file, sizeof(file), "%s/%d/stat", f->proc, (int)pid);
+	if ((in = fopen(file, "r")) == NULL)
+		bail("no %s", file);
+	n = fread(buf, 1, sizeof(buf) - 1, in);
+	fclose(in);
+	buf[n] = '\0';
+	char *s = strrchr(buf, ')');
+	if (s == NULL || s[1] != ' ')
+		bail("no state in %s", file);
+	s[2] = 'Z';
+	put(file, "%s", buf);
 }
 
 void
