@@ -70,6 +70,19 @@ const char *hier_label(const struct hier *h);
 #define TASK_EXE    0x1u /* readlink exe */
 #define TASK_SCRIPT 0x2u /* script and invoked name (needs TASK_EXE) */
 #define TASK_RT	    0x4u /* realtime scheduling policy */
+/*
+ * The caller knows the task's uid and euid (the kernel's UID event) and
+ * needs nothing else of status (no gid, groups or ppid): read only comm,
+ * from /proc/PID/comm, which costs the kernel a fraction of status.
+ * uid and euid are taken from *t as given; gid and egid read as
+ * (gid_t)-1, no groups, ppid 0, never a kernel thread (it exec'd).
+ */
+#define TASK_IDS_KNOWN 0x8u
+
+/* A task's uid and euid, as the kernel's UID events report them. */
+struct task_ids {
+	uid_t uid, euid;
+};
 
 /*
  * A task snapshot.  task_read() clears every field before comm and the

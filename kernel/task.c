@@ -456,16 +456,29 @@ task_read(const char *procroot, pid_t pid, unsigned what, struct task *t)
 	char path[128], buf[4096];
 	ssize_t n;
 
+	uid_t uid = t->uid, euid = t->euid;
+
 	memset(t, 0, offsetof(struct task, comm));
 	t->comm[0] = t->exe[0] = t->script[0] = t->invoked[0] = '\0';
 	t->pid = pid;
-	if (pid_path(path, sizeof(path), procroot, pid, "status") < 0)
-		return -ENAMETOOLONG;
-	if ((n = read_file(path, buf, sizeof(buf))) < 0)
-		return gone((int)n);
-	parse_status(buf, t);
-	if (t->kthread)
-		return 0;
+	if (what & TASK_IDS_KNOWN) {
+		if (pid_path(path, sizeof(path), procroot, pid, "comm") < 0)
+			return -ENAMETOOLONG;
+		if ((n = read_file(path, t->comm, sizeof(t->comm))) < 0)
+			return gone((int)n);
+		t->comm[strcspn(t->comm, "\n")] = '\0';
+		t->uid = uid;
+		t->euid = euid;
+		t->gid = t->egid = (gid_t)-1;
+	} else {
+		if (pid_path(path, sizeof(path), procroot, pid, "status") < 0)
+			return -ENAMETOOLONG;
+		if ((n = read_file(path, buf, sizeof(buf))) < 0)
+			return gone((int)n);
+		parse_status(buf, t);
+		if (t->kthread)
+			return 0;
+	}
 	if (what & TASK_EXE)
 		read_exe(procroot, pid, t);
 	if ((what & TASK_SCRIPT) && t->exe[0] != '\0')

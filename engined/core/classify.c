@@ -197,7 +197,7 @@ decide_rules(struct core *c, const struct task *t, const char *const *current,
 	};
 	if (p->need_names) {
 		rt.user = policy_user(p, t->euid);
-		rt.group = policy_group(p, t->egid);
+		rt.group = t->egid != (gid_t)-1 ? policy_group(p, t->egid) : NULL;
 	}
 	rules_match(p->rules, &rt, c->dec);
 	from_rules(c);
@@ -277,8 +277,19 @@ decision_needs_groups(const struct policy *p)
  * lazy and the decision does not need them (then c->snap_cg.n is 0 and
  * c->snap_cg_read false), its current groups in c->snap_cg.
  */
+/*
+ * May a snapshot take uid and euid from the kernel's events instead of
+ * status?  When nothing else of status is looked at: no rule or
+ * template about groups, no Lua hook (it sees every credential).
+ */
+static bool
+ids_suffice(const struct policy *p)
+{
+	return !(rules_need_ids(p->rules) & RULES_NEED_GID) && !hooks_has_classify(p->hooks);
+}
+
 static enum decide_result
-decide(struct core *c, pid_t pid, uid_t asker, bool lazy)
+decide(struct core *c, pid_t pid, uid_t asker, bool lazy, const struct task_ids *ids)
 {
 	struct policy *p = c->pol;
 	struct task *t = &c->snap;
@@ -295,6 +306,11 @@ decide(struct core *c, pid_t pid, uid_t asker, bool lazy)
 		what |= TASK_RT;
 	cg->n = 0;
 	c->snap_cg_read = false;
+	if (ids != NULL && ids_suffice(p)) {
+		what |= TASK_IDS_KNOWN;
+		t->uid = ids->uid;
+		t->euid = ids->euid;
+	}
 	int rc = task_read(c->env.procroot, pid, what, t);
 	if (rc < 0) {
 		if (rc != -ESRCH)
@@ -335,7 +351,7 @@ decide(struct core *c, pid_t pid, uid_t asker, bool lazy)
 enum decide_result
 classify_decide(struct core *c, pid_t pid, uid_t asker)
 {
-	return decide(c, pid, asker, false);
+	return decide(c, pid, asker, false, NULL);
 }
 
 void
@@ -370,9 +386,15 @@ wants_move(const struct core *c)
 void
 classify(struct core *c, pid_t pid)
 {
+	classify_ids(c, pid, NULL);
+}
+
+void
+classify_ids(struct core *c, pid_t pid, const struct task_ids *ids)
+{
 	if (c->paused)
 		return;
-	switch (decide(c, pid, 0, true)) {
+	switch (decide(c, pid, 0, true, ids)) {
 	case DECIDE_GONE:
 		c->stats.vanished++;
 		return;

@@ -119,7 +119,8 @@ request_rescan(struct core *c)
 	c->rescan_at = at > c->now ? at : c->now;
 }
 
-static void
+/* The pending entry of tgid, made if new; NULL without memory. */
+static struct pending *
 add_pending(struct core *c, pid_t tgid, bool exec, uint64_t ts)
 {
 	for (size_t i = 0; i < c->npending; i++)
@@ -127,7 +128,7 @@ add_pending(struct core *c, pid_t tgid, bool exec, uint64_t ts)
 			c->pending[i].exec |= exec;
 			if (exec && c->pending[i].exec_ns == 0)
 				c->pending[i].exec_ns = ts;
-			return;
+			return &c->pending[i];
 		}
 	if (c->npending == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 256;
@@ -135,15 +136,30 @@ add_pending(struct core *c, pid_t tgid, bool exec, uint64_t ts)
 
 		if (v == NULL) {
 			request_rescan(c); /* cannot remember: catch up later */
-			return;
+			return NULL;
 		}
 		c->pending = v;
 		c->cap = cap;
 	}
-	c->pending[c->npending++] = (struct pending){ .tgid = tgid,
-						      .exec = exec,
-						      .due = c->now + DEFER_DELAY,
-						      .exec_ns = exec ? ts : 0 };
+	c->pending[c->npending] = (struct pending){ .tgid = tgid,
+						    .exec = exec,
+						    .due = c->now + DEFER_DELAY,
+						    .exec_ns = exec ? ts : 0 };
+	return &c->pending[c->npending++];
+}
+
+/* A UID event: the ids it reports, if its main thread's. */
+static void
+note_ids(struct pending *p, const struct procev_event *ev)
+{
+	if (p == NULL)
+		return;
+	if (ev->pid != ev->tgid) {
+		p->ids_state |= PENDING_IDS_BAD;
+		return;
+	}
+	p->ids = (struct task_ids){ .uid = ev->rid, .euid = ev->eid };
+	p->ids_state |= PENDING_IDS_SEEN;
 }
 
 const unsigned core_latency_us[CORE_LATENCY_BUCKETS - 1] = {
@@ -201,7 +217,7 @@ run_pending(struct core *c)
 			continue;
 		}
 		uint64_t before = c->stats.classified;
-		classify(c, p->tgid);
+		classify_ids(c, p->tgid, p->ids_state == PENDING_IDS_SEEN ? &p->ids : NULL);
 		if (c->stats.classified != before)
 			count_latency(c, p->exec_ns);
 	}
@@ -300,15 +316,15 @@ core_event(struct core *c, const struct procev_event *ev, double now)
 		break;
 	case PROCEV_EXEC:
 		c->stats.ev_exec++;
-		add_pending(c, ev->tgid, true, ev->ts_ns);
+		(void)add_pending(c, ev->tgid, true, ev->ts_ns);
 		break;
 	case PROCEV_UID:
 		c->stats.ev_uid++;
-		add_pending(c, ev->tgid, false, 0);
+		note_ids(add_pending(c, ev->tgid, false, 0), ev);
 		break;
 	case PROCEV_GID:
 		c->stats.ev_gid++;
-		add_pending(c, ev->tgid, false, 0);
+		(void)add_pending(c, ev->tgid, false, 0);
 		break;
 	case PROCEV_EXIT:
 		c->stats.ev_exit++;
@@ -322,6 +338,8 @@ core_lost_events(struct core *c, double now)
 {
 	c->now = now;
 	c->stats.lost++;
+	for (size_t i = 0; i < c->npending; i++) /* a UID event may be missing */
+		c->pending[i].ids_state |= PENDING_IDS_BAD;
 	request_rescan(c);
 }
 

@@ -191,7 +191,17 @@ struct pending {
 	bool exec;	  /* an EXEC was seen, not only a uid/gid change */
 	double due;	  /* a uid/gid-only entry is classified by then anyway */
 	uint64_t exec_ns; /* the kernel's time of its first EXEC (0: none) */
+	/*
+	 * Its uid and euid, from its main thread's last UID event: the
+	 * kernel reports every change (an exec of a set-uid file too), so
+	 * they are current -- unless a thread of its own changed ids (then
+	 * /proc tells which thread's count) or events were lost.
+	 */
+	struct task_ids ids;
+	unsigned ids_state; /* PENDING_IDS_* */
 };
+#define PENDING_IDS_SEEN 0x1u /* a UID event of the main thread */
+#define PENDING_IDS_BAD	 0x2u /* another thread's, or events were lost */
 
 /* The kernel events the core needs (wants.c): lists sorted. */
 struct core_wants {
@@ -280,6 +290,10 @@ void core_exit(struct core *c, pid_t pid, pid_t tgid);
 
 /* Decide and act for one process (thread group). */
 void classify(struct core *c, pid_t pid);
+/* The same, with its uid and euid known from the kernel's events (NULL:
+ * not known): then, when the policy needs no other credential, comm is
+ * read instead of status. */
+void classify_ids(struct core *c, pid_t pid, const struct task_ids *ids);
 /* Decide only: verdicts for pid into c->verdicts, snapshot in c->snap. */
 enum decide_result classify_decide(struct core *c, pid_t pid, uid_t asker);
 void classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen);

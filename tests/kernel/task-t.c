@@ -321,7 +321,7 @@ main(void)
 	struct task t;
 	struct task_cgroups cg;
 
-	plan(49 + 20 + 7 + 3 + 5);
+	plan(49 + 20 + 7 + 3 + 5 + 6);
 	make_procroot(procroot, sizeof(procroot));
 
 	is_int(0, task_read(procroot, 1234, TASK_EXE | TASK_SCRIPT, &t), "read 1234");
@@ -336,6 +336,19 @@ main(void)
 	is_string("/usr/bin/python3.11", t.exe, "exe");
 	is_string("/opt/jobs/run.py", t.script, "script after its own #! line's option");
 	ok(!t.kthread, "not a kernel thread");
+
+	put_file(procroot, "1234/comm", "python3\n", 8);
+	t.uid = 4000;
+	t.euid = 4001;
+	is_int(0, task_read(procroot, 1234, TASK_IDS_KNOWN | TASK_EXE, &t),
+	       "read with uid and euid known");
+	ok(t.uid == 4000 && t.euid == 4001, "uid and euid as given, not status's");
+	ok(t.gid == (gid_t)-1 && t.egid == (gid_t)-1 && t.ngroups == 0,
+	   "no gid, egid or groups");
+	is_string("python3", t.comm, "comm from the comm file");
+	is_string("/usr/bin/python3.11", t.exe, "and exe as asked");
+	is_int(-ESRCH, task_read(procroot, 999, TASK_IDS_KNOWN, &t),
+	       "a missing task: -ESRCH without status too");
 
 	is_int(0, task_read(procroot, 1234, 0, &t), "read without exe");
 	is_string("", t.exe, "exe not read unless asked");

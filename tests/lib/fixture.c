@@ -597,6 +597,8 @@ fixture_proc(struct fixture *f, pid_t pid, uid_t uid, gid_t gid, const char *exe
 	put(file,
 	    "%d (%.15s) S 1 %d %d 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 %llu 1000 100\n",
 	    (int)pid, base ? base + 1 : exe, (int)pid, (int)pid, (unsigned long long)start);
+	snprintf(file, sizeof(file), "%s/comm", dir);
+	put(file, "%.15s\n", base ? base + 1 : exe);
 	snprintf(file, sizeof(file), "%s/cgroup", dir);
 	put(file, "1:%s:%s\n", FIXTURE_HIER, group);
 	snprintf(file, sizeof(file), "%s/cmdline", dir);
