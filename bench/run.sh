@@ -18,6 +18,9 @@
 #   BENCH_ROUNDS=3            repeat each rule count's rows [1]
 #   BENCH_NICE=-20            cgengined.conf's nice [unset: the default]
 #   BENCH_SCHED="chrt -r 1"   command cgengined is started under [none]
+#   BENCH_BEFORE=PATH         another cgengined binary, as rows "before"
+#                             (add "before" to BENCH_DAEMONS; it is by default)
+#   BENCH_SIDE=0              skip bench/side.sh (the daemons side by side)
 # floor: every event wakes it; floor-f: with a socket filter passing
 # only EXEC and UID events; floor-r: the floor without its writes.  The
 # floor runs at cgengined's nice (BENCH_NICE, else its default -10).
@@ -107,6 +110,7 @@ EOF
 start_daemon() { # NAME
 	case $1 in
 	cgengined) ${BENCH_SCHED:-} "$top/cgengined" -n -c "$D/cgengined.conf" -l "$D/cgengined.log" & DAEMON=$! ;;
+	before) ${BENCH_SCHED:-} "$BENCH_BEFORE" -n -c "$D/cgengined.conf" -l "$D/cgengined.log" & DAEMON=$! ;;
 	cgrulesengd) cgrulesengd -n -Q & DAEMON=$! ;;
 	floor*)	mkdir -p "$D/a/bench" "$D/b/bench"
 		case $1 in floor-r) fl=-r ;; floor-f) fl=-f ;; *) fl="" ;; esac
@@ -147,7 +151,7 @@ perf_stop() { # COUNT -> sets sc_per_exec cs_per_exec
 # to the end of the classification), from its control socket
 CTL=$top/cgenginectl
 placed() { # -> "b0 b1 ... b6" (cumulative counts), or nothing
-	[ "$1" = cgengined ] && command -v jq >/dev/null 2>&1 || return 0
+	{ [ "$1" = cgengined ] || [ "$1" = before ]; } && command -v jq >/dev/null 2>&1 || return 0
 	"$CTL" -s "$D/control.sock" --json status 2>/dev/null | jq -r '.counters |
 		[.placed_0_50us, .placed_50_100us, .placed_100_250us, .placed_250_500us,
 		 .placed_500us_1ms, .placed_1_10ms, .placed_over_10ms] | map(tostring) | join(" ")'
@@ -190,8 +194,12 @@ for n in $sizes; do
 	round=0
 	while [ $round -lt "$rounds" ]; do
 	round=$((round + 1))
-	for d in ${BENCH_DAEMONS:-floor floor-f cgengined cgrulesengd}; do
-		case $d in cgengined | floor*) ;; *) command -v "$d" >/dev/null 2>&1 || continue ;; esac
+	for d in ${BENCH_DAEMONS:-floor floor-f before cgengined cgrulesengd}; do
+		case $d in
+		cgengined | floor*) ;;
+		before) [ -x "${BENCH_BEFORE:-}" ] || continue ;;
+		*) command -v "$d" >/dev/null 2>&1 || continue ;;
+		esac
 		# cgrulesengd scans its rules linearly: fewer probes for big files
 		count=$COUNT
 		[ "$d" = cgrulesengd ] && [ "$n" -ge 1000 ] && count=$((COUNT / 10))
@@ -225,9 +233,10 @@ awk '{ k = $1 " " $3 " " $4; cpu[$2, k] = $11; p99[$2, k] = $9; keys[k] = 1 }
      END { for (k in keys) { split(k, f, " ")
 		if (!(("cgengined", k) in cpu)) continue
 		e = "cgengined"
-		printf "  round %s rules %-7s conc %-3s  cgengined/floor cpu %s p99 %s   cgengined/floor-f cpu %s p99 %s   cgrulesengd/cgengined cpu %s p99 %s\n",
+		printf "  round %s rules %-7s conc %-3s  cgengined/floor cpu %s p99 %s   cgengined/floor-f cpu %s p99 %s   before/floor cpu %s p99 %s   cgrulesengd/cgengined cpu %s p99 %s\n",
 			f[1], f[2], f[3], r(cpu[e, k], cpu["floor", k]), r(p99[e, k], p99["floor", k]),
 			r(cpu[e, k], cpu["floor-f", k]), r(p99[e, k], p99["floor-f", k]),
+			r(cpu["before", k], cpu["floor", k]), r(p99["before", k], p99["floor", k]),
 			r(cpu["cgrulesengd", k], cpu[e, k]), r(p99["cgrulesengd", k], p99[e, k]) } }' \
 	"$D/rows" | sort -n -k4 -k6 -k2
 echo
@@ -241,3 +250,8 @@ else
 fi
 echo "matcher alone:"
 "$B/matchbench" 100000 | sed 's/^/  /'
+if [ "${BENCH_SIDE:-1}" != 0 ] && [ "$QUICK" != "--quick" ]; then
+	echo
+	echo "side by side (bench/side.sh):"
+	SIDE_BEFORE=${BENCH_BEFORE:-} sh "$B/side.sh"
+fi

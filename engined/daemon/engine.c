@@ -52,7 +52,7 @@
  * A timer reads it BUSY_GAP after the last such wake-up and watches it
  * again, so a uid change without exec waits at most that long.
  */
-#define BUSY_GAP 0.010
+#define BUSY_GAP 0.050
 
 struct engine {
 	struct ev_loop *loop;
