@@ -3,16 +3,19 @@
  * engine.c -- the event loop, and nothing else: it turns watchers into
  * calls of the core (core.h) and of the two socket servers.
  *
- *   proc connector readable ──▶ core_event() per event, core_batch_done()
- *                               (then, if it only queued uid/gid changes,
- *                               a short sleep and one more read)
+ *   proc connector readable ──▶ core_event() per event of both sockets,
+ *                               core_batch_done() (then, if it only queued
+ *                               uid/gid changes, a short sleep and one
+ *                               more read)
+ *   core_sync_wants()       ──▶ want_events_cb: the kernel's filters
  *   SIGHUP/SIGUSR1/SIGUSR2  ──▶ core_reload() (the control socket's reload
  *                               is the same call; the core calls back
  *                               reloading_cb and apply_cb for both)
  *   nftables notification   ──▶ core_nft_changed() (only while the policy
  *                               names nft sets)
  *   SIGTERM/SIGINT          ──▶ leave the loop
- *   before each wait        ──▶ arm one timer at core_next_deadline()
+ *   before each wait        ──▶ core_sync_wants(), and arm one timer at
+ *                               core_next_deadline()
  *   that timer              ──▶ core_timeout()
  */
 #include "daemon.h"
