@@ -16,6 +16,7 @@
 #   SIDE_COUNT=1000            spawns per storm [1000]
 #   SIDE_ROUNDS=3              storms per rule count and concurrency [3]
 #   SIDE_BEFORE=PATH           another cgengined binary, shown as "before"
+#   SIDE_MORE="NAME=PATH ..."  more cgengined binaries, shown by NAME
 #   SIDE_NICE=-10              every daemon's nice [-10, cgengined's default]
 # Safety (SPEC 9): private named hierarchies and a throwaway user, both
 # named after SIDE_TAG (default cgside) and this shell's pid; daemons
@@ -32,6 +33,7 @@ D=$(mktemp -d "/tmp/cgengine-side.XXXXXX"); chmod 755 "$D"
 NICE=${SIDE_NICE:--10}
 NAMES="floor floor-f cgengined"
 [ -n "${SIDE_BEFORE:-}" ] && NAMES="$NAMES before"
+for m in ${SIDE_MORE:-}; do NAMES="$NAMES ${m%%=*}"; done
 PIDS=""
 
 stop_all() {
@@ -91,6 +93,7 @@ start_all() { # RULES
 			nice = $NICE
 			EOF
 			bin=$top/cgengined; [ "$d" = before ] && bin=$SIDE_BEFORE
+			for m in ${SIDE_MORE:-}; do [ "$d" = "${m%%=*}" ] && bin=${m#*=}; done
 			"$bin" -n -c "$D/$i.conf" -l "$D/$i.log" &
 			;;
 		esac
