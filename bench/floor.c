@@ -49,21 +49,21 @@ static unsigned long pid_max = 4194304;
 static int
 subscribe(int fd)
 {
-	struct {
-		struct nlmsghdr nh;
-		struct cn_msg cn;
-		enum proc_cn_mcast_op op;
-	} __attribute__((packed)) m;
+	char buf[NLMSG_SPACE(sizeof(struct cn_msg) + sizeof(enum proc_cn_mcast_op))]
+		__attribute__((aligned(8)));
+	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+	struct cn_msg *cn = NLMSG_DATA(nh);
+	enum proc_cn_mcast_op op = PROC_CN_MCAST_LISTEN;
 
-	memset(&m, 0, sizeof(m));
-	m.nh.nlmsg_len = sizeof(m);
-	m.nh.nlmsg_type = NLMSG_DONE;
-	m.nh.nlmsg_pid = (uint32_t)getpid();
-	m.cn.id.idx = CN_IDX_PROC;
-	m.cn.id.val = CN_VAL_PROC;
-	m.cn.len = sizeof(m.op);
-	m.op = PROC_CN_MCAST_LISTEN;
-	return send(fd, &m, sizeof(m), 0) == (ssize_t)sizeof(m) ? 0 : -1;
+	memset(buf, 0, sizeof(buf));
+	nh->nlmsg_len = NLMSG_LENGTH(sizeof(*cn) + sizeof(op));
+	nh->nlmsg_type = NLMSG_DONE;
+	nh->nlmsg_pid = (uint32_t)getpid();
+	cn->id.idx = CN_IDX_PROC;
+	cn->id.val = CN_VAL_PROC;
+	cn->len = sizeof(op);
+	memcpy(cn->data, &op, sizeof(op));
+	return send(fd, buf, nh->nlmsg_len, 0) == (ssize_t)nh->nlmsg_len ? 0 : -1;
 }
 
 /* Pass EXEC and UID events whole, drop everything else. */
