@@ -7,7 +7,8 @@
  *
  * Usage: loadgen -d DAEMON_PID -u UID -g GID -n COUNT -c CONCURRENCY
  *                [-t TIMEOUT_MS] [-p PROBE] [-i SECONDS] NAME=GROUP...
- * Prints one line of key=value results.
+ * Prints one line of key=value results (and a second, start_*: from
+ * fork to the probe's main()).
  *
  * The daemon also serves every other process on the machine, and on a
  * busy machine their execs are part of its CPU time during the storm.
@@ -179,6 +180,7 @@ main(int argc, char **argv)
 	if (pipe(p) < 0)
 		return 1;
 	long long *lat = calloc((size_t)count, sizeof(*lat));
+	long long *first = calloc((size_t)count, sizeof(*first));
 	char tmo[16];
 	snprintf(tmo, sizeof(tmo), "%d", timeout);
 
@@ -223,13 +225,19 @@ main(int argc, char **argv)
 	close(p[1]);
 	/* collect the records */
 	FILE *f = fdopen(p[0], "r");
-	int n = 0, ok = 0;
-	long long v;
+	int n = 0, ok = 0, nfirst = 0;
+	long long v, fv;
 	int pid;
-	while (n < count && fscanf(f, "%lld %d", &v, &pid) == 2) {
+	char line[128];
+	while (n < count && fgets(line, sizeof(line), f) != NULL) {
+		int got = sscanf(line, "%lld %d %lld", &v, &pid, &fv);
+		if (got < 2)
+			continue;
 		lat[n++] = v;
 		if (v >= 0)
 			ok++;
+		if (got == 3)
+			first[nfirst++] = fv;
 	}
 	long long cpu1 = cpu_ns(daemon), sl1 = sleeps(daemon);
 	double idle_us = 0, idle_sl = 0;
@@ -250,6 +258,7 @@ main(int argc, char **argv)
 		if (lat[i] < 0)
 			lat[i] = (long long)timeout * 1000 + 1;
 	qsort(lat, (size_t)n, sizeof(*lat), cmp_ll);
+	qsort(first, (size_t)nfirst, sizeof(*first), cmp_ll);
 	double secs = (double)(t1 - t0) / 1e9;
 	double cpu_us = (double)(cpu1 - cpu0) / 1e3;
 	printf("count=%d classified=%d pct=%.1f p50_us=%lld p90_us=%lld p99_us=%lld max_us=%lld "
@@ -260,7 +269,12 @@ main(int argc, char **argv)
 	       n / secs, n ? cpu_us / n : 0.0, rss_kib(daemon), secs, n ? idle_us / n : 0.0,
 	       n ? (cpu_us - idle_us) / n : 0.0, n ? (double)(sl1 - sl0) / n : 0.0,
 	       n ? ((double)(sl1 - sl0) - idle_sl) / n : 0.0);
+	/* exec to the probe's main(): what an exec costs the process */
+	if (nfirst > 0)
+		printf("start_p50_us=%lld start_p90_us=%lld start_p99_us=%lld\n",
+		       first[nfirst / 2], first[nfirst * 9 / 10], first[nfirst * 99 / 100]);
 	fclose(f);
 	free(lat);
+	free(first);
 	return 0;
 }

@@ -8,7 +8,10 @@
  *   START_NS   CLOCK_MONOTONIC time (ns) the spawner took just before
  *              exec, so the latency covers exec-to-classified
  *   NAME=GROUP e.g. "name=cgbench_a=/bench" -- hierarchy and path
- * The record is "<latency_us> <pid>\n", latency -1 if never classified.
+ * The record is "<latency_us> <pid> <first_us>\n", latency -1 if never
+ * classified; first_us is when main() started (so with TIMEOUT_MS 0, the
+ * one look being its first action, the record says whether the process
+ * was in its groups at its start, and how long its exec took).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -56,6 +59,8 @@ classified(char **want, int n)
 int
 main(int argc, char **argv)
 {
+	long long first = now_ns();
+
 	if (argc < 4)
 		return 2;
 	long long start = atoll(argv[1]);
@@ -74,8 +79,9 @@ main(int argc, char **argv)
 			break;
 		nanosleep(&nap, NULL);
 	}
-	char rec[64];
-	int n = snprintf(rec, sizeof(rec), "%lld %d\n", lat, (int)getpid());
+	char rec[96];
+	int n = snprintf(rec, sizeof(rec), "%lld %d %lld\n", lat, (int)getpid(),
+			 (first - start) / 1000);
 	if (write(3, rec, (size_t)n) != n)
 		return 1;
 	return 0;

@@ -11,7 +11,7 @@
 # Optional, for a narrower run (defaults in brackets):
 #   BENCH_SIZES="10"          rule counts ["10 1000 100000"]
 #   BENCH_DAEMONS=cgengined   rows per rule count, in this order
-#                             ["floor floor-f cgengined cgrulesengd"];
+#                             ["floor floor-f before cgengined cgrulesengd"];
 #                             also floor-r (the floor, receive only)
 #   BENCH_CONCS="8"           concurrencies ["2 8 32"]
 #   BENCH_COUNT=1000          spawns per row [2000]
@@ -24,7 +24,7 @@
 # floor: every event wakes it; floor-f: with a socket filter passing
 # only EXEC and UID events; floor-r: the floor without its writes.  The
 # floor runs at cgengined's nice (BENCH_NICE, else its default -10).
-# Safety (SPEC 9): private named hierarchies, a throwaway user, daemons
+# Safety: private named hierarchies, a throwaway user, daemons
 # stopped by pid; /etc/cgrules.conf (read by cgrulesengd) is backed up
 # and restored, /etc/cgconfig.conf and /etc/cgconfig.d are created only
 # if missing and removed again.
@@ -46,24 +46,15 @@ RULES=/etc/cgrules.conf
 DAEMON=""
 made_cgconfig=""; made_cgconfigd=""; had_cgred="" 
 
-release() { # MOUNTPOINT NAME (see tests/lib/daemon.sh)
-	for try in $(seq 50); do
-		find "$1" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
-		umount "$1" 2>/dev/null
-		sleep 0.1
-		grep -q "name=$2:" /proc/self/cgroup || return 0
-		mount -t cgroup -o "none,name=$2" cgroup "$1" 2>/dev/null || return 1
-	done
-	umount "$1" 2>/dev/null
-}
+. "$top/tests/tap/tap.sh"     # wait_until
+. "$top/tests/lib/v1hier.sh"  # v1_release: hierarchies the kernel really lets go
 stop_daemon() {
 	[ -n "$DAEMON" ] || return 0
 	kill "$DAEMON" 2>/dev/null; wait "$DAEMON" 2>/dev/null; DAEMON=""
 }
 cleanup() {
 	stop_daemon
-	sleep 0.2
-	for h in a b; do mountpoint -q "$D/$h" && release "$D/$h" "${TAG}_$h"; done
+	v1_release "$D/a:${TAG}_a" "$D/b:${TAG}_b"
 	if [ -e "$D/cgrules.conf.saved" ]; then cp -p "$D/cgrules.conf.saved" "$RULES"; else rm -f "$RULES"; fi
 	[ -n "$made_cgconfig" ] && rm -f /etc/cgconfig.conf
 	[ -n "$made_cgconfigd" ] && rmdir /etc/cgconfig.d 2>/dev/null

@@ -21,7 +21,7 @@
 # P99_US is the probes' (placed by all); IN1MS% each cgengined's own share
 # of execs placed within 1 ms of the kernel's exec event (every exec on
 # the machine, not only the probes'; needs jq).
-# Safety (SPEC 9): private named hierarchies and a throwaway user, both
+# Safety: private named hierarchies and a throwaway user, both
 # named after SIDE_TAG (default cgside) and this shell's pid; daemons
 # stopped by pid; everything removed again.
 set -u

@@ -70,14 +70,16 @@ const char *hier_label(const struct hier *h);
 #define TASK_EXE    0x1u /* readlink exe */
 #define TASK_SCRIPT 0x2u /* script and invoked name (needs TASK_EXE) */
 #define TASK_RT	    0x4u /* realtime scheduling policy */
+#define TASK_NNP    0x8u /* no_new_privs (status read past Kthread:) */
 /*
  * The caller knows the task's uid and euid (the kernel's UID event) and
  * needs nothing else of status (no gid, groups or ppid): read only comm,
  * from /proc/PID/comm, which costs the kernel a fraction of status.
  * uid and euid are taken from *t as given; gid and egid read as
  * (gid_t)-1, no groups, ppid 0, never a kernel thread (it exec'd).
+ * Ignored with TASK_NNP, which needs status.
  */
-#define TASK_IDS_KNOWN 0x8u
+#define TASK_IDS_KNOWN 0x10u
 
 /* A task's uid and euid, as the kernel's UID events report them. */
 struct task_ids {
@@ -95,6 +97,7 @@ struct task {
 	gid_t gid, egid;
 	bool kthread;
 	bool realtime;
+	bool no_new_privs; /* only with TASK_NNP */
 	size_t ngroups;
 	gid_t groups[TASK_GROUPS_MAX];
 	char comm[64];

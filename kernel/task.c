@@ -114,24 +114,21 @@ parse_ids(const char *s, uint32_t *v, size_t max)
 /*
  * The fields wanted, from the text of /proc/PID/status.  They all come
  * before "Kthread:" (recent kernels), where parsing stops: the ~40 lines
- * after it (memory, signals, capabilities, cpusets) are skipped.
+ * after it (memory, signals, capabilities, cpusets) are skipped -- but
+ * for "NoNewPrivs:", when nnp asks for it (the exec gate).
  */
 static void
-parse_status(char *text, struct task *t)
+parse_status(char *text, struct task *t, bool nnp)
 {
 	bool have_kthread = false;
 	uint32_t ids[4];
 
-	for (char *line = text; line && *line && !have_kthread;) {
+	for (char *line = text; line && *line && (!have_kthread || nnp);) {
 		char *nl = strchr(line, '\n');
 
 		if (nl)
 			*nl = '\0';
 		switch (line[0]) {
-		case 'N':
-			if (strncmp(line, "Name:\t", 6) == 0)
-				str_copy(t->comm, sizeof(t->comm), line + 6);
-			break;
 		case 'P':
 			if (strncmp(line, "PPid:", 5) == 0)
 				t->ppid = (pid_t)strtol(line + 5, NULL, 10);
@@ -151,6 +148,14 @@ parse_status(char *text, struct task *t)
 			} else if (strncmp(line, "Groups:", 7) == 0) {
 				t->ngroups =
 					parse_ids(line + 7, t->groups, TASK_GROUPS_MAX);
+			}
+			break;
+		case 'N':
+			if (strncmp(line, "Name:\t", 6) == 0)
+				str_copy(t->comm, sizeof(t->comm), line + 6);
+			else if (nnp && strncmp(line, "NoNewPrivs:", 11) == 0) {
+				t->no_new_privs = strtol(line + 11, NULL, 10) == 1;
+				nnp = false; /* the last line wanted */
 			}
 			break;
 		case 'K':
@@ -461,7 +466,7 @@ task_read(const char *procroot, pid_t pid, unsigned what, struct task *t)
 	memset(t, 0, offsetof(struct task, comm));
 	t->comm[0] = t->exe[0] = t->script[0] = t->invoked[0] = '\0';
 	t->pid = pid;
-	if (what & TASK_IDS_KNOWN) {
+	if ((what & TASK_IDS_KNOWN) && !(what & TASK_NNP)) {
 		if (pid_path(path, sizeof(path), procroot, pid, "comm") < 0)
 			return -ENAMETOOLONG;
 		if ((n = read_file(path, t->comm, sizeof(t->comm))) < 0)
@@ -475,7 +480,7 @@ task_read(const char *procroot, pid_t pid, unsigned what, struct task *t)
 			return -ENAMETOOLONG;
 		if ((n = read_file(path, buf, sizeof(buf))) < 0)
 			return gone((int)n);
-		parse_status(buf, t);
+		parse_status(buf, t, what & TASK_NNP);
 		if (t->kthread)
 			return 0;
 	}

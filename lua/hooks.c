@@ -43,8 +43,15 @@ hooks_now(void)
 void
 hooks_log(struct hooks *h, enum hooks_level level, const char *msg)
 {
-	if (h->opts.log != NULL)
-		h->opts.log(h->opts.arg, level, msg);
+	char line[HOOKS_TEXT_MAX + 256];
+
+	if (h->opts.log == NULL)
+		return;
+	if (h->tag != NULL) {
+		snprintf(line, sizeof(line), "%s%s", h->tag, msg);
+		msg = line;
+	}
+	h->opts.log(h->opts.arg, level, msg);
 }
 
 void
@@ -130,6 +137,37 @@ fail:
 	return NULL;
 }
 
+struct hooks *
+hooks_clone(const struct hooks *h, const char *tag)
+{
+	struct hooks *c = h != NULL ? calloc(1, sizeof(*c)) : NULL;
+
+	if (c == NULL)
+		return NULL;
+	c->opts = h->opts;
+	c->pid = -1;
+	c->pidfd = c->fd = -1;
+	c->cmdlen = -1;
+	c->timeout_ms = h->timeout_ms;
+	c->has_classify = h->has_classify;
+	c->fresh = true;
+	c->script = strdup(h->script);
+	c->tag = tag != NULL ? strdup(tag) : NULL;
+	c->text = malloc(h->textlen + 1);
+	c->msg = malloc(HOOKS_MSG_MAX);
+	c->cmdline = malloc(HOOKS_CMDLINE_MAX);
+	if (c->script == NULL || c->text == NULL || c->msg == NULL ||
+	    c->cmdline == NULL || (tag != NULL && c->tag == NULL)) {
+		hooks_free(c);
+		return NULL;
+	}
+	c->opts.script = c->script;
+	memcpy(c->text, h->text, h->textlen);
+	c->text[h->textlen] = '\0';
+	c->textlen = h->textlen;
+	return c;
+}
+
 void
 hooks_free(struct hooks *h)
 {
@@ -141,6 +179,7 @@ hooks_free(struct hooks *h)
 	free(h->cmdline);
 	free(h->msg);
 	free(h->script);
+	free(h->tag);
 	free(h);
 }
 
@@ -185,7 +224,9 @@ ensure_helper(struct hooks *h, char *err, size_t errlen)
 				 wait < 1 ? 1 : wait);
 			return -1;
 		}
-		h->stats.restarts++;
+		if (!h->fresh) /* a clone's first helper is no restart */
+			h->stats.restarts++;
+		h->fresh = false;
 	}
 	if (helper_start(h, &has_classify, err, errlen) < 0) {
 		char line[HOOKS_TEXT_MAX + 128];

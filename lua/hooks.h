@@ -118,6 +118,17 @@ hooks_load(const struct hooks_options *opts, char *err, size_t errlen) HOOKS_WUR
 /* Kills and reaps the helper; never waits for Lua code. */
 void hooks_free(struct hooks *h);
 
+/*
+ * A second hooks object running the same script (as loaded by h, not
+ * read again) with the same limits, in a helper of its own, started at
+ * its first call.  Its failures, timeouts and back-off are its own: the
+ * daemon gives requests (what-if tests, explain) such a clone, so what
+ * a user asks can never stop or back off the helper that classifies
+ * real processes.  Each line it logs starts with tag (NULL: none).
+ * NULL when out of memory (or h is NULL).  Free with hooks_free.
+ */
+struct hooks *hooks_clone(const struct hooks *h, const char *tag) HOOKS_WUR;
+
 /* Does the script define classify()? */
 bool hooks_has_classify(const struct hooks *h);
 

@@ -39,6 +39,8 @@ struct hooks {
 	pid_t owner;		      /* the process that started the helper */
 	unsigned failures;	      /* helpers lost in a row (for the back-off) */
 	double next_start;	      /* no new helper before this time */
+	bool fresh;		      /* no helper started yet (a clone): no restart */
+	char *tag;		      /* a clone's: starts each line it logs, or NULL */
 	unsigned char *msg;	      /* HOOKS_MSG_MAX bytes */
 	char *cmdline;		      /* HOOKS_CMDLINE_MAX bytes, read once per call */
 	int cmdlen;		      /* its length, or -1 if not read in this call */

@@ -335,10 +335,21 @@ fm_within(const char *g, const char *d)
 	return strncmp(g, d, n) == 0 && (g[n] == '\0' || g[n] == '/');
 }
 
+/* First-match: is one of the groups v[0..n-1] within dest? */
+static bool
+fm_any_within(const char *const *v, size_t n, const char *dest)
+{
+	for (size_t i = 0; v != NULL && i < n; i++)
+		if (v[i] != NULL && fm_within(v[i], dest))
+			return true;
+	return false;
+}
+
 /*
  * First-match: does ignore rule r hold the task?  As in libcgroup, the
- * task's group in any hierarchy counts (here: any bound one), and "*"
- * stands for every group.
+ * rule's controllers do not matter: the task's group in any hierarchy
+ * counts -- every bound one, and every v1 hierarchy of
+ * /proc/PID/cgroup, bound or not -- and "*" stands for every group.
  */
 static bool
 fm_ignores(const struct rules_set *set, const struct rules_rule *r,
@@ -350,12 +361,10 @@ fm_ignores(const struct rules_set *set, const struct rules_rule *r,
 		return false;
 	if (strcmp(r->dest, "/*") == 0)
 		return true;
-	if (t->cgroups == NULL || rules_expand(r->dest, t, dest, sizeof(dest)) < 0)
+	if (rules_expand(r->dest, t, dest, sizeof(dest)) < 0)
 		return false;
-	for (size_t h = 0; h < set->nhiers; h++)
-		if (t->cgroups[h] != NULL && fm_within(t->cgroups[h], dest))
-			return true;
-	return false;
+	return fm_any_within(t->cgroups, set->nhiers, dest) ||
+	       fm_any_within(t->v1groups, t->nv1groups, dest);
 }
 
 /* Per-hierarchy: does ignore rule r hold the task in hierarchy h? */
@@ -381,18 +390,26 @@ leave_alone(const struct rules_rule *r, struct rules_decision *d)
 
 /* ---- deciding ------------------------------------------------------------------ */
 
-/* Line r of a (non-ignore) rule moves the task in hierarchy h. */
+/*
+ * Line r of a (non-ignore) rule moves the task in hierarchy h.  A
+ * missing destination is created per-hierarchy always; first-match
+ * when expanding changed the text (a template or a '\' escape), which
+ * is how libcgroup tells a template group it creates from a plain one.
+ */
 static void
 decide_move(const struct rules_set *set, const struct rules_rule *r,
 	    const struct rules_task *t, struct rules_decision *d)
 {
 	d->rule = r;
 	d->move = false;
-	d->create = set->semantics == RULES_PER_HIERARCHY || r->templated;
-	if (rules_expand(r->dest, t, d->dest, sizeof(d->dest)) < 0)
+	d->create = false;
+	if (rules_expand(r->dest, t, d->dest, sizeof(d->dest)) < 0) {
 		d->dest[0] = '\0'; /* too long: leave alone rather than guess */
-	else
-		d->move = true;
+		return;
+	}
+	d->move = true;
+	d->create =
+		set->semantics == RULES_PER_HIERARCHY || strcmp(d->dest, r->dest) != 0;
 }
 
 /* Count a hit for each line of the rule at head that decided something. */
@@ -527,7 +544,7 @@ rules_need_realtime(const struct rules_set *set)
 bool
 rules_need_process(const struct rules_set *set)
 {
-	return set->need_process;
+	return set->need_process || set->need_pname;
 }
 
 bool

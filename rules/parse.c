@@ -149,12 +149,62 @@ check_controllers(struct parser *p, const char *list)
 	}
 }
 
+/*
+ * A '%' that starts no template.  Per-hierarchy this is an error (a
+ * typo, most likely: "\%" writes a percent sign); first-match loads
+ * the line and copies the '%' and the character after it as written,
+ * as libcgroup does, so a file cgrulesengd runs with also loads here.
+ * 0 or -1.
+ */
+static int
+unknown_template(struct parser *p, char c)
+{
+	if (p->set->semantics == RULES_FIRST_MATCH) {
+		if (c == '\0')
+			report(p, RULES_WARNING,
+			       "'%%' at the end of the destination; copied as written");
+		else
+			report(p, RULES_WARNING,
+			       "unknown template '%%%c' in destination; copied as written",
+			       c);
+		return 0;
+	}
+	report(p, RULES_ERROR, "unknown template '%%%c' in destination", c ? c : ' ');
+	return -1;
+}
+
+/*
+ * The group dest names once its escapes are taken out ("\.\." is
+ * ".."), into buf (RULES_DEST_MAX bytes; dest is shorter): it must pass
+ * rules_dest_problem() too.  Template values need no check (they are
+ * never ".." and hold no '/'), so templates stay as written.
+ */
+static void
+unescape(const char *dest, char *buf)
+{
+	size_t o = 0;
+
+	for (const char *s = dest; *s; s++) {
+		if (*s == '%' && s[1] != '\0')
+			buf[o++] = *s++; /* '%' goes with what follows */
+		else if (*s == '\\' && s[1] != '\0')
+			s++;
+		buf[o++] = *s;
+	}
+	buf[o] = '\0';
+}
+
 /* Validate a destination (made absolute); sets *templated.  0 or -1. */
 static int
 check_dest(struct parser *p, const char *dest, bool *templated)
 {
+	char plain[RULES_DEST_MAX];
 	const char *problem = rules_dest_problem(dest);
 
+	if (problem == NULL) {
+		unescape(dest, plain);
+		problem = rules_dest_problem(plain);
+	}
 	if (problem != NULL) {
 		report(p, RULES_ERROR, "destination %s", problem);
 		return -1;
@@ -169,14 +219,14 @@ check_dest(struct parser *p, const char *dest, bool *templated)
 			}
 			s++;
 		} else if (*s == '%') {
-			if (s[1] == '\0' || strchr("uUgGpP", s[1]) == NULL) {
-				report(p, RULES_ERROR,
-				       "unknown template '%%%c' in destination",
-				       s[1] ? s[1] : ' ');
+			if (s[1] != '\0' && strchr("uUgGpP", s[1]) != NULL)
+				*templated = true;
+			else if (unknown_template(p, s[1]) < 0)
 				return -1;
-			}
-			*templated = true;
-			s++;
+			if (s[1] == 'p')
+				p->set->need_pname = true;
+			if (s[1] != '\0')
+				s++; /* the character after it goes with it */
 		}
 	}
 	return 0;

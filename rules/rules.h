@@ -135,6 +135,14 @@ struct rules_task {
 	const char *user;
 	const char *group;
 	const char *const *cgroups;
+	/*
+	 * First-match ignore rules only: the task's group in each v1
+	 * hierarchy /proc/PID/cgroup lists, bound or not ("name=systemd"
+	 * too), nv1groups of them; NULL when unknown.  libcgroup consults
+	 * them all.
+	 */
+	const char *const *v1groups;
+	size_t nv1groups;
 	bool realtime;
 };
 
@@ -144,9 +152,10 @@ struct rules_decision {
 	bool move;		       /* true: put the task in dest */
 	/*
 	 * When move: may the caller create dest if it does not exist?
-	 * Always in per-hierarchy semantics; in first-match only for a
-	 * templated destination (libcgroup never creates a plain one: the
-	 * move fails and the task stays where it is).
+	 * Always in per-hierarchy semantics; in first-match only when
+	 * expanding changed the destination (a template or a '\' escape:
+	 * libcgroup creates such groups, never a plain one -- the move
+	 * fails and the task stays where it is).
 	 */
 	bool create;
 	char dest[RULES_DEST_MAX]; /* expanded destination when move */
@@ -189,12 +198,16 @@ const struct rules_rule *rules_get(const struct rules_set *set, size_t i);
 enum rules_semantics rules_semantics(const struct rules_set *set);
 /* True when some rule uses ignore_rt (callers then fill task.realtime). */
 bool rules_need_realtime(const struct rules_set *set);
-/* True when some rule has a process field (callers then fill exe etc.). */
+/*
+ * True when some rule has a process field or a destination with %p
+ * (callers then fill exe, script and invoked): %p is the same name
+ * whatever else the file holds.
+ */
 bool rules_need_process(const struct rules_set *set);
 /*
  * True when some decision depends on the task's current groups (an
- * ignore rule); otherwise rules_match() never reads task.cgroups and
- * callers may leave it NULL.
+ * ignore rule); otherwise rules_match() never reads task.cgroups or
+ * task.v1groups and callers may leave them NULL.
  */
 bool rules_need_cgroups(const struct rules_set *set);
 /*
@@ -209,9 +222,19 @@ bool rules_need_cgroups(const struct rules_set *set);
 unsigned rules_need_ids(const struct rules_set *set);
 
 /*
+ * fn(arg, path) for each process field that is an absolute path without
+ * wildcards, of the rules that may move a task in a bound hierarchy
+ * (ignore rules excluded): the binaries the exec gate holds.  A path
+ * named by several rules comes once per rule.
+ */
+void rules_paths(const struct rules_set *set, void (*fn)(void *arg, const char *path),
+		 void *arg);
+
+/*
  * Expand a destination template for a task into buf: %u %U %g %G %p
- * %P and backslash escapes.  Expanded values never contain '/' or a
- * control character (each becomes '_') and are never "." or "..".
+ * %P and backslash escapes; a '%' before any other character is kept
+ * with that character, as written.  Expanded values never contain '/'
+ * or a control character (each becomes '_') and are never "." or "..".
  * Returns 0 or -ENAMETOOLONG.
  */
 int rules_expand(const char *tmpl, const struct rules_task *task, char *buf,

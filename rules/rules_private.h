@@ -62,7 +62,8 @@ struct rules_set {
 	size_t nhiers;
 	uint64_t named; /* union of bound rule masks */
 	bool need_rt;
-	bool need_process;
+	bool need_process; /* a rule has a process field: match by names */
+	bool need_pname;   /* a destination expands %p: the process's name */
 	bool need_cgroups; /* an ignore rule: matching reads task.cgroups */
 	unsigned need_ids; /* RULES_NEED_* */
 };

@@ -75,61 +75,72 @@ process_name(const struct rules_task *t)
 	return t->comm ? t->comm : "";
 }
 
+/*
+ * The value of template %c for a task, or NULL when c is no template.
+ * Numbers are written into num[len].
+ */
+static const char *
+template_value(char c, const struct rules_task *t, char *num, size_t len)
+{
+	switch (c) {
+	case 'u':
+		return t->user != NULL ? t->user : template_value('U', t, num, len);
+	case 'U':
+		snprintf(num, len, "%u", (unsigned)t->euid);
+		return num;
+	case 'g':
+		return t->group != NULL ? t->group : template_value('G', t, num, len);
+	case 'G':
+		snprintf(num, len, "%u", (unsigned)t->egid);
+		return num;
+	case 'p':
+		return process_name(t);
+	case 'P':
+		snprintf(num, len, "%d", (int)t->pid);
+		return num;
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * A '\' takes the next character literally.  So does a '%' that starts
+ * no template: "%x" and "%%u" stay as written, as libcgroup copies them
+ * (only first-match rules can hold one; see parse.c).
+ */
 int
 rules_expand(const char *tmpl, const struct rules_task *t, char *buf, size_t len)
 {
 	size_t o = 0;
 	char num[24];
-	int rc = 0;
 
 	if (len == 0)
 		return -ENAMETOOLONG;
-	for (const char *s = tmpl; *s && rc == 0; s++) {
-		const char *v = NULL;
+	for (const char *s = tmpl; *s; s++) {
+		const char *v = s[0] == '%' && s[1] != '\0'
+					? template_value(s[1], t, num, sizeof(num))
+					: NULL;
 
-		if (*s == '\\' && s[1] != '\0') {
+		if (v != NULL) {
+			int rc = put_value(buf, len, &o, v);
+
+			if (rc < 0)
+				return rc;
 			s++;
-		} else if (*s == '%' && s[1] != '\0') {
-			switch (*++s) {
-			case 'u':
-				v = t->user;
-				if (v == NULL)
-					snprintf(num, sizeof(num), "%u",
-						 (unsigned)t->euid);
-				break;
-			case 'U':
-				snprintf(num, sizeof(num), "%u", (unsigned)t->euid);
-				break;
-			case 'g':
-				v = t->group;
-				if (v == NULL)
-					snprintf(num, sizeof(num), "%u",
-						 (unsigned)t->egid);
-				break;
-			case 'G':
-				snprintf(num, sizeof(num), "%u", (unsigned)t->egid);
-				break;
-			case 'p':
-				v = process_name(t);
-				break;
-			case 'P':
-				snprintf(num, sizeof(num), "%d", (int)t->pid);
-				break;
-			default:
-				s--; /* not a template: copy the '%' */
-				num[0] = '%';
-				num[1] = '\0';
-				break;
-			}
-			rc = put_value(buf, len, &o, v ? v : num);
 			continue;
+		}
+		if (s[1] != '\0' && (s[0] == '\\' || s[0] == '%')) {
+			if (s[0] == '%') { /* not a template: '%' and what follows */
+				if (o + 1 >= len)
+					return -ENAMETOOLONG;
+				buf[o++] = '%';
+			}
+			s++;
 		}
 		if (o + 1 >= len)
 			return -ENAMETOOLONG;
 		buf[o++] = *s;
 	}
-	if (rc < 0)
-		return rc;
 	buf[o] = '\0';
 	return 0;
 }

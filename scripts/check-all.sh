@@ -1,8 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Build cgengine from scratch twice -- plain and with ASan+UBSan -- in
-# separate build directories, run the whole test suite in each, and
-# print one summary line: "N passed, N failed, N skipped".
+# Build cgengine from scratch twice with GCC -- plain and with
+# ASan+UBSan -- in separate build directories, run the whole test suite
+# in each, build the whole tree (tests and benchmarks too) a third time
+# with clang and run the unit tests there, and print one summary line:
+# "N passed, N failed, N skipped".  Every build is made with
+# --enable-werror: a compiler warning fails it.
 # With --fuzz SECONDS, each libFuzzer target also runs that long
 # (tests/fuzz/run.sh, clang); each target counts as one test.
 # With --vm, the VM lane (make check-vm: a Debian guest with systemd
@@ -20,6 +23,15 @@ if [ -f config.status ]; then
 fi
 
 pass=0 fail=0 skip=0 status=0
+# the unit tests: no root, no daemon (run under clang and valgrind too)
+unit_tests="tests/rules/parse-t tests/rules/match-t tests/rules/template-t \
+	tests/rules/dir-t tests/rules/scale-t tests/util/nss-t tests/util/map-t tests/util/strbuf-t \
+	tests/kernel/mountinfo-t tests/kernel/task-t tests/kernel/procev-decode-t \
+	tests/kernel/nft-t tests/lua/hooks-t tests/lua/wire-t \
+	tests/engined/proctab-t tests/engined/config-t tests/engined/statefile-t \
+	tests/engined/core-t tests/engined/verbs-t tests/engined/server-t \
+	tests/engined/layout-t tests/engined/nftsets-t tests/engined/log-t tests/engined/expiry-t \
+	tests/engined/sdunit-t tests/engined/backend-t"
 tally() { # $1 = make output file
 	p=$(sed -n 's/^# PASS: *//p' "$1" | tail -1)
 	f=$(sed -n 's/^# FAIL: *//p' "$1" | tail -1)
@@ -31,8 +43,8 @@ tally() { # $1 = make output file
 for variant in plain sanitizers; do
 	dir="$top/build-$variant"
 	rm -rf "$dir" && mkdir -p "$dir" || exit 1
-	flags=""
-	[ "$variant" = sanitizers ] && flags="--enable-sanitizers"
+	flags="--enable-werror"
+	[ "$variant" = sanitizers ] && flags="$flags --enable-sanitizers"
 	echo "=== $variant build ==="
 	(cd "$dir" && "$top/configure" -q $flags && make -j2 >/dev/null) || { echo "build failed ($variant)"; status=1; fail=$((fail + 1)); continue; }
 	(cd "$dir" && make -j2 check) >"$dir/check.out" 2>&1 || status=1
@@ -42,15 +54,29 @@ for variant in plain sanitizers; do
 	tally "$dir/check.out"
 done
 
-# the unit tests (no root, no daemon) must be valgrind-clean too
+# clang: the whole tree, tests and benchmarks included, without a
+# warning; the unit tests run there too (the rest of the suite would
+# repeat the GCC runs above for CI time that is better spent elsewhere)
+echo "=== clang build ==="
+dir="$top/build-clang"
+rm -rf "$dir" && mkdir -p "$dir" || exit 1
+if ! command -v clang >/dev/null; then
+	echo "clang: not installed (scripts/install-deps.sh installs it)"; fail=$((fail + 1)); status=1
+elif (cd "$dir" && "$top/configure" -q CC=clang --enable-werror && make -j2 >build.out 2>&1 &&
+	make -j2 check TESTS= >>build.out 2>&1); then
+	(cd "$dir" && make -j2 check TESTS="$unit_tests") >"$dir/check.out" 2>&1 || status=1
+	grep -E '^(FAIL|ERROR|XPASS):' "$dir/check.out" | sed "s/^/[clang] /"
+	sed -n '/^# TOTAL/,/^# ERROR/p' "$dir/check.out" | sed "s/^/[clang] /"
+	tally "$dir/check.out"
+else
+	grep -E 'error|warning' "$dir/build.out" | head -40
+	echo "build failed (clang)"; fail=$((fail + 1)); status=1
+fi
+
+# the unit tests must be valgrind-clean too
 if command -v valgrind >/dev/null && [ -d "$top/build-plain" ]; then
 	echo "=== valgrind on the unit tests ==="
-	for t in tests/rules/parse-t tests/rules/match-t tests/rules/template-t \
-		 tests/rules/dir-t tests/rules/scale-t tests/util/nss-t tests/util/map-t tests/util/strbuf-t tests/kernel/mountinfo-t \
-		 tests/kernel/task-t tests/kernel/procev-decode-t tests/lua/hooks-t tests/lua/wire-t \
-		 tests/engined/proctab-t tests/engined/config-t tests/engined/statefile-t \
-		 tests/engined/core-t tests/engined/verbs-t tests/engined/server-t \
-		 tests/engined/layout-t tests/engined/nftsets-t tests/engined/log-t tests/kernel/nft-t; do
+	for t in $unit_tests; do
 		if (cd "$top/build-plain" && SRCDIR="$top" valgrind -q --leak-check=full \
 			--errors-for-leak-kinds=definite,indirect --error-exitcode=9 \
 			"./$t" >/dev/null 2>"$top/build-plain/valgrind.err"); then
@@ -76,7 +102,8 @@ done
 if [ -n "$fuzz" ]; then
 	echo "=== fuzzing, ${fuzz} s per target ==="
 	rm -rf "$top/build-fuzz"
-	FUZZ_BUILDDIR="$top/build-fuzz" sh "$top/tests/fuzz/run.sh" "$fuzz" >"$top/fuzz.out" 2>&1
+	FUZZ_BUILDDIR="$top/build-fuzz" FUZZ_CONFIGURE=--enable-werror \
+		sh "$top/tests/fuzz/run.sh" "$fuzz" >"$top/fuzz.out" 2>&1
 	cat "$top/fuzz.out" | grep -v '^fuzz: .* for [0-9]*s$'
 	p=$(grep -c '^fuzz-.*: ok' "$top/fuzz.out")
 	f=$(grep -c '^fuzz-.*: FAILED' "$top/fuzz.out")
@@ -102,7 +129,8 @@ fi
 
 if $distcheck; then
 	echo "=== make distcheck ==="
-	if (cd "$top/build-plain" && make -j2 distcheck >distcheck.out 2>&1); then
+	if (cd "$top/build-plain" &&
+		make -j2 distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror >distcheck.out 2>&1); then
 		echo "distcheck: ok"; pass=$((pass + 1))
 	else
 		tail -40 "$top/build-plain/distcheck.out"; echo "distcheck: FAILED"

@@ -51,12 +51,7 @@ core_boosts(const struct core *c)
 size_t
 core_boost_count(const struct core *c)
 {
-	const struct boost *b;
-	size_t n = 0;
-
-	TAILQ_FOREACH(b, &c->boosts, link)
-	n++;
-	return n;
+	return expiry_count(&c->expiries);
 }
 
 static bool
@@ -285,6 +280,50 @@ refuse(int rc, char *err, size_t errlen, const char *fmt, ...)
 	return rc;
 }
 
+/* The profile named name, or NULL. */
+static const struct boost_profile *
+profile_of(const struct config *cfg, const char *name)
+{
+	for (size_t i = 0; name != NULL && i < cfg->nprofiles; i++)
+		if (strcmp(cfg->profiles[i].name, name) == 0)
+			return &cfg->profiles[i];
+	return NULL;
+}
+
+/*
+ * The caps on boosts held at once: boosts-per-user for each user but
+ * root, max-boosts for each profile; 0 or -EDQUOT.  Counting walks the
+ * boosts, at request time only (requests are rate-limited, and the
+ * caps bound the list).
+ */
+static int
+check_limits(const struct core *c, const struct boost_request *r, char *err, size_t errlen)
+{
+	const struct config *cfg = c->pol->cfg;
+	const struct boost_profile *prof = profile_of(cfg, r->profile);
+	const struct boost *b;
+	size_t mine = 0, same = 0;
+
+	if (r->owner == 0)
+		return 0; /* root is not limited */
+	TAILQ_FOREACH(b, &c->boosts, link)
+	{
+		mine += b->owner == r->owner;
+		same += prof != NULL && b->profile != NULL && strcmp(b->profile, prof->name) == 0;
+	}
+	if (mine >= (size_t)cfg->boosts_per_user)
+		return refuse(-EDQUOT, err, errlen,
+			      "uid %u has %zu boosts already, the most boosts-per-user "
+			      "allows; end one first (unboost)",
+			      (unsigned)r->owner, mine);
+	if (prof != NULL && same >= (size_t)prof->max_boosts)
+		return refuse(-EDQUOT, err, errlen,
+			      "boost profile %s has %zu boosts already, the most its "
+			      "max-boosts allows; try again later",
+			      prof->name, same);
+	return 0;
+}
+
 /* Why r cannot start, into err, and -errno; 0 if it can (id is the process). */
 static int
 check_request(struct core *c, const struct boost_request *r, const struct hier **h,
@@ -321,7 +360,7 @@ check_request(struct core *c, const struct boost_request *r, const struct hier *
 	if (old != NULL)
 		return refuse(-EEXIST, err, errlen, "pid %d already has boost #%u on %s",
 			      (int)r->pid, old->id, (*h)->name);
-	return 0;
+	return check_limits(c, r, err, errlen);
 }
 
 int
@@ -342,6 +381,10 @@ boost_start(struct core *c, const struct boost_request *r, struct boost_info *in
 	b->id = c->next_boost++;
 	b->owner = r->owner;
 	b->expires = c->env.wall() + r->seconds;
+	if (expiry_add(&c->expiries, b) < 0) {
+		boost_free(b);
+		return refuse(-ENOMEM, err, errlen, "out of memory");
+	}
 	TAILQ_INSERT_TAIL(&c->boosts, b, link);
 	update_flag(c, id);
 	log_notice("boost #%u: pid %d (%s) to %s:%s for %lds, asked by uid %u%s%s", b->id,
@@ -364,34 +407,28 @@ boost_take(struct core *c, unsigned id)
 	if (b == NULL)
 		return NULL;
 	TAILQ_REMOVE(&c->boosts, b, link);
+	expiry_remove(&c->expiries, b);
 	for (size_t i = 0; i < b->n; i++)
 		update_flag(c, b->m[i]);
 	boost_changed(c);
 	return b;
 }
 
+/* The heap's root: constant time, however many boosts there are. */
 unsigned
 boost_expired(const struct core *c)
 {
-	time_t now = c->env.wall();
-	const struct boost *b;
+	const struct boost *b = expiry_first(&c->expiries);
 
-	TAILQ_FOREACH(b, &c->boosts, link)
-	if (b->expires <= now)
-		return b->id;
-	return 0;
+	return b != NULL && b->expires <= c->env.wall() ? b->id : 0;
 }
 
 time_t
 boost_next_expiry(const struct core *c)
 {
-	const struct boost *b;
-	time_t t = 0;
+	const struct boost *b = expiry_first(&c->expiries);
 
-	TAILQ_FOREACH(b, &c->boosts, link)
-	if (t == 0 || b->expires < t)
-		t = b->expires;
-	return t;
+	return b != NULL ? b->expires : 0;
 }
 
 /* The most processes one boost holds: what the state file keeps. */
@@ -401,31 +438,34 @@ members_max(const struct core *c)
 	return c->env.boost_members > 0 ? c->env.boost_members : STATEFILE_MAX_MEMBERS;
 }
 
-void
+bool
 boost_fork(struct core *c, struct procid parent, struct procid child)
 {
 	struct boost *b;
-	bool joined = false;
+	bool joined = false, refused = false;
 
 	TAILQ_FOREACH(b, &c->boosts, link)
 	{
 		if (!has_member(b, parent))
 			continue;
-		if (b->n >= members_max(c)) { /* a fork bomb does not grow it */
+		if (b->n >= members_max(c) || add_member(b, child) < 0) {
+			/* a fork bomb does not grow it */
 			if (!b->full)
 				log_warning("boost #%u holds %zu processes, the most it may: "
-					    "children forked from now on are not boosted",
+					    "children forked from now on are not boosted but "
+					    "placed by the rules",
 					    b->id, b->n);
 			b->full = true;
+			refused = true;
 			continue;
 		}
-		if (add_member(b, child) == 0)
-			joined = true;
+		joined = true;
 	}
 	if (joined) {
 		update_flag(c, child);
 		boost_members_changed(c);
 	}
+	return refused;
 }
 
 void
@@ -445,6 +485,7 @@ boost_exit(struct core *c, struct procid id)
 		}
 		if (b->n == 0) {
 			TAILQ_REMOVE(&c->boosts, b, link);
+			expiry_remove(&c->expiries, b);
 			log_notice("boost #%u ended: its processes exited", b->id);
 			boost_free(b);
 			ended = true;
@@ -548,10 +589,7 @@ restore_record(void *arg, const struct statefile_record *r)
 			    r->hier[0] ? r->hier : "unified");
 		return 0;
 	}
-	const struct boost_profile *prof = NULL;
-	for (size_t i = 0; r->profile != NULL && i < c->pol->cfg->nprofiles; i++)
-		if (strcmp(c->pol->cfg->profiles[i].name, r->profile) == 0)
-			prof = &c->pol->cfg->profiles[i];
+	const struct boost_profile *prof = profile_of(c->pol->cfg, r->profile);
 	if (r->profile != NULL && prof == NULL) {
 		log_warning("boost #%u dropped: boost profile %s no longer exists", r->id,
 			    r->profile);
@@ -582,6 +620,10 @@ restore_record(void *arg, const struct statefile_record *r)
 		log_notice("boost #%u dropped: its processes are gone", r->id);
 		boost_free(b);
 		return 0;
+	}
+	if (expiry_add(&c->expiries, b) < 0) {
+		boost_free(b);
+		return -ENOMEM;
 	}
 	TAILQ_INSERT_TAIL(&c->boosts, b, link);
 	for (size_t i = 0; i < b->n; i++)
@@ -657,6 +699,7 @@ boost_free_all(struct core *c)
 		TAILQ_REMOVE(&c->boosts, b, link);
 		boost_free(b);
 	}
+	expiry_free(&c->expiries);
 }
 
 struct proc *

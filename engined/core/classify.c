@@ -28,6 +28,8 @@ struct hook_view {
 	const struct task_cgroups *cg;
 	const char *cmd; /* what-if: the command line given, NUL-separated */
 	size_t cmdlen;
+	bool ask;    /* a request (explain, test), not a classification */
+	uid_t asker; /* who asked */
 };
 
 static int
@@ -55,11 +57,52 @@ hook_cgroup(void *arg, const char *hier)
 	return task_cgroup_of(v->cg, strcmp(hier, "unified") == 0 ? "" : hier);
 }
 
+/* Append " (note)" to the reason of every verdict. */
+static void
+note_reasons(struct core *c, const char *note)
+{
+	for (size_t i = 0; i < c->pol->n; i++) {
+		struct verdict *v = &c->verdicts[i];
+		size_t n = strlen(v->reason);
+
+		snprintf(v->reason + n, sizeof(v->reason) - n, " (%s)", note);
+	}
+}
+
+/*
+ * The hooks object a call uses: real classifications the policy's;
+ * requests its clone, in a helper of their own, at most so often per
+ * user (askrate.c).  NULL (and the reasons say why) when a request may
+ * not run the hook now.
+ */
+static struct hooks *
+hooks_for(struct core *c, const struct hook_view *view)
+{
+	struct policy *p = c->pol;
+
+	if (!view->ask)
+		return p->hooks;
+	if (p->hooks_ask == NULL) {
+		note_reasons(c, "Lua hook not run: out of memory");
+		return NULL;
+	}
+	if (!askrate_take(&c->askrate, view->asker, (double)c->env.wall())) {
+		note_reasons(c, "Lua hook not run: too many requests of this user, "
+				"try again in a second");
+		return NULL;
+	}
+	return p->hooks_ask;
+}
+
 /* Let the Lua hook revise the verdicts. */
 static void
 run_hook(struct core *c, const struct task *t, const struct hook_view *view)
 {
 	struct policy *p = c->pol;
+	struct hooks *hk = hooks_for(c, view);
+
+	if (hk == NULL)
+		return;
 	struct hooks_task ht = {
 		.pid = t->pid,
 		.ppid = t->ppid,
@@ -85,14 +128,17 @@ run_hook(struct core *c, const struct task *t, const struct hook_view *view)
 		snprintf(s->dest, sizeof(s->dest), "%s", v->move ? v->dest : "");
 		s->why = v->rule != NULL ? v->reason : NULL;
 	}
+	/* the counters are the classifying helper's: requests' are logged */
 	const struct hooks_stats *hs = hooks_stats(p->hooks);
 	uint64_t timeouts = hs->timeouts, restarts = hs->restarts;
-	c->stats.hook_calls++;
-	int rc = hooks_classify(p->hooks, &ht, c->slots, p->n);
+	c->stats.hook_calls += !view->ask;
+	int rc = hooks_classify(hk, &ht, c->slots, p->n);
 	c->stats.hook_timeouts += hs->timeouts - timeouts;
 	c->stats.hook_restarts += hs->restarts - restarts;
 	if (rc < 0) {
-		c->stats.hook_errors++;
+		c->stats.hook_errors += !view->ask;
+		if (view->ask)
+			note_reasons(c, "Lua hook failed, see the log; the rules decided");
 		return; /* the rules' decision stands */
 	}
 	for (size_t i = 0; i < p->n; i++) {
@@ -174,12 +220,29 @@ all_sticky(struct core *c)
 	}
 }
 
-/* Rules, then the Lua hook, for a snapshot. */
+/*
+ * The process's group in each v1 hierarchy, managed or not, into
+ * v[0..max-1]: first-match ignore rules consult them all, as libcgroup.
+ */
+static size_t
+v1_groups(const struct task_cgroups *cg, const char **v, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < cg->n && n < max; i++)
+		if (cg->v[i].hier[0] != '\0')
+			v[n++] = cg->v[i].path;
+	return n;
+}
+
+/* Rules, then the Lua hook (unless hook is false: the exec gate), for
+ * a snapshot. */
 static void
 decide_rules(struct core *c, const struct task *t, const char *const *current,
-	     const struct hook_view *view)
+	     const struct hook_view *view, bool hook)
 {
 	struct policy *p = c->pol;
+	const char *v1[RULES_MAX_HIERS];
 	struct rules_task rt = {
 		.pid = t->pid,
 		.uid = t->uid,
@@ -193,15 +256,18 @@ decide_rules(struct core *c, const struct task *t, const char *const *current,
 		.script = t->script[0] ? t->script : NULL,
 		.invoked = t->invoked[0] ? t->invoked : NULL,
 		.cgroups = current,
+		.v1groups = v1,
 		.realtime = t->realtime,
 	};
+	if (rules_semantics(p->rules) == RULES_FIRST_MATCH)
+		rt.nv1groups = v1_groups(view->cg, v1, RULES_MAX_HIERS);
 	if (p->need_names) {
 		rt.user = policy_user(p, t->euid);
 		rt.group = t->egid != (gid_t)-1 ? policy_group(p, t->egid) : NULL;
 	}
 	rules_match(p->rules, &rt, c->dec);
 	from_rules(c);
-	if (hooks_has_classify(p->hooks))
+	if (hook && hooks_has_classify(p->hooks))
 		run_hook(c, t, view);
 }
 
@@ -222,24 +288,66 @@ cannot_read(struct core *c, pid_t pid, int rc)
 			    c->env.procroot, (int)pid, strerror(-rc), held);
 }
 
+/*
+ * The composed group names a group the daemon reserves (its own leaf,
+ * a dot name) at level k: refuse the dimension that put the name there
+ * for this process -- its verdict, or else the current part it would
+ * keep.  Logged once (then at debug level): a template such as /%p
+ * may expand to it for any process.  False when nothing is left to
+ * refuse (the default segment itself is reserved).
+ */
+static bool
+refuse_reserved(struct core *c, unsigned k, const char *why, const char **want,
+		const char **cur)
+{
+	const struct policy *p = c->pol;
+	char dimpath[RULES_DEST_MAX];
+	int i = layout_level(p, c->composed, k, dimpath, sizeof(dimpath));
+	enum log_level level = c->reserved_logged ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARNING;
+
+	log_msg(level,
+		"pid %d (%s): unified:%s is %s; %s:%s refused for it%s", (int)c->snap.pid,
+		c->snap.comm, c->composed, why, i >= 0 ? p->names[i] : "?", dimpath,
+		c->reserved_logged ? "" : " (further refusals are logged at debug level)");
+	c->reserved_logged = true;
+	if (i < 0)
+		return false;
+	if (want[i] != NULL) {
+		struct verdict *v = &c->verdicts[i];
+		size_t n = strlen(v->reason);
+
+		snprintf(v->reason + n, sizeof(v->reason) - n, " (refused: %s)", why);
+		v->move = false;
+		want[i] = NULL;
+		return true;
+	}
+	if (cur[i] != NULL) {
+		cur[i] = NULL;
+		return true;
+	}
+	return false;
+}
+
 /* Compose the verdicts of the virtual dimensions into c->composed. */
 static void
 compose(struct core *c, pid_t pid)
 {
 	const struct policy *p = c->pol;
-	const char *want[RULES_MAX_HIERS] = { 0 };
+	const char *want[RULES_MAX_HIERS] = { 0 }, *cur[RULES_MAX_HIERS];
 	size_t bad;
 	int rc;
 
 	c->composed[0] = '\0';
 	if (p->v2 == NULL || (pid == getpid() && p->uroot_own))
 		return; /* the daemon stays in its leaf */
+	memcpy(cur, c->parts, sizeof(cur));
 	for (size_t k = 0; k < p->nlayout; k++) {
 		size_t i = p->layout[k];
 
 		want[i] = c->verdicts[i].move ? c->verdicts[i].dest : NULL;
 	}
-	while ((rc = layout_compose(p, want, c->parts, c->composed, sizeof(c->composed),
+again:
+	while ((rc = layout_compose(p, want, cur, c->composed, sizeof(c->composed),
 				    &bad)) == -EMLINK) {
 		struct verdict *v = &c->verdicts[bad];
 		size_t n = strlen(v->reason);
@@ -254,8 +362,52 @@ compose(struct core *c, pid_t pid)
 		v->move = false;
 		want[bad] = NULL;
 	}
-	if (rc != 0)
+	const char *why;
+	unsigned k = rc == 0 ? layout_reserved(p, c->composed, &why) : 0;
+	if (k > 0 && refuse_reserved(c, k, why, want, cur))
+		goto again;
+	if (rc != 0 || k > 0)
 		c->composed[0] = '\0';
+}
+
+/*
+ * The unified layout's group the snapshot is in (c->snap_cg read), as
+ * the backend sees it: the same path for cgroupfs, the group a unit
+ * stands for with systemd; NULL when it is in none of the layout's.
+ */
+static const char *
+v2_current(struct core *c)
+{
+	const struct core_cgfs *fs = c->env.cgfs;
+	const char *real = task_cgroup_of(&c->snap_cg, c->pol->v2->name);
+
+	if (real == NULL || fs->logical == NULL)
+		return real;
+	if (fs->logical(fs->arg, c->pol->v2, real, c->v2cur, sizeof(c->v2cur)) < 0)
+		return NULL;
+	return c->v2cur;
+}
+
+/* Does the backend refuse to move the snapshot out of its v2 group (PID
+ * 1's, a delegated subtree, ...)?  Then the composed group is dropped and
+ * the reason kept for explain. */
+static void
+backend_refuses(struct core *c)
+{
+	const struct core_cgfs *fs = c->env.cgfs;
+	const struct policy *p = c->pol;
+	const char *real;
+
+	if (c->composed[0] == '\0' || fs->may_move == NULL ||
+	    (real = task_cgroup_of(&c->snap_cg, p->v2->name)) == NULL)
+		return;
+	if (fs->may_move(fs->arg, p->v2, real, c->refusal, sizeof(c->refusal)) == 0) {
+		c->refusal[0] = '\0';
+		return;
+	}
+	log_debug("pid %d (%s) left in unified:%s: %s", (int)c->snap.pid, c->snap.comm, real,
+		  c->refusal);
+	c->composed[0] = '\0';
 }
 
 /*
@@ -271,6 +423,9 @@ decision_needs_groups(const struct policy *p)
 	return p->v2 != NULL || rules_need_cgroups(p->rules) ||
 	       hooks_has_classify(p->hooks);
 }
+
+static enum decide_result decide_known(struct core *c, unsigned flags, uid_t asker,
+				       bool lazy, bool groups, bool hook);
 
 /*
  * Decide for pid into c->verdicts; the snapshot in c->snap and, unless
@@ -293,8 +448,6 @@ decide(struct core *c, pid_t pid, uid_t asker, bool lazy, const struct task_ids 
 {
 	struct policy *p = c->pol;
 	struct task *t = &c->snap;
-	struct task_cgroups *cg = &c->snap_cg;
-	const char *current[RULES_MAX_HIERS] = { 0 };
 	unsigned what = 0;
 	const struct proc *known = proc_known(c, pid);
 	unsigned flags = known != NULL ? known->flags : 0;
@@ -304,7 +457,7 @@ decide(struct core *c, pid_t pid, uid_t asker, bool lazy, const struct task_ids 
 		what |= TASK_EXE | TASK_SCRIPT;
 	if (!sticky && rules_need_realtime(p->rules))
 		what |= TASK_RT;
-	cg->n = 0;
+	c->snap_cg.n = 0;
 	c->snap_cg_read = false;
 	if (ids != NULL && ids_suffice(p)) {
 		what |= TASK_IDS_KNOWN;
@@ -317,34 +470,58 @@ decide(struct core *c, pid_t pid, uid_t asker, bool lazy, const struct task_ids 
 			cannot_read(c, pid, rc);
 		return DECIDE_GONE;
 	}
+	/* first: a user learns nothing of others' processes, not even that
+	 * one is a kernel thread (hidepid) */
+	if (!core_owns(asker, t))
+		return DECIDE_DENIED; /* nothing run, nothing counted */
 	if (t->kthread)
 		return DECIDE_KTHREAD;
 	if (pid == 1)
 		return DECIDE_INIT; /* its group is the service manager's business */
-	if (!core_owns(asker, t))
-		return DECIDE_DENIED; /* nothing run, nothing counted */
-	if (!lazy || decision_needs_groups(p)) {
+	return decide_known(c, flags, asker, lazy, !lazy || decision_needs_groups(p), true);
+}
+
+/*
+ * The rest of decide() for the snapshot in c->snap, whose table flags
+ * are flags: its current groups (when groups is set), the rules, the
+ * Lua hook (when hook is set), boosts, the composed group.
+ */
+static enum decide_result
+decide_known(struct core *c, unsigned flags, uid_t asker, bool lazy, bool groups, bool hook)
+{
+	struct policy *p = c->pol;
+	struct task *t = &c->snap;
+	struct task_cgroups *cg = &c->snap_cg;
+	const char *current[RULES_MAX_HIERS] = { 0 };
+	pid_t pid = t->pid;
+
+	if (groups) {
 		if (task_read_cgroups(c->env.procroot, pid, cg) < 0)
 			return DECIDE_GONE;
 		c->snap_cg_read = true;
 	}
 	c->composed[0] = '\0';
+	c->refusal[0] = '\0';
 	if (p->v2 != NULL)
-		layout_split(p, task_cgroup_of(cg, p->v2->name), c->partbuf,
-			     sizeof(c->partbuf), c->parts);
-	if (sticky) {
+		layout_split(p, v2_current(c), c->partbuf, sizeof(c->partbuf), c->parts);
+	if (flags & PROC_STICKY) {
 		all_sticky(c);
 		return DECIDE_STICKY;
 	}
 	for (size_t i = 0; i < p->n; i++)
 		current[i] = p->virt[i] ? c->parts[i] : task_cgroup_of(cg, p->names[i]);
-	struct hook_view view = {
-		.pol = p, .parts = c->parts, .procroot = c->env.procroot, .t = t, .cg = cg
-	};
-	decide_rules(c, t, current, &view);
+	struct hook_view view = { .pol = p,
+				  .parts = c->parts,
+				  .procroot = c->env.procroot,
+				  .t = t,
+				  .cg = cg,
+				  .ask = !lazy, /* explain */
+				  .asker = asker };
+	decide_rules(c, t, current, &view, hook);
 	if (flags & PROC_BOOSTED)
 		apply_boosts(c, pid);
 	compose(c, pid);
+	backend_refuses(c);
 	return DECIDE_OK;
 }
 
@@ -354,8 +531,19 @@ classify_decide(struct core *c, pid_t pid, uid_t asker)
 	return decide(c, pid, asker, false, NULL);
 }
 
+enum decide_result
+classify_decide_snapshot(struct core *c)
+{
+	const struct proc *known = proc_known(c, c->snap.pid);
+
+	c->snap_cg.n = 0;
+	c->snap_cg_read = false;
+	return decide_known(c, known != NULL ? known->flags : 0, 0, true, true, false);
+}
+
 void
-classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen)
+classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen,
+		uid_t asker)
 {
 	static const struct task_cgroups none;
 	const char *current[RULES_MAX_HIERS] = { 0 };
@@ -365,11 +553,14 @@ classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cm
 				  .t = t,
 				  .cg = &none,
 				  .cmd = cmd,
-				  .cmdlen = cmdlen };
+				  .cmdlen = cmdlen,
+				  .ask = true,
+				  .asker = asker };
 
 	for (size_t i = 0; i < RULES_MAX_HIERS; i++)
 		c->parts[i] = NULL;
-	decide_rules(c, t, current, &view);
+	c->refusal[0] = '\0';
+	decide_rules(c, t, current, &view, true);
 	compose(c, t->pid);
 }
 
@@ -394,6 +585,8 @@ classify_ids(struct core *c, pid_t pid, const struct task_ids *ids)
 {
 	if (c->paused)
 		return;
+	if (c->gate != NULL && gate_pending(c, pid))
+		return; /* its exec is on its way: its EXEC event classifies it */
 	switch (decide(c, pid, 0, true, ids)) {
 	case DECIDE_GONE:
 		c->stats.vanished++;
@@ -415,6 +608,14 @@ classify_ids(struct core *c, pid_t pid, const struct task_ids *ids)
 		c->snap_cg_read = true;
 	}
 	c->stats.classified++;
+	classify_act(c);
+}
+
+void
+classify_act(struct core *c)
+{
+	pid_t pid = c->snap.pid;
+
 	for (size_t i = 0; i < c->pol->n; i++) {
 		const struct verdict *v = &c->verdicts[i];
 		const char *now = task_cgroup_of(&c->snap_cg, c->pol->names[i]);
@@ -429,7 +630,7 @@ classify_ids(struct core *c, pid_t pid, const struct task_ids *ids)
 		groups_move(c, i, &c->snap, v);
 	}
 	if (c->composed[0] != '\0') {
-		const char *now = task_cgroup_of(&c->snap_cg, c->pol->v2->name);
+		const char *now = v2_current(c);
 
 		if (now != NULL && strcmp(now, c->composed) == 0)
 			log_debug("pid %d (%s) already in unified:%s", (int)pid,
@@ -460,7 +661,8 @@ core_snapshot_cgroups(const struct core *c)
 }
 
 void
-core_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen)
+core_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen,
+	    uid_t asker)
 {
-	classify_whatif(c, t, cmd, cmdlen);
+	classify_whatif(c, t, cmd, cmdlen, asker);
 }

@@ -4,9 +4,8 @@
  * with libconfuse.  Every problem is reported as "file:line: message";
  * unknown keys are errors.
  */
-#include "core_private.h"
+#include "config_private.h"
 
-#include <confuse.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,84 +121,14 @@ check_level(cfg_t *cfg, cfg_opt_t *opt)
 }
 
 static int
-check_positive(cfg_t *cfg, cfg_opt_t *opt)
-{
-	if (cfg_opt_getnint(opt, 0) <= 0) {
-		cfg_error(cfg, "%s: must be a positive number", cfg_opt_name(opt));
-		return -1;
-	}
-	return 0;
-}
-
-static int
-check_nice(cfg_t *cfg, cfg_opt_t *opt)
-{
-	long v = cfg_opt_getnint(opt, 0);
-
-	if (v < -20 || v > 19) {
-		cfg_error(cfg, "nice: %ld is not a priority from -20 to 19", v);
-		return -1;
-	}
-	return 0;
-}
-
-static int
-check_rtprio(cfg_t *cfg, cfg_opt_t *opt)
-{
-	long v = cfg_opt_getnint(opt, 0);
-
-	if (v < 0 || v > 99) {
-		cfg_error(cfg, "realtime-priority: %ld is not 0 (off) or a priority from 1 to 99",
-			  v);
-		return -1;
-	}
-	return 0;
-}
-
-static int
 check_duration(cfg_t *cfg, cfg_opt_t *opt)
 {
 	const char *v = cfg_opt_getnstr(opt, 0);
 
 	if (parse_duration(v) <= 0) {
-		cfg_error(cfg, "%s: invalid duration \"%s\" (use 90s, 15m, 2h, 1d)",
+		cfg_error(cfg, "%s: invalid duration \"%s\" (1s to 365d: 90s, 15m, 2h, 1d)",
 			  cfg_opt_name(opt), v);
 		return -1;
-	}
-	return 0;
-}
-
-static int
-check_group(cfg_t *cfg, cfg_opt_t *opt)
-{
-	cfg_t *sec = cfg_opt_getnsec(opt, cfg_opt_size(opt) - 1);
-	const char *title = cfg_title(sec);
-	const char *colon = title ? strchr(title, ':') : NULL;
-
-	if (colon == NULL || colon == title || colon[1] != '/') {
-		cfg_error(cfg, "group \"%s\": expected \"HIERARCHY:/PATH\"",
-			  title ? title : "");
-		return -1;
-	}
-	for (unsigned i = 0; i < cfg_size(sec, "nft-set"); i++) {
-		const char *spec = cfg_getnstr(sec, "nft-set", i);
-		struct nftset_ref r;
-		char why[256];
-
-		if (nftset_parse(spec, &r, why, sizeof(why)) < 0) {
-			cfg_error(cfg, "group \"%s\": nft-set \"%s\": %s", title, spec, why);
-			return -1;
-		}
-	}
-	for (unsigned i = 0; i < cfg_size(sec, "set"); i++) {
-		const char *kv = cfg_getnstr(sec, "set", i);
-		const char *eq = strchr(kv, '=');
-
-		if (eq == NULL || eq == kv || memchr(kv, '/', (size_t)(eq - kv))) {
-			cfg_error(cfg, "group \"%s\": expected \"key=value\", not \"%s\"",
-				  title, kv);
-			return -1;
-		}
 	}
 	return 0;
 }
@@ -258,16 +187,13 @@ check_udefault(cfg_t *cfg, cfg_opt_t *opt)
 }
 
 static int
-check_profile(cfg_t *cfg, cfg_opt_t *opt)
+check_backend(cfg_t *cfg, cfg_opt_t *opt)
 {
-	cfg_t *sec = cfg_opt_getnsec(opt, cfg_opt_size(opt) - 1);
+	const char *v = cfg_opt_getnstr(opt, 0);
 
-	if (cfg_getstr(sec, "hierarchy")[0] == '\0' ||
-	    cfg_getstr(sec, "destination")[0] != '/') {
-		cfg_error(
-			cfg,
-			"boost-profile \"%s\": needs hierarchy and an absolute destination",
-			cfg_title(sec));
+	if (strcmp(v, "auto") != 0 && strcmp(v, "cgroupfs") != 0 && strcmp(v, "systemd") != 0) {
+		cfg_error(cfg, "backend: expected \"auto\", \"cgroupfs\" or \"systemd\", not \"%s\"",
+			  v);
 		return -1;
 	}
 	return 0;
@@ -284,6 +210,7 @@ static cfg_opt_t profile_opts[] = {
 	CFG_STR("hierarchy", "", CFGF_NONE),
 	CFG_STR("destination", "", CFGF_NONE),
 	CFG_STR("max-duration", "1h", CFGF_NONE),
+	CFG_INT_CB("max-boosts", CONFIG_MAX_BOOSTS, CFGF_NONE, config_parse_ranged),
 	CFG_END(),
 };
 
@@ -295,6 +222,7 @@ static cfg_opt_t opts[] = {
 	CFG_STR_LIST("unified-layout", NULL, CFGF_NODEFAULT),
 	CFG_STR("unified-root", "", CFGF_NONE),
 	CFG_STR("unified-default", "default", CFGF_NONE),
+	CFG_STR("backend", "auto", CFGF_NONE),
 	CFG_STR("control-socket", "/run/cgengine/control.sock", CFGF_NONE),
 	CFG_STR("sticky-socket", "/var/run/cgred.socket", CFGF_NONE),
 	CFG_STR("pidfile", "/run/cgengined.pid", CFGF_NONE),
@@ -303,15 +231,19 @@ static cfg_opt_t opts[] = {
 	CFG_STR("log-level", "info", CFGF_NONE),
 	CFG_BOOL("remove-empty", cfg_true, CFGF_NONE),
 	CFG_STR("lua-script", "", CFGF_NONE),
-	CFG_INT("lua-instructions", 1000000, CFGF_NONE),
-	CFG_INT("lua-memory", 33554432, CFGF_NONE),
-	CFG_INT("lua-timeout", 100, CFGF_NONE),
-	CFG_INT("netlink-buffer", 4194304, CFGF_NONE),
-	CFG_INT("nice", CONFIG_NICE_DEFAULT, CFGF_NONE),
-	CFG_INT("realtime-priority", 0, CFGF_NONE),
-	CFG_SEC("group", group_opts, CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
-	CFG_SEC("boost-profile", profile_opts,
-		CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
+	/* counts and sizes: parsed and range-checked by config_check.c */
+	CFG_INT_CB("lua-instructions", 1000000, CFGF_NONE, config_parse_ranged),
+	CFG_INT_CB("lua-memory", 33554432, CFGF_NONE, config_parse_ranged),
+	CFG_INT_CB("lua-timeout", 100, CFGF_NONE, config_parse_ranged),
+	CFG_INT_CB("netlink-buffer", 4194304, CFGF_NONE, config_parse_ranged),
+	CFG_INT_CB("nice", CONFIG_NICE_DEFAULT, CFGF_NONE, config_parse_ranged),
+	CFG_INT_CB("realtime-priority", 0, CFGF_NONE, config_parse_ranged),
+	CFG_BOOL("exec-gate", cfg_false, CFGF_NONE),
+	CFG_INT_CB("boosts-per-user", CONFIG_BOOSTS_PER_USER, CFGF_NONE, config_parse_ranged),
+	/* no CFGF_NO_TITLE_DUPES: each section is taken out of libconfuse
+	 * as it is parsed, titles are deduplicated in config_check.c */
+	CFG_SEC("group", group_opts, CFGF_MULTI | CFGF_TITLE),
+	CFG_SEC("boost-profile", profile_opts, CFGF_MULTI | CFGF_TITLE),
 	CFG_END(),
 };
 
@@ -321,9 +253,8 @@ xstrdup(const char *s)
 	return strdup(s ? s : "");
 }
 
-/* Copy list option name of sec into a new array; 0 or -ENOMEM. */
-static int
-copy_list(cfg_t *sec, const char *name, char ***out, size_t *n)
+int
+config_copy_list(cfg_t *sec, const char *name, char ***out, size_t *n)
 {
 	*n = cfg_size(sec, name);
 	*out = calloc(*n + 1, sizeof(**out));
@@ -341,48 +272,6 @@ free_list(char **v, size_t n)
 	for (size_t i = 0; v != NULL && i < n; i++)
 		free(v[i]);
 	free(v);
-}
-
-static int
-copy_groups(cfg_t *cfg, struct config *c)
-{
-	c->ngroups = cfg_size(cfg, "group");
-	if ((c->groups = calloc(c->ngroups + 1, sizeof(*c->groups))) == NULL)
-		return -ENOMEM;
-	for (size_t i = 0; i < c->ngroups; i++) {
-		cfg_t *sec = cfg_getnsec(cfg, "group", (unsigned)i);
-		const char *title = cfg_title(sec);
-		const char *colon = strchr(title, ':');
-		struct group_conf *g = &c->groups[i];
-
-		g->hier = strndup(title, (size_t)(colon - title));
-		g->path = xstrdup(colon + 1);
-		if (!g->hier || !g->path || copy_list(sec, "set", &g->set, &g->nset) < 0 ||
-		    copy_list(sec, "nft-set", &g->nft, &g->nnft) < 0)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-static int
-copy_profiles(cfg_t *cfg, struct config *c)
-{
-	c->nprofiles = cfg_size(cfg, "boost-profile");
-	if ((c->profiles = calloc(c->nprofiles + 1, sizeof(*c->profiles))) == NULL)
-		return -ENOMEM;
-	for (size_t i = 0; i < c->nprofiles; i++) {
-		cfg_t *sec = cfg_getnsec(cfg, "boost-profile", (unsigned)i);
-		struct boost_profile *p = &c->profiles[i];
-
-		p->name = xstrdup(cfg_title(sec));
-		p->hier = xstrdup(cfg_getstr(sec, "hierarchy"));
-		p->dest = xstrdup(cfg_getstr(sec, "destination"));
-		p->max_seconds = parse_duration(cfg_getstr(sec, "max-duration"));
-		if (!p->name || !p->hier || !p->dest ||
-		    copy_list(sec, "allow", &p->allow, &p->nallow) < 0)
-			return -ENOMEM;
-	}
-	return 0;
 }
 
 static int
@@ -407,20 +296,24 @@ copy_config(cfg_t *cfg, struct config *c)
 	c->netlink_buffer = cfg_getint(cfg, "netlink-buffer");
 	c->nice = (int)cfg_getint(cfg, "nice");
 	c->rt_priority = (int)cfg_getint(cfg, "realtime-priority");
+	c->exec_gate = cfg_getbool(cfg, "exec-gate");
+	c->boosts_per_user = cfg_getint(cfg, "boosts-per-user");
 	if (!c->rules || !c->rules_dir || !c->control_socket || !c->sticky_socket ||
 	    !c->pidfile || !c->state_file || !c->log || !c->lua_script)
 		return -ENOMEM;
 	if (cfg_size(cfg, "hierarchies") > 0 &&
-	    copy_list(cfg, "hierarchies", &c->hierarchies, &c->nhierarchies) < 0)
+	    config_copy_list(cfg, "hierarchies", &c->hierarchies, &c->nhierarchies) < 0)
 		return -ENOMEM;
 	if (cfg_size(cfg, "unified-layout") > 0 &&
-	    copy_list(cfg, "unified-layout", &c->layout, &c->nlayout) < 0)
+	    config_copy_list(cfg, "unified-layout", &c->layout, &c->nlayout) < 0)
 		return -ENOMEM;
 	c->unified_root = xstrdup(cfg_getstr(cfg, "unified-root"));
 	c->unified_default = xstrdup(cfg_getstr(cfg, "unified-default"));
+	const char *b = cfg_getstr(cfg, "backend");
+	c->backend = strcmp(b, "systemd") == 0	  ? BACKEND_SYSTEMD
+		     : strcmp(b, "cgroupfs") == 0 ? BACKEND_CGROUPFS
+						  : BACKEND_AUTO;
 	if (!c->unified_root || !c->unified_default)
-		return -ENOMEM;
-	if (copy_groups(cfg, c) < 0 || copy_profiles(cfg, c) < 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -435,17 +328,12 @@ new_parser(void)
 	cfg_set_error_function(cfg, confuse_error);
 	cfg_set_validate_func(cfg, "match", check_match);
 	cfg_set_validate_func(cfg, "log-level", check_level);
-	cfg_set_validate_func(cfg, "lua-instructions", check_positive);
-	cfg_set_validate_func(cfg, "lua-memory", check_positive);
-	cfg_set_validate_func(cfg, "lua-timeout", check_positive);
-	cfg_set_validate_func(cfg, "netlink-buffer", check_positive);
-	cfg_set_validate_func(cfg, "nice", check_nice);
-	cfg_set_validate_func(cfg, "realtime-priority", check_rtprio);
-	cfg_set_validate_func(cfg, "group", check_group);
+	cfg_set_validate_func(cfg, "group", config_take_group);
 	cfg_set_validate_func(cfg, "unified-layout", check_layout);
 	cfg_set_validate_func(cfg, "unified-root", check_uroot);
 	cfg_set_validate_func(cfg, "unified-default", check_udefault);
-	cfg_set_validate_func(cfg, "boost-profile", check_profile);
+	cfg_set_validate_func(cfg, "backend", check_backend);
+	cfg_set_validate_func(cfg, "boost-profile", config_take_profile);
 	cfg_set_validate_func(cfg, "boost-profile|max-duration", check_duration);
 	return cfg;
 }
@@ -495,7 +383,9 @@ config_load(const char *path, bool optional, const struct report *rep)
 			report_msg(rep, "%s:%u: contains a NUL byte", path, nul);
 			goto fail;
 		}
+		config_sections_begin(c);
 		rc = cfg_parse(cfg, path);
+		config_sections_end();
 		c->file = xstrdup(path);
 	}
 	current = NULL;

@@ -261,8 +261,12 @@ on_fork(struct core *c, const struct procev_event *ev)
 	unsigned pflags = parent->flags;
 	if (task_procid(c->env.procroot, ev->tgid, &child) < 0)
 		return; /* already gone */
-	if (pflags & PROC_BOOSTED)
-		boost_fork(c, pid, child);
+	/* a child a full boost did not admit sits in the boost's group
+	 * (the kernel put it next to its parent): out with it, at once */
+	if ((pflags & PROC_BOOSTED) && boost_fork(c, pid, child)) {
+		classify(c, child.pid);
+		return;
+	}
 	if (!(pflags & PROC_STICKY_CHILDREN))
 		return;
 	const struct proc *old = proctab_get(c->procs, child.pid);
@@ -316,6 +320,8 @@ core_event(struct core *c, const struct procev_event *ev, double now)
 		break;
 	case PROCEV_EXEC:
 		c->stats.ev_exec++;
+		if (c->gate != NULL)
+			gate_exec_seen(c, ev->tgid); /* a held exec did happen */
 		(void)add_pending(c, ev->tgid, true, ev->ts_ns);
 		break;
 	case PROCEV_UID:
@@ -341,6 +347,7 @@ core_lost_events(struct core *c, double now)
 	for (size_t i = 0; i < c->npending; i++) /* a UID event may be missing */
 		c->pending[i].ids_state |= PENDING_IDS_BAD;
 	request_rescan(c);
+	c->rescan_why = "after lost events";
 }
 
 /* ---- rescans ----------------------------------------------------------------------- */
@@ -382,6 +389,7 @@ core_rescan(struct core *c, double now)
 	c->now = now;
 	c->last_rescan = now;
 	c->rescan_at = 0;
+	c->rescan_why = NULL;
 	c->stats.rescans++;
 	prune_procs(c);
 	int rc = task_foreach(c->env.procroot, classify_cb, c);
@@ -409,6 +417,7 @@ core_next_deadline(const struct core *c, double now)
 	t = earliest(t, c->cleanup_at);
 	t = earliest(t, c->save_at);
 	t = earliest(t, nftsets_deadline(c));
+	t = earliest(t, gate_deadline(c));
 	time_t exp = boost_next_expiry(c);
 	if (exp != 0) {
 		double left = difftime(exp, c->env.wall());
@@ -424,7 +433,8 @@ core_timeout(struct core *c, double now)
 	if (c->defer_at > 0 && now >= c->defer_at)
 		run_pending(c);
 	if (c->rescan_at > 0 && now >= c->rescan_at) {
-		log_notice("rescanning %s after lost events", c->env.procroot);
+		log_notice("rescanning %s %s", c->env.procroot,
+			   c->rescan_why ? c->rescan_why : "for processes not placed yet");
 		core_rescan(c, now);
 	}
 	for (unsigned id; (id = boost_expired(c)) != 0;)
@@ -435,10 +445,33 @@ core_timeout(struct core *c, double now)
 		boost_save_now(c);
 	double sync = nftsets_deadline(c);
 	if (sync > 0 && now >= sync)
-		nftsets_sync(c);
+		nftsets_timeout(c, now);
+	gate_timeout(c); /* execs the gate let go that did not happen */
 }
 
 /* ---- reload ------------------------------------------------------------------------ */
+
+/* Ask the loop for the placement backend policy p names; 0 or -1. */
+static int
+choose_backend(struct core *c, const struct policy *p, const struct report *rep)
+{
+	const struct core_cgfs *b = NULL;
+
+	if (c->env.backend == NULL)
+		return 0;
+	int rc = c->env.backend(c->env.loop_arg, p->backend, p->uroot, &b);
+	if (rc < 0) {
+		report_msg(rep, "%s: backend: cannot place processes: %s",
+			   p->cfg->file[0] ? p->cfg->file : "built-in config", strerror(-rc));
+		return -1;
+	}
+	if (b != NULL)
+		c->env.cgfs = b;
+	else if (c->fds != NULL)
+		c->env.cgfs = &c->real_cgfs;
+	return 0;
+}
+
 
 static void
 log_report(void *arg, const char *msg)
@@ -470,6 +503,18 @@ core_reload(struct core *c, double now)
 		return -EINVAL;
 	}
 	struct policy *old = c->pol;
+	if (np->backend != old->backend || choose_backend(c, np, &rep) < 0) {
+		if (np->backend != old->backend)
+			log_error("%s: backend: changes only at a restart",
+				  np->cfg->file[0] ? np->cfg->file : "built-in config");
+		log_error("reload failed; the previous configuration and rules stay in force");
+		c->stats.reload_failures++;
+		policy_free(np);
+		if (c->env.reloading != NULL)
+			c->env.reloading(c->env.loop_arg, false);
+		return -EINVAL;
+	}
+	gate_forget(c); /* its records name the old policy's hierarchies */
 	c->env.cgfs->flush(c->env.cgfs->arg); /* mounts may have changed */
 	memset(c->dropped, 0, sizeof(c->dropped));
 	c->pol = np;
@@ -519,6 +564,12 @@ core_boost_end(struct core *c, unsigned id, const char *why)
 	for (size_t i = 0; i < b->n; i++)
 		if (task_alive(c->env.procroot, b->m[i]))
 			classify(c, b->m[i].pid);
+	/* a full boost's group may still hold children of the children it
+	 * refused, forked before those were placed: a rescan finds them */
+	if (b->full) {
+		request_rescan(c);
+		c->rescan_why = "for the processes a full boost did not admit";
+	}
 	boost_free(b);
 	return 0;
 }
@@ -596,6 +647,7 @@ core_new(const struct core_options *o, const struct report *rep)
 		c->env.wall = real_wall;
 	LIST_INIT(&c->made);
 	TAILQ_INIT(&c->boosts);
+	askrate_init(&c->askrate);
 	c->next_boost = 1;
 	c->started = c->env.wall();
 	c->last_rescan = -RESCAN_INTERVAL;
@@ -616,7 +668,8 @@ core_new(const struct core_options *o, const struct report *rep)
 						   .get = real_get,
 						   .children = real_children,
 						   .id = real_id,
-						   .id_live = real_id_live };
+						   .id_live = real_id_live,
+						   .move_now = real_move };
 		c->env.cgfs = &c->real_cgfs;
 	}
 	if (c->procs != NULL)
@@ -625,7 +678,8 @@ core_new(const struct core_options *o, const struct report *rep)
 	if (c->procs == NULL || c->dec == NULL || c->slots == NULL || c->verdicts == NULL ||
 	    (c->env.cgfs == &c->real_cgfs && c->fds == NULL) || nftsets_new(c) < 0)
 		goto fail;
-	if ((c->pol = build_policy(c, rep)) == NULL || nftsets_policy(c) < 0)
+	if ((c->pol = build_policy(c, rep)) == NULL || choose_backend(c, c->pol, rep) < 0 ||
+	    nftsets_policy(c) < 0)
 		goto fail;
 	return c;
 fail:
@@ -653,6 +707,7 @@ core_start(struct core *c, double now)
 	boost_restore(c); /* before the scan, which applies them */
 	core_sync_wants(c); /* the events the policy and the boosts need */
 	groups_prepare(c);
+	groups_leftovers(c); /* a former run's template groups: empty ones go */
 	core_rescan(c, now); /* every process already running */
 	nftsets_sync(c);     /* and the sets hold every group of theirs */
 }
@@ -674,9 +729,11 @@ core_free(struct core *c)
 		return;
 	boost_free_all(c);
 	nftsets_free(c);
+	gate_free(c);
 	policy_free(c->pol);
 	proctab_free(c->procs);
 	groups_forget_made(c);
+	askrate_free(&c->askrate);
 	free(c->dec);
 	free(c->slots);
 	free(c->verdicts);
@@ -768,4 +825,46 @@ const char *
 core_part(const struct core *c, size_t i)
 {
 	return i < RULES_MAX_HIERS ? c->parts[i] : NULL;
+}
+
+const char *
+core_refusal(const struct core *c)
+{
+	return c->refusal[0] ? c->refusal : NULL;
+}
+
+int
+core_units(const struct core *c, char *cur, size_t curlen, char *want, size_t wantlen)
+{
+	const struct core_cgfs *fs = c->env.cgfs;
+	const struct policy *p = c->pol;
+	const char *real = p->v2 != NULL ? task_cgroup_of(&c->snap_cg, p->v2->name) : NULL;
+
+	if (fs->unit == NULL || p->v2 == NULL)
+		return -ENOTSUP;
+	if (real == NULL || fs->unit(fs->arg, p->v2, real, false, cur, curlen) < 0)
+		snprintf(cur, curlen, "?");
+	want[0] = '\0';
+	if (c->composed[0] != '\0' &&
+	    fs->unit(fs->arg, p->v2, c->composed, true, want, wantlen) < 0)
+		want[0] = '\0';
+	return 0;
+}
+
+void
+core_move_done(struct core *c, pid_t pid, int rc)
+{
+	if (rc == 0)
+		c->stats.moves++;
+	else if (rc == -ESRCH)
+		c->stats.vanished++;
+	else
+		c->stats.move_failures++;
+}
+
+void
+core_moves_lost(struct core *c, double now)
+{
+	c->now = now;
+	request_rescan(c);
 }

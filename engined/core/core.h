@@ -95,6 +95,7 @@ struct group_conf {
 	size_t nset;
 	char **nft; /* nftables sets of its cgroup id: "inet filter www", ... */
 	size_t nnft;
+	unsigned line; /* where the section ends in the file, for messages */
 };
 
 struct boost_profile {
@@ -104,7 +105,14 @@ struct boost_profile {
 	char *hier;
 	char *dest;
 	long max_seconds;
+	long max_boosts; /* boosts of this profile at once, all users together */
+	unsigned line; /* where the section ends in the file, for messages */
 };
+
+/* The caps on boosts held at once (boosts-per-user, max-boosts). */
+#define CONFIG_BOOSTS_PER_USER	32
+#define CONFIG_MAX_BOOSTS	1024
+#define CONFIG_BOOSTS_LIMIT_MAX 100000 /* what the state file keeps */
 
 /*
  * The daemon runs at a raised priority by default, so that placing a
@@ -112,6 +120,13 @@ struct boost_profile {
  * systemd unit's Nice= says the same).
  */
 #define CONFIG_NICE_DEFAULT (-10)
+
+/* Who places processes in the unified layout's groups (backend key). */
+enum backend_kind {
+	BACKEND_AUTO,	  /* systemd when PID 1 is systemd and a unified-layout is set */
+	BACKEND_CGROUPFS, /* the daemon writes cgroupfs (a subtree delegated to it) */
+	BACKEND_SYSTEMD,  /* PID 1 places, in slices and scopes it owns */
+};
 
 struct config {
 	char *file; /* the file read, or "" for built-in defaults */
@@ -124,6 +139,7 @@ struct config {
 	size_t nlayout;
 	char *unified_root;    /* "" = the daemon's own v2 group */
 	char *unified_default; /* the segment of a dimension the rules leave alone */
+	enum backend_kind backend;
 	char *control_socket;
 	char *sticky_socket; /* "" disables */
 	char *pidfile;
@@ -138,6 +154,8 @@ struct config {
 	long netlink_buffer; /* initial receive buffer of the proc connector */
 	int nice;	     /* the daemon's scheduling priority, -20..19 */
 	int rt_priority;     /* realtime-priority: SCHED_RR at 1..99, 0 = off */
+	bool exec_gate;	     /* exec-gate: place gated execs before they run */
+	long boosts_per_user; /* boosts one user but root may hold at once */
 	struct group_conf *groups;
 	size_t ngroups;
 	struct boost_profile *profiles;
@@ -176,13 +194,23 @@ struct overrides {
 	const char *control_socket;
 	const char *log;
 	int verbosity; /* -v minus -q */
+	bool systemd_booted; /* PID 1 is systemd (backend "auto" asks) */
 };
 
 /* The policy in force: config, hierarchies, rules, Lua hooks (opaque
  * outside the core; core_config() gives its configuration). */
 struct policy;
 
-/* How the core writes cgroupfs.  Every function returns 0 or -errno. */
+/*
+ * How the core writes cgroupfs: a placement backend.  Every function
+ * returns 0 or -errno.  The real cgroupfs is one implementation; the
+ * systemd backend (daemon/sdplace.c) is another, which has PID 1 place
+ * processes in units: there move() may answer CORE_MOVE_QUEUED and
+ * report the outcome later through core_move_done(), and the optional
+ * members at the end translate between the layout's groups and
+ * systemd's.
+ */
+#define CORE_MOVE_QUEUED 1 /* move(): asked for; the outcome comes later */
 struct core_cgfs {
 	int (*mkdir)(void *arg, const struct hier *h, const char *path, bool *created);
 	int (*set)(void *arg, const struct hier *h, const char *path, const char *key,
@@ -202,6 +230,30 @@ struct core_cgfs {
 	int (*id)(void *arg, const struct hier *h, const char *path, uint64_t *id);
 	/* does a v2 group with this id exist: 1, 0 or -errno (NULL: unknown) */
 	int (*id_live)(void *arg, const struct hier *h, uint64_t id);
+	/* The unified layout's group that the process's v2 group real
+	 * stands for, into buf; -ENOENT when none (NULL: the same path). */
+	int (*logical)(void *arg, const struct hier *h, const char *real, char *buf,
+		       size_t len);
+	/* May a process in v2 group real be moved by this backend?  0, or
+	 * -EPERM with the reason in why (NULL: always). */
+	int (*may_move)(void *arg, const struct hier *h, const char *real, char *why,
+			size_t len);
+	/* The unit holding v2 group path (logical false: a process's real
+	 * group) or standing for the layout's group path (true) (NULL: the
+	 * backend has no units). */
+	int (*unit)(void *arg, const struct hier *h, const char *path, bool logical, char *buf,
+		    size_t len);
+	/*
+	 * The exec gate's move (gate.h): it runs while the exec'ing
+	 * process waits, so it may not wait on another process (PID 1, a
+	 * bus peer) -- a write of cgroup.procs into a group that exists,
+	 * or made ahead for this.  -EAGAIN when it cannot place without
+	 * waiting: the asynchronous path places the process after its
+	 * exec.  The direct cgroupfs backend's is its move.  NULL: the
+	 * backend cannot place without waiting (the systemd backend's
+	 * moves go through PID 1), and the exec gate stays closed.
+	 */
+	int (*move_now)(void *arg, const struct hier *h, const char *path, pid_t tgid);
 };
 
 /* How the core changes nftables sets of cgroup ids; 0 or -errno (as
@@ -247,7 +299,16 @@ struct core_env {
 	 * is told.
 	 */
 	void (*reloading)(void *arg, bool begin);
-	void *loop_arg; /* the argument of want_events, apply and reloading */
+	/*
+	 * The placement backend a policy asks for (its config's backend
+	 * key, resolved: kind, and the layout's root group): called once
+	 * the policy is built, at start and at each reload, before anything
+	 * is placed.  0 with *out set (NULL: cgfs above), or -errno (start
+	 * fails, a reload keeps the old policy).  NULL: cgfs always.
+	 */
+	int (*backend)(void *arg, enum backend_kind kind, const char *root,
+		       const struct core_cgfs **out);
+	void *loop_arg; /* the argument of want_events, apply, reloading and backend */
 	/* the most processes one boost may hold (0: what the state file
 	 * keeps, STATEFILE_MAX_MEMBERS; tests lower it) */
 	size_t boost_members;
@@ -276,6 +337,12 @@ struct core_stats {
 	uint64_t hook_timeouts, hook_restarts; /* Lua helper stopped, started again */
 	uint64_t state_saves, state_save_failures;
 	uint64_t placed_in[CORE_LATENCY_BUCKETS];
+	/* the exec gate (gate.h) */
+	uint64_t gate_execs;	/* execs held and answered */
+	uint64_t gate_moves;	/* moves made while an exec was held */
+	uint64_t gate_watchdog; /* execs the watchdog thread answered */
+	uint64_t gate_late;	/* of those, read by the loop: placed after the exec */
+	uint64_t gate_undone;	/* execs that failed after the gate: moved back */
 };
 
 /* Process table flags. */
@@ -296,6 +363,7 @@ struct boost {
 	struct procid *m; /* members: the process and its children */
 	size_t n, cap;
 	bool full;	  /* it reached the most members it may hold (said once) */
+	size_t heap_at;	  /* its place in the core's expiry heap (expiry.c) */
 	TAILQ_ENTRY(boost) link;
 };
 TAILQ_HEAD(boost_list, boost);
@@ -345,6 +413,13 @@ bool core_waiting_exec(const struct core *c);
 void core_lost_events(struct core *c, double now);
 /* Classify every process now (and forget those that are gone). */
 void core_rescan(struct core *c, double now);
+/* The outcome of a move the backend queued (CORE_MOVE_QUEUED): 0,
+ * -ESRCH (the process is gone) or another -errno (the backend logged
+ * why).  Only counted. */
+void core_move_done(struct core *c, pid_t pid, int rc);
+/* The backend lost moves it had queued (its connection broke): classify
+ * every process again soon. */
+void core_moves_lost(struct core *c, double now);
 /*
  * The one reload, whoever asks (SIGHUP, SIGUSR1, SIGUSR2, the control
  * socket's reload): build a new policy, swap it in on success, apply it
@@ -388,8 +463,15 @@ enum decide_result core_explain(struct core *c, pid_t pid, uid_t asker);
  * valid until the core is next called. */
 const struct task *core_snapshot(const struct core *c);
 const struct task_cgroups *core_snapshot_cgroups(const struct core *c);
-/* Verdicts for a process that does not exist: rules and Lua hook. */
-void core_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen);
+/*
+ * Verdicts for a process that does not exist: rules and Lua hook, asked
+ * by uid asker.  Requests (this and core_explain) run the hook in a
+ * helper of their own, at most a few times a second per user but root;
+ * beyond that, or when that helper fails, the rules alone decide and
+ * each verdict's reason says so.
+ */
+void core_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen,
+		 uid_t asker);
 /* The verdicts of the last explain/whatif, one per managed hierarchy. */
 const struct verdict *core_verdicts(const struct core *c);
 /*
@@ -399,6 +481,13 @@ const struct verdict *core_verdicts(const struct core *c);
  */
 const char *core_composed(const struct core *c);
 const char *core_part(const struct core *c, size_t i);
+/* Why the last explain leaves the process's v2 group alone although
+ * the layout wants it elsewhere (the backend refused), or NULL. */
+const char *core_refusal(const struct core *c);
+/* The units of the last explain's process, when the backend has units:
+ * the one it is in (cur) and the one standing for the composed group
+ * (want, "" if none); 0 or -ENOTSUP. */
+int core_units(const struct core *c, char *cur, size_t curlen, char *want, size_t wantlen);
 
 struct boost_request {
 	pid_t pid;
@@ -438,6 +527,22 @@ bool core_nft_names(const struct core *c, const struct nftset_ref *r);
 /* The ruleset changed (or notifications were lost): synchronise the
  * sets shortly (core_next_deadline says when). */
 void core_nft_changed(struct core *c, double now);
+/* A sync of the sets is in progress (it runs in steps). */
+bool core_nft_syncing(const struct core *c);
+/* What the core keeps of one set (for cgenginectl nft-sets). */
+struct core_nft_set_info {
+	const struct nftset_ref *ref;
+	size_t ids;	 /* ids the daemon put there */
+	bool configured; /* named by the policy (else emptied at the next sync) */
+	bool missing;	 /* not found in the ruleset when last changed */
+};
+void core_nft_each_set(const struct core *c,
+		       void (*fn)(void *arg, const struct core_nft_set_info *s), void *arg);
+/* fn(arg, group, id) for each group whose id the daemon put in set r,
+ * in no particular order; 0, or -ENOENT if the core keeps no such set.
+ * From the daemon's own bookkeeping: nf_tables is not asked. */
+int core_nft_set_groups(const struct core *c, const struct nftset_ref *r,
+			void (*fn)(void *arg, const char *group, uint64_t id), void *arg);
 /* fn(arg, set, group, level) for each set v2 group path or a group
  * above it is kept in; level: the group's depth below the v2 root, as
  * "socket cgroupv2 level N" counts. */

@@ -60,7 +60,9 @@ struct policy {
 	 * v2 is NULL when no dimension is virtual.
 	 */
 	const struct hier *v2;
-	char *uroot;	/* delegated subtree relative to v2's root; "" = its root */
+	char *uroot;	/* delegated subtree relative to v2's root; "" = its root
+			   (backend systemd: the root slice, /cgengine.slice) */
+	enum backend_kind backend; /* resolved: BACKEND_CGROUPFS or BACKEND_SYSTEMD */
 	bool uroot_own; /* uroot is the daemon's own group (or its leaf's parent) */
 	size_t nlayout;
 	size_t layout[RULES_MAX_HIERS];	   /* managed indexes, outer to inner */
@@ -70,6 +72,7 @@ struct policy {
 	char controllers[128]; /* v2 controllers enabled along the paths: "cpu io" */
 	bool need_names;	   /* some destination uses %u or %g */
 	struct hooks *hooks;	   /* Lua hooks, or NULL */
+	struct hooks *hooks_ask;   /* the same in a helper of its own, for requests */
 	struct name_table *users;  /* uid -> name cache */
 	struct name_table *groups; /* gid -> name cache */
 };
@@ -132,6 +135,14 @@ void layout_split(const struct policy *p, const char *cur, char *buf, size_t len
  */
 int layout_compose(const struct policy *p, const char *const *want, const char *const *cur,
 		   char *out, size_t len, size_t *bad) ENGINED_WUR;
+/*
+ * Does composed group path name a group the daemon reserves: its own
+ * leaf (uroot/daemon, when uroot is the daemon's own group) or one
+ * whose name starts with '.' (the service manager's: systemd's
+ * .control; every walk of the tree skips them)?  The level (1 = the
+ * first below uroot) of the reserved name, with why, or 0.  Pure.
+ */
+unsigned layout_reserved(const struct policy *p, const char *path, const char **why);
 /*
  * Which dimension level k (1 = the first below uroot) of composed group
  * path belongs to: its managed index, and the dimension's path down to
@@ -219,6 +230,34 @@ struct made_group {
 	LIST_ENTRY(made_group) link;
 };
 
+/* ---- askrate.c: how often one user's requests may run the Lua hook --------- */
+
+struct askrate {
+	struct map users; /* uid -> token bucket */
+};
+
+void askrate_init(struct askrate *r);
+/* May uid's request run the hook now (wall-clock seconds)?  Root may. */
+bool askrate_take(struct askrate *r, uid_t uid, double now);
+void askrate_free(struct askrate *r);
+
+/* ---- expiry.c: active boosts ordered by expiry (a binary heap) -------------- */
+
+struct expiry_heap {
+	struct boost **v;
+	size_t n, cap;
+};
+
+/* Add boost b (its heap_at is kept up to date); 0 or -ENOMEM. */
+int expiry_add(struct expiry_heap *h, struct boost *b) ENGINED_WUR;
+/* Take b out (nothing if it is not in). */
+void expiry_remove(struct expiry_heap *h, struct boost *b);
+/* The boost that expires first (by id among equals), or NULL: O(1). */
+struct boost *expiry_first(const struct expiry_heap *h);
+size_t expiry_count(const struct expiry_heap *h);
+/* Free the heap, not the boosts. */
+void expiry_free(struct expiry_heap *h);
+
 struct core {
 	struct core_env env;
 	struct overrides ov;
@@ -235,6 +274,7 @@ struct core {
 	double now;		    /* monotonic time of the current call */
 	double defer_at;	    /* flush deferred entries (0 = nothing) */
 	double rescan_at, last_rescan;
+	const char *rescan_why; /* for the log: "after lost events", ... (or NULL) */
 	double cleanup_at;
 	double save_at, last_save; /* boost state: write at save_at */
 	bool state_dirty;	   /* the boosts changed: write durably, soon */
@@ -244,6 +284,7 @@ struct core {
 	unsigned long save_failures; /* in a row */
 	LIST_HEAD(, made_group) made;
 	struct boost_list boosts;
+	struct expiry_heap expiries; /* the same boosts, by expiry */
 	unsigned next_boost;
 	bool paused;
 	bool dropped[RULES_MAX_HIERS]; /* hierarchy unmounted: left alone until a reload */
@@ -256,12 +297,18 @@ struct core {
 	const char *parts[RULES_MAX_HIERS]; /* current part of each virtual dimension */
 	char partbuf[2 * RULES_DEST_MAX];
 	char composed[RULES_DEST_MAX]; /* the v2 group wanted, "" = none */
+	char v2cur[RULES_DEST_MAX];    /* the layout's group the snapshot is in */
+	char refusal[256];	       /* the backend leaves it alone: why ("" = no) */
 	bool root_ready;	       /* controllers enabled at the root (this policy) */
+	bool reserved_logged;	       /* a reserved group was refused and said so */
+	struct askrate askrate;	       /* Lua hook runs of requests, per user */
 	struct nftsets *nft;	       /* nft sets of group ids (nftsets.c) */
 	struct core_wants wants[2];    /* the set handed to the loop, and a new one */
 	int wants_cur;		       /* which of them is the one handed over */
 	bool wants_applied;	       /* one was handed over */
 	bool wants_dirty;	       /* the table or the policy changed since */
+	struct gate *gate;	       /* the exec gate's records (gate.c), or NULL */
+	bool at_gate;		       /* moving while an exec is held */
 };
 
 
@@ -296,7 +343,13 @@ void classify(struct core *c, pid_t pid);
 void classify_ids(struct core *c, pid_t pid, const struct task_ids *ids);
 /* Decide only: verdicts for pid into c->verdicts, snapshot in c->snap. */
 enum decide_result classify_decide(struct core *c, pid_t pid, uid_t asker);
-void classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen);
+/* Decide for the snapshot already in c->snap (the exec gate makes it):
+ * its current groups read, the rules and boosts, no Lua hook. */
+enum decide_result classify_decide_snapshot(struct core *c);
+/* Make the moves the verdicts ask for (c->snap_cg read). */
+void classify_act(struct core *c);
+void classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen,
+		     uid_t asker);
 
 /* ---- groups.c: acting on cgroupfs -------------------------------------------------- */
 
@@ -307,6 +360,11 @@ void groups_move_composed(struct core *c, const struct task *t);
 /* Remember a group made from a template, for removal once empty;
  * remove those that are empty now; forget them all. */
 void groups_made(struct core *c, const struct hier *h, const char *path);
+/* The same, for a path known not to be listed (found at start). */
+void groups_adopt(struct core *c, const struct hier *h, const char *path);
+/* leftovers.c: at start, the template groups a former run made in the
+ * unified layout's tree: removed if empty, else remembered like made. */
+void groups_leftovers(struct core *c);
 void groups_cleanup(struct core *c);
 void groups_forget_made(struct core *c);
 /* The unified layout: the daemon into its leaf, controllers enabled at
@@ -325,10 +383,33 @@ void nftsets_free(struct core *c);
 /* A v2 group was made (or found made again) / removed by the daemon. */
 void nftsets_made(struct core *c, const struct hier *h, const char *path);
 void nftsets_removed(struct core *c, const struct hier *h, const char *path);
-/* Find the groups of every set, bring each set in line. */
+/* Start a sync: find the groups of every set, bring each set in line.
+ * The first step runs at once; a sync of many groups goes on in later
+ * steps (nftsets_deadline is then now), so the loop runs between them. */
 void nftsets_sync(struct core *c);
-/* When the ruleset changed: sync at this time (monotonic; 0 = no). */
+/* Run the next step of a sync, or start one that is due. */
+void nftsets_timeout(struct core *c, double now);
+/* A group with this id was removed before the sets were synced (at
+ * start, a former run's): the next sync deletes the id where it finds it. */
+void nftsets_gone(struct core *c, uint64_t id);
+/* When nftsets_timeout has something to do (monotonic; 0 = nothing). */
 double nftsets_deadline(const struct core *c);
+
+/* ---- gate.c: the exec gate's records ------------------------------------------------ */
+
+/* An EXEC event for tgid: an exec the gate held did happen. */
+void gate_exec_seen(struct core *c, pid_t tgid);
+/* Is an exec of pid held or on its way (answered, not yet seen)?  Then
+ * it is not classified before its EXEC event: it would be by its old
+ * program. */
+bool gate_pending(const struct core *c, pid_t pid);
+/* When gate_timeout() has something to do (monotonic; 0 = no). */
+double gate_deadline(const struct core *c);
+/* Undo the moves of execs that never happened. */
+void gate_timeout(struct core *c);
+/* A new policy: the records name the old one's hierarchies. */
+void gate_forget(struct core *c);
+void gate_free(struct core *c);
 
 /* ---- boost.c: boosts and the process table's bookkeeping -------------------------- */
 
@@ -362,8 +443,10 @@ unsigned boost_expired(const struct core *c);
 
 /* The boost of member pid on hierarchy hier, or NULL. */
 const struct boost *boost_of(const struct core *c, pid_t pid, const char *hier);
-/* A boosted parent forked: the child joins its boosts. */
-void boost_fork(struct core *c, struct procid parent, struct procid child);
+/* A boosted parent forked: the child joins its boosts.  True when a
+ * boost was full and refused it: the child, which the kernel put in the
+ * boost's group with its parent, must then be placed by the rules. */
+bool boost_fork(struct core *c, struct procid parent, struct procid child);
 /* Process id is gone: it leaves its boosts (a boost left empty ends). */
 void boost_exit(struct core *c, struct procid id);
 /* Earliest expiry, wall clock; 0 if none. */

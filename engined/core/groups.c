@@ -87,28 +87,45 @@ create_group(struct core *c, size_t i, const char *path, const struct rules_rule
 	return 0;
 }
 
+/* Move pid into group path of h: while the exec gate holds an exec,
+ * through the backend's move_now (one that never waits on PID 1). */
+static int
+move(struct core *c, const struct hier *h, const char *path, pid_t pid)
+{
+	const struct core_cgfs *fs = c->env.cgfs;
+
+	if (c->at_gate) /* the gate opens only with a move_now */
+		return fs->move_now != NULL ? fs->move_now(fs->arg, h, path, pid) : -EAGAIN;
+	return fs->move(fs->arg, h, path, pid);
+}
+
 void
 groups_move(struct core *c, size_t i, const struct task *t, const struct verdict *v)
 {
 	const struct hier *h = c->pol->managed[i];
-	const struct core_cgfs *fs = c->env.cgfs;
 
 	if (c->dry_run) {
 		log_info("would move pid %d (%s) to %s:%s (%s)", (int)t->pid, t->comm,
 			 hier_label(h), v->dest, v->reason);
 		return;
 	}
-	int rc = fs->move(fs->arg, h, v->dest, t->pid);
+	int rc = move(c, h, v->dest, t->pid);
 	/* first-match rules create only templated groups, as libcgroup */
 	bool may_create = v->rule == NULL || c->dec[i].create;
 	if (rc == -ENOENT && may_create && (rc = create_group(c, i, v->dest, v->rule)) == 0)
-		rc = fs->move(fs->arg, h, v->dest, t->pid);
-	if (rc == 0) {
+		rc = move(c, h, v->dest, t->pid);
+	if (rc == CORE_MOVE_QUEUED) { /* counted when the backend reports back (core_move_done) */
+		log_info("moving pid %d (%s) to %s:%s (%s)", (int)t->pid, t->comm,
+			 hier_label(h), v->dest, v->reason);
+	} else if (rc == 0) {
 		c->stats.moves++;
 		log_info("moved pid %d (%s) to %s:%s (%s)", (int)t->pid, t->comm,
 			 hier_label(h), v->dest, v->reason);
 	} else if (rc == -ESRCH) {
 		c->stats.vanished++;
+	} else if (rc == -EAGAIN && c->at_gate) {
+		log_debug("pid %d (%s): %s:%s is placed after its exec", (int)t->pid,
+			  t->comm, hier_label(h), v->dest);
 	} else if (rc == -ESTALE) {
 		c->stats.move_failures++;
 		c->dropped[i] = true;
@@ -405,7 +422,6 @@ void
 groups_move_composed(struct core *c, const struct task *t)
 {
 	const struct policy *p = c->pol;
-	const struct core_cgfs *fs = c->env.cgfs;
 	char why[1024];
 	int rc;
 
@@ -415,15 +431,21 @@ groups_move_composed(struct core *c, const struct task *t)
 			 t->comm, c->composed, why);
 		return;
 	}
-	rc = fs->move(fs->arg, p->v2, c->composed, t->pid);
+	rc = move(c, p->v2, c->composed, t->pid);
 	if (rc == -ENOENT && (rc = create_composed(c)) == 0)
-		rc = fs->move(fs->arg, p->v2, c->composed, t->pid);
-	if (rc == 0) {
-		c->stats.moves++;
-		log_info("moved pid %d (%s) to unified:%s (%s)", (int)t->pid, t->comm,
+		rc = move(c, p->v2, c->composed, t->pid);
+	if (rc == CORE_MOVE_QUEUED) { /* counted when the backend reports back (core_move_done) */
+		log_info("moving pid %d (%s) to unified:%s (%s)", (int)t->pid, t->comm,
 			 c->composed, why);
+	} else if (rc == 0) {
+		c->stats.moves++;
+		log_info("moved pid %d (%s) to unified:%s (%s%s)", (int)t->pid, t->comm,
+			 c->composed, why, c->at_gate ? ", at the exec gate" : "");
 	} else if (rc == -ESRCH) {
 		c->stats.vanished++;
+	} else if (rc == -EAGAIN && c->at_gate) {
+		log_debug("pid %d (%s): unified:%s is placed after its exec", (int)t->pid,
+			  t->comm, c->composed);
 	} else {
 		c->stats.move_failures++;
 		log_warning(
@@ -451,6 +473,14 @@ groups_made(struct core *c, const struct hier *h, const char *path)
 	LIST_FOREACH(g, &c->made, link)
 	if (strcmp(g->hier, h->name) == 0 && strcmp(g->path, path) == 0)
 		return;
+	groups_adopt(c, h, path);
+}
+
+void
+groups_adopt(struct core *c, const struct hier *h, const char *path)
+{
+	struct made_group *g;
+
 	if ((g = calloc(1, sizeof(*g))) == NULL)
 		return;
 	g->hier = strdup(h->name);

@@ -18,6 +18,7 @@
  * node.
  */
 #include "core_private.h"
+#include "sdunit.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -110,10 +111,31 @@ own_root(const char *procroot, char *own, size_t len)
 	return rc;
 }
 
+/* Backend systemd: the root is a slice systemd owns, not our group. */
+static int
+slice_root(struct policy *p, const char *where, const struct report *rep)
+{
+	const char *r = p->cfg->unified_root[0] ? p->cfg->unified_root : SDUNIT_ROOT;
+	char prefix[SDUNIT_NAME_MAX];
+
+	if (sdunit_root_prefix(r, prefix, sizeof(prefix)) < 0) {
+		report_msg(rep,
+			   "%s: unified-root: \"%s\" is not a slice's group (backend systemd: "
+			   "e.g. \"/cgengine.slice\" or \"/a.slice/a-b.slice\")",
+			   where, r);
+		return -1;
+	}
+	p->uroot_own = false;
+	return (p->uroot = strdup(r)) == NULL ? -1 : 0;
+}
+
 static int
 find_root(struct policy *p, const char *procroot, const char *where,
 	  const struct report *rep)
 {
+	if (p->backend == BACKEND_SYSTEMD)
+		return slice_root(p, where, rep);
+
 	const char *r = p->cfg->unified_root;
 	char own[2048];
 	int rc = own_root(procroot, own, sizeof(own));
@@ -372,6 +394,33 @@ layout_compose(const struct policy *p, const char *const *want, const char *cons
 
 		if ((rc = append_part(p, i, part, out, len, &used)) < 0)
 			return rc;
+	}
+	return 0;
+}
+
+unsigned
+layout_reserved(const struct policy *p, const char *path, const char **why)
+{
+	size_t rlen = strlen(p->uroot);
+	unsigned k = 0;
+
+	if (strncmp(path, p->uroot, rlen) != 0)
+		return 0;
+	for (const char *s = path + rlen; *s;) {
+		size_t n = strcspn(s, "/");
+		if (n > 0) {
+			k++;
+			if (s[0] == '.') {
+				*why = "a name starting with '.' (the service manager's)";
+				return k;
+			}
+			if (k == 1 && p->uroot_own && n == strlen(LAYOUT_DAEMON_LEAF) &&
+			    memcmp(s, LAYOUT_DAEMON_LEAF, n) == 0) {
+				*why = "the daemon's own leaf";
+				return k;
+			}
+		}
+		s += n + (s[n] == '/');
 	}
 	return 0;
 }

@@ -21,7 +21,18 @@
  * What this file knows: the patterns (rebuilt with each policy), the
  * groups found so far with their ids ("members"), and per set the ids
  * the daemon put there -- kept across reloads, so a set a new policy no
- * longer names is emptied of them.
+ * longer names is emptied of them.  Members and ids are hash tables
+ * (the project's map), so a group made, removed or found costs the same
+ * with 20 groups as with 20,000.
+ *
+ * A sync runs in steps, at most NFT_STEP units of work each (a group
+ * looked at, a directory listed, 256 members swept or set elements
+ * compared), and the loop runs between two steps: a process exec'd
+ * meanwhile is placed without waiting for the whole sync.  A step walks
+ * the tree from an explicit stack, so it can stop anywhere; what
+ * changes meanwhile goes through nftsets_made/removed as usual, and the
+ * generation a member was last found in tells the sweep which groups
+ * the walk did not find.
  */
 #include "core_private.h"
 
@@ -34,11 +45,14 @@
 /* Ids of others in a set whose groups a sync checks for life, at most:
  * each check is a system call, and a firewall's set may be large. */
 #define NFT_LIVE_CHECKS 1024
+/* Units of work of one sync step (see above); a few ms at most. */
+#define NFT_STEP 256
+#define NFT_UNIT 256 /* members swept, or set elements compared, per unit */
 
 struct nft_pattern {
 	char **seg; /* segments below the v2 root; a wildcard is "*" */
 	size_t nseg;
-	size_t leaf_at; /* a wildcard here never matches the daemon's leaf (or SIZE_MAX) */
+	size_t leaf_at; /* the segment here never matches the daemon's leaf (or SIZE_MAX) */
 	const struct group_conf *g;
 	size_t *sets; /* indexes into nftsets.sets */
 	size_t nsets;
@@ -47,16 +61,22 @@ struct nft_pattern {
 struct nft_set {
 	struct nftset_ref ref;
 	char name[3 * NFTSET_NAME_MAX];
-	uint64_t *ids; /* what the daemon put there */
-	size_t n, cap;
-	bool configured; /* named by the current policy */
-	bool missing;	 /* logged as missing, until it is found */
+	struct map ids; /* what the daemon put there: uint64_t, keyed by itself */
+	bool configured;      /* named by the current policy */
+	bool missing;	      /* logged as missing, until it is found */
 };
 
 struct nft_member {
-	char *path; /* below the v2 root */
+	char *path; /* below the v2 root; the key */
 	uint64_t id;
-	bool seen; /* found by the current walk */
+	unsigned gen; /* the sync that last found (or made) it */
+};
+
+/* A directory the walk of a sync has still to look at. */
+struct nft_todo {
+	size_t pat; /* the pattern */
+	size_t j;   /* its segment to match next */
+	char *path;
 };
 
 struct nftsets {
@@ -64,13 +84,21 @@ struct nftsets {
 	size_t npat;
 	struct nft_set *sets;
 	size_t nsets;
-	struct nft_member *mem;
-	size_t nmem, capmem;
-	const struct hier *h; /* the v2 hierarchy the patterns are in */
+	struct map mem;  /* struct nft_member, keyed by path */
+	struct map gone; /* ids of groups removed at start: uint64_t */
+	const struct hier *h;  /* the v2 hierarchy the patterns are in */
 	struct core_nft real;
 	struct nftset_conn *conn; /* for real: opened when first needed */
 	bool conn_logged;
-	double sync_at;
+	double sync_at; /* a sync is wanted then (0: none) */
+	/* the sync in progress */
+	bool syncing;
+	unsigned gen;	 /* its generation */
+	size_t next_pat; /* patterns whose walk has not started */
+	struct nft_todo *todo;
+	size_t ntodo, captodo;
+	bool swept;	 /* members it did not find are dropped */
+	size_t next_set; /* sets brought in line so far */
 };
 
 /* ---- the kernel's sets, through libnftnl ------------------------------------ */
@@ -121,38 +149,28 @@ real_list(void *arg, const struct nftset_ref *s, uint64_t **ids, size_t *k)
 /* ---- small helpers ----------------------------------------------------------------- */
 
 static bool
-ids_has(const uint64_t *v, size_t n, uint64_t id)
+set_has(const struct nft_set *s, uint64_t id)
 {
-	for (size_t i = 0; i < n; i++)
-		if (v[i] == id)
-			return true;
-	return false;
+	return map_find(&s->ids, id, NULL, NULL) != NULL;
 }
 
 static void
 set_forget(struct nft_set *s, uint64_t id)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (s->ids[i] == id) {
-			s->ids[i] = s->ids[--s->n];
-			return;
-		}
+	uint64_t *v = map_find(&s->ids, id, NULL, NULL);
+
+	if (v != NULL)
+		map_remove(&s->ids, v);
 }
 
 static void
 set_remember(struct nft_set *s, uint64_t id)
 {
-	if (ids_has(s->ids, s->n, id))
-		return;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 16;
-		uint64_t *v = realloc(s->ids, cap * sizeof(*v));
-		if (v == NULL)
-			return; /* forgotten: the next sync finds it in the set */
-		s->ids = v;
-		s->cap = cap;
-	}
-	s->ids[s->n++] = id;
+	bool fresh;
+	uint64_t *v = map_insert(&s->ids, id, NULL, NULL, &fresh);
+
+	if (v != NULL) /* else forgotten: the next sync finds it in the set */
+		*v = id;
 }
 
 static const char *
@@ -231,6 +249,7 @@ set_index(struct nftsets *n, const char *spec)
 		return -1;
 	n->sets = v;
 	memset(&v[n->nsets], 0, sizeof(v[0]));
+	map_init(&v[n->nsets].ids, sizeof(uint64_t));
 	v[n->nsets].ref = r;
 	snprintf(v[n->nsets].name, sizeof(v[0].name), "%s", name);
 	v[n->nsets].configured = true;
@@ -260,7 +279,7 @@ pattern_build(struct core *c, size_t k, const struct group_conf *g,
 		}
 		if (add_segments(pat, p->uroot) < 0)
 			return -ENOMEM;
-		if (outer > 0 && p->uroot_own)
+		if (p->uroot_own) /* even a section that names it: never the leaf */
 			pat->leaf_at = pat->nseg;
 		if (add_wildcards(pat, outer) < 0 || add_segments(pat, g->path) < 0)
 			return -ENOMEM;
@@ -334,10 +353,9 @@ pattern_match(const struct nft_pattern *p, const char *path)
 			if (j == p->nseg)
 				return false;
 			bool wild = strcmp(p->seg[j], "*") == 0;
-			if (wild &&
-			    (s[0] == '.' ||
-			     (j == p->leaf_at && n == strlen(LAYOUT_DAEMON_LEAF) &&
-			      memcmp(s, LAYOUT_DAEMON_LEAF, n) == 0)))
+			if ((wild && s[0] == '.') ||
+			    (j == p->leaf_at && n == strlen(LAYOUT_DAEMON_LEAF) &&
+			     memcmp(s, LAYOUT_DAEMON_LEAF, n) == 0))
 				return false;
 			if (!wild &&
 			    (strlen(p->seg[j]) != n || memcmp(p->seg[j], s, n) != 0))
@@ -351,40 +369,54 @@ pattern_match(const struct nft_pattern *p, const char *path)
 
 /* ---- members: the groups found, with their ids ---------------------------------------- */
 
-static struct nft_member *
-member_find(struct nftsets *n, const char *path)
+static uint64_t
+path_hash(const char *path)
 {
-	for (size_t i = 0; i < n->nmem; i++)
-		if (strcmp(n->mem[i].path, path) == 0)
-			return &n->mem[i];
-	return NULL;
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		h = (h ^ *p) * 1099511628211ull;
+	return h;
+}
+
+static bool
+member_is(const void *value, const void *probe)
+{
+	return strcmp(((const struct nft_member *)value)->path, probe) == 0;
 }
 
 static struct nft_member *
+member_find(struct nftsets *n, const char *path)
+{
+	return map_find(&n->mem, path_hash(path), member_is, path);
+}
+
+/* The member for path (made if new), with id, found by this sync. */
+static struct nft_member *
 member_add(struct nftsets *n, const char *path, uint64_t id)
 {
-	if (n->nmem == n->capmem) {
-		size_t cap = n->capmem ? 2 * n->capmem : 16;
-		struct nft_member *v = realloc(n->mem, cap * sizeof(*v));
-		if (v == NULL)
-			return NULL;
-		n->mem = v;
-		n->capmem = cap;
-	}
-	struct nft_member *m = &n->mem[n->nmem];
-	if ((m->path = strdup(path)) == NULL)
+	bool fresh;
+	struct nft_member *m =
+		map_insert(&n->mem, path_hash(path), member_is, path, &fresh);
+
+	if (m == NULL)
 		return NULL;
+	if (fresh && (m->path = strdup(path)) == NULL) {
+		map_remove(&n->mem, m);
+		return NULL;
+	}
 	m->id = id;
-	m->seen = true;
-	n->nmem++;
+	m->gen = n->gen;
 	return m;
 }
 
 static void
 member_drop(struct nftsets *n, struct nft_member *m)
 {
-	free(m->path);
-	*m = n->mem[--n->nmem];
+	char *path = m->path;
+
+	map_remove(&n->mem, m);
+	free(path);
 }
 
 /* Does group path belong in set s (a pattern naming s matches it)? */
@@ -460,8 +492,10 @@ nftsets_made(struct core *c, const struct hier *h, const char *path)
 	}
 	n->h = h;
 	struct nft_member *m = member_find(n, path);
-	if (m != NULL && m->id == id)
+	if (m != NULL && m->id == id) {
+		m->gen = n->gen; /* there: a sync in progress keeps it */
 		return;
+	}
 	if (m != NULL) { /* made again behind our back: a new id */
 		change_sets(c, path, m->id, false);
 		m->id = id;
@@ -485,58 +519,105 @@ nftsets_removed(struct core *c, const struct hier *h, const char *path)
 	member_drop(n, m);
 }
 
-/* ---- re-synchronising ------------------------------------------------------------------ */
+/* ---- re-synchronising: the walk, a step at a time --------------------------------------- */
 
-struct walk {
-	struct core *c;
-	const struct nft_pattern *p;
-	size_t j; /* the segment to match next */
-	char *path;
-};
-
-static void walk(struct core *c, const struct nft_pattern *p, size_t j, char *path);
-
-static int
-walk_child(void *arg, const char *name)
+/* Push path/name (name NULL: path itself) for segment j of pattern pat. */
+static void
+todo_push(struct nftsets *n, size_t pat, size_t j, const char *path, const char *name)
 {
-	const struct walk *w = arg;
 	char sub[RULES_DEST_MAX];
 
+	if (name != NULL) {
+		if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", path, name) >=
+		    sizeof(sub))
+			return;
+		path = sub;
+	}
+	if (n->ntodo == n->captodo) {
+		size_t cap = n->captodo ? 2 * n->captodo : 64;
+		struct nft_todo *v = realloc(n->todo, cap * sizeof(*v));
+		if (v == NULL)
+			return; /* missed: the sweep keeps nothing it did not see */
+		n->todo = v;
+		n->captodo = cap;
+	}
+	char *copy = strdup(path);
+	if (copy != NULL)
+		n->todo[n->ntodo++] =
+			(struct nft_todo){ .pat = pat, .j = j, .path = copy };
+}
+
+static void
+todo_clear(struct nftsets *n)
+{
+	while (n->ntodo > 0)
+		free(n->todo[--n->ntodo].path);
+}
+
+struct listing {
+	struct nftsets *n;
+	const struct nft_todo *t;
+	unsigned children;
+};
+
+static int
+todo_child(void *arg, const char *name)
+{
+	struct listing *l = arg;
+	const struct nft_pattern *p = &l->n->pat[l->t->pat];
+
 	if (name[0] == '.' ||
-	    (w->j == w->p->leaf_at && strcmp(name, LAYOUT_DAEMON_LEAF) == 0))
+	    (l->t->j == p->leaf_at && strcmp(name, LAYOUT_DAEMON_LEAF) == 0))
 		return 0;
-	if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", w->path, name) < sizeof(sub))
-		walk(w->c, w->p, w->j + 1, sub);
+	todo_push(l->n, l->t->pat, l->t->j + 1, l->t->path, name);
+	l->children++;
 	return 0;
 }
 
-/* Find the groups of pattern p from segment j on below path. */
-static void
-walk(struct core *c, const struct nft_pattern *p, size_t j, char *path)
+/* Look at one directory of the walk: a group of the pattern (its id
+ * recorded), or the next level pushed.  Its cost in units. */
+static unsigned
+walk_one(struct core *c, const struct nft_todo *t)
 {
 	struct nftsets *n = c->nft;
+	const struct nft_pattern *p = &n->pat[t->pat];
 	const struct core_cgfs *fs = c->env.cgfs;
-	char sub[RULES_DEST_MAX];
 	uint64_t id;
 
-	if (j == p->nseg) {
-		if (fs->id(fs->arg, n->h, path, &id) < 0)
-			return; /* not there */
-		struct nft_member *m = member_find(n, path);
-		if (m == NULL)
-			(void)member_add(n, path, id);
-		else
-			m->id = id, m->seen = true;
-		return;
+	if (t->j == p->nseg) {
+		if (fs->id(fs->arg, n->h, t->path, &id) == 0) /* else not there */
+			(void)member_add(n, t->path, id);
+		return 1;
 	}
-	if (strcmp(p->seg[j], "*") == 0) {
-		struct walk w = { c, p, j, path };
-		if (fs->children != NULL)
-			(void)fs->children(fs->arg, n->h, path, walk_child, &w);
-		return;
+	if (strcmp(p->seg[t->j], "*") != 0) {
+		if (t->j != p->leaf_at || strcmp(p->seg[t->j], LAYOUT_DAEMON_LEAF) != 0)
+			todo_push(n, t->pat, t->j + 1, t->path, p->seg[t->j]);
+		return 1;
 	}
-	if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", path, p->seg[j]) < sizeof(sub))
-		walk(c, p, j + 1, sub);
+	struct listing l = { n, t, 0 };
+	if (fs->children != NULL)
+		(void)fs->children(fs->arg, n->h, t->path, todo_child, &l);
+	return 1 + l.children / NFT_UNIT;
+}
+
+/* Drop the members the walk did not find (their groups are gone). */
+static unsigned
+sweep(struct nftsets *n)
+{
+	size_t k = 0, cursor = 0, count = map_count(&n->mem);
+	char **gone = calloc(count + 1, sizeof(*gone));
+	struct nft_member *m;
+
+	if (gone == NULL)
+		return 1; /* kept until the next sync */
+	while ((m = map_next(&n->mem, &cursor)) != NULL)
+		if (m->gen != n->gen)
+			gone[k++] = m->path;
+	for (size_t i = 0; i < k; i++)
+		if ((m = member_find(n, gone[i])) != NULL)
+			member_drop(n, m);
+	free(gone);
+	return 1 + (unsigned)(count / NFT_UNIT);
 }
 
 static int
@@ -558,14 +639,15 @@ sorted_has(const uint64_t *v, size_t n, uint64_t id)
 static uint64_t *
 wanted_ids(const struct nftsets *n, size_t s, size_t *count)
 {
-	uint64_t *v = malloc((n->nmem + 1) * sizeof(*v));
-	size_t k = 0;
+	uint64_t *v = malloc((map_count(&n->mem) + 1) * sizeof(*v));
+	const struct nft_member *m;
+	size_t k = 0, cursor = 0;
 
 	if (v == NULL)
 		return NULL;
-	for (size_t i = 0; n->sets[s].configured && i < n->nmem; i++)
-		if (wanted_in(n, s, n->mem[i].path))
-			v[k++] = n->mem[i].id;
+	while (n->sets[s].configured && (m = map_next(&n->mem, &cursor)) != NULL)
+		if (wanted_in(n, s, m->path))
+			v[k++] = m->id;
 	if (k > 1)
 		qsort(v, k, sizeof(*v), cmp_id);
 	size_t u = 0;
@@ -576,10 +658,21 @@ wanted_ids(const struct nftsets *n, size_t s, size_t *count)
 	return v;
 }
 
+/* Make the ids the daemon put in set s exactly want[0..n). */
+static void
+set_replace(struct nft_set *set, const uint64_t *want, size_t n)
+{
+	map_free(&set->ids);
+	map_init(&set->ids, sizeof(uint64_t));
+	for (size_t i = 0; i < n; i++)
+		set_remember(set, want[i]);
+}
+
 /* Bring set s in line: add the members' ids it lacks, delete the ids
  * the daemon put there that are no longer wanted, and those of groups
- * that no longer exist.  Sorted lists, so a big set costs n log n. */
-static void
+ * that no longer exist.  Sorted lists and hash look-ups, so a big set
+ * costs n log n.  Its cost in units. */
+static unsigned
 sync_set(struct core *c, size_t s)
 {
 	struct nftsets *n = c->nft;
@@ -592,8 +685,8 @@ sync_set(struct core *c, size_t s)
 
 	if (rc < 0) {
 		set_failed(set, "list it", rc);
-		set->n = 0; /* nothing of ours is there */
-		return;
+		set_replace(set, NULL, 0); /* nothing of ours is there */
+		return 1;
 	}
 	if (set->missing)
 		log_notice("nft set %s: found", set->name);
@@ -605,8 +698,6 @@ sync_set(struct core *c, size_t s)
 		goto out;
 	if (nhave > 1)
 		qsort(have, nhave, sizeof(*have), cmp_id);
-	if (set->n > 1)
-		qsort(set->ids, set->n, sizeof(*set->ids), cmp_id);
 	for (size_t i = 0; i < nwant; i++)
 		if (!sorted_has(have, nhave, want[i]))
 			add[nadd++] = want[i];
@@ -614,7 +705,8 @@ sync_set(struct core *c, size_t s)
 	for (size_t i = 0; i < nhave; i++) {
 		if (sorted_has(want, nwant, have[i]) || (i > 0 && have[i] == have[i - 1]))
 			continue;
-		if (sorted_has(set->ids, set->n, have[i]) ||
+		if (set_has(set, have[i]) ||
+		    map_find(&n->gone, have[i], NULL, NULL) != NULL ||
 		    (set->configured && fs->id_live != NULL && n->h != NULL &&
 		     checks++ < NFT_LIVE_CHECKS &&
 		     fs->id_live(fs->arg, n->h, have[i]) == 0))
@@ -632,15 +724,13 @@ sync_set(struct core *c, size_t s)
 	if (nadd > 0 || ndel > 0)
 		log_notice("nft set %s: %zu group id%s added, %zu deleted", set->name,
 			   nadd, nadd == 1 ? "" : "s", ndel);
-	free(set->ids); /* what is ours there now: the wanted ones */
-	set->ids = want;
-	set->n = set->cap = nwant;
-	want = NULL;
+	set_replace(set, want, nwant); /* what is ours there now: the wanted ones */
 out:
 	free(want);
 	free(add);
 	free(del);
 	free(have);
+	return 1 + (unsigned)((nhave + nwant) / NFT_UNIT);
 }
 
 /* Drop set s (no pattern names it), and renumber the later sets in
@@ -648,13 +738,66 @@ out:
 static void
 set_drop(struct nftsets *n, size_t s)
 {
-	free(n->sets[s].ids);
+	map_free(&n->sets[s].ids);
 	memmove(&n->sets[s], &n->sets[s + 1], (n->nsets - s - 1) * sizeof(*n->sets));
 	n->nsets--;
 	for (size_t i = 0; i < n->npat; i++)
 		for (size_t j = 0; j < n->pat[i].nsets; j++)
 			if (n->pat[i].sets[j] > s)
 				n->pat[i].sets[j]--;
+}
+
+/* The sync is done: sets no longer named are empty of our ids now:
+ * forget them, keeping the order, since the patterns name sets by index. */
+static void
+sync_done(struct nftsets *n)
+{
+	for (size_t s = n->nsets; s-- > 0;)
+		if (!n->sets[s].configured)
+			set_drop(n, s);
+	n->syncing = false;
+	map_free(&n->gone); /* deleted where they were, or never there */
+	map_init(&n->gone, sizeof(uint64_t));
+}
+
+void
+nftsets_gone(struct core *c, uint64_t id)
+{
+	struct nftsets *n = c->nft;
+	bool fresh;
+	uint64_t *v = n != NULL && n->nsets > 0
+			      ? map_insert(&n->gone, id, NULL, NULL, &fresh)
+			      : NULL;
+
+	if (v != NULL)
+		*v = id;
+}
+
+/* One step of the sync in progress: at most about NFT_STEP units. */
+static void
+sync_step(struct core *c)
+{
+	struct nftsets *n = c->nft;
+	unsigned used = 0;
+
+	while (n->syncing && used < NFT_STEP) {
+		if (n->ntodo > 0) {
+			struct nft_todo t = n->todo[--n->ntodo];
+			used += walk_one(c, &t);
+			free(t.path);
+		} else if (n->next_pat < n->npat) {
+			size_t i = n->next_pat++;
+			if (n->pat[i].nsets > 0) /* else its groups go in no set */
+				todo_push(n, i, 0, "", NULL);
+		} else if (!n->swept) {
+			used += sweep(n);
+			n->swept = true;
+		} else if (n->next_set < n->nsets) {
+			used += sync_set(c, n->next_set++);
+		} else {
+			sync_done(n);
+		}
+	}
 }
 
 void
@@ -669,24 +812,27 @@ nftsets_sync(struct core *c)
 	for (size_t i = 0; n->h == NULL && i < c->pol->n; i++)
 		if (c->pol->managed[i]->version == HIER_V2)
 			n->h = c->pol->managed[i];
-	for (size_t i = 0; i < n->nmem; i++)
-		n->mem[i].seen = false;
-	for (size_t i = 0; n->h != NULL && c->env.cgfs->id != NULL && i < n->npat; i++) {
-		char root[RULES_DEST_MAX] = "";
-		walk(c, &n->pat[i], 0, root);
-	}
-	for (size_t i = 0; i < n->nmem;)
-		if (!n->mem[i].seen)
-			member_drop(n, &n->mem[i]);
-		else
-			i++;
-	for (size_t s = 0; s < n->nsets; s++)
-		sync_set(c, s);
-	/* sets no longer named are empty of our ids now: forget them,
-	 * keeping the order, since the patterns name sets by index */
-	for (size_t s = n->nsets; s-- > 0;)
-		if (!n->sets[s].configured)
-			set_drop(n, s);
+	todo_clear(n);
+	n->syncing = true;
+	n->gen++;
+	/* nothing to walk without a v2 tree whose ids can be read */
+	n->next_pat = n->h != NULL && c->env.cgfs->id != NULL ? 0 : n->npat;
+	n->swept = false;
+	n->next_set = 0;
+	sync_step(c);
+}
+
+void
+nftsets_timeout(struct core *c, double now)
+{
+	struct nftsets *n = c->nft;
+
+	if (n == NULL)
+		return;
+	if (n->syncing)
+		sync_step(c);
+	else if (n->sync_at > 0 && now >= n->sync_at)
+		nftsets_sync(c);
 }
 
 /* ---- life cycle --------------------------------------------------------------------------- */
@@ -698,6 +844,8 @@ nftsets_new(struct core *c)
 
 	if (n == NULL)
 		return -ENOMEM;
+	map_init(&n->mem, sizeof(struct nft_member));
+	map_init(&n->gone, sizeof(uint64_t));
 	c->nft = n;
 	if (c->env.nft == NULL) {
 		n->real = (struct core_nft){
@@ -713,6 +861,8 @@ nftsets_policy(struct core *c)
 {
 	struct nftsets *n = c->nft;
 
+	todo_clear(n); /* a sync in progress walked the old patterns */
+	n->syncing = false;
 	patterns_free(n);
 	for (size_t s = 0; s < n->nsets; s++)
 		n->sets[s].configured = false;
@@ -731,11 +881,16 @@ nftsets_free(struct core *c)
 		return;
 	patterns_free(n);
 	for (size_t s = 0; s < n->nsets; s++)
-		free(n->sets[s].ids);
+		map_free(&n->sets[s].ids);
 	free(n->sets);
-	while (n->nmem > 0)
-		member_drop(n, &n->mem[n->nmem - 1]);
-	free(n->mem);
+	struct nft_member *m;
+	size_t cursor = 0;
+	while ((m = map_next(&n->mem, &cursor)) != NULL)
+		free(m->path);
+	map_free(&n->mem);
+	map_free(&n->gone);
+	todo_clear(n);
+	free(n->todo);
 	nftset_close(n->conn);
 	free(n);
 	c->nft = NULL;
@@ -744,7 +899,11 @@ nftsets_free(struct core *c)
 double
 nftsets_deadline(const struct core *c)
 {
-	return c->nft != NULL ? c->nft->sync_at : 0;
+	if (c->nft == NULL)
+		return 0;
+	if (c->nft->syncing) /* the next step: as soon as the loop has looked around */
+		return c->now > 0 ? c->now : 1e-9;
+	return c->nft->sync_at;
 }
 
 /* ---- what the loop and explain see ----------------------------------------------------------- */
@@ -779,6 +938,49 @@ core_nft_changed(struct core *c, double now)
 {
 	if (c->nft != NULL && c->nft->nsets > 0 && c->nft->sync_at == 0)
 		c->nft->sync_at = now + NFT_SETTLE;
+}
+
+bool
+core_nft_syncing(const struct core *c)
+{
+	return c->nft != NULL && c->nft->syncing;
+}
+
+void
+core_nft_each_set(const struct core *c,
+		  void (*fn)(void *arg, const struct core_nft_set_info *s), void *arg)
+{
+	const struct nftsets *n = c->nft;
+
+	for (size_t s = 0; n != NULL && s < n->nsets; s++) {
+		const struct nft_set *set = &n->sets[s];
+		struct core_nft_set_info info = { .ref = &set->ref,
+						  .ids = map_count(&set->ids),
+						  .configured = set->configured,
+						  .missing = set->missing };
+		fn(arg, &info);
+	}
+}
+
+int
+core_nft_set_groups(const struct core *c, const struct nftset_ref *r,
+		    void (*fn)(void *arg, const char *group, uint64_t id), void *arg)
+{
+	const struct nftsets *n = c->nft;
+	const struct nft_member *m;
+	size_t s, cursor = 0;
+
+	for (s = 0; n != NULL && s < n->nsets; s++)
+		if (n->sets[s].ref.family == r->family &&
+		    strcmp(n->sets[s].ref.table, r->table) == 0 &&
+		    strcmp(n->sets[s].ref.set, r->set) == 0)
+			break;
+	if (n == NULL || s == n->nsets)
+		return -ENOENT;
+	while ((m = map_next(&n->mem, &cursor)) != NULL)
+		if (set_has(&n->sets[s], m->id) && wanted_in(n, s, m->path))
+			fn(arg, m->path, m->id);
+	return 0;
 }
 
 void

@@ -118,8 +118,8 @@ resolve_settings(struct policy *p, const struct report *rep)
 
 		if (k < 0) {
 			log_warning(
-				"%s: group \"%s:%s\": hierarchy not managed; settings unused",
-				c->file, c->groups[i].hier, c->groups[i].path);
+				"%s:%u: group \"%s:%s\": hierarchy not managed; settings unused",
+				c->file, c->groups[i].line, c->groups[i].hier, c->groups[i].path);
 			continue;
 		}
 		p->settings[p->nsettings].hier = (size_t)k;
@@ -128,6 +128,29 @@ resolve_settings(struct policy *p, const struct report *rep)
 	}
 	(void)rep;
 	return 0;
+}
+
+/* Every boost profile names a managed hierarchy (or a dimension of the
+ * layout): else each boost through it would fail; 0 or -1 after
+ * reporting. */
+static int
+check_profiles(struct policy *p, const struct report *rep)
+{
+	const struct config *c = p->cfg;
+	int bad = 0;
+
+	for (size_t i = 0; i < c->nprofiles; i++) {
+		const struct boost_profile *b = &c->profiles[i];
+
+		if (policy_find(p, b->hier) == NULL) {
+			report_msg(rep,
+				   "%s:%u: boost-profile \"%s\": hierarchy \"%s\" is not "
+				   "managed",
+				   c->file, b->line, b->name, b->hier);
+			bad++;
+		}
+	}
+	return bad ? -1 : 0;
 }
 
 static void
@@ -203,6 +226,35 @@ load_hooks(struct policy *p, const struct report *rep)
 		report_msg(rep, "%s", err);
 		return -EINVAL;
 	}
+	/* requests (test, explain) get a helper of their own, started when
+	 * first asked: what a user asks never stops the classifying one */
+	if (hooks_has_classify(p->hooks) &&
+	    (p->hooks_ask = hooks_clone(p->hooks, "request (test, explain): ")) == NULL)
+		log_warning("%s: out of memory: requests are answered without the hook",
+			    c->lua_script);
+	return 0;
+}
+
+/*
+ * Who places: "auto" is systemd when PID 1 is systemd and a unified
+ * layout composes groups in its tree, else cgroupfs; 0 or -1.
+ */
+static int
+choose_backend(struct policy *p, const struct overrides *o, const struct report *rep)
+{
+	const struct config *c = p->cfg;
+
+	p->backend = c->backend;
+	if (p->backend == BACKEND_AUTO)
+		p->backend = o->systemd_booted && c->nlayout > 0 ? BACKEND_SYSTEMD
+								 : BACKEND_CGROUPFS;
+	if (p->backend == BACKEND_SYSTEMD && c->nlayout == 0) {
+		report_msg(rep,
+			   "%s: backend: \"systemd\" places the groups of a unified-layout; "
+			   "set unified-layout",
+			   c->file[0] ? c->file : "built-in config");
+		return -1;
+	}
 	return 0;
 }
 
@@ -229,8 +281,10 @@ policy_build(const struct overrides *o, const char *mountinfo, const char *procr
 		report_msg(rep, "%s: cannot read: %s", mountinfo, strerror(-rc));
 		goto fail;
 	}
+	if (choose_backend(p, o, rep) < 0)
+		goto fail;
 	if (select_hierarchies(p, rep) < 0 || layout_build(p, procroot, rep) < 0 ||
-	    resolve_settings(p, rep) < 0)
+	    resolve_settings(p, rep) < 0 || check_profiles(p, rep) < 0)
 		goto fail;
 
 	struct rules_options ro = {
@@ -260,6 +314,7 @@ policy_free(struct policy *p)
 	if (p == NULL)
 		return;
 	hooks_free(p->hooks);
+	hooks_free(p->hooks_ask);
 	if (p->users != NULL)
 		names_clear(p->users);
 	if (p->groups != NULL)

@@ -40,6 +40,7 @@ usage(FILE *out)
 		"  boosts                      list active boosts\n"
 		"  reload | pause | resume     (root)\n"
 		"  rules                       rules with their hit counts (root)\n"
+		"  nft-sets [FAMILY TABLE SET] nft sets and the group ids put there (root)\n"
 		"  metrics                     Prometheus text exposition (root)\n"
 		"\n"
 		"Durations: 90s, 15m, 2h, 1d.  --json prints JSON for scripts.\n",

@@ -52,8 +52,12 @@ struct sticky_server *sticky_open(const char *path, struct core *core) ENGINED_W
 void sticky_start(struct sticky_server *s, struct ev_loop *loop);
 void sticky_close(struct sticky_server *s, struct ev_loop *loop);
 
-/* notify.c: "READY=1", "RELOADING=1", "STOPPING=1" to $NOTIFY_SOCKET */
+/* notify.c: "READY=1", "RELOADING=1", "STOPPING=1", "WATCHDOG=1" to
+ * $NOTIFY_SOCKET */
 void notify_systemd(const char *state);
+/* Seconds between WATCHDOG=1 pings (half of the unit's WatchdogSec=),
+ * or 0 when systemd asks for none. */
+double notify_watchdog_interval(void);
 
 /* pidfile.c */
 int pidfile_write(const char *path) ENGINED_WUR;

@@ -17,11 +17,18 @@
  *   before each wait        ──▶ core_sync_wants(), and arm one timer at
  *                               core_next_deadline()
  *   that timer              ──▶ core_timeout()
+ *   PID 1's answers         ──▶ sdplace_process() (backend systemd: the
+ *                               sd-bus descriptor and its deadline are
+ *                               watched like any other), which reports
+ *                               to core_move_done() / core_moves_lost()
  */
 #include "daemon.h"
+#include "gateloop.h"
+#include "sdplace.h"
 
 #include <errno.h>
 #include <ev.h>
+#include <poll.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <stdio.h>
@@ -77,6 +84,11 @@ struct engine {
 	int nft_fd;
 	int ready_fd;
 	bool ids_wanted; /* the core wants UID or GID events */
+	struct sdplace *sd; /* the systemd backend, when the policy asks for it */
+	ev_io sd_watcher;   /* its sd-bus descriptor (fd -1: not watched) */
+	ev_timer sd_timer;  /* its deadline (a call's timeout, a reconnection) */
+	struct gateloop *gate; /* the exec gate, while exec-gate is set */
+	ev_timer watchdog;     /* WATCHDOG=1 to systemd (WatchdogSec=) */
 };
 
 /* Read and feed to the core every event waiting on p; how many. */
@@ -108,6 +120,8 @@ drain_one(struct engine *e, struct procev *p, double now)
 		got += (size_t)n;
 		if (procev_drained(p))
 			break; /* saves the recvmmsg() that would say EAGAIN */
+		if (gateloop_waiting(e->gate))
+			break; /* held execs first: the rest at the next wake-up */
 	}
 	return got;
 }
@@ -204,6 +218,91 @@ core_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	core_timeout(e->core, ev_now(loop));
 }
 
+/* ---- the systemd backend's connection ------------------------------------------------- */
+
+static void
+sd_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct engine *e = w->data;
+
+	sdplace_process(e->sd);
+}
+
+static void
+sd_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct engine *e = w->data;
+
+	sdplace_process(e->sd);
+}
+
+/* Before the loop waits: send the slices noted, then watch the sd-bus
+ * descriptor for what it needs and wake up at its deadline. */
+static void
+sd_prepare(struct engine *e, struct ev_loop *loop)
+{
+	if (e->sd == NULL)
+		return;
+	sdplace_flush(e->sd);
+	int fd = sdplace_fd(e->sd), ev = sdplace_events(e->sd);
+	int want = (ev & POLLIN ? EV_READ : 0) | (ev & POLLOUT ? EV_WRITE : 0);
+
+	if (fd != e->sd_watcher.fd || want != (e->sd_watcher.events & (EV_READ | EV_WRITE))) {
+		ev_io_stop(loop, &e->sd_watcher);
+		ev_io_set(&e->sd_watcher, fd, want ? want : EV_READ);
+		if (fd >= 0)
+			ev_io_start(loop, &e->sd_watcher);
+	}
+	ev_timer_stop(loop, &e->sd_timer);
+	uint64_t at = sdplace_deadline(e->sd);
+	if (at == UINT64_MAX)
+		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	double wait = ((double)at - ((double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3)) / 1e6;
+	ev_timer_set(&e->sd_timer, wait > 0 ? wait : 0, 0);
+	ev_timer_start(loop, &e->sd_timer);
+}
+
+static void
+sd_done(void *arg, pid_t pid, int rc)
+{
+	struct engine *e = arg;
+
+	core_move_done(e->core, pid, rc);
+}
+
+static void
+sd_lost(void *arg)
+{
+	struct engine *e = arg;
+
+	core_moves_lost(e->core, e->loop != NULL ? ev_now(e->loop) : 0);
+}
+
+/* The backend the policy asks for (core_env.backend): systemd's is
+ * connected once, its root taken again at each reload. */
+static int
+backend_cb(void *arg, enum backend_kind kind, const char *root,
+	   const struct core_cgfs **out)
+{
+	struct engine *e = arg;
+	struct sdplace_hooks hooks = { .done = sd_done, .lost = sd_lost, .arg = e };
+	int rc;
+
+	*out = NULL;
+	if (kind != BACKEND_SYSTEMD)
+		return 0;
+	if (e->sd == NULL && (rc = sdplace_new(&e->sd, &hooks)) < 0) {
+		log_error("cannot connect to systemd (PID 1): %s", strerror(-rc));
+		return rc;
+	}
+	if ((rc = sdplace_configure(e->sd, root)) < 0)
+		return rc;
+	*out = sdplace_table(e->sd);
+	return 0;
+}
+
 /* Before the loop waits: one timer at the core's next deadline. */
 static void
 prepare_cb(struct ev_loop *loop, ev_prepare *w, int revents)
@@ -211,6 +310,8 @@ prepare_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 	struct engine *e = w->data;
 
 	core_sync_wants(e->core); /* the events needed now, before waiting for them */
+	sd_prepare(e, loop);
+	gateloop_prepare(e->gate);
 	double at = core_next_deadline(e->core, ev_now(loop));
 
 	ev_timer_stop(loop, &e->core_timer);
@@ -321,6 +422,7 @@ apply_cb(void *arg, const struct config *cfg)
 
 	apply_nice(cfg);
 	nft_watch(e);
+	gateloop_update(&e->gate, e->core, e->loop); /* the binaries to hold */
 }
 
 /* Around every reload: tell systemd. */
@@ -348,6 +450,27 @@ signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 	}
 }
 
+/* systemd's watchdog (WatchdogSec=): a ping per half period, from the
+ * loop, so a stopped or stuck daemon is killed and restarted. */
+static void
+watchdog_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	notify_systemd("WATCHDOG=1");
+}
+
+static void
+start_systemd_watchdog(struct engine *e)
+{
+	double every = notify_watchdog_interval();
+
+	if (every <= 0)
+		return;
+	ev_timer_init(&e->watchdog, watchdog_cb, every, every);
+	e->watchdog.data = e;
+	ev_timer_start(e->loop, &e->watchdog);
+	log_info("pinging systemd's watchdog every %.1f s", every);
+}
+
 /* ---- life cycle ------------------------------------------------------------ */
 
 static void
@@ -366,6 +489,7 @@ engine_new(const struct engine_options *opts)
 				   .env = { .want_events = want_events_cb,
 					    .apply = apply_cb,
 					    .reloading = reloading_cb,
+					    .backend = backend_cb,
 					    .loop_arg = e } };
 	int rc;
 
@@ -434,6 +558,10 @@ start_watchers(struct engine *e)
 	ev_prepare_init(&e->prepare, prepare_cb);
 	e->prepare.data = e;
 	ev_prepare_start(e->loop, &e->prepare);
+	ev_io_init(&e->sd_watcher, sd_cb, -1, EV_READ);
+	e->sd_watcher.data = e;
+	ev_init(&e->sd_timer, sd_timer_cb);
+	e->sd_timer.data = e;
 	if (e->sticky != NULL)
 		sticky_start(e->sticky, e->loop);
 	if (e->control != NULL)
@@ -462,14 +590,18 @@ engine_run(struct engine *e)
 	if (pidfile_write(e->pidfile) < 0)
 		return 1;
 	start_watchers(e);
+	start_systemd_watchdog(e);
 	/* logs the policy, calls apply_cb (nice, the nftables watcher: before
-	 * the sets are first filled, so no change is missed), then scans */
+	 * the sets are first filled, so no change is missed; the exec gate:
+	 * its marks before the scan, as the proc connector), then scans */
 	core_start(e->core, ev_now(e->loop));
 	log_notice("ready: running processes classified (%llu moves)",
 		   (unsigned long long)core_stats(e->core)->moves);
 	tell_ready(e);
 	ev_run(e->loop, 0);
 	notify_systemd("STOPPING=1");
+	gateloop_free(e->gate, e->loop); /* first: whatever it holds goes on */
+	e->gate = NULL;
 	core_stop(e->core);
 	if (e->sticky != NULL)
 		sticky_close(e->sticky, e->loop);
@@ -495,11 +627,13 @@ engine_free(struct engine *e)
 	if (e->sticky != NULL)
 		sticky_close(e->sticky, NULL);
 	control_close(e->control);
+	gateloop_free(e->gate, e->loop);
 	procev_close(e->pe);
 	procev_close(e->ids);
 	if (e->nft_fd >= 0)
 		close(e->nft_fd);
 	core_free(e->core);
+	sdplace_free(e->sd); /* after the core: nothing calls the table any more */
 	free(e->pidfile);
 	free(e);
 }

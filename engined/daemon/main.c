@@ -190,6 +190,8 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/* backend "auto" asks whether PID 1 is systemd (as sd_booted() does) */
+	eo.ov.systemd_booted = access("/run/systemd/system/", F_OK) == 0;
 	if (do_check)
 		return check(&eo.ov);
 

@@ -2,7 +2,10 @@
 /*
  * notify.c -- tell systemd about our state (Type=notify) by writing
  * to $NOTIFY_SOCKET directly: no libsystemd dependency.  Without the
- * variable every call is a no-op.
+ * variable every call is a no-op.  With WatchdogSec= in the unit the
+ * loop pings WATCHDOG=1 twice per period, so systemd kills a daemon
+ * that stopped (SIGSTOP, a frozen group, a stuck loop) -- which also
+ * lets every exec the exec gate held go on.
  */
 #include "daemon.h"
 
@@ -45,4 +48,16 @@ notify_systemd(const char *state)
 		   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) < 0)
 		log_debug("NOTIFY_SOCKET %s: %m", path);
 	close(fd);
+}
+
+double
+notify_watchdog_interval(void)
+{
+	const char *usec = getenv("WATCHDOG_USEC"), *pid = getenv("WATCHDOG_PID");
+	long long v = usec != NULL ? strtoll(usec, NULL, 10) : 0;
+
+	/* WATCHDOG_PID names the process meant, when set */
+	if (v <= 0 || (pid != NULL && strtol(pid, NULL, 10) != (long)getpid()))
+		return 0;
+	return (double)v / 2e6;
 }

@@ -24,17 +24,36 @@ PROGS="shell browser nfsd batch"
 D=$(mktemp -d /tmp/cgengine-demo.XXXXXX)
 chmod 755 "$D"
 KIDS=""; DAEMON=""
-# Remove a hierarchy's groups and unmount it.  The kernel keeps a v1
-# hierarchy alive when a child group (even a dying one) exists at
-# unmount time, so make sure it is gone and retry if it is not.
-release() { # MOUNTPOINT NAME
-	for try in $(seq 50); do
-		find "$1" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
-		umount "$1" 2>/dev/null
-		sleep 0.1
-		grep -q "name=$2:" /proc/self/cgroup || return 0
-		mount -t cgroup -o "none,name=$2" cgroup "$1" 2>/dev/null || return 1
+# wait_for SECONDS CMD...: retry CMD until it succeeds or SECONDS pass
+wait_for() {
+	end=$(($(date +%s) + $1)); shift
+	until "$@"; do
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 0.05
 	done
+}
+# Remove a hierarchy's groups and unmount it.  The kernel keeps a v1
+# hierarchy alive, unmounted, when a child group (even one just removed
+# and still dying) exists at unmount time; dying groups do not show, so
+# give them time, and after the unmount make sure the hierarchy has left
+# /proc/self/cgroup; while it has not, mount it again, wait, unmount.
+listed() { grep -q "^[0-9]*:name=$1:" /proc/self/cgroup; }
+unlisted() { ! listed "$1"; }
+emptied() { # MOUNTPOINT: every group removed
+	find "$1" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
+	[ -z "$(find "$1" -mindepth 1 -type d | head -n 1)" ]
+}
+unmounted() { # MOUNTPOINT NAME: unmounted and gone, else mounted again
+	umount "$1" 2>/dev/null
+	wait_for 2 unlisted "$2" && return 0
+	mount -t cgroup -o "none,name=$2" cgroup "$1" 2>/dev/null
+	sleep 0.5
+	return 1
+}
+release() { # MOUNTPOINT NAME
+	wait_for 30 emptied "$1"
+	sleep 0.5
+	wait_for 60 unmounted "$1" "$2" && return 0
 	umount "$1" 2>/dev/null # never leave it mounted
 	echo "run-demo.sh: could not release hierarchy $2" >&2
 }
@@ -42,7 +61,6 @@ cleanup() {
 	[ -n "$DAEMON" ] && kill "$DAEMON" 2>/dev/null && wait "$DAEMON" 2>/dev/null
 	for p in $KIDS; do kill "$p" 2>/dev/null; done
 	for p in $KIDS; do wait "$p" 2>/dev/null; done
-	sleep 0.2
 	for h in $HIERS; do
 		mountpoint -q "$D/$h" && release "$D/$h" "cgdemo_$h"
 	done
@@ -85,8 +103,7 @@ say "checking config, rules and Lua hook: cgengined --check"
 say "starting cgengined in the foreground (its log follows)"
 "$CGENGINED" -n -c "$D/cgengined.conf" &
 DAEMON=$!
-i=0; while [ ! -S "$D/control.sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
-sleep 0.5
+wait_for 30 ctl status >/dev/null 2>&1 || { echo "run-demo.sh: the daemon did not start" >&2; exit 1; }
 
 say "starting sample programs as each user"
 for u in $USERS; do
@@ -96,10 +113,23 @@ for u in $USERS; do
 		eval "pid_$(echo "$u" | tr -d _)_$p=$!"
 	done
 done
-sleep 1
 
 pid_of() { eval "echo \$pid_$(echo "$1" | tr -d _)_$2"; }
 g() { sed -n "s/^[0-9]*:name=cgdemo_$2:\(.*\)$/\1/p" "/proc/$1/cgroup"; }
+# placed PID PROGRAM: PID runs PROGRAM and is where the daemon wants it
+# in every hierarchy (explain: CURRENT = WANTED on every row)
+placed() {
+	[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ] || return 1
+	out=$(ctl explain "$1" 2>/dev/null) || return 1
+	echo "$out" | awk 'NR > 2 && $2 != $3 { bad = 1 } END { exit bad }'
+}
+in_net() { [ "$(g "$1" net)" = "$2" ]; }
+for u in $USERS; do
+	for p in $PROGS; do
+		wait_for 30 placed "$(pid_of "$u" "$p")" "cgdemo-$p" ||
+			echo "run-demo.sh: $u's cgdemo-$p was not placed in time" >&2
+	done
+done
 
 say "where each process landed"
 printf '%-12s %-16s %-22s %-10s %-10s %-16s\n' USER PROGRAM CPU MEM DISK NET
@@ -124,10 +154,11 @@ say "the student boosts its own browser through the fast-www profile for 15m"
 setpriv --reuid=cgdemo_stud --regid=cgdemo_stud --init-groups \
 	"$CGENGINECTL" -s "$D/control.sock" boost --profile fast-www "$pid" 15m
 ctl boosts
+wait_for 30 in_net "$pid" /www/fast
 echo "student's browser is now in net: $(g "$pid" net)"
 say "and ends it early; the rules (and hook) take over again"
 ctl unboost "$pid"
-sleep 0.3
+wait_for 30 placed "$pid" cgdemo-browser
 echo "student's browser is back in net: $(g "$pid" net)"
 
 say "cgenginectl status"
@@ -135,6 +166,8 @@ ctl status
 
 say "stopping the sample programs; empty per-user groups are removed"
 for p in $KIDS; do kill "$p" 2>/dev/null; done
-sleep 3
+for p in $KIDS; do wait "$p" 2>/dev/null; done
+KIDS=""
+wait_for 30 test ! -d "$D/cpu/students/cgdemo_stud"
 kill "$DAEMON"; wait "$DAEMON" 2>/dev/null; DAEMON=""
 say "done; cleaning up"

@@ -15,8 +15,8 @@ S="$T/fake.sock"
 # converse GREETING [ANSWER]: run cgenginectl status against a fake
 # daemon; its stderr in $T/err, its exit status in $rc
 converse() {
-	"$ONESHOT" "$S" "$@" & fake=$!
-	i=0; while [ ! -S "$S" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	timeout 60 "$ONESHOT" "$S" "$@" & fake=$!
+	wait_until 30 test -S "$S" || diag "the fake daemon did not start"
 	"$CTL" -s "$S" status >/dev/null 2>"$T/err"; rc=$?
 	wait "$fake"
 }

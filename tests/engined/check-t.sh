@@ -4,7 +4,7 @@
 # bad daemon configs and rules files.
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
-plan 14
+plan 21
 
 mount_hier a; MANAGED="a"
 check() { "$CGENGINED" --check -c "$T/cgengined.conf" >"$T/out" 2>&1; echo $?; }
@@ -42,6 +42,27 @@ is "$T/cgengined.conf:8: match: expected \"per-hierarchy\" or \"first-match\", n
 write_config 'group "nopath" { set = {"a=b"} }'
 check >/dev/null
 is "$T/cgengined.conf:8: group \"nopath\": expected \"HIERARCHY:/PATH\"" "$(sed -n 1p "$T/out")" "bad group title"
+
+# issue 22: what the third attack run got past --check
+write_config 'group "name='"$TAG"'a:/.." { nft-set = {"inet t s"} }'
+is 1 "$(check)" "a group above its hierarchy's root: exit 1"
+is "$T/cgengined.conf:8: group \"name=${TAG}a:/..\": the path must not contain '..'" \
+	"$(cat "$T/out")" "named with file and line"
+write_config 'lua-timeout = 9223372036854775807'
+check >/dev/null
+is "$T/cgengined.conf:8: lua-timeout: 9223372036854775807 is not a time from 1 to 10000 ms" \
+	"$(cat "$T/out")" "a lua-timeout out of range"
+write_config 'boost-profile "p" { hierarchy = "name='"$TAG"'a" destination = "/../../../x" }'
+is 1 "$(check)" "a boost profile's destination above the root: exit 1"
+is "$T/cgengined.conf:8: boost-profile \"p\": destination \"/../../../x\" must not contain '..'" \
+	"$(cat "$T/out")" "named with file and line"
+write_config 'boost-profile "p" {
+	hierarchy = "name='"$TAG"'nosuch"
+	destination = "/fast"
+}'
+is 1 "$(check)" "a boost profile for a hierarchy that does not exist: exit 1"
+is "$T/cgengined.conf:11: boost-profile \"p\": hierarchy \"name=${TAG}nosuch\" is not managed" \
+	"$(cat "$T/out")" "named with file and line"
 
 "$CGENGINED" --check -c "$T/missing.conf" >"$T/out" 2>&1
 is 1 "$?" "an explicit -c file that is missing: exit 1"

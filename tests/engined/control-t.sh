@@ -49,7 +49,8 @@ wait_group "$ja" cpu /jobs
 ok "a user may explain its own process" as "${TAG}a" "$CTL" -s "$SOCK" explain "$ja"
 as "${TAG}a" "$CTL" -s "$SOCK" explain "$j" >/dev/null 2>"$T/err"
 is 1 "$?" "but not another user's"
-is "cgenginectl: permission denied: pid $j belongs to another user" "$(cat "$T/err")" "denial message"
+is "cgenginectl: no process $j of uid $(id -u "${TAG}a")" "$(cat "$T/err")" \
+	"refusal message: as for no process (no oracle past hidepid)"
 ok "denials are logged" grep -q "control: uid $(id -u "${TAG}a") denied: explain of pid $j" "$T/daemon.log"
 ok "a user may run status and test" as "${TAG}a" "$CTL" -s "$SOCK" test --user "${TAG}a"
 for v in reload pause resume rules metrics; do
@@ -59,7 +60,9 @@ done
 
 ctl pause >/dev/null
 start "$T/bin/${TAG}job" 300; p=$LAST
-sleep 0.5
+# nothing can show that a paused daemon has seen the exec: wait until it
+# is done and a request has gone through the daemon's loop after it
+wait_until 30 runs "$p" "$T/bin/${TAG}job"; daemon_sync
 is "/" "$(cgroup_of "$p" cpu)" "paused: nothing is moved"
 ok "status says so" sh -c "'$CTL' -s '$SOCK' status | grep -q PAUSED"
 ctl resume >/dev/null
@@ -76,19 +79,18 @@ is "ERR request too long (at most 4096 bytes)" "$(sed -n 2p "$T/raw")" "an overs
 is "ERR incomplete request (no newline)" "$(printf 'status' | "$RAW" "$SOCK" | sed -n 2p)" "a half-written request"
 is "2" "$(printf 'version\nversion\n' | "$RAW" "$SOCK" | grep -c '^OK')" "several requests on one connection"
 
+# the daemon's descriptors: back to this many once the clients below are gone
+daemon_fds() { ls "/proc/$DAEMON_PID/fd" | wc -l; }
+fds0=$(daemon_fds)
+fds_back() { [ "$(daemon_fds)" -le "$fds0" ]; }
 "$BUILDDIR/tests/lib/stall" "$SOCK" 3 20 70 >"$T/stall.out" & stall=$!; KIDS="$KIDS $stall"
-sleep 0.5
+wait_until 30 test -s "$T/stall.out" # its connections are made
 start "$T/bin/${TAG}job" 300; s=$LAST
 ok "70 stalled clients do not stop classification" wait_group "$s" cpu /jobs
-refused() { # the stalling clients may still be connecting: try for a while
-	for i in $(seq 25); do
-		printf 'status\n' | "$RAW" "$SOCK" 1 | grep -q 'too many clients' && return 0
-		sleep 0.2
-	done
-	return 1
-}
-ok "clients beyond the cap are turned away" refused
-kill "$stall"; wait "$stall" 2>/dev/null; sleep 0.3
+refused() { printf 'status\n' | "$RAW" "$SOCK" 1 | grep -q 'too many clients'; }
+ok "clients beyond the cap are turned away" wait_until 30 refused
+kill "$stall"; wait "$stall" 2>/dev/null
+wait_until 30 fds_back || diag "the daemon still holds $(daemon_fds) descriptors, not $fds0"
 
 : >"$T/many"
 pids=""
@@ -104,8 +106,7 @@ is 100 "$(grep -c '^OK' "$T/rate")" "root is not rate-limited"
 bad=$(printf '%s/bin/%sjob-\377\376' "$T" "$TAG")
 cp "$T/bin/${TAG}job" "$bad"
 start "$bad" 300; u=$LAST
-i=0; while ! readlink "/proc/$u/exe" | grep -q "${TAG}job-" && [ $i -lt 100 ]; do
-	sleep 0.05; i=$((i + 1)); done # until the exec is done
+wait_until 30 runs "$u" "$bad" # until the exec is done
 ctl --json explain "$u" >"$T/bad.json"
 ok "explain --json of a process whose exe is not UTF-8 parses with jq" jq -e . "$T/bad.json"
 is "${TAG}job-$(printf '\357\277\275\357\277\275')" \
@@ -114,18 +115,16 @@ is "${TAG}job-$(printf '\357\277\275\357\277\275')" \
 # per-user connection caps: one user cannot lock others out, and the
 # last slots are root's (16 per user, 64 in all, 8 kept for root)
 STALL="$BUILDDIR/tests/lib/stall"
-turned_away() { # RUNNER...: a new connection made through RUNNER is refused
-	for i in $(seq 25); do
-		printf '' | "$@" "$RAW" "$SOCK" 1 | grep -q '^ERR too many clients' && return 0
-		sleep 0.2
-	done
-	return 1
+refused_through() { # RUNNER...: a new connection made through RUNNER is refused
+	printf '' | "$@" "$RAW" "$SOCK" 1 | grep -q '^ERR too many clients'
+}
+turned_away() { # RUNNER...: the same, once the stalled clients are all in
+	wait_until 30 refused_through "$@"
 }
 stalls() { # UID: 20 stalled connections of that user; wait until they are made
 	setpriv --reuid="$1" --regid="$1" --clear-groups "$STALL" "$SOCK" 3 30 20 >"$T/stall.$1" &
 	KIDS="$KIDS $!"; STALLS="$STALLS $!"
-	for i in $(seq 50); do [ -s "$T/stall.$1" ] && return 0; sleep 0.1; done
-	return 1
+	wait_until 30 test -s "$T/stall.$1"
 }
 STALLS=""
 log_quiet
@@ -141,14 +140,17 @@ ok "with 56 connections from four users, a fifth user is turned away" \
 	turned_away as "${TAG}d"
 ok "root still gets in: the last 8 slots are its own" ctl status
 for p in $STALLS; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+wait_until 30 fds_back || diag "the daemon still holds $(daemon_fds) descriptors, not $fds0"
 log_quiet
 
-# a trickle of bytes does not extend the request deadline (10 s);
-# meanwhile six clients write requests and never read the answers
+# a trickle of bytes does not extend the request deadline (10 s): a
+# byte every 2 s for 30 s is dropped after 10, even on a busy machine
+# long before the trickle ends; meanwhile six clients write requests
+# and never read the answers
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$DAEMON_PID/status"; }
 rss0=$(rss); lines0=$(wc -l <"$T/daemon.log")
 t0=$(date +%s)
-( for i in $(seq 9); do printf x; sleep 2; done ) | timeout 40 "$RAW" "$SOCK" 30 >"$T/trickle" &
+( for i in $(seq 15); do printf x; sleep 2; done ) | timeout 60 "$RAW" "$SOCK" 30 >"$T/trickle" &
 trickle=$!
 floods=""
 for i in 1 2 3 4 5 6; do
@@ -158,8 +160,8 @@ for i in 1 2 3 4 5 6; do
 done
 wait "$trickle"
 took=$(( $(date +%s) - t0 ))
-ok "a client trickling a byte every 2 s is dropped by the deadline (after ${took} s, not 18)" \
-	test "$took" -le 14
+ok "a client trickling a byte every 2 s is dropped by the deadline (after ${took} s, not 30)" \
+	test "$took" -lt 24
 ok "logged as too slow" wait_log "pid [0-9]* (uid 0) too slow, no complete request within 10 s, dropped"
 for p in $floods; do wait "$p"; done
 ok "clients that never read are dropped" wait_log "(uid $(id -u "${TAG}b")) reads too slowly, dropped"

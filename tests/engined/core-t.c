@@ -329,7 +329,8 @@ test_restore(void)
 	FILE *v = fopen(victim, "w");
 	fputs("precious\n", v);
 	fclose(v);
-	symlink(victim, tmp);
+	if (symlink(victim, tmp) < 0)
+		bail("symlink %s: %s", tmp, strerror(errno));
 	c = fixture_core(&fx);
 	core_start(c, 1.0);
 	is_int(0, boost(c, 610, 60, &info), "boost with a link planted at the temporary");
@@ -497,20 +498,141 @@ test_boost_cap(void)
 	core_start(c, 1.0);
 	fixture_proc(&fx, 700, NOBODY, NOBODY, "/usr/bin/cat", 70, "/");
 	is_int(0, boost(c, 700, 60, &info), "a boost with room for three processes");
+	/* the kernel puts each child in its parent's group: /fast */
 	for (pid_t p = 701; p <= 705; p++) {
-		fixture_proc(&fx, p, NOBODY, NOBODY, "/usr/bin/cat", (uint64_t)p, "/");
+		fixture_proc(&fx, p, NOBODY, NOBODY, "/usr/bin/cat", (uint64_t)p, "/fast");
 		event(c, PROCEV_FORK, p, 700, 2.0);
 	}
 	const struct boost *b = core_boost_find(c, info.id);
 	ok(b != NULL && b->n == 3 && b->full, "five children forked: two joined, then it is full");
 	ok(!(core_proc_flags(c, 705) & PROC_BOOSTED), "a child past the limit is not boosted");
+	/* issue 22 item 1: it would have stayed in the boost's group */
+	ok(strcmp(fixture_group(&fx, 703), "/users/nobody") == 0 &&
+		   strcmp(fixture_group(&fx, 705), "/users/nobody") == 0,
+	   "children past the limit are placed by the rules at once (%s)",
+	   fixture_group(&fx, 705));
+	is_string("/fast", fixture_group(&fx, 702), "a member stays in the boost's group");
+	/* a grandchild forked before its parent was placed: not tracked */
+	fixture_proc(&fx, 708, NOBODY, NOBODY, "/usr/bin/cat", 708, "/fast");
+	event(c, PROCEV_FORK, 708, 705, 2.5);
 	fixture_gone(&fx, 701);
 	event(c, PROCEV_EXIT, 701, 0, 3.0);
 	fixture_proc(&fx, 706, NOBODY, NOBODY, "/usr/bin/cat", 706, "/");
 	event(c, PROCEV_FORK, 706, 700, 3.0);
 	ok(core_proc_flags(c, 706) & PROC_BOOSTED, "a member exited: the next child joins");
+	fx.wall += 61;
+	core_timeout(c, 4.0);
+	is_int(0, (long long)core_boost_count(c), "the full boost expired");
+	is_string("/users/nobody", fixture_group(&fx, 702), "its members are back");
+	double at = core_next_deadline(c, 4.0);
+	ok(at >= 4.0 && at <= 5.0 + 1e-6, "a full boost ended: a rescan is due (%.3f)", at);
+	core_timeout(c, at);
+	is_string("/users/nobody", fixture_group(&fx, 708),
+		  "... which places what is left in the boost's group");
 	core_free(c);
 	fx.boost_members = 0;
+}
+
+static int
+boost_as(struct core *c, pid_t pid, uid_t owner, const char *profile, long secs,
+	 char *err, size_t errlen)
+{
+	struct boost_request r = { .pid = pid,
+				   .hier = FIXTURE_HIER,
+				   .dest = "/fast",
+				   .seconds = secs,
+				   .owner = owner,
+				   .profile = profile };
+	struct boost_info info;
+
+	err[0] = '\0';
+	return core_boost_start(c, &r, &info, err, errlen) < 0 ? -1 : (int)info.id;
+}
+
+/* Caps on boosts held at once: per user (not root), per profile. */
+static void
+test_boost_limits(void)
+{
+	char err[256];
+	struct fixture f;
+
+	fixture_init(&f);
+	fixture_files(&f,
+		      "boosts-per-user = 2\n"
+		      "boost-profile \"fast\" {\n  allow = {\"nobody\"}\n"
+		      "  hierarchy = \"name=cgecore\"\n  destination = \"/fast\"\n"
+		      "  max-duration = \"1h\"\n  max-boosts = 3\n}\n",
+		      fixture_rules);
+	for (pid_t p = 800; p < 808; p++)
+		fixture_proc(&f, p, NOBODY, NOBODY, "/usr/bin/cat", (uint64_t)p, "/");
+	struct core *c = fixture_core(&f);
+	if (c == NULL)
+		bail("no core");
+	core_start(c, 1.0);
+	ok(boost_as(c, 800, NOBODY, "fast", 60, err, sizeof(err)) > 0 &&
+		   boost_as(c, 801, NOBODY, "fast", 60, err, sizeof(err)) > 0,
+	   "a user starts two boosts");
+	is_int(-1, boost_as(c, 802, NOBODY, "fast", 60, err, sizeof(err)),
+	       "a third is refused (boosts-per-user = 2)");
+	is_string("uid 65534 has 2 boosts already, the most boosts-per-user allows; end "
+		  "one first (unboost)",
+		  err, "... saying why");
+	ok(boost_as(c, 803, 1, "fast", 60, err, sizeof(err)) > 0,
+	   "another user boosts through the same profile (%s)", err);
+	is_int(-1, boost_as(c, 804, 2, "fast", 60, err, sizeof(err)),
+	       "a fourth boost of the profile is refused (max-boosts = 3)");
+	is_string("boost profile fast has 3 boosts already, the most its max-boosts "
+		  "allows; try again later",
+		  err, "... saying why");
+	ok(boost_as(c, 805, 0, NULL, 60, err, sizeof(err)) > 0 &&
+		   boost_as(c, 806, 0, NULL, 60, err, sizeof(err)) > 0 &&
+		   boost_as(c, 807, 0, NULL, 60, err, sizeof(err)) > 0,
+	   "root is not limited");
+	is_int(0, core_boost_end(c, 1, "unboost"), "the user ends one");
+	ok(boost_as(c, 802, NOBODY, "fast", 60, err, sizeof(err)) > 0,
+	   "... and may start another (%s)", err);
+	core_free(c);
+	fixture_done(&f);
+}
+
+/* Expiry comes from a heap: the deadline is always the earliest boost. */
+static void
+test_expiry_order(void)
+{
+	char err[256];
+	struct fixture f;
+
+	fixture_init(&f);
+	fixture_files(&f, fixture_profile, fixture_rules);
+	for (pid_t p = 900; p < 904; p++)
+		fixture_proc(&f, p, 0, 0, "/usr/bin/bash", (uint64_t)p, "/");
+	struct core *c = fixture_core(&f);
+	if (c == NULL)
+		bail("no core");
+	core_start(c, 1.0);
+	int a = boost_as(c, 900, 0, NULL, 300, err, sizeof(err));
+	int b = boost_as(c, 901, 0, NULL, 100, err, sizeof(err));
+	int d = boost_as(c, 902, 0, NULL, 200, err, sizeof(err));
+	int e = boost_as(c, 903, 0, NULL, 100, err, sizeof(err));
+	ok(a > 0 && b > 0 && d > 0 && e > 0, "four boosts of 300, 100, 200 and 100 s");
+	core_timeout(c, 2.0); /* the state file is written */
+	double at = core_next_deadline(c, 2.0);
+	ok(at > 101.9 && at < 102.1, "the deadline is the earliest expiry (%.3f)", at);
+	f.wall += 100;
+	core_timeout(c, 102.0);
+	core_timeout(c, 102.0);
+	ok(core_boost_find(c, (unsigned)b) == NULL && core_boost_find(c, (unsigned)e) == NULL &&
+		   core_boost_count(c) == 2,
+	   "both 100 s boosts expired, the others run on");
+	at = core_next_deadline(c, 102.0);
+	ok(at > 201.9 && at < 202.1, "next: the 200 s one (%.3f)", at);
+	is_int(0, core_boost_end(c, (unsigned)d, "unboost"), "unboost it");
+	core_timeout(c, 103.0);
+	at = core_next_deadline(c, 103.0);
+	ok(at > 302.9 && at < 303.1, "next: the 300 s one (%.3f)", at);
+	is_string("/fast", fixture_group(&f, 900), "which still holds its process");
+	core_free(c);
+	fixture_done(&f);
 }
 
 static void
@@ -669,10 +791,116 @@ test_event_ids(void)
 	fixture_done(&f);
 }
 
+/*
+ * %p is the program's name, whatever else the rules file holds: with
+ * a rule alone it once was the 15-character command name, and the
+ * full name only when another rule's process field made the daemon
+ * read the executable.
+ */
+static void
+test_pname(void)
+{
+	static const char *const files[] = {
+		"nobody name=cgecore /t/%p\n",
+		"nobody:fx-other name=cgecore /o\nnobody name=cgecore /t/%p\n",
+	};
+	struct fixture f;
+
+	fixture_init(&f);
+	for (size_t i = 0; i < 2; i++) {
+		fixture_files(&f, "", files[i]);
+		fixture_proc(&f, 100, NOBODY, NOBODY, "/usr/bin/atkverylongprogramname",
+			     10, "/");
+		struct core *c = fixture_core(&f);
+		if (c == NULL)
+			bail("no core");
+		core_start(c, 1.0);
+		is_string("/t/atkverylongprogramname", fixture_group(&f, 100),
+			  "%%p is the program's full name %s",
+			  i == 0 ? "with the %p rule alone" : "beside a process rule");
+		core_free(c);
+	}
+	fixture_done(&f);
+}
+
+/* core_whatif as uid asker for a nobody process running exe. */
+static const struct verdict *
+whatif(struct core *c, uid_t asker, const char *exe)
+{
+	struct task t = { .uid = NOBODY, .euid = NOBODY, .gid = NOBODY, .egid = NOBODY };
+
+	snprintf(t.exe, sizeof(t.exe), "%s", exe);
+	snprintf(t.comm, sizeof(t.comm), "%s", strrchr(exe, '/') + 1);
+	core_whatif(c, &t, NULL, 0, asker);
+	return &core_verdicts(c)[0];
+}
+
+/*
+ * Issue 22 §3: what-if requests run the Lua hook in a helper of their
+ * own, a few times a second per user: a user's test that stalls the
+ * hook never takes it away from real classifications.
+ */
+static void
+test_whatif_hook(void)
+{
+	struct fixture f;
+	char conf[512], script[300];
+
+	fixture_init(&f);
+	snprintf(script, sizeof(script), "%s/hook.lua", f.dir);
+	FILE *lua = fopen(script, "w");
+	if (lua == NULL)
+		bail("cannot write %s", script);
+	fputs("function classify(t, d)\n"
+	      "  if t.exe == '/usr/bin/slow' then string.rep('', 1e18) end\n"
+	      "  d['" FIXTURE_HIER "'] = '/hooked'\n"
+	      "end\n",
+	      lua);
+	fclose(lua);
+	snprintf(conf, sizeof(conf), "lua-script = \"%s\"\nlua-timeout = 50\n", script);
+	fixture_files(&f, conf, fixture_rules);
+	fixture_proc(&f, 300, NOBODY, NOBODY, "/usr/bin/cat", 30, "/");
+	struct core *c = fixture_core(&f);
+	if (c == NULL)
+		bail("no core with a hook");
+	core_start(c, 1.0);
+	is_string("/hooked", fixture_group(&f, 300), "the hook places real processes");
+
+	int ran = 0;
+	for (int i = 0; i < 4; i++)
+		ran += strcmp(whatif(c, NOBODY, "/usr/bin/fast")->dest, "/hooked") == 0;
+	is_int(4, ran, "a user's what-if runs the hook, four times at once");
+	const struct verdict *v = whatif(c, NOBODY, "/usr/bin/fast");
+	ok(strcmp(v->dest, "/users/nobody") == 0 &&
+		   strstr(v->reason, "(Lua hook not run: too many requests of this user") !=
+			   NULL,
+	   "the fifth: the rules alone, and it says so (%s)", v->reason);
+	is_string("/hooked", whatif(c, 0, "/usr/bin/fast")->dest, "root is not limited");
+	f.wall += 1;
+	is_string("/hooked", whatif(c, NOBODY, "/usr/bin/fast")->dest,
+		  "a second later the user may again");
+
+	f.wall += 10;
+	v = whatif(c, NOBODY, "/usr/bin/slow");
+	ok(strstr(v->reason, "(Lua hook failed, see the log; the rules decided)") != NULL,
+	   "a what-if that stalls the hook fails (%s)", v->reason);
+	(void)whatif(c, NOBODY, "/usr/bin/slow"); /* its helper now backs off */
+	fixture_proc(&f, 310, NOBODY, NOBODY, "/usr/bin/cat", 31, "/");
+	event(c, PROCEV_EXEC, 310, 0, 2.0);
+	is_string("/hooked", fixture_group(&f, 310),
+		  "real processes are still placed by the hook, at once");
+	const struct core_stats *st = core_stats(c);
+	ok(st->hook_errors == 0 && st->hook_timeouts == 0 && st->hook_restarts == 0,
+	   "the classifying helper never failed (errors %llu, timeouts %llu)",
+	   (unsigned long long)st->hook_errors, (unsigned long long)st->hook_timeouts);
+	core_free(c);
+	fixture_done(&f);
+}
+
 int
 main(void)
 {
-	plan(85 + 19 + 5);
+	plan(85 + 19 + 6 + 9 + 7 + 8 + 2 + 5);
 	fixture_init(&fx);
 	fixture_files(&fx, fixture_profile, fixture_rules);
 	fixture_proc(&fx, 1, 0, 0, "/usr/lib/systemd/systemd", 1, "/init.scope");
@@ -696,7 +924,11 @@ main(void)
 	test_boost_cap();
 	test_state_writes();
 	fixture_done(&fx);
+	test_boost_limits();
+	test_expiry_order();
+	test_whatif_hook();
 	test_lazy_groups();
+	test_pname();
 	test_event_ids();
 	return 0;
 }

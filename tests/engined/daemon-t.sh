@@ -28,9 +28,7 @@ is 1 "$?" "a second instance with the same pid file exits 1"
 ok "saying who runs" grep -q "cgengined is already running as pid $pid" "$T/second.log"
 
 kill -TERM "$pid"
-i=0; while alive "$pid" && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
-! alive "$pid"
-_tap_result $? "SIGTERM stops it"
+ok "SIGTERM stops it" wait_until 30 gone "$pid"
 ok "the pid file is removed" sh -c "! test -e '$T/cgengined.pid'"
 ok "the sticky socket is removed" sh -c "! test -e '$T/cgred.socket'"
 
@@ -48,11 +46,10 @@ sched() { ps -o cls=,rtprio= -p "$1" | tr -s ' ' | sed 's/^ //; s/ $//'; }
 is "TS -" "$(sched "$DAEMON_PID")" "with normal scheduling by default"
 write_config 'realtime-priority = 2'
 reload_daemon
-ok "realtime-priority = 2: SCHED_RR at priority 2 after a reload" \
-	sh -c "i=0; while [ \"\$(ps -o cls=,rtprio= -p $DAEMON_PID | tr -s ' ' | sed 's/^ //')\" != 'RR 2' ] && [ \$i -lt 50 ]; do sleep 0.1; i=\$((i+1)); done; [ \$i -lt 50 ]"
+sched_is() { [ "$(sched "$DAEMON_PID")" = "$1" ]; }
+ok "realtime-priority = 2: SCHED_RR at priority 2 after a reload" wait_until 30 sched_is "RR 2"
 ok "it says so" wait_log "running at real-time priority 2 (SCHED_RR)"
 write_config
 reload_daemon
-ok "without it again: back to normal scheduling" \
-	sh -c "i=0; while [ \"\$(ps -o cls= -p $DAEMON_PID | tr -d ' ')\" != TS ] && [ \$i -lt 50 ]; do sleep 0.1; i=\$((i+1)); done; [ \$i -lt 50 ]"
+ok "without it again: back to normal scheduling" wait_until 30 sched_is "TS -"
 done_testing

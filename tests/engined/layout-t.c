@@ -406,6 +406,47 @@ test_hook(void)
 	fixture_current = &fx;
 }
 
+/*
+ * Issue 22 §4: a template that expands to a name the daemon reserves
+ * -- its own leaf, a dot name (the service manager's) -- is refused for
+ * that process; nothing lands next to the daemon.
+ */
+static void
+test_reserved(void)
+{
+	struct fixture f2;
+
+	fixture_init(&f2);
+	fixture_v2(&f2, "cpu", "/svc");
+	fixture_files(&f2, "unified-layout = {\"cpu\"}\n", "* cpu /%p\n");
+	fixture_proc(&f2, getpid(), 0, 0, "/usr/sbin/cgengined", 1, "/");
+	fixture_proc_v2(&f2, getpid(), "/svc");
+	fixture_proc(&f2, 100, 0, 0, "/usr/bin/fx-www", 10, "/");
+	fixture_proc(&f2, 200, 1, 1, "/usr/sbin/daemon", 20, "/");
+	fixture_proc(&f2, 300, 1, 1, "/usr/bin/.control", 30, "/");
+	for (pid_t p = 100; p <= 300; p += 100)
+		fixture_proc_v2(&f2, p, "/");
+	struct core *c = fixture_core(&f2);
+	if (c == NULL)
+		bail("no core");
+	core_start(c, 1.0);
+	is_string("/svc/daemon", fixture_group_v2(&f2, getpid()),
+		  "the daemon in its leaf");
+	is_string("/svc/fx-www", fixture_group_v2(&f2, 100),
+		  "/%%p for fx-www: /svc/fx-www");
+	is_string("/", fixture_group_v2(&f2, 200),
+		  "/%%p for a program named daemon: refused, never the daemon's leaf");
+	is_string("/", fixture_group_v2(&f2, 300), "/%%p for .control: refused too");
+	is_int(DECIDE_OK, core_explain(c, 200, 0), "explain the refused one");
+	const struct verdict *v = &core_verdicts(c)[dim(core_policy(c), "cpu")];
+	ok(!v->move && strstr(v->reason, "(refused: the daemon's own leaf)") != NULL,
+	   "... says why: %s", v->reason);
+	is_string("", core_composed(c), "... and composes nothing");
+	core_free(c);
+	fixture_done(&f2);
+	fixture_current = &fx;
+}
+
 static void
 test_errors(void)
 {
@@ -453,7 +494,7 @@ test_errors(void)
 int
 main(void)
 {
-	plan(77);
+	plan(77 + 7);
 	test_pure();
 	fixture_init(&fx);
 	fixture_v2(&fx, "cpu io memory pids", "/svc");
@@ -482,6 +523,7 @@ main(void)
 	core_free(c);
 	test_restart();
 	test_hook();
+	test_reserved();
 	test_errors();
 	fixture_done(&fx);
 	return 0;

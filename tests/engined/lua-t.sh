@@ -99,7 +99,7 @@ start "$T/bin/${TAG}browser" 300; after=$LAST
 ok "a hook that loops: the rules' decision stands" wait_group "$l" net /www
 ok "its failure is logged with where it looped" wait_log "mixed.lua:5: instruction budget exceeded"
 ok "classification goes on after them" wait_group "$after" net /www
-sleep 0.5
+daemon_sync # the keep process came first: handled by now
 is "/" "$(cgroup_of "$k" net)" "a hook that clears a decision: the process is left alone"
 ok "the daemon is alive" kill -0 "$DAEMON_PID"
 
@@ -118,7 +118,7 @@ kill -HUP "$DAEMON_PID"
 ok "a broken script on reload is reported as file:line: message" \
 	wait_log "$T/broken.lua:2: unexpected symbol near '='"
 start "$T/bin/${TAG}keep" 300; k2=$LAST
-sleep 1
+events_done "$T/bin/${TAG}browser" net /www
 is "/" "$(cgroup_of "$k2" net)" "and the old hook stays in force"
 daemon_stop
 
@@ -140,5 +140,5 @@ run_as "${TAG}p" "$T/bin/${TAG}browser" 300; pb3=$LAST
 ok "in the background too, the hook decides" wait_group "$pb3" net /www/profs
 is 1 "$(ps -o pid= --ppid "$DAEMON_PID" | wc -l)" "through one helper, the daemon's child"
 bg=$DAEMON_PID; daemon_stop
-i=0; while alive "$bg" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+wait_until 30 gone "$bg" || diag "the background daemon did not stop"
 done_testing

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- a stand-in for nf_tables ---------------------------------------------- */
@@ -175,7 +176,7 @@ exec_event(struct core *c, pid_t pid, double now)
 }
 
 struct seen {
-	char lines[8][300];
+	char lines[8][1024];
 	size_t n;
 };
 
@@ -202,6 +203,27 @@ explain(struct core *c, pid_t pid, bool json)
 	snprintf(arg, sizeof(arg), "%d", (int)pid);
 	strbuf_reset(&out);
 	if (verbs_dispatch(&rq, 2, argv, &out, err, sizeof(err)) < 0 || out.p == NULL)
+		return err;
+	return out.p;
+}
+
+/* cgenginectl [--json] VERB ARG... as uid: the output, or the error. */
+static const char *
+ask(struct core *c, uid_t uid, bool json, const char *line)
+{
+	static struct strbuf out;
+	static char err[256], copy[512];
+	char *argv[8], *save = NULL;
+	int argc = 0;
+	struct verbs_request rq = { .core = c, .now = 40.0, .uid = uid, .json = json };
+
+	snprintf(copy, sizeof(copy), "%s", line);
+	for (char *w = strtok_r(copy, " ", &save); w != NULL && argc < 8;
+	     w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	strbuf_reset(&out);
+	err[0] = '\0';
+	if (verbs_dispatch(&rq, argc, argv, &out, err, sizeof(err)) < 0 || out.p == NULL)
 		return err;
 	return out.p;
 }
@@ -387,6 +409,234 @@ test_sets(void)
 		  "\"set\":\"www\",\"group\":\"/svc/students/www\",\"level\":3},") !=
 		   NULL,
 	   "... and so does --json explain");
+
+	/* issue 22 §9: the sets as the daemon keeps them, without nft list */
+	text = ask(c, 0, false, "nft-sets");
+	ok(strstr(text, "inet fw www                                     2  ok\n") != NULL &&
+		   strstr(text, "inet fw users                                   0  ok\n") != NULL,
+	   "nft-sets: each set with the ids the daemon put there");
+	char want[256];
+	text = ask(c, 0, false, "nft-sets inet fw www");
+	snprintf(want, sizeof(want), "3      %-20llu /svc/profs/www\n3      %-20llu /svc/students/www\n",
+		 (unsigned long long)pw2, (unsigned long long)sw);
+	ok(strstr(text, "nft set inet fw www: 2 group ids put there by cgengined\n") == text &&
+		   strstr(text, want) != NULL,
+	   "nft-sets SET: its groups, sorted, with id and level");
+	snprintf(want, sizeof(want),
+		 "{\"family\":\"inet\",\"table\":\"fw\",\"set\":\"www\",\"ids\":2,\"groups\":"
+		 "[{\"group\":\"/svc/profs/www\",\"id\":%llu,\"level\":3},",
+		 (unsigned long long)pw2);
+	is_string(want, strstr(ask(c, 0, true, "nft-sets inet fw www"), want) ? want : "(not there)",
+		  "... and in JSON");
+	is_string("permission denied: 'nft-sets' needs root", ask(c, 65534, false, "nft-sets"),
+		  "only root may ask");
+	is_string("nft set inet fw ssh is not one cgengined keeps",
+		  ask(c, 0, false, "nft-sets inet fw ssh"), "a set it does not keep");
+	core_free(c);
+	fixture_done(&fx);
+}
+
+/* fs->id counted per call into the core: the groups a sync step looks at */
+static unsigned ids_read;
+static int (*real_id)(void *arg, const struct hier *h, const char *path, uint64_t *id);
+
+static int
+counting_id(void *arg, const struct hier *h, const char *path, uint64_t *id)
+{
+	ids_read++;
+	return real_id(arg, h, path, id);
+}
+
+/* Drive the loop until no sync step is due; the most groups one call
+ * looked at, and the calls it took. */
+static unsigned
+drive_sync(struct core *c, double *now, unsigned *steps)
+{
+	unsigned most = 0;
+
+	for (*steps = 0; *steps < 10000; ++*steps) {
+		double at = core_next_deadline(c, *now);
+		if (at < 0 || at > *now)
+			break;
+		ids_read = 0;
+		core_timeout(c, *now);
+		most = ids_read > most ? ids_read : most;
+		*now += 1e-4;
+	}
+	return most;
+}
+
+#define MANY 1500
+
+/* Issue 22 §8: a sync of many groups runs in bounded steps, and a
+ * process exec'd meanwhile is placed (its group in the set) at once. */
+static void
+test_many(void)
+{
+	char dir[512];
+
+	fixture_init(&fx);
+	memset(sets, 0, sizeof(sets));
+	fx.nft = &fake_nft;
+	fixture_v2(&fx, "cpu", "/svc");
+	/* empty template groups stay: they stand for many in use */
+	fixture_files(&fx, CONF "remove-empty = false\n", RULES);
+	fake_make("inet fw users");
+	snprintf(dir, sizeof(dir), "%s/svc/students", fx.cg2);
+	mkdir(dir, 0755);
+	snprintf(dir, sizeof(dir), "%s/svc/students/u", fx.cg2);
+	mkdir(dir, 0755);
+	for (int i = 0; i < MANY; i++) {
+		snprintf(dir, sizeof(dir), "%s/svc/students/u/g%d", fx.cg2, i);
+		if (mkdir(dir, 0755) < 0)
+			bail("mkdir %s", dir);
+	}
+	real_id = fx.cgfs.id;
+	fx.cgfs.id = counting_id;
+	struct core *c = fixture_core(&fx);
+	if (c == NULL)
+		bail("core");
+	double now = 1.0;
+	unsigned steps;
+	core_start(c, now);
+	ok(core_next_deadline(c, now) == now, "a sync of %d groups is not done in one call",
+	   MANY);
+	unsigned most = drive_sync(c, &now, &steps);
+	is_int(MANY, (long long)count("inet fw users"), "... then every group's id is in");
+	ok(steps > 2 && most <= 256, "in %u steps, each looking at %u groups at most", steps,
+	   most);
+
+	/* a firewall reload empties the set; a process execs mid-sync */
+	struct fakeset *users =
+		find(&(struct nftset_ref){ .family = 1, .table = "fw", .set = "users" });
+	users->n = 0;
+	core_nft_changed(c, now);
+	now += 0.3;
+	core_timeout(c, now);
+	ok(count("inet fw users") < MANY, "one step of the sync ran (%zu ids back)",
+	   count("inet fw users"));
+	fixture_proc(&fx, 500, 0, 0, "/usr/bin/fx-user", 5, "/");
+	fixture_proc_v2(&fx, 500, "/");
+	exec_event(c, 500, now);
+	is_string("/svc/profs/u/root", fixture_group_v2(&fx, 500),
+		  "a process exec'd during the sync is placed at once");
+	ok(holds("inet fw users", id_of(c, "/svc/profs/u/root")),
+	   "... and its new group's id is in the set already");
+	/* a reload in the middle of it starts over, nothing lost */
+	is_int(0, core_reload(c, now), "a reload in the middle of the sync");
+	drive_sync(c, &now, &steps);
+	is_int(MANY + 1, (long long)count("inet fw users"),
+	       "the set holds every group's id again, and the new one");
+	const char *text = ask(c, 0, false, "nft-sets inet fw users");
+	ok(strstr(text, "nft set inet fw users: 1501 group ids put there by cgengined\n") ==
+			   text &&
+		   strstr(text, " /svc/students/u/g999\n") != NULL,
+	   "nft-sets lists all 1,501 of them");
+	core_free(c);
+	fixture_done(&fx);
+}
+
+/* A directory of the fixture's v2 tree, made as a former run left it;
+ * its id. */
+static uint64_t
+former(const char *path)
+{
+	static const struct hier v2 = { .name = "", .version = HIER_V2 };
+	char dir[512];
+	uint64_t id = 0;
+
+	snprintf(dir, sizeof(dir), "%s%s", fx.cg2, path);
+	for (char *p = dir + strlen(fx.cg2) + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(dir, 0755);
+			*p = '/';
+		}
+	if (mkdir(dir, 0755) < 0 || fx.cgfs.id(fx.cgfs.arg, &v2, path, &id) < 0)
+		bail("cannot make %s", dir);
+	return id;
+}
+
+/*
+ * Issue 22 §5: template groups a former run made, whose processes
+ * exited while the daemon was stopped, are removed at start and their
+ * ids leave the sets; one still in use is removed once it empties;
+ * groups of fixed destinations and others' groups stay.
+ */
+static void
+test_leftovers(void)
+{
+	fixture_init(&fx);
+	memset(sets, 0, sizeof(sets));
+	fx.nft = &fake_nft;
+	fixture_v2(&fx, "cpu", "/svc");
+	fixture_files(&fx, CONF, RULES);
+	struct fakeset *users = fake_make("inet fw users");
+	uint64_t alice = former("/svc/profs/u/alice"), bob = former("/svc/profs/u/bob");
+	uint64_t carol = former("/svc/students/u/carol");
+	uint64_t dave = former("/svc/students/u/dave");
+	former("/svc/students/www/default");
+	former("/svc/students/admins/own");
+	users->ids[users->n++] = alice;
+	users->ids[users->n++] = bob;
+	users->ids[users->n++] = carol;
+	users->ids[users->n++] = dave;
+	fixture_proc(&fx, 600, 65534, 65534, "/usr/bin/cat", 60, "/");
+	fixture_proc_v2(&fx, 600, "/svc/students/u/carol");
+	struct core *c = fixture_core(&fx);
+	if (c == NULL)
+		bail("core");
+	core_start(c, 1.0);
+	ok(id_of(c, "/svc/profs/u/alice") == 0 && id_of(c, "/svc/profs/u/bob") == 0 &&
+		   id_of(c, "/svc/students/u/dave") == 0,
+	   "empty template groups of a former run are removed at start");
+	ok(!holds("inet fw users", alice) && !holds("inet fw users", bob) &&
+		   !holds("inet fw users", dave),
+	   "... and their ids leave the set");
+	ok(id_of(c, "/svc/students/u/carol") == carol && holds("inet fw users", carol),
+	   "one with a process in it stays, in the set");
+	ok(id_of(c, "/svc/students/www/default") != 0 && id_of(c, "/svc/profs/u") != 0,
+	   "groups of fixed destinations stay");
+	ok(id_of(c, "/svc/students/admins/own") != 0, "so does a group no rule would make");
+	fixture_gone(&fx, 600);
+	core_timeout(c, 10.0);
+	core_timeout(c, 20.0);
+	ok(id_of(c, "/svc/students/u/carol") == 0 && !holds("inet fw users", carol),
+	   "the one in use is removed once empty, as at run time, its id deleted");
+	core_free(c);
+	fixture_done(&fx);
+}
+
+/* Issue 22 §4: the daemon's own leaf never goes into a set, even when
+ * the first dimension's template could name it. */
+static void
+test_leaf(void)
+{
+	fixture_init(&fx);
+	memset(sets, 0, sizeof(sets));
+	fx.nft = &fake_nft;
+	fixture_v2(&fx, "cpu", "/svc");
+	fixture_files(&fx,
+		      "unified-layout = {\"cpu\"}\n"
+		      "group \"cpu:/%p\" { nft-set = {\"inet fw p\"} }\n"
+		      "group \"cpu:/daemon\" { nft-set = {\"inet fw p\"} }\n",
+		      "* cpu /%p\n");
+	fake_make("inet fw p");
+	fixture_proc(&fx, getpid(), 0, 0, "/usr/sbin/cgengined", 1, "/");
+	fixture_proc_v2(&fx, getpid(), "/svc");
+	fixture_proc(&fx, 100, 0, 0, "/usr/bin/fx-www", 10, "/");
+	fixture_proc(&fx, 200, 0, 0, "/usr/sbin/daemon", 20, "/");
+	fixture_proc_v2(&fx, 100, "/");
+	fixture_proc_v2(&fx, 200, "/");
+	struct core *c = fixture_core(&fx);
+	if (c == NULL)
+		bail("core");
+	core_start(c, 1.0);
+	uint64_t leaf = id_of(c, "/svc/daemon");
+	ok(leaf != 0 && holds("inet fw p", id_of(c, "/svc/fx-www")),
+	   "a template's group is in its set");
+	ok(!holds("inet fw p", leaf) && count("inet fw p") == 1,
+	   "the daemon's leaf is not, though /%%p and /daemon match its name");
 	core_free(c);
 	fixture_done(&fx);
 }
@@ -450,10 +700,13 @@ test_config(void)
 int
 main(void)
 {
-	plan(47);
+	plan(47 + 8 + 6 + 2 + 6);
 	test_missing_then_made();
 	test_sets();
 	test_none();
+	test_many();
+	test_leaf();
+	test_leftovers();
 	test_config();
 	return tap_done();
 }

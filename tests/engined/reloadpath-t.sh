@@ -6,7 +6,7 @@
 # the set, watches the ruleset (a flushed set is filled again) and tells
 # systemd RELOADING=1 then READY=1.  (The control socket's reload used
 # to skip all but the rules.)  A private sub-tree of this machine's
-# cgroup2 mount and a private nftables table (SPEC 9).
+# cgroup2 mount and a private nftables table.
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
 command -v nft >/dev/null || skip_all "needs nft (nftables)"
@@ -41,16 +41,14 @@ $grp"
 }
 config 0
 "$BUILDDIR/tests/lib/notifyrecv" "$T/notify.sock" >"$T/notify.out" & KIDS="$KIDS $!"
-i=0; while [ ! -S "$T/notify.sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
+wait_until 30 test -S "$T/notify.sock"
 NOTIFY_SOCKET="$T/notify.sock" daemon_start || bail "daemon"
 start "$T/bin/${TAG}www" 300
-i=0; while ! grep -q "^0::/$SUB/www$" "/proc/$LAST/cgroup" && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
-ok "the program is in its v2 group" grep -q "^0::/$SUB/www$" "/proc/$LAST/cgroup"
+ok "the program is in its v2 group" wait_until 30 grep -q "^0::/$SUB/www$" "/proc/$LAST/cgroup"
 
 nice_is() { [ "$(ps -o ni= -p "$DAEMON_PID" | tr -d ' ')" = "$1" ]; }
 filled() { nft list set inet "$NFT" "$1" | grep -q 'elements = '; }
-# until COMMAND succeeds, for up to 5 s
-until_ok() { i=0; while ! "$@" && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; "$@"; }
+until_ok() { wait_until 30 "$@"; }
 readies() { grep -c '^READY=1$' "$T/notify.out"; }
 reloads() { grep -c '^RELOADING=1' "$T/notify.out"; }
 

@@ -35,7 +35,11 @@ start "$SETID" - "$sgid" 0.3 300; p2=$LAST
 ok "setgid without exec: classified by the new egid" wait_group "$p2" cpu /studs-by-gid
 
 start "$SETID" "$xuid" - 0.3 300; p3=$LAST
-sleep 1
+uid_is() { [ "$(awk '/^Uid:/ { print $2 }' "/proc/$1/status")" = "$2" ]; }
+wait_until 30 uid_is "$p3" "$xuid"
+# events are handled in order: once a later change is, so was this one
+start "$SETID" - "$sgid" 0 300
+wait_group "$LAST" cpu /studs-by-gid || diag "the later setgid was not classified"
 is "/" "$(cgroup_of "$p3" cpu)" "a uid no rule names is left alone"
 
 # execs one after another (root's: no rule moves them) keep the daemon

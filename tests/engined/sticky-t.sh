@@ -59,13 +59,15 @@ if [ $use_ns = yes ]; then
 	start "$T/in_ns" cgexec --sticky -g "name=${TAG}cls:/manual" "$T/bin/${TAG}job" 300; p1=$LAST
 	ok "cgexec --sticky puts the program where asked" wait_group "$p1" cls /manual
 	ok "the daemon recorded it as sticky" wait_log "pid $p1 (cgexec) is sticky"
-	sleep 0.5
+	wait_until 30 runs "$p1" "$T/bin/${TAG}job"
+	events_done "$T/bin/${TAG}job" cls /ruled
 	is /manual "$(cgroup_of "$p1" cls)" "and did not move it after its exec"
 
 	start "$T/in_ns" cgexec --sticky -g "name=${TAG}cls:/manual" sh -c "'$T/bin/${TAG}job' 300 & echo \$! >'$T/child.pid'; wait"
-	i=0; while [ ! -s "$T/child.pid" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
+	wait_until 30 test -s "$T/child.pid"
 	child=$(cat "$T/child.pid"); KIDS="$KIDS $child"
-	sleep 0.5
+	wait_until 30 runs "$child" "$T/bin/${TAG}job"
+	events_done "$T/bin/${TAG}job" cls /ruled
 	is /manual "$(cgroup_of "$child" cls)" "a child forked and exec'd later stays too"
 
 	start "$T/bin/${TAG}job" 300; p2=$LAST
@@ -73,7 +75,7 @@ if [ $use_ns = yes ]; then
 	in_ns cgclassify --sticky -g "name=${TAG}cls:/manual2" "$p2"
 	ok "cgclassify --sticky moves a running process" wait_group "$p2" cls /manual2
 	reload_daemon
-	sleep 0.3
+	daemon_sync
 	is /manual2 "$(cgroup_of "$p2" cls)" "the rescan after a reload leaves it alone"
 else
 	skip 6 "needs cgexec, cgclassify and unshare --mount"
@@ -86,10 +88,10 @@ wait_group "$p3" cls /ruled
 is "SUCCESS_STORE_PID (18 bytes)" "$($REQ "$SOCK" "$p3" 0)" "the answer is the 18 bytes libcgroup expects"
 echo "$(cgroup_of "$p3" cls)" >/dev/null
 echo $p3 >"$T/h/cls/manual/cgroup.procs"
-kill -HUP "$DAEMON_PID"; sleep 0.5
+reload_daemon; daemon_sync
 is /manual "$(cgroup_of "$p3" cls)" "a sticky process is not reclassified"
 is "SUCCESS_STORE_PID (18 bytes)" "$($REQ "$SOCK" "$p3" 2)" "flag 2 cancels"
-kill -HUP "$DAEMON_PID"
+reload_daemon
 ok "after cancelling, the rules apply again" wait_group "$p3" cls /ruled || { sed "s/^/#/" "$T/daemon.log" >&2; }
 
 start "$T/bin/${TAG}job" 300; p4=$LAST
@@ -105,7 +107,8 @@ KIDS="$KIDS $!"
 ok "a user's connections beyond its cap are refused" \
 	wait_log "sticky socket: too many clients of uid 65534 (at most 16), refused pid"
 run_as "${TAG}u" "$T/bin/${TAG}job" 300; p6=$LAST
-wait_group "$p6" cls /ruled # exec'd, so setpriv has made it the user's
+# exec'd, so setpriv has made it the user's
+wait_group "$p6" cls /ruled || diag "pid $p6 was not classified"
 is "SUCCESS_STORE_PID (18 bytes)" \
 	"$(setpriv --reuid="${TAG}u" --regid="${TAG}u" --clear-groups "$REQ" "$SOCK" "$p6" 0)" \
 	"meanwhile another user is served"
@@ -114,7 +117,7 @@ is "SUCCESS_STORE_PID (18 bytes)" "$($REQ "$SOCK" "$p7" 0)" "and root"
 log_quiet # their deadline (2 s) drops them; then the log limiter starts afresh
 
 "$STALL" "$SOCK" 3 8 80 >"$T/stall.out" & KIDS="$KIDS $!"
-sleep 0.5
+wait_until 30 test -s "$T/stall.out" # its connections are made
 start "$T/bin/${TAG}job" 300; p5=$LAST
 ok "80 stalled clients do not stop classification" wait_group "$p5" cls /ruled
 ok "clients beyond the cap are refused" wait_log "too many clients, refused pid [0-9]* (uid 0)"

@@ -17,10 +17,9 @@ wait_group "$p" cpu /threads || diag "not classified"
 is "SUCCESS_STORE_PID (18 bytes)" "$("$BUILDDIR/tests/lib/stickyreq" "$T/cgred.socket" "$p" 0)" \
 	"the process is pinned"
 # wait for the main thread to exit: the leader turns into a zombie
-i=0
-while ! grep -q '^State:.*Z' "/proc/$p/status" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+wait_until 30 grep -q '^State:.*Z' "/proc/$p/status"
 ok "its main thread has exited, another runs on" sh -c "grep -q '^Threads:.*2' /proc/$p/status"
-sleep 0.3
+daemon_sync # the exit of the main thread came first
 is "true" "$("$CTL" -s "$SOCK" --json explain "$p" | jq -r .sticky)" \
 	"the daemon still knows it as sticky"
 ok "the exit of the main thread was seen" sh -c "'$CTL' -s '$SOCK' --json status | jq -e '.counters.exit >= 1'"

@@ -21,7 +21,7 @@ EOF
 write_config
 
 run_as "${TAG}s" "$T/bin/${TAG}shell" 300; early=$LAST
-sleep 0.2
+wait_until 30 runs "$early" "$T/bin/${TAG}shell" # before the daemon starts
 daemon_start || bail "daemon"
 ok "a student shell started before the daemon is classified" wait_group "$early" cpu /students
 

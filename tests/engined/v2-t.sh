@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The cgroup v2 tree, managed only when listed ("unified"), on a
-# private sub-tree of the existing cgroup2 mount (SPEC 9): a rule naming
+# private sub-tree of the existing cgroup2 mount: a rule naming
 # "unified" moves a program of the test's into it.
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
@@ -25,7 +25,8 @@ daemon_start || bail "daemon"
 ok "the v2 tree is managed as 'unified'" grep -q "managing unified at $V2" "$T/daemon.log"
 start "$T/bin/${TAG}job" 300; j=$LAST
 v2_of() { sed -n 's/^0::\(.*\)$/\1/p' "/proc/$1/cgroup"; }
-i=0; while [ "$(v2_of "$j")" != "/$SUB/jobs" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
+in_v2() { [ "$(v2_of "$1")" = "$2" ]; }
+wait_until 30 in_v2 "$j" "/$SUB/jobs"
 is "/$SUB/jobs" "$(v2_of "$j")" "a rule naming 'unified' moves the program into the v2 group"
 ok "the group was created on demand" test -d "$V2/$SUB/jobs"
 ok "the move is logged as unified" grep -q "moved pid $j (${TAG}job) to unified:/$SUB/jobs" "$T/daemon.log"

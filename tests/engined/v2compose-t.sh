@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The unified layout on a private sub-tree of this machine's cgroup2
-# mount (SPEC 9): rules for the dimensions "cpu" and "net_cls" (no
+# mount: rules for the dimensions "cpu" and "net_cls" (no
 # managed v1 hierarchy backs them here: the daemon manages only the
 # test's own named hierarchy) compose into one v2 group per process
 # below unified-root.  On a hybrid host the private sub-tree is offered
@@ -12,7 +12,7 @@
 require_root
 V2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 [ -n "$V2" ] || skip_all "no cgroup2 mount"
-plan 11
+plan 15
 
 SUB="cgetest_v2c_$$"
 mkdir "$V2/$SUB" || bail "cannot make a private sub-tree of $V2"
@@ -37,6 +37,7 @@ cat >"$T/cgrules.conf" <<EOR
 EOR
 MANAGED="x"
 write_config "unified-layout = {\"cpu\", \"net_cls\"}
+backend = \"cgroupfs\"
 unified-root = \"/$SUB\"
 group \"cpu:/students\" {
     set = {\"cpu.shares=512\"}
@@ -46,8 +47,9 @@ ok "cpu is composed into the private sub-tree" \
 	grep -q "composing cpu (2 levels) into unified:/$SUB/... at $V2" "$T/daemon.log"
 
 v2_of() { sed -n 's/^0::\(.*\)$/\1/p' "/proc/$1/cgroup"; }
+in_v2() { [ "$(v2_of "$1")" = "$2" ]; }
 wait_v2() {
-	i=0; while [ "$(v2_of "$1")" != "$2" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
+	wait_until 30 in_v2 "$1" "$2"
 	is "$2" "$(v2_of "$1")" "$3"
 }
 run_as "${TAG}s" "$T/bin/${TAG}www" 300; w=$LAST
@@ -71,9 +73,19 @@ ok "no process sits in an inner group" \
 others=$(sed -n 's/.*moved pid \([0-9]*\) .*/\1/p' "$T/daemon.log" | grep -v -x -e "$w" -e "$b" -e "$o")
 is "" "$others" "nothing but the test's processes was moved"
 kill -9 "$b"; wait "$b" 2>/dev/null
-i=0; while [ -d "$V2/$SUB/students/${TAG}s" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
-ok "the template's groups are removed once empty" test ! -d "$V2/$SUB/students/${TAG}s"
+ok "the template's groups are removed once empty" wait_until 30 test ! -d "$V2/$SUB/students/${TAG}s"
 ok "the configured class stays" test -d "$V2/$SUB/students/default"
+# issue 22 5: a template group whose process exits while the daemon is
+# stopped is removed when it starts again (the layout tells it was made)
+run_as "${TAG}s" "$T/bin/${TAG}batch" 300; b2=$LAST
+wait_v2 "$b2" "/$SUB/students/${TAG}s/others" "another batch job in the template's level"
+daemon_stop
+kill -9 "$b2"; wait "$b2" 2>/dev/null
+ok "(stopped: the template's group outlives its process)" test -d "$V2/$SUB/students/${TAG}s/others"
+daemon_start || bail "daemon restart"
+ok "at the next start the empty template groups are removed" test ! -d "$V2/$SUB/students/${TAG}s"
+ok "... the configured class and the groups in use stay" \
+	test -d "$V2/$SUB/students/default/www" -a "$(v2_of "$w")" = "/$SUB/students/default/www"
 if [ -n "$(cat "$V2/$SUB/cgroup.controllers")" ]; then
 	diag "controllers offered here: $(cat "$V2/$SUB/cgroup.controllers")"
 else

@@ -76,7 +76,7 @@ static void
 test_explain(void)
 {
 	is_int(-EINVAL, ask(NOBODY, false, "explain 100"), "explain of root's process as nobody");
-	is_string("permission denied: pid 100 belongs to another user", err, "... is denied");
+	is_string("no process 100 of uid 65534", err, "... is refused");
 	is_int(0, ask(NOBODY, false, "explain 200"), "explain of one's own process");
 	ok(out.p != NULL && strstr(out.p, "/www") != NULL, "... shows the wanted group");
 	is_int(0, ask(0, false, "explain 100"), "root may explain anything");
@@ -105,8 +105,7 @@ test_boosts(void)
 	is_string("permission denied: boost profile 'fast' is not granted to uid 1", err,
 		  "a profile is only for those it is granted to");
 	ask(NOBODY, false, "boost --profile fast 100 60s");
-	is_string("permission denied: pid 100 belongs to another user", err,
-		  "nobody may not boost root's process");
+	is_string("no process 100 of uid 65534", err, "nobody may not boost root's process");
 	ask(NOBODY, false, "boost --profile fast 200 2h");
 	is_string("permission denied: 2h00m00s exceeds the maximum of profile 'fast' (1h00m00s)",
 		  err, "nor beyond the profile's maximum");
@@ -128,6 +127,98 @@ test_boosts(void)
 	is_int(0, ask(0, false, "unboost #2"), "root ends its boost by #id");
 	is_int(0, (long long)core_boost_count(core), "no boost left");
 	is_string("/www", fixture_group(&fx, 200), "200 back in /www");
+}
+
+/* Make pid a kernel thread in the fixture's /proc. */
+static void
+make_kthread(pid_t pid)
+{
+	char file[300], buf[4096];
+	FILE *f;
+	size_t n;
+
+	snprintf(file, sizeof(file), "%s/%d/status", fx.proc, (int)pid);
+	if ((f = fopen(file, "r")) == NULL)
+		bail("no %s", file);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	char *k = strstr(buf, "Kthread:\t0");
+	if (k == NULL || (f = fopen(file, "w")) == NULL)
+		bail("no Kthread line in %s", file);
+	k[9] = '1';
+	fputs(buf, f);
+	fclose(f);
+}
+
+/*
+ * Another user's process, a kernel thread and no process at all give
+ * a user one and the same answer: with hidepid, /proc hides the others'
+ * processes, and the daemon must not tell which pids exist.
+ */
+static void
+test_no_oracle(void)
+{
+	static const char *const asks[] = { "explain", "boost --profile" };
+	char why[3][512];
+
+	fixture_proc(&fx, 150, 0, 0, "kworker/0:1", 15, "/");
+	make_kthread(150);
+	for (size_t v = 0; v < 2; v++) {
+		const pid_t pids[] = { 100, 150, 99999 };
+		char want[64];
+
+		for (size_t i = 0; i < 3; i++) {
+			if (v == 0)
+				ask(NOBODY, false, "explain %d", (int)pids[i]);
+			else
+				ask(NOBODY, false, "boost --profile fast %d 60s", (int)pids[i]);
+			snprintf(why[i], sizeof(why[i]), "%s", err);
+		}
+		snprintf(want, sizeof(want), "no process %d of uid 65534", 99999);
+		is_string(want, why[2], "%s of no process, as a user", asks[v]);
+		snprintf(want, sizeof(want), "no process %d of uid 65534", 100);
+		is_string(want, why[0], "... of root's process: the same answer");
+		snprintf(want, sizeof(want), "no process %d of uid 65534", 150);
+		is_string(want, why[1], "... of a kernel thread: the same answer");
+	}
+	ask(0, false, "explain 150");
+	is_string("pid 150 is a kernel thread; cgengined never moves those", err,
+		  "root is told what it is");
+	ask(0, false, "explain 99999");
+	is_string("no process 99999", err, "... or that there is none");
+	fixture_gone(&fx, 150);
+}
+
+/* "test": ids beyond 32 bits are refused, never cut (4294967296 is not root) */
+static void
+test_id_range(void)
+{
+	static const struct {
+		const char *args, *want;
+	} bad[] = {
+		{ "--user 4294967296", "user id 4294967296 is out of range (0 to 4294967294)" },
+		{ "--user 99999999999", "user id 99999999999 is out of range (0 to 4294967294)" },
+		{ "--user 4294967295", "user id 4294967295 is out of range (0 to 4294967294)" },
+		{ "--user 0 --group 4294967296",
+		  "group id 4294967296 is out of range (0 to 4294967294)" },
+		{ "--user 0 --group 184467440737095516160",
+		  "group id 184467440737095516160 is out of range (0 to 4294967294)" },
+		{ "--user -1", "unknown user '-1'" },
+		{ "--user 12x", "unknown user '12x'" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		is_int(-EINVAL, ask(NOBODY, false, "test %s", bad[i].args), "test %s is refused",
+		       bad[i].args);
+		is_string(bad[i].want, err, "... %s", bad[i].want);
+	}
+	is_int(0, ask(NOBODY, true, "test --user 4294967294 --group 4294967294"),
+	       "the largest ids are taken");
+	json_t *v = json_loads(out.p ? out.p : "", 0, NULL);
+	ok(json_integer_value(json_object_get(v, "uid")) == 4294967294LL &&
+		   json_integer_value(json_object_get(v, "gid")) == 4294967294LL,
+	   "... as they are");
+	json_decref(v);
 }
 
 /* denials are logged, but not without bound */
@@ -162,7 +253,7 @@ test_denial_log(void)
 int
 main(void)
 {
-	plan(43);
+	plan(43 + 8 + 16);
 	fixture_init(&fx);
 	fixture_files(&fx, fixture_profile, fixture_rules);
 	fixture_proc(&fx, 100, 0, 0, "/usr/bin/bash", 10, "/");
@@ -173,6 +264,8 @@ main(void)
 	test_root_only();
 	test_explain();
 	test_boosts();
+	test_no_oracle();
+	test_id_range();
 	test_denial_log();
 	core_free(core);
 	free(out.p);

@@ -29,7 +29,9 @@ is "/system /system /system /www" "$(row cgdemo_sys browser)" "system user's bro
 is "/system /system /system /nfs" "$(row cgdemo_sys nfsd)" "system user's nfsd"
 has() { echo "$out" | grep -q -- "$1"; }
 ok "explain names the Lua hook for the WWW split" has 'name=cgdemo_net *\/www\/students *\/www\/students *Lua hook'
-ok "explain names the rule for the CPU class" has 'name=cgdemo_cpu *\/students\/cgdemo_stud *\/students\/cgdemo_stud *.*cgrules.conf:11'
+line=$(grep -n '^@cgdemo_students:cgdemo-batch' "$SRCDIR/examples/university/cgrules.conf.in" | cut -d: -f1)
+ok "explain names the rule for the CPU class (line $line)" \
+	has "name=cgdemo_cpu *\/students\/cgdemo_stud *\/students\/cgdemo_stud *.*cgrules.conf:$line\$"
 ok "the student's boost through its profile" has "student's browser is now in net: /www/fast"
 ok "and back after unboost" has "student's browser is back in net: /www/students"
 ok "settings were applied to the template group" has "set notify_on_release=1 on name=cgdemo_cpu:/students/cgdemo_stud"

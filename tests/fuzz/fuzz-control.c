@@ -18,6 +18,7 @@
 #include "engined/core/core.h"
 #include "fuzz.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,7 +92,7 @@ one_line(char *line, size_t len)
 	line[len] = '\0';
 	int argc = control_parse_line(line, argv, ARGV_MAX);
 	if (want > ARGV_MAX) {
-		FUZZ_CHECK(argc == -1);
+		FUZZ_CHECK(argc == -E2BIG);
 		return;
 	}
 	FUZZ_CHECK(argc >= 0 && (size_t)argc == want);

@@ -11,6 +11,7 @@
 #   FUZZ_BUILDDIR  build directory (default: build-fuzz in the source tree)
 #   FUZZ_WORKDIR   corpora, logs and crash files (default: $FUZZ_BUILDDIR/fuzz-work)
 #   FUZZ_JOBS      targets run at the same time (default 1)
+#   FUZZ_CONFIGURE more configure options (e.g. --enable-werror)
 # Needs the Debian packages clang and libclang-rt-14-dev.
 set -u
 secs=${1:-60}
@@ -24,7 +25,8 @@ targets=${*:-rules config procev control lua statefile}
 [ -x "$top/configure" ] || (cd "$top" && autoreconf -fi) || exit 1
 if [ ! -f "$build/Makefile" ]; then
 	mkdir -p "$build" &&
-		(cd "$build" && "$top/configure" -q CC=clang --enable-fuzzers) || exit 1
+		(cd "$build" && "$top/configure" -q CC=clang --enable-fuzzers ${FUZZ_CONFIGURE:-}) ||
+		exit 1
 fi
 bins=""
 for t in $targets; do bins="$bins tests/fuzz/fuzz-$t"; done

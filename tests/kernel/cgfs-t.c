@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -24,7 +25,7 @@ main(void)
 
 	if (why != NULL)
 		skip_all("%s", why);
-	plan(26);
+	plan(27);
 	if (testenv_mount(&th, "cgfs") < 0)
 		bail("mount failed");
 	if (hier_discover("/proc/self/mountinfo", &l) < 0)
@@ -86,6 +87,7 @@ main(void)
 	rmdir(plain);
 
 	hier_list_free(&l);
-	testenv_umount(&th);
+	is_int(0, testenv_umount(&th),
+	       "teardown: the hierarchy is no longer in /proc/self/cgroup");
 	return tap_done();
 }

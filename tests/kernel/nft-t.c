@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <poll.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
@@ -75,6 +76,17 @@ has(const uint64_t *v, size_t n, uint64_t x)
 	return false;
 }
 
+/* Wait (up to 30 s) until the monitor has something to read: the
+ * notifications of a change someone else made. */
+static void
+readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	if (poll(&p, 1, 30000) != 1)
+		diag("no notification within 30 s");
+}
+
 /* The test's sets are "www" and "nfs" of table cgt_nft. */
 static bool
 ours(void *arg, const struct nftset_ref *r)
@@ -135,19 +147,19 @@ sets(void)
 	if (sh("nft flush set inet cgt_nft addr && nft add set inet cgt_nft other "
 	       "'{ type cgroupsv2; }'") != 0)
 		bail("nft flush addr");
-	usleep(100000);
+	readable(mon);
 	is_int(0, nftset_monitor_read(mon, nftset_portid(c), ours, NULL),
 	       "another set flushed, another set made: the monitor ignores them");
 	if (sh("nft flush set inet cgt_nft www") != 0)
 		bail("nft flush");
-	usleep(100000);
+	readable(mon);
 	is_int(1, nftset_monitor_read(mon, nftset_portid(c), ours, NULL),
 	       "flushing the set by someone else: the monitor says so");
 	is_int(0, nftset_monitor_read(mon, nftset_portid(c), ours, NULL), "once");
 	if (sh("nft delete table inet cgt_nft && nft add table inet cgt_nft && "
 	       "nft add set inet cgt_nft www '{ type cgroupsv2; }'") != 0)
 		bail("nft remake");
-	usleep(100000);
+	readable(mon);
 	is_int(1, nftset_monitor_read(mon, nftset_portid(c), ours, NULL),
 	       "the table made again: the monitor says so");
 	close(mon);

@@ -104,24 +104,29 @@ watch_child(struct procev *p, struct seen *s)
 		bail("write");
 	close(go[1]);
 
-	double end = now() + 10, quiet = 0;
-	while (!s->exit && now() < end && (quiet == 0 || now() < quiet)) {
+	/* the kernel queues a child's events before its parent can reap
+	 * it: once reaped, one more round reads whatever is left (and the
+	 * loop ends only after such a round, however late it runs) */
+	double end = now() + 30, quiet = 0;
+	for (;;) {
 		struct pollfd pfd = { .fd = procev_fd(p), .events = POLLIN };
 		struct procev_event ev[16];
 
 		if (quiet == 0 && waitpid(child, &status, WNOHANG) == child)
 			quiet = now() + 0.3;
-		if (poll(&pfd, 1, 50) <= 0)
-			continue;
-		int n;
-		while ((n = procev_recv(p, ev, 16)) != -EAGAIN) {
-			if (n == -ENOBUFS)
-				continue;
-			if (n < 0)
-				bail("recv: %s", strerror(-n));
-			for (int i = 0; i < n; i++)
-				note(&ev[i], child, s);
+		if (poll(&pfd, 1, 50) > 0) {
+			int n;
+			while ((n = procev_recv(p, ev, 16)) != -EAGAIN) {
+				if (n == -ENOBUFS)
+					continue;
+				if (n < 0)
+					bail("recv: %s", strerror(-n));
+				for (int i = 0; i < n; i++)
+					note(&ev[i], child, s);
+			}
 		}
+		if (s->exit || now() >= end || (quiet != 0 && now() >= quiet))
+			break;
 	}
 	if (quiet == 0)
 		waitpid(child, &status, 0);

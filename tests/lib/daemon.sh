@@ -1,18 +1,21 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # daemon.sh -- shared set-up for the cgengined integration tests, safe
-# on a shared machine (SPEC section 9):
+# on a shared machine:
 #   - private named v1 hierarchies mounted under a temporary directory
 #   - throwaway users and groups with a unique prefix
 #   - test-only program names (copies of sleep/true) in the temp dir
 #   - the daemon manages only the test's hierarchies, with test-local
 #     socket, pid and log paths, and is stopped by its pid
-# Everything is undone by an EXIT trap.
+# Everything is undone at the end: by done_testing, which then checks,
+# as one more test, that no hierarchy of the test is left in the kernel
+# (see tests/lib/v1hier.sh), or by the EXIT trap if the test stops early.
 #
 # Needs: SRCDIR, BUILDDIR in the environment (set by make check).
 
 : "${SRCDIR:=.}" "${BUILDDIR:=.}"
 BUILDDIR=$(cd "$BUILDDIR" && pwd) # daemons and scripts run from elsewhere
 . "$SRCDIR/tests/tap/tap.sh"
+. "$SRCDIR/tests/lib/v1hier.sh"
 
 CGENGINED="$BUILDDIR/cgengined"
 TAG="cgt$$"
@@ -25,35 +28,28 @@ DAEMON_PID=""
 
 cleanup() {
 	daemon_stop
-	for p in $KIDS; do kill -9 "$p" 2>/dev/null; done
-	for p in $KIDS; do wait "$p" 2>/dev/null; done
-	sleep 0.1
-	for m in $HIERS; do
-		release_hier "$m" "$TAG$(basename "$m")" || diag "hierarchy at $m not released"
-	done
+	stop_kids
+	set --
+	for m in $HIERS; do set -- "$@" "$m:$TAG$(basename "$m")"; done
+	HIERS=""
+	[ $# -eq 0 ] || v1_release "$@"
 	for u in $USERS; do userdel "$u" >/dev/null 2>&1; groupdel "$u" >/dev/null 2>&1; done
 	for g in $GROUPS_; do groupdel "$g" >/dev/null 2>&1; done
+	USERS="" GROUPS_=""
 	rm -rf "$T"
 }
-# release_hier MOUNTPOINT NAME: remove the groups (deepest first) and
-# unmount.  The kernel keeps a v1 hierarchy alive if it still has a
-# child group at unmount time -- even one just removed and still dying
-# -- so check that it is really gone, and if not, mount it again and
-# repeat.
-release_hier() {
-	for try in $(seq 50); do
-		find "$1" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
-		umount "$1" 2>/dev/null
-		sleep 0.1
-		grep -q "name=$2:" /proc/self/cgroup || { rmdir "$1" 2>/dev/null; return 0; }
-		mount -t cgroup -o "none,name=$2" cgroup "$1" 2>/dev/null || return 1
-	done
-	find "$1" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
-	umount "$1" 2>/dev/null # never leave it mounted
-	return 1
+# the names of this test's hierarchies the kernel still has
+lingering() {
+	grep -o ":name=$TAG[a-z][^:]*:" /proc/self/cgroup | tr -d : | tr '\n' ' '
 }
-
-trap cleanup EXIT
+# the last check of every test: tear down, and no hierarchy is left
+teardown_check() {
+	cleanup
+	left=$(lingering)
+	is "" "$left" "teardown: no hierarchy of this test is left in /proc/self/cgroup"
+}
+tap_final teardown_check
+trap 'cleanup; [ -z "$(lingering)" ] || diag "left in the kernel: $(lingering)"' EXIT
 trap 'exit 1' INT TERM
 
 require_root() {
@@ -65,7 +61,7 @@ require_root() {
 	if ! mount -t cgroup -o "none,name=${TAG}probe" cgroup "$T/probe" 2>/dev/null; then
 		skip_all "cannot mount a named cgroup v1 hierarchy"
 	fi
-	umount "$T/probe"
+	v1_release "$T/probe:${TAG}probe"
 }
 
 # mount_hier SHORT: mounts name=$TAG$SHORT at $T/h/SHORT; sets $H_<SHORT>
@@ -115,14 +111,27 @@ cgroup_of() {
 	sed -n "s/^[0-9]*:name=$TAG$2:\(.*\)$/\1/p" "/proc/$1/cgroup" 2>/dev/null
 }
 
+# in_group PID SHORT WANT: PID is in group WANT of hierarchy SHORT
+in_group() {
+	[ "$(cgroup_of "$1" "$2")" = "$3" ]
+}
 # wait_group PID SHORT WANT [SECONDS]: wait until PID is in WANT
 wait_group() {
-	i=0; lim=$(( ${4:-5} * 20 ))
-	while [ $i -lt $lim ]; do
-		[ "$(cgroup_of "$1" "$2")" = "$3" ] && return 0
-		sleep 0.05; i=$((i + 1))
-	done
-	return 1
+	wait_until "${4:-30}" in_group "$1" "$2" "$3"
+}
+
+# runs PID PROGRAM: PID has exec'd PROGRAM (a path)
+runs() {
+	[ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$2" ]
+}
+
+# events_done PROGRAM SHORT WANT: start PROGRAM, which a rule sends to
+# WANT in hierarchy SHORT, and wait until it is there.  The daemon
+# handles process events in order, so by then it has handled every
+# event before it: what it has not moved until now, it did not move.
+events_done() {
+	start "$1" 300
+	wait_group "$LAST" "$2" "$3"
 }
 
 # write_config EXTRA-LINES: config for the managed test hierarchies
@@ -147,14 +156,14 @@ daemon_start() {
 	# start-up messages (before the log file is opened) go to stderr
 	"$CGENGINED" -n -c "$T/cgengined.conf" -l "$T/daemon.log" "$@" 2>>"$T/daemon.log" &
 	DAEMON_PID=$!
-	i=0
-	while [ $i -lt 100 ]; do
-		grep -q "ready: running processes classified" "$T/daemon.log" && return 0
-		kill -0 "$DAEMON_PID" 2>/dev/null || break
-		sleep 0.05; i=$((i + 1))
-	done
+	wait_until 30 daemon_ready_or_dead
+	grep -q "ready: running processes classified" "$T/daemon.log" && return 0
 	diag "daemon did not start:"; sed 's/^/#   /' "$T/daemon.log" >&2
 	return 1
+}
+daemon_ready_or_dead() {
+	grep -q "ready: running processes classified" "$T/daemon.log" ||
+		! kill -0 "$DAEMON_PID" 2>/dev/null
 }
 
 daemon_stop() {
@@ -167,24 +176,25 @@ daemon_stop() {
 
 # wait_log PATTERN [SECONDS]: wait for a line in the daemon log
 wait_log() {
-	i=0; lim=$(( ${2:-5} * 20 ))
-	while [ $i -lt $lim ]; do
-		grep -q -- "$1" "$T/daemon.log" && return 0
-		sleep 0.05; i=$((i + 1))
-	done
-	return 1
+	wait_until "${2:-30}" grep -q -- "$1" "$T/daemon.log"
 }
 
-# reload_daemon: SIGHUP, then wait until the log shows one more
-# successful reload than before (an older "reloaded" line must not count)
+# reload_daemon [SIGNAL]: SIGHUP (or SIGNAL), then wait until the log
+# shows one more successful reload than before (an older "reloaded" line
+# must not count)
 reload_daemon() {
-	before=$(grep -c "reloaded: " "$T/daemon.log")
-	kill -HUP "$DAEMON_PID"
-	i=0
-	while [ "$(grep -c 'reloaded: ' "$T/daemon.log")" -le "$before" ] && [ $i -lt 100 ]; do
-		sleep 0.05; i=$((i + 1))
-	done
-	[ "$(grep -c 'reloaded: ' "$T/daemon.log")" -gt "$before" ]
+	reloads_before=$(daemon_reloads)
+	kill -"${1:-HUP}" "$DAEMON_PID"
+	wait_until 30 daemon_reloaded_since "$reloads_before"
+}
+daemon_reloads() { grep -c "reloaded: " "$T/daemon.log"; }
+daemon_reloaded_since() { [ "$(daemon_reloads)" -gt "$1" ]; }
+
+# daemon_sync: one request through the control socket; whatever the
+# daemon was doing when it was sent (a reload and its rescan, a signal,
+# events already queued) is done when the answer comes
+daemon_sync() {
+	"$BUILDDIR/cgenginectl" -s "$T/control.sock" status >/dev/null 2>&1
 }
 
 # alive PID: running, not a zombie (an orphaned daemon that exited
@@ -193,6 +203,7 @@ alive() {
 	st=$(ps -o stat= -p "$1" 2>/dev/null)
 	[ -n "$st" ] && [ "${st#Z}" = "$st" ]
 }
+gone() { ! alive "$1"; }
 
 # stop_kids: kill every process the test started so far
 stop_kids() {

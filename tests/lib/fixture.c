@@ -311,9 +311,6 @@ fake_move(void *arg, const struct hier *h, const char *path, pid_t tgid)
 	} else {
 		set_cgroup_line(f, tgid, FIXTURE_HIER, path);
 	}
-	if (f->nmoves < sizeof(f->moves) / sizeof(f->moves[0]))
-		snprintf(f->moves[f->nmoves++], sizeof(f->moves[0]), "%d %s", (int)tgid,
-			 path);
 	return 0;
 }
 
@@ -340,14 +337,35 @@ fake_is_empty(void *arg, const struct hier *h, const char *path)
 	return empty;
 }
 
+/* Does dir have a sub-directory (a child group)? */
+static bool
+has_child(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	struct stat st;
+	bool found = false;
+
+	while (d != NULL && !found && (e = readdir(d)) != NULL) {
+		char sub[1024];
+
+		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+		found = e->d_name[0] != '.' && stat(sub, &st) == 0 && S_ISDIR(st.st_mode);
+	}
+	if (d != NULL)
+		closedir(d);
+	return found;
+}
+
 static int
 fake_rmdir(void *arg, const struct hier *h, const char *path)
 {
 	char dir[512];
 
-	if (!fake_is_empty(arg, h, path))
-		return -EBUSY;
 	group_dir_of(arg, h, path, dir, sizeof(dir));
+	/* the kernel: not with processes or child groups in it */
+	if (!fake_is_empty(arg, h, path) || has_child(dir))
+		return -EBUSY;
 	rm_rf(dir);
 	return 0;
 }
@@ -440,7 +458,11 @@ void
 fixture_init(struct fixture *f)
 {
 	memset(f, 0, sizeof(*f));
-	snprintf(f->dir, sizeof(f->dir), "/tmp/cgetest-core.XXXXXX");
+	const char *tmp = getenv("TMPDIR"); /* a bench may want a tmpfs */
+
+	if (tmp == NULL || tmp[0] != '/' || strlen(tmp) > 32)
+		tmp = "/tmp";
+	snprintf(f->dir, sizeof(f->dir), "%s/cgetest-core.XXXXXX", tmp);
 	if (mkdtemp(f->dir) == NULL)
 		bail("mkdtemp");
 	snprintf(f->proc, sizeof(f->proc), "%s/proc", f->dir);
@@ -464,7 +486,8 @@ fixture_init(struct fixture *f)
 				      .get = fake_get,
 				      .children = fake_children,
 				      .id = fake_id,
-				      .id_live = fake_id_live };
+				      .id_live = fake_id_live,
+				      .move_now = fake_move };
 	f->wall = 1700000000;
 	fixture_current = f;
 }
@@ -674,18 +697,6 @@ fixture_group(struct fixture *f, pid_t pid)
 	buf[strcspn(buf, "\n")] = '\0';
 	char *p = strstr(buf, FIXTURE_HIER ":");
 	return p ? p + strlen(FIXTURE_HIER) + 1 : "";
-}
-
-const char *
-fixture_last_move(struct fixture *f, pid_t pid)
-{
-	char prefix[32];
-
-	snprintf(prefix, sizeof(prefix), "%d ", (int)pid);
-	for (size_t i = f->nmoves; i-- > 0;)
-		if (strncmp(f->moves[i], prefix, strlen(prefix)) == 0)
-			return f->moves[i] + strlen(prefix);
-	return "";
 }
 
 void

@@ -24,8 +24,6 @@ struct fixture {
 	struct core_cgfs cgfs;
 	time_t wall;	     /* what the core's clock says */
 	pid_t vanish_on_wall; /* remove this pid when the clock is next read */
-	char moves[256][256]; /* "PID /path", in order */
-	size_t nmoves;
 	int fail_move;	      /* -errno every move returns (0 = succeed) */
 	/* the cgroup v2 tree (fixture_v2): */
 	char cg2[128];	      /* its mount point ("" = none) */
@@ -66,8 +64,6 @@ void fixture_gone(struct fixture *f, pid_t pid);
 void fixture_zombie(struct fixture *f, pid_t pid);
 /* The group of pid in the fake hierarchy ("" if unknown). */
 const char *fixture_group(struct fixture *f, pid_t pid);
-/* The last move of pid recorded ("" if none) and the count of moves. */
-const char *fixture_last_move(struct fixture *f, pid_t pid);
 void fixture_done(struct fixture *f);
 
 /*

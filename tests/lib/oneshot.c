@@ -3,7 +3,9 @@
  * oneshot.c -- test helper: a fake control socket that serves one
  * client and hangs up.  Listens on SOCKET, accepts one connection,
  * sends GREETING (as it is; may be empty), reads the request line,
- * sends ANSWER (as it is; may be absent) and closes.
+ * sends ANSWER (as it is; may be absent) and closes.  SOCKET appears
+ * only once it listens (bound under another name, then renamed), so a
+ * client that sees it can connect.
  * Usage: oneshot SOCKET GREETING [ANSWER]
  */
 #include <stdio.h>
@@ -27,13 +29,14 @@ main(int argc, char **argv)
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	char c;
 
-	if (argc < 3 || strlen(argv[1]) >= sizeof(a.sun_path)) {
+	if (argc < 3 || strlen(argv[1]) + 4 >= sizeof(a.sun_path)) {
 		fprintf(stderr, "usage: oneshot SOCKET GREETING [ANSWER]\n");
 		return 2;
 	}
-	memcpy(a.sun_path, argv[1], strlen(argv[1]) + 1);
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s.new", argv[1]);
 	int lfd = socket(AF_UNIX, SOCK_STREAM, 0);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(lfd, 1) < 0) {
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(lfd, 1) < 0 ||
+	    rename(a.sun_path, argv[1]) < 0) {
 		perror("oneshot: listen");
 		return 1;
 	}

@@ -13,6 +13,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 const char *
@@ -29,7 +30,8 @@ testenv_unavailable(void)
 			 strerror(-rc));
 		return reason;
 	}
-	testenv_umount(&h);
+	if (testenv_umount(&h) < 0)
+		return "a probe hierarchy stayed in /proc/self/cgroup after unmount";
 	return NULL;
 }
 
@@ -54,26 +56,61 @@ testenv_mount(struct testhier *h, const char *tag)
 	return 0;
 }
 
-/* Remove the groups below path, deepest first. */
-static void
-remove_below(const char *path)
+/* Seconds since an arbitrary start, for deadlines. */
+static double
+now(void)
 {
-	DIR *d = opendir(path);
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Move the processes of the group at dir back to the root at root. */
+static void
+to_root(const char *root, const char *dir)
+{
+	char path[4200], pid[32];
+	FILE *in, *out;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	if ((in = fopen(path, "re")) == NULL)
+		return;
+	snprintf(path, sizeof(path), "%s/cgroup.procs", root);
+	while (fgets(pid, sizeof(pid), in) != NULL) {
+		if ((out = fopen(path, "we")) == NULL)
+			break;
+		fputs(pid, out);
+		fclose(out); /* a process that has just exited is refused: fine */
+	}
+	fclose(in);
+}
+
+/* Empty and remove the groups below dir, deepest first; how many are
+ * left.  Counts the groups found in *seen. */
+static int
+remove_below(const char *root, const char *dir, int *seen)
+{
+	DIR *d = opendir(dir);
 	struct dirent *e;
+	int left = 0;
 
 	if (d == NULL)
-		return;
+		return 0;
 	while ((e = readdir(d)) != NULL) {
 		char sub[4096];
 
 		if (e->d_type != DT_DIR || e->d_name[0] == '.')
 			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
-		remove_below(sub);
-		for (int i = 0; i < 50 && rmdir(sub) < 0 && errno == EBUSY; i++)
-			usleep(20000); /* a dying task may still be listed */
+		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+		(*seen)++;
+		left += remove_below(root, sub, seen);
+		to_root(root, sub);
+		if (rmdir(sub) < 0)
+			left++;
 	}
 	closedir(d);
+	return left;
 }
 
 /* Is a hierarchy called name still known to the kernel? */
@@ -93,32 +130,62 @@ hier_alive(const char *name)
 	return alive;
 }
 
+/* Wait up to seconds for the hierarchy called name to leave the kernel. */
+static bool
+hier_gone(const char *name, double seconds)
+{
+	double end = now() + seconds;
+
+	while (hier_alive(name)) {
+		if (now() >= end)
+			return false;
+		usleep(20000);
+	}
+	return true;
+}
+
 /*
- * The kernel keeps a v1 hierarchy alive when a child group -- even one
- * just removed and still dying -- exists at unmount time.  So check it
- * is gone, and if not, mount it again, empty it and unmount again.
+ * The kernel destroys a v1 hierarchy at unmount only if no child group
+ * is left, and a removed group stays one while it is dying (usually
+ * well under half a second after its rmdir, more on a loaded machine);
+ * unmounted too early, the hierarchy lives on in every /proc/PID/cgroup.
+ * Dying groups do not show while it is mounted: give them time, unmount,
+ * and the hierarchy must leave /proc/self/cgroup within a moment (its
+ * destruction is asynchronous); while it does not, mount it again (the
+ * kernel hands back the same one), wait, and unmount again.
+ * tests/lib/v1hier.sh does the same for the shell tests.
  */
-void
+int
 testenv_umount(struct testhier *h)
 {
 	char opts[128];
+	double end;
+	int seen = 0;
 
 	if (!h->mounted)
-		return;
+		return 0;
+	end = now() + 30;
+	while (remove_below(h->dir, h->dir, &seen) > 0 && now() < end)
+		usleep(50000); /* tasks still exiting */
+	if (seen > 0)
+		usleep(500000); /* for the groups just removed to die */
 	snprintf(opts, sizeof(opts), "none,name=%s", h->name);
-	for (int i = 0; i < 50; i++) {
-		remove_below(h->dir);
+	end = now() + 60;
+	for (;;) {
 		if (umount(h->dir) < 0)
 			fprintf(stderr, "# umount %s: %s\n", h->dir, strerror(errno));
-		usleep(100000);
-		if (!hier_alive(h->name) || i == 49 ||
+		if (hier_gone(h->name, 2) || now() >= end ||
 		    mount("cgroup", h->dir, "cgroup", 0, opts) < 0)
 			break;
+		usleep(500000);
 	}
-	if (hier_alive(h->name))
-		fprintf(stderr, "# hierarchy %s could not be released\n", h->name);
 	rmdir(h->dir);
 	h->mounted = false;
+	if (hier_alive(h->name)) {
+		fprintf(stderr, "# hierarchy name=%s is still in /proc/self/cgroup\n", h->name);
+		return -EBUSY;
+	}
+	return 0;
 }
 
 pid_t
@@ -169,54 +236,4 @@ testenv_cgroup_of(pid_t pid, const char *key, char *buf, size_t len)
 	}
 	fclose(f);
 	return found;
-}
-
-static int
-run(const char *cmd)
-{
-	int rc = system(cmd);
-
-	return rc == 0 ? 0 : -1;
-}
-
-int
-testenv_user_add(const char *name, const char *extra)
-{
-	char cmd[512];
-
-	testenv_user_del(name);
-	snprintf(cmd, sizeof(cmd),
-		 "useradd --system --no-create-home --user-group --shell /bin/sh %s%s %s",
-		 extra ? "--groups " : "", extra ? extra : "", name);
-	return run(cmd);
-}
-
-void
-testenv_user_del(const char *name)
-{
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "userdel %s >/dev/null 2>&1", name);
-	(void)run(cmd);
-	snprintf(cmd, sizeof(cmd), "groupdel %s >/dev/null 2>&1", name);
-	(void)run(cmd);
-}
-
-int
-testenv_group_add(const char *name)
-{
-	char cmd[256];
-
-	testenv_group_del(name);
-	snprintf(cmd, sizeof(cmd), "groupadd --system %s", name);
-	return run(cmd);
-}
-
-void
-testenv_group_del(const char *name)
-{
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "groupdel %s >/dev/null 2>&1", name);
-	(void)run(cmd);
 }

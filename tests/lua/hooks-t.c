@@ -33,6 +33,9 @@ static long timeout_ms = 5000;
 /* Deadlines of the tests that stall, scaled up under valgrind (where
  * starting a helper alone can take a few hundred ms). */
 static long stall_ms = 300, slow = 1;
+/* Milliseconds a busy machine (both cores taken by other work) may add
+ * to a wall-clock bound that only tells a deadline from a hang. */
+#define BUSY 5000
 
 static void
 logger(void *arg, enum hooks_level level, const char *msg)
@@ -180,14 +183,14 @@ stopped_call(const char *log, long ms)
 	return strcmp(log, cpu) == 0 || strcmp(log, wall) == 0;
 }
 
-/* Wait (up to 5 s) until pid, not reaped by us, has died: a zombie. */
+/* Wait (up to 30 s) until pid, not reaped by us, has died: a zombie. */
 static void
 wait_exit(pid_t pid)
 {
 	char path[64], buf[256];
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	for (int i = 0; i < 500; i++) {
+	for (int i = 0; i < 3000; i++) {
 		FILE *f = fopen(path, "r");
 		char *st = NULL;
 
@@ -488,8 +491,9 @@ test_deadline(void)
 		double took = now_ms() - t0;
 		is_int(-1, rc, "%s: a stalled call fails", stalls[i].name);
 		/* 300 ms of CPU time: as much wall-clock time on an idle
-		 * machine, at most five times that on a busy one */
-		ok(took >= stall_ms - 10 && took < stall_ms * 5 + 500 * slow,
+		 * machine, at most five times that on a busy one (plus the
+		 * time this process waits for a CPU: BUSY) */
+		ok(took >= stall_ms - 10 && took < stall_ms * 5 + BUSY * slow,
 		   "%s: within the deadline (%.0f ms for %ld)", stalls[i].name, took,
 		   stall_ms);
 		ok(untouched(s), "%s: the slots are untouched", stalls[i].name);
@@ -528,14 +532,15 @@ test_deadline(void)
 			t0 = now_ms();
 			rc = classify_pid(h, s, 9);
 			took = now_ms() - t0;
-			ok(rc == -1 && took < 100 * slow && untouched(s),
+			/* sooner than a stalled call could have failed */
+			ok(rc == -1 && took < stall_ms * 2 / 3 && untouched(s),
 			   "after two failures in a row, calls fail at once for a while (%.0f ms)",
 			   took);
 			ok(gone(p), "no helper is left behind");
 		}
 		t0 = now_ms();
 		hooks_free(h);
-		ok(now_ms() - t0 < 1000 * slow, "%s: freeing is quick", stalls[i].name);
+		ok(now_ms() - t0 < BUSY * slow, "%s: freeing is quick", stalls[i].name);
 	}
 	timeout_ms = 5000;
 }
@@ -561,7 +566,7 @@ test_gc(void)
 	is_int(0, hooks_stats(h)->timeouts, "at once");
 	pid_t pid = hooks_helper_pid(h);
 	hooks_free(h);
-	ok(now_ms() - t0 < 1000 * slow && gone(pid),
+	ok(now_ms() - t0 < BUSY * slow && gone(pid),
 	   "freeing is quick and reaps the helper");
 
 	h = load(
@@ -595,7 +600,7 @@ test_init_stall(void)
 	h = load("initstall.lua", "function init() string.rep('', 1e18) end\n", 1000000,
 		 1 << 22, err);
 	ok(h == NULL, "an init() that stalls in C fails the load");
-	ok(now_ms() - t0 < timeout_ms * 10 * 5 + 1000 * slow,
+	ok(now_ms() - t0 < timeout_ms * 10 * 5 + BUSY * slow,
 	   "after ten times the deadline (%.0f ms)", now_ms() - t0);
 	snprintf(
 		want, sizeof(want),
@@ -654,6 +659,66 @@ test_helper_death(void)
 	hooks_free(h);
 }
 
+/*
+ * Issue 22 §3: a clone runs the same script in a helper of its own.  A
+ * stalling call gets the clone's helper killed and backed off; the
+ * original's helper is never touched and answers at once.
+ */
+static void
+test_clone(void)
+{
+	char err[512];
+	struct hooks_slot s[2];
+
+	timeout_ms = stall_ms;
+	struct hooks *h = load("clone.lua",
+			       "function classify(t, d)\n"
+			       "  if t.pid == 666 then string.rep('', 1e18) end\n"
+			       "  d['net_cls'] = '/ok/' .. t.pid\n"
+			       "end\n",
+			       1000000, 1 << 22, err);
+	if (h == NULL)
+		bail("clone.lua: %s", err);
+	struct hooks *c = hooks_clone(h, "asked: ");
+	if (c == NULL)
+		bail("no clone");
+	pid_t mine = hooks_helper_pid(h);
+	ok(hooks_has_classify(c) && hooks_helper_pid(c) == -1,
+	   "a clone has the script's classify(), and no helper until asked");
+	is_int(0, classify_pid(c, s, 7), "the clone answers");
+	ok(s[1].set && strcmp(s[1].dest, "/ok/7") == 0 && hooks_helper_pid(c) > 0 &&
+		   hooks_helper_pid(c) != mine,
+	   "... in a helper of its own");
+	last_log[0] = '\0';
+	is_int(-1, classify_pid(c, s, 666), "a call that stalls the clone fails");
+	ok(strncmp(last_log, "asked: Lua hook classify() failed: ",
+		   strlen("asked: Lua hook classify() failed: ")) == 0,
+	   "... logged with the clone's tag: %s", last_log);
+	is_int(-1, classify_pid(c, s, 666), "so does the next one");
+	double t0 = now_ms();
+	int rc = classify_pid(c, s, 8);
+	ok(rc == -1 && now_ms() - t0 < 100 * slow,
+	   "the clone's helper backs off: its calls fail at once (%.0f ms)",
+	   now_ms() - t0);
+	t0 = now_ms();
+	is_int(0, classify_pid(h, s, 9), "the original still answers");
+	ok(now_ms() - t0 < 100 * slow + stall_ms && strcmp(s[1].dest, "/ok/9") == 0 &&
+		   hooks_helper_pid(h) == mine,
+	   "... at once, with its own helper, never killed");
+	const struct hooks_stats *o = hooks_stats(h), *k = hooks_stats(c);
+	ok(o->errors == 0 && o->timeouts == 0 && o->restarts == 0,
+	   "the original counts nothing of the clone's failures");
+	ok(k->errors == 3 && k->timeouts == 2 && k->restarts == 1,
+	   "the clone counts its own (errors %llu, timeouts %llu, restarts %llu)",
+	   (unsigned long long)k->errors, (unsigned long long)k->timeouts,
+	   (unsigned long long)k->restarts);
+	hooks_free(c);
+	ok(!gone(mine) && classify_pid(h, s, 10) == 0,
+	   "freeing the clone leaves the original's helper running");
+	hooks_free(h);
+	timeout_ms = 5000;
+}
+
 /* A helper that gets no CPU time at all (here: stopped by a signal,
  * as another process of its user could do) is killed after five times
  * the deadline in wall-clock time. */
@@ -675,7 +740,7 @@ test_starved(void)
 	int rc = classify(h, s);
 	double took = now_ms() - t0;
 	is_int(-1, rc, "a stopped helper: the call fails");
-	ok(took >= t * 5 - 10 && took < t * 5 + 500 * slow,
+	ok(took >= t * 5 - 10 && took < t * 5 + BUSY * slow,
 	   "after five times the deadline (%.0f ms for %ld)", took, t);
 	snprintf(
 		want, sizeof(want),
@@ -950,7 +1015,7 @@ main(void)
 	if (mkdtemp(dir) == NULL)
 		bail("mkdtemp");
 	plan(11 + 2 + 5 + 13 + 8 * 3 + 2 + 7 + 2 + (10 * 2 + 4 + 5) + 7 + 4 + 6 + 5 + 5 +
-	     5 + 2 + 23);
+	     5 + 2 + 23 + 12);
 	test_forbidden();
 	test_bytecode();
 	test_errors_at_load();
@@ -961,6 +1026,7 @@ main(void)
 	test_gc();
 	test_init_stall();
 	test_helper_death();
+	test_clone();
 	test_starved();
 	test_log_limits();
 	test_privileges();

@@ -77,6 +77,20 @@ static const char file_c[] =
 	"*               name=classes plain\n"		/* 21 */
 	"*               cpu          tmpl/%u\n";		/* 22 */
 
+/*
+ * First-match only (per-hierarchy refuses an unknown template).  As
+ * libcgroup, a destination whose expansion differs from its text (a
+ * template or a '\' escape) is created; "%y" is copied as written.
+ */
+static const char file_d[] =
+	"alice:esc    cpu  lit\\%e\n"		/* 1 */
+	"alice:back   cpu  back\\\\slash\n"	/* 2 */
+	"alice:unk    cpu  unk%y\n"		/* 3 */
+	"alice:pct    cpu  a%%u\n"		/* 4 */
+	"alice:end    cpu  end%\n"		/* 5 */
+	"alice:mix    cpu  %u/%y\n"		/* 6 */
+	"alice:plain  cpu  plain\n";		/* 7 */
+
 static const char *const hiers[] = { "cpu,cpuacct", "net_cls", "name=classes",
 				     "memory" };
 
@@ -84,7 +98,7 @@ static const char *const hiers[] = { "cpu,cpuacct", "net_cls", "name=classes",
 #define FM RULES_FIRST_MATCH
 
 struct mcase {
-	char file; /* 'A' or 'B' */
+	char file; /* 'A' to 'D' */
 	enum rules_semantics sem;
 	uid_t euid;
 	gid_t egid;
@@ -301,6 +315,22 @@ static const struct mcase cases[] = {
 	  "/tmpl/root@22 - /plain@21 /scriptmem@18", "/usr/bin/dash" },
 	{ 'C', PH, 0, 0, {0}, 0, "/usr/bin/dash", "dash", NULL, "root", NULL, "/", false,
 	  "/tmpl/root@22 - /plain@21 /dashmem@19", NULL },
+	/* "\%" is a template to libcgroup: the group is created, '%' literal */
+	{ 'D', FM, 1000, 100, {0}, 0, "/usr/bin/esc", "esc", NULL, "alice", NULL, "/", false,
+	  "/lit%e@1 - - -", NULL },
+	{ 'D', FM, 1000, 100, {0}, 0, "/usr/bin/back", "back", NULL, "alice", NULL, "/", false,
+	  "/back\\slash@2 - - -", NULL },
+	/* an unknown "%y" stays as written, and the group is not created */
+	{ 'D', FM, 1000, 100, {0}, 0, "/usr/bin/unk", "unk", NULL, "alice", NULL, "/", false,
+	  "/unk%y@3! - - -", NULL },
+	{ 'D', FM, 1000, 100, {0}, 0, "/usr/bin/pct", "pct", NULL, "alice", NULL, "/", false,
+	  "/a%%u@4! - - -", NULL },
+	{ 'D', FM, 1000, 100, {0}, 0, "/usr/bin/end", "end", NULL, "alice", NULL, "/", false,
+	  "/end%@5! - - -", NULL },
+	{ 'D', FM, 1000, 100, {0}, 0, "/usr/bin/mix", "mix", NULL, "alice", NULL, "/", false,
+	  "/alice/%y@6 - - -", NULL },
+	{ 'D', FM, 1000, 100, {0}, 0, "/usr/bin/plain", "plain", NULL, "alice", NULL, "/", false,
+	  "/plain@7! - - -", NULL },
 };
 /* clang-format on */
 
@@ -382,6 +412,134 @@ run_case(size_t i, struct rules_set *set)
 		  c->exe ? c->exe : c->comm);
 }
 
+/*
+ * First-match ignore rules against libcgroup's own cases
+ * (tests/gunit/004-cgroup_compare_ignore_rule.cpp), each with the
+ * task's /proc/PID/cgroup.  Two of its fixtures write a group without
+ * the leading '/' the kernel always writes; libcgroup strips a group's
+ * first character, so they fail there for that reason alone.  Here they
+ * carry the '/', and come out as cgrulesengd decides on a real process
+ * (2.0.2 and 3.2.0 alike): the rule's controllers do not matter, the
+ * task's group in any v1 hierarchy counts, and "/" is the root group.
+ */
+struct icase {
+	const char *name;
+	const char *proc;      /* /proc/PID/cgroup */
+	const char *ctl, *dst; /* the ignore rule's controller and destination */
+	bool holds;
+};
+
+#define REAL_WORLD(netcls)                                                               \
+	"12:memory:/user/johndoe/0\n11:perf_event:/\n10:rdma:/\n9:blkio:/user.slice\n"   \
+	"8:cpu,cpuacct:/myCgroup\n7:freezer:/user/johndoe/0\n"                           \
+	"6:net_cls,net_prio:" netcls "\n"                                                \
+	"5:pids:/user.slice/user-1000.slice/session-1.scope\n4:devices:/user.slice\n"    \
+	"3:cpuset:/\n2:hugetlb:/\n"                                                      \
+	"1:name=systemd:/user.slice/user-1000.slice/session-1.scope\n"                   \
+	"0::/user.slice/user-1000.slice/session-1.scope\n"
+
+/* clang-format off */
+static const struct icase icases[] = {
+	{ "SimpleMatch", "7:cpuacct:/SimpleMatchCgroup\n", "cpuacct", "SimpleMatchCgroup", true },
+	{ "CgroupsDontMatch, with the '/'", "2:cpuacct:/CloseButNotQuite\n", "cpuacct", "CloseButNotQuit", true },
+	{ "ControllersDontMatch, with the '/'", "5:memory:/MyCgroup\n", "cpuacct", "MyCgroup", true },
+	{ "CombinedControllers", "13:cpu,cpuacct:/containercg\n", "cpuacct", "containercg", true },
+	{ "MatchChildFolder", "7:cpuset:/parentcg/childcg/grandchildcg\n", "cpuset", "parentcg/", true },
+	{ "MatchGrandchildFolder", "1:hugetlb:/parentcg/childcg/grandchildcg\n", "hugetlb", "parentcg/childcg/", true },
+	{ "MatchSimilarChildFolder", "1:hugetlb:/parentcg/childcg2\n", "hugetlb", "parentcg/childcg", true },
+	{ "RealWorldMatch", REAL_WORLD("/"), "cpu", "myCgroup/", true },
+	{ "RealWorldNoMatch", REAL_WORLD("/NetCgroup"), "net_cls", "NetCgroup2", false },
+	{ "SimilarFolderNoMatch", "4:memory:/folder1\n", "memory", "folder/", false },
+	{ "RootDestinationMatch", "2:freezer:/\n", "freezer", "/", true },
+	{ "RootDestinationNoMatch", "2:freezer:/somerandomcg\n", "freezer", "/", false },
+	/* the rule names cpu; the task is in net_cls:/NetCgroup */
+	{ "destination in another hierarchy", REAL_WORLD("/NetCgroup"), "cpu", "NetCgroup", true },
+	{ "nowhere in the destination", REAL_WORLD("/NetCgroup"), "cpu", "Other", false },
+	/* cpu is at /myCgroup, but perf_event, rdma, cpuset and hugetlb at the root */
+	{ "'/': the root group of another hierarchy", REAL_WORLD("/NetCgroup"), "cpu", "/", true },
+	{ "'/': not at the root of any v1 hierarchy", "3:cpu:/a\n2:name=systemd:/b\n0::/\n", "cpu", "/", false },
+	{ "'/': name=systemd counts", "3:cpu:/a\n2:name=systemd:/\n0::/x\n", "cpu", "/", true },
+	{ "the v2 line is not a v1 hierarchy", "2:memory:/m\n0::/Grp\n", "memory", "Grp", false },
+};
+/* clang-format on */
+
+/* Is part one of the comma-separated items of list? */
+static bool
+has_part(const char *list, const char *part)
+{
+	size_t n = strlen(part);
+
+	for (const char *s = list; s != NULL; s = strchr(s, ',')) {
+		s += *s == ',';
+		if (strncmp(s, part, n) == 0 && (s[n] == ',' || s[n] == '\0'))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Split /proc/PID/cgroup text (copied into buf) into the groups of its
+ * v1 hierarchies (v1[0..*n-1]) and the hierarchy that holds controller
+ * ctl (*hier, *bound: its group; ctl itself and NULL when none does).
+ */
+static void
+split_proc(const char *proc, const char *ctl, char *buf, size_t len, const char **hier,
+	   const char **bound, const char **v1, size_t *n)
+{
+	snprintf(buf, len, "%s", proc);
+	*hier = ctl;
+	*bound = NULL;
+	*n = 0;
+	for (char *line = strtok(buf, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+		char *h = strchr(line, ':') + 1, *path = strchr(h, ':');
+
+		*path++ = '\0';
+		if (*h == '\0')
+			continue; /* the v2 line */
+		v1[(*n)++] = path;
+		if (has_part(h, ctl)) {
+			*hier = h;
+			*bound = path;
+		}
+	}
+}
+
+/* The rule's hierarchy is the one bound, as a daemon managing only it. */
+static void
+test_libcgroup_ignore(void)
+{
+	for (size_t i = 0; i < sizeof(icases) / sizeof(icases[0]); i++) {
+		const struct icase *c = &icases[i];
+		char text[256], buf[1024], got[300];
+		const char *hier, *bound, *v1[16];
+		struct fake_log log;
+		struct rules_decision d;
+		size_t n;
+
+		split_proc(c->proc, c->ctl, buf, sizeof(buf), &hier, &bound, v1, &n);
+		snprintf(text, sizeof(text), "alice %s %s ignore\nalice %s def\n", c->ctl,
+			 c->dst, c->ctl);
+		struct rules_set *s = fake_load(text, FM, &log);
+		if (s == NULL || rules_bind(s, &hier, 1) != 0)
+			bail("%s: the rules do not load", c->name);
+		struct rules_task t = { .pid = 4242,
+					.uid = 1000,
+					.euid = 1000,
+					.gid = 100,
+					.egid = 100,
+					.comm = "p",
+					.user = "alice",
+					.cgroups = &bound,
+					.v1groups = v1,
+					.nv1groups = n };
+		rules_match(s, &t, &d);
+		describe(&d, 1, got, sizeof(got));
+		is_string(c->holds ? "=@1" : "/def@2!", got, "libcgroup's %s: %s",
+			  c->name, c->holds ? "held" : "not held");
+		rules_free(s);
+	}
+}
+
 static void
 test_hits(struct rules_set *a)
 {
@@ -411,16 +569,19 @@ main(void)
 	struct rules_set *a_ph = load(file_a, PH), *a_fm = load(file_a, FM);
 	struct rules_set *b_ph = load(file_b, PH), *b_fm = load(file_b, FM);
 	struct rules_set *c_ph = load(file_c, PH), *c_fm = load(file_c, FM);
+	struct rules_set *d_fm = load(file_d, FM);
 
-	plan((int)NCASES + 5);
+	plan((int)(NCASES + sizeof(icases) / sizeof(icases[0])) + 5);
 	ok(NCASES >= 40, "at least 40 cases (%zu)", NCASES);
 	for (size_t i = 0; i < NCASES; i++) {
 		const struct mcase *c = &cases[i];
 		struct rules_set *s = c->file == 'A'   ? (c->sem == PH ? a_ph : a_fm)
 				      : c->file == 'B' ? (c->sem == PH ? b_ph : b_fm)
-						       : (c->sem == PH ? c_ph : c_fm);
+				      : c->file == 'C' ? (c->sem == PH ? c_ph : c_fm)
+						       : d_fm;
 		run_case(i, s);
 	}
+	test_libcgroup_ignore();
 	test_hits(a_ph);
 	test_bind_limits();
 	rules_free(a_ph);
@@ -429,5 +590,6 @@ main(void)
 	rules_free(b_fm);
 	rules_free(c_ph);
 	rules_free(c_fm);
+	rules_free(d_fm);
 	return tap_done();
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * parse-t.c -- tests for rules/parse.c: the cgrules.conf grammar and
- * its error messages, asserted exactly.
+ * its error messages, asserted exactly; unknown templates per semantics.
  */
 #include "fake.h"
 #include "tests/tap/tap.h"
@@ -34,8 +34,12 @@ static const struct bad_case bad[] = {
 	{ "alice name= /a\n", "t.conf:1: invalid controller 'name='" },
 	{ "alice cpu /a/../b\n", "t.conf:1: destination must not contain '..'" },
 	{ "alice cpu ..\n", "t.conf:1: destination must not contain '..'" },
+	/* escapes are taken out before the check: "\.\." is ".." */
+	{ "alice cpu /\\.\\./x\n", "t.conf:1: destination must not contain '..'" },
+	{ "alice cpu /a/\\..\n", "t.conf:1: destination must not contain '..'" },
 	{ "alice cpu /a/%x\n", "t.conf:1: unknown template '%x' in destination" },
 	{ "alice cpu /a/%\n", "t.conf:1: unknown template '% ' in destination" },
+	{ "alice cpu /a%%u\n", "t.conf:1: unknown template '%%' in destination" },
 	{ "alice cpu /a\\\n", "t.conf:1: trailing backslash in destination" },
 	{ "alice cpu /a\n%:vi cpu /b\n",
 	  "t.conf:2: '%' takes its process from the rule it continues" },
@@ -114,6 +118,57 @@ test_warn(void)
 		       "warning case %zu: other rules kept", i);
 		rules_free(s);
 	}
+}
+
+/*
+ * First-match loads what libcgroup loads: an unknown template is a
+ * warning, and the destination is kept as written (a '%' and the
+ * character after it stay together, so "%%u" holds no template).
+ */
+static void
+test_fm_templates(void)
+{
+	static const struct {
+		const char *text, *msg, *dest;
+		bool templated;
+	} c[] = {
+		{ "alice cpu /a/%x\n",
+		  "t.conf:1: warning: unknown template '%x' in destination; copied as written",
+		  "/a/%x", false },
+		{ "alice cpu a/%\n",
+		  "t.conf:1: warning: '%' at the end of the destination; copied as written",
+		  "/a/%", false },
+		{ "alice cpu /a%%u\n",
+		  "t.conf:1: warning: unknown template '%%' in destination; copied as written",
+		  "/a%%u", false },
+		{ "\nalice cpu /%u/%y\n",
+		  "t.conf:2: warning: unknown template '%y' in destination; copied as written",
+		  "/%u/%y", true },
+		{ "alice cpu /lit\\%e\n", NULL, "/lit\\%e", false },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct fake_log log;
+		struct rules_set *s = fake_load(c[i].text, RULES_FIRST_MATCH, &log);
+		const struct rules_rule *r = s ? rules_get(s, 0) : NULL;
+
+		ok(r != NULL, "first-match loads %s", c[i].dest);
+		is_int(c[i].msg ? 1 : 0, log.n, "... with %s warning",
+		       c[i].msg ? "one" : "no");
+		is_string(c[i].msg, log.n ? log.msg[0] : NULL,
+			  "... which reads as expected");
+		is_string(c[i].dest, r ? r->dest : NULL, "... dest kept as written");
+		is_int(c[i].templated, r ? r->templated : -1, "... %s",
+		       c[i].templated ? "templated" : "not templated");
+		rules_free(s);
+	}
+	/* a warning does not hide an error in the same file */
+	struct fake_log log;
+	struct rules_set *s =
+		fake_load("alice cpu /%x\nalice cpu /a bogus\n", RULES_FIRST_MATCH, &log);
+	ok(s == NULL && log.n == 2, "an unknown option still fails the load");
+	is_string("t.conf:2: unknown option 'bogus'", log.n == 2 ? log.msg[1] : NULL,
+		  "... with its own message after the warning");
+	rules_free(s);
 }
 
 static void
@@ -354,17 +409,44 @@ test_missing_file(void)
 		  log.n ? log.msg[0] : NULL, "missing file message");
 }
 
+/* %p is the process's name whatever else the file holds: a destination
+ * with it needs the names as much as a process field does. */
+static void
+test_need_process(void)
+{
+	static const struct {
+		const char *text;
+		bool want;
+	} c[] = {
+		{ "alice cpu /a/%u\n", false },
+		{ "alice cpu /a/\\%p\n", false }, /* an escaped '%' */
+		{ "alice cpu /a/%p\n", true },
+		{ "alice cpu /a\n%  memory /b/%p\n", true },
+		{ "alice:sh cpu /a\n", true },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct fake_log log;
+		struct rules_set *s = fake_load(c[i].text, RULES_PER_HIERARCHY, &log);
+
+		ok(s != NULL && rules_need_process(s) == c[i].want, "'%.*s' %s the names",
+		   (int)strcspn(c[i].text, "\n"), c[i].text, c[i].want ? "needs" : "does not need");
+		rules_free(s);
+	}
+}
+
 int
 main(void)
 {
-	plan(26 * 3 + 6 * 4 + 26 + 8 + 4 * 2 + 1 + 6 + 2 + 7);
+	plan(29 * 3 + 6 * 4 + 5 * 5 + 2 + 26 + 8 + 4 * 2 + 1 + 6 + 2 + 5 + 7);
 	test_bad();
 	test_warn();
+	test_fm_templates();
 	test_fields();
 	test_nasty();
 	test_options();
 	test_ids();
 	test_long_names();
 	test_missing_file();
+	test_need_process();
 	return tap_done();
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * template-t.c -- tests for rules/template.c: every template, escapes,
- * values made safe as one path component, and the length limit.
+ * unknown templates kept as written, values made safe as one path
+ * component, and the length limit.
  */
 #include "rules/rules.h"
 #include "tests/tap/tap.h"
@@ -26,12 +27,24 @@ struct tcase {
 };
 
 static const struct tcase cases[] = {
-	{ "/plain", "/plain" },	   { "/u/%u", "/u/alice" },
-	{ "/U/%U", "/U/1001" },	   { "/g/%g", "/g/students" },
-	{ "/G/%G", "/G/101" },	   { "/p/%p", "/p/firefox-esr" },
-	{ "/P/%P", "/P/77" },	   { "/%u/%p/%P", "/alice/firefox-esr/77" },
-	{ "/lit\\%u", "/lit%u" },  { "/back\\\\slash", "/back\\slash" },
-	{ "/%u%U", "/alice1001" }, { "/100\\%", "/100%" },
+	{ "/plain", "/plain" },
+	{ "/u/%u", "/u/alice" },
+	{ "/U/%U", "/U/1001" },
+	{ "/g/%g", "/g/students" },
+	{ "/G/%G", "/G/101" },
+	{ "/p/%p", "/p/firefox-esr" },
+	{ "/P/%P", "/P/77" },
+	{ "/%u/%p/%P", "/alice/firefox-esr/77" },
+	{ "/lit\\%u", "/lit%u" },
+	{ "/back\\\\slash", "/back\\slash" },
+	{ "/%u%U", "/alice1001" },
+	{ "/100\\%", "/100%" },
+	/* a '%' that starts no template is kept with what follows (libcgroup) */
+	{ "/a%x", "/a%x" },
+	{ "/a%%u", "/a%%u" },
+	{ "/a%\\u", "/a%\\u" },
+	{ "/end%", "/end%" },
+	{ "/%u/%y%p", "/alice/%yfirefox-esr" },
 };
 
 static const char *
@@ -48,7 +61,7 @@ main(void)
 	char buf[RULES_DEST_MAX];
 	size_t n = sizeof(cases) / sizeof(cases[0]);
 
-	plan((int)n + 14);
+	plan((int)n + 16);
 	for (size_t i = 0; i < n; i++) {
 		int rc = rules_expand(cases[i].tmpl, &task, buf, sizeof(buf));
 		is_string(cases[i].want, rc == 0 ? buf : NULL, "expand %s",
@@ -101,5 +114,8 @@ main(void)
 	is_int(-ENAMETOOLONG, rules_expand("/abcdefgh", &task, buf, 4),
 	       "too long literal");
 	is_int(0, rules_expand("/abc", &task, buf, 5), "exact fit");
+	is_int(-ENAMETOOLONG, rules_expand("/a%x", &task, buf, 4),
+	       "an unknown template that does not fit");
+	is_int(0, rules_expand("/a%x", &task, buf, 5), "one that just fits");
 	return tap_done();
 }

@@ -14,6 +14,8 @@ static int current;
 static int failed;
 static bool lazy;
 
+static void vprint_desc(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
 static void
 vprint_desc(const char *fmt, va_list ap)
 {
@@ -63,6 +65,8 @@ skip_all(const char *fmt, ...)
 	fflush(stdout);
 	exit(0);
 }
+
+static bool vok(bool cond, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 static bool
 vok(bool cond, const char *fmt, va_list ap)

@@ -6,7 +6,15 @@ _tap_n=0
 _tap_failed=0
 
 _tap_plan=""
-plan() { _tap_plan=$1; echo "1..$1"; }
+_tap_final="" # checks a helper library adds to the end of every test
+# tap_final FUNCTION: done_testing runs FUNCTION as one more check after
+# the test's own (plan counts it); it prints its own ok / not ok line
+tap_final() { _tap_final="$_tap_final $1"; }
+plan() {
+	_tap_plan=$1
+	for _f in $_tap_final; do _tap_plan=$((_tap_plan + 1)); done
+	echo "1..$_tap_plan"
+}
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 diag() { echo "# $*" >&2; }
 bail() { echo "Bail out! $*"; exit 255; }
@@ -50,7 +58,23 @@ skip() { # skip N REASON
 	done
 }
 
+# wait_until SECONDS CMD...: run CMD until it succeeds, every 0.05 s;
+# fail if it has not within SECONDS.  For what the test waits on (a
+# move, a log line, a socket): a generous deadline costs nothing when
+# all goes well and keeps a loaded machine from failing the test, where
+# a fixed sleep would be too short under load and too long otherwise.
+wait_until() {
+	local end
+	end=$(($(date +%s) + $1))
+	shift
+	until "$@"; do
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 0.05
+	done
+}
+
 done_testing() {
+	for _f in $_tap_final; do "$_f"; done
 	if [ -n "$_tap_plan" ] && [ "$_tap_plan" -ne "$_tap_n" ]; then
 		diag "planned $_tap_plan tests but ran $_tap_n"
 		exit 1

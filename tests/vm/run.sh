@@ -12,8 +12,11 @@
 #            unit for real (guest/unit-t.sh), classification on v2 and
 #            how it lives with systemd (guest/v2-t.sh), cpu.weight
 #            (guest/weight-t.sh), the university example
-#            (guest/university-t.sh) and its nftables firewall with the
-#            sets the daemon fills (guest/nft-t.sh)
+#            (guest/university-t.sh), its nftables firewall with the
+#            sets the daemon fills (guest/nft-t.sh), the exec gate with
+#            that firewall and systemd's watchdog (guest/gate-t.sh); the
+#            same example on the systemd backend, with PID 1's cost per
+#            placement (guest/systemd-t.sh, guest/place-bench.sh)
 #   deb      dpkg-buildpackage and lintian on the host, then install,
 #            upgrade, remove and purge in the guest (guest/deb-t.sh)
 #
@@ -129,7 +132,7 @@ job() {
 	local dir=$1 s
 	shift
 	mkdir -p "$dir"
-	cp "$SRCDIR/tests/tap/tap.sh" "$HERE/guest/lib.sh" "$dir/"
+	cp "$SRCDIR/tests/tap/tap.sh" "$HERE/guest/lib.sh" "$HERE/guest/place-bench.sh" "$dir/"
 	{
 		echo "# written by tests/vm/run.sh: the scenarios of one boot"
 		for s; do
@@ -155,7 +158,7 @@ TIMES=""
 took() { TIMES="$TIMES$1 $((SECONDS - $2)) s, "; } # took WHAT START
 
 lane_install() {
-	local j=$WORK/install s=${CGVM_ONLY:-unit v2 weight university nft} t=$SECONDS
+	local j=$WORK/install s=${CGVM_ONLY:-unit v2 weight university nft gate systemd} t=$SECONDS
 	job "$j" $s
 	install_into "$j/dest"
 	result $? "the project builds and installs with Debian's paths"

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The Debian package on a real Debian system: install (the service
 # starts under systemd), a configuration change survives an upgrade to a
-# newer build, remove stops the daemon and keeps the configuration,
-# purge removes it.  debs/old.deb and debs/new.deb come from the host.
+# newer build, upgrades succeed with the template conffile deleted or
+# /etc/cgrules.conf a dangling symbolic link, remove stops the daemon
+# and keeps the configuration, purge removes it.  debs/old.deb and debs/new.deb come from the host.
 . ./lib.sh
-plan 31
+plan 42
 
 export DEBIAN_FRONTEND=noninteractive
 apt() { apt-get -q -y -o Dpkg::Use-Pty=0 "$@" >>/tmp/apt.log 2>&1; }
@@ -47,6 +48,28 @@ ok "without a .dpkg-dist copy (the packaged file did not change)" sh -c '! ls /e
 is active "$(prop cgengined ActiveState)" "the service runs after the upgrade"
 ok "it was restarted with the new build" test "$(prop cgengined MainPID)" != "$OLDPID"
 ok "with the administrator's configuration" sh -c 'cgenginectl status | grep -q "(first-match)"'
+
+# --- files the administrator removed or redirected: upgrades never fail over them ---
+# (installing the same build again runs the maintainer scripts of an upgrade)
+dpkgi() { dpkg --force-confold "$@" >>/tmp/apt.log 2>&1; }
+rm /etc/cgengine/cgrules.conf /etc/cgrules.conf
+dpkgi -i debs/new.deb
+is 0 "$?" "an upgrade with the template conffile deleted and no /etc/cgrules.conf"
+is "install ok installed" "$(dpkg-query -W -f '${Status}' cgengine)" "leaves the package configured"
+ok "the deleted conffile stays deleted" sh -c '! test -e /etc/cgengine/cgrules.conf'
+ok "and no /etc/cgrules.conf is made from nothing" \
+	sh -c '! test -e /etc/cgrules.conf && ! test -L /etc/cgrules.conf'
+ln -s /nonexistent/cgrules.conf /etc/cgrules.conf
+dpkgi --force-confmiss -i debs/new.deb
+is 0 "$?" "an upgrade with /etc/cgrules.conf a dangling symbolic link"
+is "install ok installed" "$(dpkg-query -W -f '${Status}' cgengine)" "leaves the package configured"
+is /nonexistent/cgrules.conf "$(readlink /etc/cgrules.conf)" "the link is left as the administrator made it"
+ok "(the template is back: --force-confmiss)" test -f /etc/cgengine/cgrules.conf
+rm /etc/cgrules.conf
+dpkgi -i debs/new.deb
+is 0 "$?" "an upgrade with the template back and /etc/cgrules.conf missing"
+ok "makes /etc/cgrules.conf from the template again" cmp /etc/cgengine/cgrules.conf /etc/cgrules.conf
+is active "$(prop cgengined ActiveState)" "and the service runs again"
 
 # --- remove: stop, keep the configuration -----------------------------------------
 MAIN=$(prop cgengined MainPID)

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # lib.sh -- shared helpers for the scenarios that run inside the VM
 # lane's guest (tests/vm/run.sh boots it).  The guest is a throwaway
-# machine that each boot starts fresh: a scenario owns it (SPEC 9) and
+# machine that each boot starts fresh: a scenario owns it and
 # may install into /, use systemd and the real cgroup v2 root.
 #
 # The job directory (the 9p share, the scenario's working directory)

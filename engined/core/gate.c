@@ -1,0 +1,446 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * gate.c -- the exec gate in the core (see gate.h):
+ *
+ *   held exec ──▶ core_gate_exec(): snapshot from status (credentials
+ *                 as the binary's set-id bits make them) and the
+ *                 binary's path, decide (rules, boosts; no Lua hook),
+ *                 move now, remember where the process was
+ *   EXEC event ──▶ gate_exec_seen(): it happened, forget it
+ *   no EXEC within GATE_CONFIRM_SECONDS ──▶ gate_timeout(): if the
+ *                 process does not run the binary, the exec failed
+ *                 after the gate (ENOEXEC, another listener's denial):
+ *                 move it back, then classify it as it is
+ *
+ * Until its exec is seen, a process the gate placed is not classified
+ * (classify() asks gate_pending()): it would be by its old program.
+ * All of it is in memory only while an exec is in flight, but for a
+ * small table of recent placements that explain reports.
+ */
+#include "core_private.h"
+#include "gate.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FLIGHTS_MAX  4096 /* execs in flight remembered at most */
+#define PLACED_SLOTS 1024 /* recent placements explain can report */
+#define COMM_LEN     16	  /* the kernel's command name, NUL included */
+
+/* A group the gate moved a process out of, in managed hierarchy idx
+ * (-1: the unified layout's composed v2 group). */
+struct back {
+	int idx;
+	char *from, *to;
+};
+
+/* An exec the gate answered, not yet seen to happen. */
+struct flight {
+	struct procid id;
+	double due;
+	uint64_t dev, ino; /* the binary */
+	size_t n;
+	struct back *v;
+};
+
+struct placed {
+	struct procid id;
+	time_t at;
+};
+
+struct gate {
+	struct map flights; /* pid -> struct flight */
+	double next_due;    /* no flight is due before (0: none) */
+	bool full_said;
+	struct placed placed[PLACED_SLOTS]; /* by pid % PLACED_SLOTS */
+	struct gate_state state;
+};
+
+static struct gate *
+gate_get(struct core *c)
+{
+	if (c->gate == NULL && (c->gate = calloc(1, sizeof(*c->gate))) != NULL)
+		map_init(&c->gate->flights, sizeof(struct flight));
+	return c->gate;
+}
+
+static void
+backs_free(struct back *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].from);
+		free(v[i].to);
+	}
+	free(v);
+}
+
+static void
+flight_drop(struct gate *g, struct flight *f)
+{
+	backs_free(f->v, f->n);
+	map_remove(&g->flights, f);
+}
+
+void
+gate_forget(struct core *c)
+{
+	struct gate *g = c->gate;
+	struct flight *f;
+	size_t cursor = 0;
+
+	if (g == NULL)
+		return;
+	while ((f = map_next(&g->flights, &cursor)) != NULL)
+		backs_free(f->v, f->n);
+	map_free(&g->flights);
+	map_init(&g->flights, sizeof(struct flight));
+	g->next_due = 0;
+}
+
+void
+gate_free(struct core *c)
+{
+	gate_forget(c);
+	if (c->gate != NULL)
+		map_free(&c->gate->flights);
+	free(c->gate);
+	c->gate = NULL;
+}
+
+/* ---- deciding and moving while the exec is held ------------------------------- */
+
+/* The snapshot an exec of x will be: credentials and names. */
+static int
+snapshot(struct core *c, const struct gate_exec *x)
+{
+	struct task *t = &c->snap;
+	const char *base = strrchr(x->path, '/');
+	int rc = task_read(c->env.procroot, x->pid, TASK_NNP, t);
+
+	if (rc < 0)
+		return rc;
+	execgate_creds(x->file, t->no_new_privs, &t->euid, &t->egid);
+	str_copy(t->exe, sizeof(t->exe), x->path);
+	str_copy(t->comm, COMM_LEN, base != NULL ? base + 1 : x->path);
+	t->script[0] = t->invoked[0] = '\0';
+	return 0;
+}
+
+static int
+add_back(struct back **v, size_t *n, int idx, const char *from, const char *to)
+{
+	struct back *nv = realloc(*v, (*n + 1) * sizeof(**v));
+
+	if (nv == NULL)
+		return -ENOMEM;
+	*v = nv;
+	nv[*n] = (struct back){ .idx = idx, .from = strdup(from), .to = strdup(to) };
+	if (nv[*n].from == NULL || nv[*n].to == NULL) {
+		free(nv[*n].from);
+		free(nv[*n].to);
+		return -ENOMEM;
+	}
+	(*n)++;
+	return 0;
+}
+
+/*
+ * The groups the verdicts move the snapshot out of, into *v (NULL when
+ * memory runs out: the moves are then not undone should the exec fail).
+ * Each verdict that moves says it is the gate's.  The count of moves.
+ */
+static size_t
+plan_moves(struct core *c, struct back **v, size_t *n)
+{
+	const struct policy *p = c->pol;
+	size_t moves = 0;
+	bool keep = true;
+
+	for (size_t i = 0; i < p->n; i++) {
+		struct verdict *vd = &c->verdicts[i];
+		const char *cur = task_cgroup_of(&c->snap_cg, p->names[i]);
+
+		if (!vd->move || c->dropped[i] || p->virt[i] ||
+		    (cur != NULL && strcmp(cur, vd->dest) == 0))
+			continue;
+		moves++;
+		size_t len = strlen(vd->reason);
+		snprintf(vd->reason + len, sizeof(vd->reason) - len,
+			 ", at the exec gate");
+		keep = keep &&
+		       (cur == NULL || add_back(v, n, (int)i, cur, vd->dest) == 0);
+	}
+	if (c->composed[0] != '\0') {
+		const struct core_cgfs *fs = c->env.cgfs;
+		const char *real = task_cgroup_of(&c->snap_cg, p->v2->name), *cur = real;
+		char logical[RULES_DEST_MAX];
+
+		/* a backend whose groups stand for the layout's (systemd's
+		 * units) compares the layout's */
+		if (real != NULL && fs->logical != NULL)
+			cur = fs->logical(fs->arg, p->v2, real, logical, sizeof(logical)) == 0
+				      ? logical
+				      : NULL;
+		if (cur == NULL || strcmp(cur, c->composed) != 0) {
+			moves++;
+			keep = keep &&
+			       (real == NULL || add_back(v, n, -1, real, c->composed) == 0);
+		}
+	}
+	if (!keep) {
+		backs_free(*v, *n);
+		*v = NULL;
+		*n = 0;
+	}
+	return moves;
+}
+
+/* Does some verdict place the snapshot (in place or not)? */
+static bool
+wanted(const struct core *c)
+{
+	for (size_t i = 0; i < c->pol->n; i++)
+		if (c->verdicts[i].move && !c->dropped[i] && !c->pol->virt[i])
+			return true;
+	return c->composed[0] != '\0';
+}
+
+/* Remember an exec whose moves are undone unless it is seen. */
+static void
+remember(struct core *c, const struct gate_exec *x, struct procid id, struct back *v,
+	 size_t n)
+{
+	struct gate *g = c->gate;
+	bool fresh;
+	struct flight *f = NULL;
+
+	if (map_count(&g->flights) < FLIGHTS_MAX)
+		f = map_insert(&g->flights, (uint64_t)id.pid, NULL, NULL, &fresh);
+	if (f == NULL) {
+		if (!g->full_said)
+			log_warning(
+				"exec gate: too many execs in flight; a failed exec is not "
+				"moved back");
+		g->full_said = true;
+		backs_free(v, n);
+		return;
+	}
+	if (!fresh)
+		backs_free(f->v, f->n); /* an older exec of the same process */
+	*f = (struct flight){ .id = id,
+			      .due = c->now + GATE_CONFIRM_SECONDS,
+			      .dev = x->file->dev,
+			      .ino = x->file->ino,
+			      .n = n,
+			      .v = v };
+	if (g->next_due == 0)
+		g->next_due = f->due;
+}
+
+enum gate_result
+core_gate_exec(struct core *c, const struct gate_exec *x, double now)
+{
+	struct gate *g = gate_get(c);
+	struct procid id;
+	struct back *v = NULL;
+	size_t n = 0;
+
+	c->now = now;
+	c->stats.gate_execs++;
+	if (x->path == NULL || c->paused || x->pid <= 1 || g == NULL)
+		return GATE_LEFT;
+	if (snapshot(c, x) < 0 || task_procid(c->env.procroot, x->pid, &id) < 0)
+		return GATE_GONE;
+	if (c->snap.kthread)
+		return GATE_LEFT;
+	enum decide_result r = classify_decide_snapshot(c);
+	if (r != DECIDE_OK)
+		return r == DECIDE_GONE ? GATE_GONE : GATE_LEFT;
+	if (!wanted(c))
+		return GATE_LEFT;
+	if (plan_moves(c, &v, &n) == 0)
+		return GATE_IN_PLACE;
+	uint64_t before = c->stats.moves;
+	c->at_gate = true;
+	classify_act(c);
+	c->at_gate = false;
+	uint64_t moved = c->stats.moves - before;
+	c->stats.gate_moves += moved;
+	if (!execgate_alive(x->pidfd))
+		log_debug("pid %d exited while its exec was held", (int)x->pid);
+	if (moved == 0) {
+		backs_free(v, n);
+		return GATE_LEFT;
+	}
+	remember(c, x, id, v, n);
+	g->placed[(size_t)id.pid % PLACED_SLOTS] = (struct placed){ id, c->env.wall() };
+	return GATE_PLACED;
+}
+
+/* ---- after the answer --------------------------------------------------------- */
+
+void
+gate_exec_seen(struct core *c, pid_t tgid)
+{
+	struct gate *g = c->gate;
+	struct flight *f;
+
+	if (g == NULL || map_count(&g->flights) == 0)
+		return;
+	if ((f = map_find(&g->flights, (uint64_t)tgid, NULL, NULL)) != NULL)
+		flight_drop(g, f);
+}
+
+bool
+gate_pending(const struct core *c, pid_t pid)
+{
+	const struct gate *g = c->gate;
+
+	return map_count(&g->flights) > 0 &&
+	       map_find(&g->flights, (uint64_t)pid, NULL, NULL) != NULL;
+}
+
+double
+gate_deadline(const struct core *c)
+{
+	return c->gate != NULL ? c->gate->next_due : 0;
+}
+
+/* Move pid back out of the groups the gate put it in (those it is
+ * still in); the count moved. */
+static unsigned
+move_back(struct core *c, const struct flight *f)
+{
+	const struct policy *p = c->pol;
+	const struct core_cgfs *fs = c->env.cgfs;
+	pid_t pid = f->id.pid;
+	unsigned moved = 0;
+
+	if (task_read_cgroups(c->env.procroot, pid, &c->snap_cg) < 0)
+		return 0;
+	for (size_t k = 0; k < f->n; k++) {
+		const struct back *b = &f->v[k];
+		const struct hier *h = b->idx < 0 ? p->v2 : p->managed[b->idx];
+		const char *cur = task_cgroup_of(&c->snap_cg, h->name);
+
+		if (cur == NULL || strcmp(cur, b->to) != 0)
+			continue; /* moved since, by someone else */
+		int rc = c->dry_run ? 0 : fs->move(fs->arg, h, b->from, pid);
+		if (rc == 0) {
+			moved++;
+			log_notice("pid %d did not run the binary its exec was held for; "
+				   "moved back to %s:%s",
+				   (int)pid, hier_label(h), b->from);
+		} else if (rc != -ESRCH) {
+			log_warning("cannot move pid %d back to %s:%s: %s", (int)pid,
+				    hier_label(h), b->from, strerror(-rc));
+		}
+	}
+	return moved;
+}
+
+/* A flight that is due: did its exec happen? */
+static void
+settle(struct core *c, struct flight *f)
+{
+	struct flight done = *f;
+
+	f->v = NULL;
+	f->n = 0;
+	flight_drop(c->gate, f); /* before classify(), which asks gate_pending */
+	if (task_alive(c->env.procroot, done.id)) {
+		int runs =
+			execgate_runs(c->env.procroot, done.id.pid, done.dev, done.ino);
+		if (runs == 0 && move_back(c, &done) > 0)
+			c->stats.gate_undone++;
+		/* either way it is classified now, as it is: its uid or gid
+		 * may have changed meanwhile, or its EXEC event was lost */
+		if (runs >= 0)
+			classify(c, done.id.pid);
+	}
+	backs_free(done.v, done.n);
+}
+
+void
+gate_timeout(struct core *c)
+{
+	struct gate *g = c->gate;
+	pid_t due[64];
+	size_t ndue = 0, cursor = 0;
+	double next = 0;
+	struct flight *f;
+
+	if (g == NULL || g->next_due == 0 || c->now < g->next_due)
+		return;
+	while ((f = map_next(&g->flights, &cursor)) != NULL) {
+		if (f->due <= c->now && ndue < sizeof(due) / sizeof(due[0]))
+			due[ndue++] = f->id.pid;
+		else if (next == 0 || f->due < next)
+			next = f->due;
+	}
+	for (size_t i = 0; i < ndue; i++)
+		if ((f = map_find(&g->flights, (uint64_t)due[i], NULL, NULL)) != NULL)
+			settle(c, f);
+	g->next_due = map_count(&g->flights) == 0 ? 0 : next > 0 ? next : c->now;
+}
+
+/* ---- what the loop's side and the verbs see --------------------------------------- */
+
+bool
+core_gate_can_place(const struct core *c)
+{
+	return c->env.cgfs->move_now != NULL;
+}
+
+void
+core_gate_paths(const struct core *c, void (*fn)(void *arg, const char *path), void *arg)
+{
+	rules_paths(c->pol->rules, fn, arg);
+}
+
+void
+core_gate_set_state(struct core *c, const struct gate_state *s)
+{
+	struct gate *g = gate_get(c);
+
+	if (g != NULL)
+		g->state = *s;
+}
+
+const struct gate_state *
+core_gate_state(const struct core *c)
+{
+	static const struct gate_state off;
+
+	return c->gate != NULL ? &c->gate->state : &off;
+}
+
+void
+core_gate_watchdog(struct core *c, uint64_t held, uint64_t unread)
+{
+	c->stats.gate_watchdog += held + unread;
+	c->stats.gate_execs += unread; /* the loop never saw those */
+}
+
+void
+core_gate_late(struct core *c, uint64_t n)
+{
+	c->stats.gate_late += n;
+}
+
+bool
+core_gate_placed(const struct core *c, pid_t pid, time_t *at)
+{
+	const struct placed *p;
+
+	if (c->gate == NULL || pid <= 0)
+		return false;
+	p = &c->gate->placed[(size_t)pid % PLACED_SLOTS];
+	if (p->id.pid != pid || !task_alive(c->env.procroot, p->id))
+		return false;
+	*at = p->at;
+	return true;
+}

@@ -1,0 +1,552 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * gateloop.c -- the exec gate's watchers (see gateloop.h):
+ *
+ *   fanotify readable ──▶ each held exec: a watchdog slot, its binary
+ *                         by (device, inode), core_gate_exec(), the
+ *                         answer (always FAN_ALLOW)
+ *   inotify readable  ──▶ a name the rules hold made, renamed into
+ *                         place or removed in a marked binary's
+ *                         directory: marked again (dpkg installs
+ *                         foo.dpkg-new and renames it over foo; the new
+ *                         inode has no mark)
+ *
+ * The daemon's memory is locked while the gate is open: a page fault
+ * waiting on the disk would hold every gated exec with it.  The daemon
+ * and its Lua helper never exec anything (an exec of a gated binary
+ * would wait on itself).
+ *
+ * A test hook: CGENGINED_GATE_STALL_MS=N in the daemon's environment
+ * makes the loop sleep N ms after reading each batch of held execs, as
+ * a loop stuck elsewhere would (tests/engined/gate-t.sh).
+ */
+#include "gateloop.h"
+#include "daemon.h"
+
+#include <errno.h>
+#include <ev.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/capability.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BATCH WATCHDOG_SLOTS
+
+/* A binary the rules name. */
+struct mark {
+	char *path;	  /* as the rules name it */
+	const char *name; /* its last component, inside path */
+	char *real;	  /* what /proc/PID/exe will show (links resolved) */
+	int wd;		  /* its directory's watch, or -1 */
+	bool marked;
+	uint64_t dev, ino;
+};
+
+/* (device, inode) -> the mark. */
+struct ino_entry {
+	uint64_t dev, ino;
+	size_t mark;
+};
+
+/* path -> nothing: the paths wanted, each once. */
+struct path_entry {
+	const char *path;
+};
+
+struct gateloop {
+	struct core *core;
+	struct ev_loop *loop;
+	int gfd, ifd;
+	ev_io gate_w, dirs_w;
+	struct watchdog *wd;
+	struct mark *marks;
+	size_t n, cap;
+	struct map byino;
+	struct map bypath; /* while marks are made */
+	struct gate_state state;
+	long stall_ms; /* the test hook */
+	char buf[BATCH * 32];
+};
+
+static uint64_t
+path_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	return h;
+}
+
+static bool
+path_eq(const void *value, const void *probe)
+{
+	return strcmp(((const struct path_entry *)value)->path, probe) == 0;
+}
+
+static uint64_t
+ino_hash(uint64_t dev, uint64_t ino)
+{
+	return ino * 0x9e3779b97f4a7c15ull ^ dev;
+}
+
+static bool
+ino_eq(const void *value, const void *probe)
+{
+	const struct ino_entry *a = value, *b = probe;
+
+	return a->dev == b->dev && a->ino == b->ino;
+}
+
+static struct mark *
+mark_of(struct gateloop *g, uint64_t dev, uint64_t ino)
+{
+	struct ino_entry probe = { .dev = dev, .ino = ino };
+	const struct ino_entry *e =
+		map_find(&g->byino, ino_hash(dev, ino), ino_eq, &probe);
+
+	return e != NULL ? &g->marks[e->mark] : NULL;
+}
+
+static void
+publish(struct gateloop *g)
+{
+	size_t marked = 0;
+
+	for (size_t i = 0; i < g->n; i++)
+		marked += g->marks[i].marked;
+	g->state.marked = marked;
+	g->state.wanted = g->n;
+	core_gate_set_state(g->core, &g->state);
+}
+
+/* ---- held execs --------------------------------------------------------------------- */
+
+static void
+stall(const struct gateloop *g)
+{
+	struct timespec ts = { .tv_sec = g->stall_ms / 1000,
+			       .tv_nsec = g->stall_ms % 1000 * 1000000 };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Decide and move for one held exec (the caller answers it). */
+static void
+place(struct gateloop *g, const struct execgate_event *ev, double now)
+{
+	struct execgate_file f;
+	const struct mark *m = NULL;
+
+	if (execgate_stat(ev->fd, &f) == 0)
+		m = mark_of(g, f.dev, f.ino);
+	struct gate_exec x = { .pid = ev->pid,
+			       .path = m != NULL ? m->real : NULL,
+			       .file = &f,
+			       .pidfd = ev->pidfd };
+	(void)core_gate_exec(g->core, &x, now);
+}
+
+static void
+gate_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct gateloop *g = w->data;
+	struct execgate_event ev[BATCH];
+	int slot[BATCH];
+	uint64_t late = 0;
+
+	watchdog_beat(g->wd);
+	int n = execgate_read(g->gfd, g->buf, sizeof(g->buf), ev, BATCH);
+	if (n <= 0) {
+		if (n < 0 && n != -EAGAIN)
+			log_warning("exec gate: %s", strerror(-n));
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		slot[i] = watchdog_hold(g->wd, ev[i].fd);
+	if (g->stall_ms > 0)
+		stall(g);
+	for (int i = 0; i < n; i++) {
+		watchdog_beat(g->wd); /* progress: the loop is not stuck */
+		if (!watchdog_answered(g->wd, slot[i]))
+			place(g, &ev[i], ev_now(loop));
+		if (slot[i] < 0)
+			(void)execgate_allow(g->gfd, ev[i].fd);
+		else if (!watchdog_release(g->wd, slot[i]))
+			late++;
+		execgate_close(&ev[i]);
+	}
+	if (late > 0)
+		core_gate_late(g->core, late);
+}
+
+bool
+gateloop_waiting(const struct gateloop *g)
+{
+	struct pollfd p = { .fd = g != NULL ? g->gfd : -1, .events = POLLIN };
+
+	return g != NULL && poll(&p, 1, 0) == 1;
+}
+
+void
+gateloop_prepare(struct gateloop *g)
+{
+	uint64_t held, unread;
+
+	if (g == NULL || g->wd == NULL)
+		return;
+	watchdog_take(g->wd, &held, &unread);
+	if (held + unread > 0) {
+		core_gate_watchdog(g->core, held, unread);
+		log_warning(
+			"exec gate: the watchdog let %llu exec%s go after %d ms, unplaced "
+			"(%llu read by the loop, %llu not): the loop was busy; they are "
+			"placed after their exec",
+			(unsigned long long)(held + unread),
+			held + unread == 1 ? "" : "s", GATE_BOUND_MS,
+			(unsigned long long)held, (unsigned long long)unread);
+	}
+}
+
+/* ---- marks ------------------------------------------------------------------------------ */
+
+static void
+forget_ino(struct gateloop *g, const struct mark *m)
+{
+	struct ino_entry probe = { .dev = m->dev, .ino = m->ino };
+	struct ino_entry *e;
+
+	if (!m->marked)
+		return;
+	e = map_find(&g->byino, ino_hash(m->dev, m->ino), ino_eq, &probe);
+	if (e != NULL && &g->marks[e->mark] == m)
+		map_remove(&g->byino, e);
+}
+
+/* Mark m's binary as its path names it now; log what changed. */
+static void
+remark(struct gateloop *g, struct mark *m, bool quiet)
+{
+	struct execgate_file f;
+	char real[PATH_MAX];
+	bool fresh;
+	int rc = execgate_mark(g->gfd, m->path, &f);
+
+	if (rc < 0) {
+		if (m->marked || !quiet || rc != -ENOENT)
+			log_info(
+				"exec gate: %s: %s; its execs are not held until it can be "
+				"marked",
+				m->path, strerror(-rc));
+		forget_ino(g, m);
+		m->marked = false;
+		return;
+	}
+	bool changed = !m->marked || f.dev != m->dev || f.ino != m->ino;
+	if (!changed)
+		return;
+	forget_ino(g, m);
+	if (!quiet)
+		log_notice("exec gate: %s was replaced; the new binary is held", m->path);
+	if (realpath(m->path, real) != NULL && strcmp(real, m->real) != 0) {
+		char *r = strdup(real);
+		if (r != NULL) {
+			free(m->real);
+			m->real = r;
+		}
+	}
+	m->dev = f.dev;
+	m->ino = f.ino;
+	m->marked = true;
+	struct ino_entry probe = { .dev = f.dev, .ino = f.ino };
+	struct ino_entry *e =
+		map_insert(&g->byino, ino_hash(f.dev, f.ino), ino_eq, &probe, &fresh);
+	if (e != NULL)
+		*e = (struct ino_entry){ f.dev, f.ino, (size_t)(m - g->marks) };
+}
+
+static void
+marks_free(struct mark *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].path);
+		free(v[i].real);
+	}
+	free(v);
+}
+
+static void
+want_path(void *arg, const char *path)
+{
+	struct gateloop *g = arg;
+
+	if (map_find(&g->bypath, path_hash(path), path_eq, path) != NULL)
+		return;
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 16;
+		struct mark *v = realloc(g->marks, cap * sizeof(*v));
+		if (v == NULL)
+			return;
+		g->marks = v;
+		g->cap = cap;
+	}
+	struct mark *m = &g->marks[g->n];
+	*m = (struct mark){ .path = strdup(path), .real = strdup(path), .wd = -1 };
+	if (m->path == NULL || m->real == NULL) {
+		free(m->path);
+		free(m->real);
+		return;
+	}
+	m->name = strrchr(m->path, '/') + 1;
+	bool fresh;
+	struct path_entry *e =
+		map_insert(&g->bypath, path_hash(path), path_eq, path, &fresh);
+	if (e != NULL)
+		e->path = m->path;
+	g->n++;
+}
+
+/* Watch the directory of m. */
+static void
+watch_dir(struct gateloop *g, struct mark *m)
+{
+	char dir[PATH_MAX];
+	size_t len = (size_t)(m->name - m->path);
+
+	snprintf(dir, sizeof(dir), "%.*s", (int)(len > 1 ? len - 1 : len), m->path);
+	m->wd = g->ifd >= 0 ? execgate_dir_watch(g->ifd, dir) : -1;
+	if (m->wd < 0)
+		log_warning(
+			"exec gate: cannot watch %s: %s; %s is not held again if it is "
+			"replaced",
+			dir, strerror(-m->wd), m->path);
+}
+
+/*
+ * The binaries the rules in force name: marks taken off those no longer
+ * named, every directory watched again, every binary marked again.
+ */
+static void
+sync_marks(struct gateloop *g)
+{
+	struct mark *old = g->marks;
+	size_t nold = g->n;
+
+	g->marks = NULL;
+	g->n = g->cap = 0;
+	map_init(&g->bypath, sizeof(struct path_entry));
+	core_gate_paths(g->core, want_path, g);
+	for (size_t i = 0; i < nold; i++)
+		if (old[i].marked && map_find(&g->bypath, path_hash(old[i].path), path_eq,
+					      old[i].path) == NULL)
+			if (execgate_unmark(g->gfd, old[i].path) < 0)
+				log_debug("exec gate: %s was not marked any more",
+					  old[i].path);
+	map_free(&g->bypath);
+	marks_free(old, nold);
+	map_free(&g->byino);
+	map_init(&g->byino, sizeof(struct ino_entry));
+	for (size_t i = 0; i < g->n; i++) {
+		watch_dir(g, &g->marks[i]); /* first: a rename after it is seen */
+		remark(g, &g->marks[i], true);
+	}
+	publish(g);
+	log_notice("exec gate: %zu of %zu binar%s the rules name held", g->state.marked,
+		   g->n, g->n == 1 ? "y" : "ies");
+}
+
+/* ---- the binaries' directories ---------------------------------------------------------- */
+
+static void
+dir_change(void *arg, int wd, enum execgate_dir_change change, const char *name)
+{
+	struct gateloop *g = arg;
+
+	for (size_t i = 0; i < g->n; i++) {
+		struct mark *m = &g->marks[i];
+
+		if (change == EXECGATE_OVERFLOW) {
+			remark(g, m, false);
+		} else if (m->wd != wd) {
+			continue;
+		} else if (change == EXECGATE_DIR_GONE) {
+			log_warning(
+				"exec gate: the directory of %s went away; reload to hold it "
+				"again",
+				m->path);
+			m->wd = -1;
+		} else if (name != NULL && strcmp(name, m->name) == 0) {
+			remark(g, m, false);
+		}
+	}
+}
+
+static void
+dirs_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct gateloop *g = w->data;
+	int rc = execgate_dirs_read(g->ifd, dir_change, g);
+
+	if (rc < 0)
+		log_warning("exec gate: watching directories: %s", strerror(-rc));
+	publish(g);
+}
+
+/* ---- opening and closing ----------------------------------------------------------------- */
+
+/* May the daemon lock all its memory, present and future, without its
+ * allocations failing once they pass RLIMIT_MEMLOCK? */
+static bool
+may_lock_all(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur == RLIM_INFINITY)
+		return true;
+	return syscall(SYS_capget, &h, d) == 0 && (d[0].effective & (1u << CAP_IPC_LOCK));
+}
+
+static void
+lock_memory(struct gateloop *g)
+{
+	const char *why = "it needs CAP_IPC_LOCK";
+
+	if (may_lock_all() && mlockall(MCL_CURRENT | MCL_FUTURE) == 0) {
+		g->state.locked = true;
+		return;
+	}
+	if (may_lock_all())
+		why = strerror(errno);
+	log_warning("exec gate: the daemon's memory is not locked (%s); a page fault may "
+		    "hold gated execs up to the watchdog's %d ms",
+		    why, GATE_BOUND_MS);
+}
+
+static int
+gate_open(struct gateloop *g)
+{
+	int rc = execgate_open(&g->state.pidfds);
+
+	if (rc < 0)
+		return rc;
+	g->gfd = rc;
+	if ((rc = execgate_dirs_open()) < 0)
+		log_warning("exec gate: cannot watch directories: %s", strerror(-rc));
+	g->ifd = rc;
+	if ((rc = watchdog_start(&g->wd, g->gfd, GATE_BOUND_MS)) < 0)
+		return rc;
+	ev_io_init(&g->gate_w, gate_cb, g->gfd, EV_READ);
+	g->gate_w.data = g;
+	ev_set_priority(&g->gate_w, EV_MAXPRI); /* held execs first */
+	ev_io_start(g->loop, &g->gate_w);
+	if (g->ifd >= 0) {
+		ev_io_init(&g->dirs_w, dirs_cb, g->ifd, EV_READ);
+		g->dirs_w.data = g;
+		ev_io_start(g->loop, &g->dirs_w);
+	}
+	lock_memory(g);
+	const char *stall = getenv("CGENGINED_GATE_STALL_MS");
+	g->stall_ms = stall != NULL ? strtol(stall, NULL, 10) : 0;
+	g->state.running = true;
+	return 0;
+}
+
+void
+gateloop_free(struct gateloop *g, struct ev_loop *loop)
+{
+	if (g == NULL)
+		return;
+	if (g->state.running && loop != NULL) {
+		ev_io_stop(loop, &g->gate_w);
+		if (g->ifd >= 0)
+			ev_io_stop(loop, &g->dirs_w);
+	}
+	watchdog_stop(g->wd);
+	if (g->gfd >= 0)
+		close(g->gfd); /* every exec still held goes on */
+	if (g->ifd >= 0)
+		close(g->ifd);
+	if (g->state.locked)
+		munlockall();
+	marks_free(g->marks, g->n);
+	map_free(&g->byino);
+	free(g);
+}
+
+static const char *
+why_not(int rc)
+{
+	switch (rc) {
+	case -EPERM:
+		return " (it needs CAP_SYS_ADMIN; see cgengined.conf(5))";
+	case -EINVAL:
+	case -ENOSYS:
+		return " (the kernel has no fanotify exec permission events: Linux >= 5.0 "
+		       "with CONFIG_FANOTIFY_ACCESS_PERMISSIONS)";
+	default:
+		return "";
+	}
+}
+
+void
+gateloop_update(struct gateloop **gp, struct core *core, struct ev_loop *loop)
+{
+	struct gateloop *g = *gp;
+	bool on = core_config(core)->exec_gate;
+	struct gate_state off = { .on = on };
+
+	if (on && !core_gate_can_place(core)) {
+		log_error("exec-gate: the placement backend cannot place a process without "
+			  "waiting for another (backend systemd: PID 1 places); the exec gate "
+			  "stays closed");
+		snprintf(off.error, sizeof(off.error), "the backend cannot place at the gate");
+		on = false;
+	}
+	if (!on) {
+		if (g != NULL)
+			log_notice("exec gate closed");
+		gateloop_free(g, loop);
+		*gp = NULL;
+		core_gate_set_state(core, &off);
+		return;
+	}
+	if (g == NULL) {
+		if ((g = calloc(1, sizeof(*g))) == NULL) {
+			snprintf(off.error, sizeof(off.error), "%s", strerror(ENOMEM));
+			core_gate_set_state(core, &off);
+			return;
+		}
+		*g = (struct gateloop){
+			.core = core, .loop = loop, .gfd = -1, .ifd = -1
+		};
+		map_init(&g->byino, sizeof(struct ino_entry));
+		g->state.on = true;
+		int rc = gate_open(g);
+		if (rc < 0) {
+			log_error(
+				"cannot open the exec gate: %s%s; processes are placed after "
+				"their exec only",
+				strerror(-rc), why_not(rc));
+			snprintf(off.error, sizeof(off.error), "%s", strerror(-rc));
+			gateloop_free(g, loop);
+			core_gate_set_state(core, &off);
+			return;
+		}
+		log_notice(
+			"exec gate open (pidfds %s, memory %slocked, watchdog after %d ms)",
+			g->state.pidfds ? "on" : "off", g->state.locked ? "" : "not ",
+			GATE_BOUND_MS);
+		*gp = g;
+	}
+	sync_marks(g);
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sdplace.h -- the systemd backend: the daemon decides, PID 1 places.
+ *
+ * It is a struct core_cgfs like the real cgroupfs, over the unified
+ * layout's groups: each level a slice systemd owns (transient units made
+ * with StartTransientUnit, with the group's settings as unit
+ * properties), each leaf a scope under them; a process moves by
+ * StartTransientUnit with PIDs= (the scope's first process) or
+ * AttachProcessesToUnit (the others).  Every call is asynchronous
+ * (sd-bus, on systemd's private socket /run/systemd/private, else the
+ * system bus); the loop (engine.c) waits on sdplace_fd() and calls
+ * sdplace_process().  v1 hierarchies, if any are managed, are still
+ * written directly.  Linked into the daemon only (libsystemd): the
+ * core knows it as a table of functions.
+ */
+#ifndef CGENGINE_SDPLACE_H
+#define CGENGINE_SDPLACE_H
+
+#include "engined/core/core.h"
+
+#include <stdint.h>
+
+struct sdplace;
+
+/* What the backend tells the loop, which tells the core. */
+struct sdplace_hooks {
+	/* a queued move ended: 0, -ESRCH (process gone) or -errno (logged) */
+	void (*done)(void *arg, pid_t pid, int rc);
+	/* the connection broke with moves in flight, or came back: the
+	 * processes must be classified again */
+	void (*lost)(void *arg);
+	void *arg;
+};
+
+/* Connect to PID 1 (asynchronously); 0 or -errno.  Free with
+ * sdplace_free (which sends what is queued, briefly blocking). */
+int sdplace_new(struct sdplace **out, const struct sdplace_hooks *hooks) ENGINED_WUR;
+void sdplace_free(struct sdplace *s);
+/* Take root as the layout's root slice's group; 0 or -EINVAL. */
+int sdplace_configure(struct sdplace *s, const char *root) ENGINED_WUR;
+/* The table the core calls (valid until sdplace_free). */
+const struct core_cgfs *sdplace_table(struct sdplace *s);
+
+/* ---- for the loop ------------------------------------------------------------- */
+
+/* Send the slices made since the last call (before the loop waits). */
+void sdplace_flush(struct sdplace *s);
+/* The descriptor to watch (-1 while disconnected) and for what
+ * (POLLIN, POLLOUT); when to call sdplace_process() at the latest
+ * (CLOCK_MONOTONIC microseconds, UINT64_MAX: no deadline). */
+int sdplace_fd(const struct sdplace *s);
+int sdplace_events(const struct sdplace *s);
+uint64_t sdplace_deadline(const struct sdplace *s);
+/* Process what arrived, reconnect when due. */
+void sdplace_process(struct sdplace *s);
+
+#endif

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * execgate.h -- the kernel side of the exec gate (part of kernel/).
+ *
+ *   execgate_open/mark   a fanotify group whose FAN_OPEN_EXEC_PERM
+ *                        events hold an execve() of a marked binary
+ *                        until it is answered; inode marks
+ *   execgate_read/allow  the held execs, and the one answer given
+ *   execgate_dirs_*      inotify on the binaries' directories: a package
+ *                        upgrade replaces a binary by rename, and the
+ *                        new inode carries no mark
+ *   execgate_creds       the credentials an exec will run with
+ *
+ * Nothing here decides anything.  The gate never denies: every answer
+ * is FAN_ALLOW.  Closing the fanotify descriptor (the daemon exiting,
+ * or killed) allows every exec still held.  Functions return 0 (or a
+ * count) or -errno.
+ */
+#ifndef CGENGINE_EXECGATE_H
+#define CGENGINE_EXECGATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define EXECGATE_WUR __attribute__((warn_unused_result))
+
+/* A binary, as an event's descriptor or a path identifies it. */
+struct execgate_file {
+	uint64_t dev, ino;
+	mode_t mode;
+	uid_t uid;
+	gid_t gid;
+	bool nosuid; /* on a nosuid mount: its set-id bits do nothing (read
+			only when it has some) */
+};
+
+/*
+ * A fanotify group for exec permission events (needs CAP_SYS_ADMIN),
+ * non-blocking and close-on-exec, reporting a pidfd of the exec'ing
+ * process with each event where the kernel can (Linux >= 5.15; *pidfds
+ * says so).  The descriptor, or -errno (-EINVAL/-ENOSYS: no fanotify
+ * or no FAN_OPEN_EXEC_PERM, Linux < 5.0).
+ */
+int execgate_open(bool *pidfds) EXECGATE_WUR;
+
+/* Mark the inode path names (links followed) so that its execs wait
+ * for an answer; its identity into f.  0 or -errno. */
+int execgate_mark(int gfd, const char *path, struct execgate_file *f) EXECGATE_WUR;
+/* Take the mark off the inode path names now; 0 or -errno. */
+int execgate_unmark(int gfd, const char *path) EXECGATE_WUR;
+
+/* One exec held by the kernel until it is answered. */
+struct execgate_event {
+	int fd;	   /* the binary, opened for the reader: answer by it */
+	int pidfd; /* the exec'ing process, or -1 */
+	pid_t pid; /* its thread group */
+};
+
+/*
+ * Read the events waiting, into buf (len bytes, at least 4096) and ev
+ * (up to max).  The count, -EAGAIN when none is waiting, or -errno.
+ * Events of any other kind (none are asked for) are allowed and closed
+ * here.  Each event returned must be answered (execgate_allow) and
+ * closed (execgate_close).
+ */
+int execgate_read(int gfd, void *buf, size_t len, struct execgate_event *ev,
+		  size_t max) EXECGATE_WUR;
+/* The binary of an event's descriptor; 0 or -errno. */
+int execgate_stat(int fd, struct execgate_file *f) EXECGATE_WUR;
+/* Let the exec held by event descriptor fd go on.  0 or -errno. */
+int execgate_allow(int gfd, int fd);
+/* Close an event's descriptors. */
+void execgate_close(const struct execgate_event *ev);
+/* Is the process of pidfd still running (true when it cannot tell)? */
+bool execgate_alive(int pidfd);
+/*
+ * Read every event waiting and allow it at once: for a watchdog thread
+ * (no allocation, no logging, a 4 KiB stack buffer).  The number of
+ * execs let go, or -errno.
+ */
+int execgate_allow_all(int gfd);
+
+/*
+ * The effective uid and gid an exec of binary f will run with, from
+ * the exec'ing task's (the old ones): a set-user-ID bit gives the
+ * file's owner, a set-group-ID bit with group execute the file's group
+ * -- unless the mount is nosuid or the task has no_new_privs.
+ */
+void execgate_creds(const struct execgate_file *f, bool no_new_privs, uid_t *euid,
+		    gid_t *egid);
+
+/*
+ * Does process pid (under procroot) run binary (dev, ino) now, as its
+ * /proc/PID/exe shows?  1, 0, or -errno (-ESRCH: it is gone).  Not
+ * while its exec is held: the link takes no lock, but shows the old
+ * program until the exec is done.
+ */
+int
+execgate_runs(const char *procroot, pid_t pid, uint64_t dev, uint64_t ino) EXECGATE_WUR;
+
+/* ---- the directories of the marked binaries (inotify) -------------------- */
+
+/* An inotify descriptor (non-blocking, close-on-exec), or -errno. */
+int execgate_dirs_open(void) EXECGATE_WUR;
+/* Watch directory dir for names made, renamed into place or removed;
+ * the watch descriptor or -errno. */
+int execgate_dir_watch(int ifd, const char *dir) EXECGATE_WUR;
+
+/* What happened to a name in a watched directory. */
+enum execgate_dir_change {
+	EXECGATE_NAME_NEW,  /* made, renamed into place, or its file changed */
+	EXECGATE_NAME_GONE, /* removed or renamed away */
+	EXECGATE_DIR_GONE,  /* the watch ended (directory removed, unmounted) */
+	EXECGATE_OVERFLOW,  /* events were lost: look at every name again */
+};
+
+/*
+ * Read the directory events waiting: fn(arg, wd, change, name) for
+ * each (name NULL for EXECGATE_DIR_GONE and EXECGATE_OVERFLOW, wd -1
+ * for the latter).  0 when drained, or -errno.
+ */
+int execgate_dirs_read(int ifd,
+		       void (*fn)(void *arg, int wd, enum execgate_dir_change change,
+				  const char *name),
+		       void *arg) EXECGATE_WUR;
+
+#endif
