@@ -181,6 +181,12 @@ procev_want(struct procev *p, const struct procev_want *w)
 	struct procev_input in = { .mcast_op = PROC_CN_MCAST_LISTEN };
 	int rc = procev_want_attach(p->fd, w);
 
+	/* a filter that could not be replaced may drop what is wanted now:
+	 * none at all then (every event arrives: correct, only dearer) */
+	if (rc < 0 && setsockopt(p->fd, SOL_SOCKET, SO_DETACH_FILTER, &(int){ 0 }, sizeof(int)) < 0 &&
+	    errno != ENOENT)
+		return -errno;
+
 	if (w->exec)
 		in.event_type |= PROC_EVENT_EXEC;
 	if (w->uid)
