@@ -428,11 +428,6 @@ static enum decide_result decide_known(struct core *c, unsigned flags, uid_t ask
 				       bool lazy, bool groups, bool hook);
 
 /*
- * Decide for pid into c->verdicts; the snapshot in c->snap and, unless
- * lazy and the decision does not need them (then c->snap_cg.n is 0 and
- * c->snap_cg_read false), its current groups in c->snap_cg.
- */
-/*
  * May a snapshot take uid and euid from the kernel's events instead of
  * status?  When nothing else of status is looked at: no rule or
  * template about groups, no Lua hook (it sees every credential).
@@ -443,6 +438,12 @@ ids_suffice(const struct policy *p)
 	return !(rules_need_ids(p->rules) & RULES_NEED_GID) && !hooks_has_classify(p->hooks);
 }
 
+/*
+ * Decide for pid into c->verdicts; the snapshot in c->snap and, unless
+ * lazy and the decision does not need them (then c->snap_cg.n is 0 and
+ * c->snap_cg_read false), its current groups in c->snap_cg.  ids, when
+ * not NULL: uid and euid from the kernel's events (see ids_suffice).
+ */
 static enum decide_result
 decide(struct core *c, pid_t pid, uid_t asker, bool lazy, const struct task_ids *ids)
 {
