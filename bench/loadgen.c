@@ -6,9 +6,18 @@
  * reads the daemon's CPU time and RSS before and after.
  *
  * Usage: loadgen -d DAEMON_PID -u UID -g GID -n COUNT -c CONCURRENCY
- *                [-t TIMEOUT_MS] [-p PROBE] NAME=GROUP...
+ *                [-t TIMEOUT_MS] [-p PROBE] [-i SECONDS] NAME=GROUP...
  * Prints one line of key=value results (and a second, start_*: from
  * fork to the probe's main()).
+ *
+ * The daemon also serves every other process on the machine, and on a
+ * busy machine their execs are part of its CPU time during the storm.
+ * With -i, loadgen then idles as long as the storm took (at most
+ * SECONDS) and measures the daemon's CPU time meanwhile: idle_us_per_exec
+ * is that rate over the storm's duration, per probe -- the background's
+ * share, to be subtracted (net_us_per_exec).  wakeups_per_exec counts the
+ * times the daemon went to sleep (voluntary context switches), per
+ * probe, and net_wakeups_per_exec the same less the idle spell's rate.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -79,6 +88,24 @@ cpu_ticks(pid_t pid)
 	return (long long)(ut + st);
 }
 
+/* Times pid went to sleep (voluntary context switches): its wake-ups. */
+static long long
+sleeps(pid_t pid)
+{
+	char path[64], line[256];
+	long long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %lld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
 static long
 rss_kib(pid_t pid)
 {
@@ -110,10 +137,14 @@ main(int argc, char **argv)
 	uid_t uid = 0;
 	gid_t gid = 0;
 	int count = 1000, conc = 8, timeout = 1000, ch;
+	double idle_max = 0;
 	const char *probe = "./probe";
 
-	while ((ch = getopt(argc, argv, "d:u:g:n:c:t:p:")) != -1) {
+	while ((ch = getopt(argc, argv, "d:u:g:n:c:t:p:i:")) != -1) {
 		switch (ch) {
+		case 'i':
+			idle_max = atof(optarg);
+			break;
 		case 'd':
 			daemon = atoi(optarg);
 			break;
@@ -153,7 +184,7 @@ main(int argc, char **argv)
 	char tmo[16];
 	snprintf(tmo, sizeof(tmo), "%d", timeout);
 
-	long long cpu0 = cpu_ns(daemon);
+	long long cpu0 = cpu_ns(daemon), sl0 = sleeps(daemon);
 	if (cpu0 < 0) {
 		fprintf(stderr, "loadgen: daemon pid %d is not running\n", (int)daemon);
 		return 1;
@@ -208,7 +239,19 @@ main(int argc, char **argv)
 		if (got == 3)
 			first[nfirst++] = fv;
 	}
-	long long cpu1 = cpu_ns(daemon);
+	long long cpu1 = cpu_ns(daemon), sl1 = sleeps(daemon);
+	double idle_us = 0, idle_sl = 0;
+	if (idle_max > 0) { /* the background's rate, over as long as the storm */
+		double storm = (double)(t1 - t0) / 1e9, want = storm < idle_max ? storm : idle_max;
+		long long i0 = now_ns(), c0 = cpu_ns(daemon), s0 = sleeps(daemon);
+		struct timespec ts = { .tv_sec = (time_t)want,
+				       .tv_nsec = (long)((want - (double)(time_t)want) * 1e9) };
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+		double idle = (double)(now_ns() - i0) / 1e9;
+		idle_us = (double)(cpu_ns(daemon) - c0) / 1e3 * storm / idle;
+		idle_sl = (double)(sleeps(daemon) - s0) * storm / idle;
+	}
 
 	/* percentiles over classified probes; unclassified ones count as the timeout */
 	for (int i = 0; i < n; i++)
@@ -219,10 +262,13 @@ main(int argc, char **argv)
 	double secs = (double)(t1 - t0) / 1e9;
 	double cpu_us = (double)(cpu1 - cpu0) / 1e3;
 	printf("count=%d classified=%d pct=%.1f p50_us=%lld p90_us=%lld p99_us=%lld max_us=%lld "
-	       "rate=%.0f cpu_us_per_exec=%.1f rss_kib=%ld secs=%.2f\n",
+	       "rate=%.0f cpu_us_per_exec=%.1f rss_kib=%ld secs=%.2f idle_us_per_exec=%.1f "
+	       "net_us_per_exec=%.1f wakeups_per_exec=%.2f net_wakeups_per_exec=%.2f\n",
 	       n, ok, n ? 100.0 * ok / n : 0.0, n ? lat[n / 2] : 0,
 	       n ? lat[n * 9 / 10] : 0, n ? lat[n * 99 / 100] : 0, n ? lat[n - 1] : 0,
-	       n / secs, n ? cpu_us / n : 0.0, rss_kib(daemon), secs);
+	       n / secs, n ? cpu_us / n : 0.0, rss_kib(daemon), secs, n ? idle_us / n : 0.0,
+	       n ? (cpu_us - idle_us) / n : 0.0, n ? (double)(sl1 - sl0) / n : 0.0,
+	       n ? ((double)(sl1 - sl0) - idle_sl) / n : 0.0);
 	/* exec to the probe's main(): what an exec costs the process */
 	if (nfirst > 0)
 		printf("start_p50_us=%lld start_p90_us=%lld start_p99_us=%lld\n",

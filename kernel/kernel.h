@@ -71,6 +71,20 @@ const char *hier_label(const struct hier *h);
 #define TASK_SCRIPT 0x2u /* script and invoked name (needs TASK_EXE) */
 #define TASK_RT	    0x4u /* realtime scheduling policy */
 #define TASK_NNP    0x8u /* no_new_privs (status read past Kthread:) */
+/*
+ * The caller knows the task's uid and euid (the kernel's UID event) and
+ * needs nothing else of status (no gid, groups or ppid): read only comm,
+ * from /proc/PID/comm, which costs the kernel a fraction of status.
+ * uid and euid are taken from *t as given; gid and egid read as
+ * (gid_t)-1, no groups, ppid 0, never a kernel thread (it exec'd).
+ * Ignored with TASK_NNP, which needs status.
+ */
+#define TASK_IDS_KNOWN 0x10u
+
+/* A task's uid and euid, as the kernel's UID events report them. */
+struct task_ids {
+	uid_t uid, euid;
+};
 
 /*
  * A task snapshot.  task_read() clears every field before comm and the
@@ -148,6 +162,12 @@ procid_eq(struct procid a, struct procid b)
 }
 /* Is id still running (same pid, same start time)? */
 bool task_alive(const char *procroot, struct procid id);
+/*
+ * Has the main thread of process id exited?  True when it is gone, its
+ * pid is another process's now, or it is a zombie (which it is once the
+ * kernel has reported its EXIT: other threads may run on).
+ */
+bool task_exited(const char *procroot, struct procid id);
 /*
  * Threads of thread group pid still counted by the kernel (the
  * "Threads:" line of status); -ESRCH when it is gone.  When the main
@@ -276,12 +296,49 @@ struct procev;
 int procev_open(struct procev **out, int rcvbuf) KERNEL_WUR;
 void procev_close(struct procev *p);
 /*
- * Ask the kernel for EXEC, UID and GID events only, plus FORK and EXIT
- * when forks is set; it can be changed at any time, and takes effect
- * before this returns.  Linux >= 6.6 filters; older kernels ignore the
- * request and deliver every event (correct, only dearer).  0 or -errno.
+ * Which events a proc connector socket delivers; every other one is
+ * dropped by the kernel before it is queued, so it never wakes the
+ * reader.  Two filters do it: a classic-BPF socket filter, on any
+ * kernel, which also looks inside events (a new thread is no new
+ * process), and on Linux >= 6.6 the connector's own event-type filter
+ * (the kinds alone), which saves the kernel a copy per event.
+ *
+ * EXIT events pass for the main thread of the ntrack thread groups in
+ * track[] and for any thread of the ngone groups in gone[] (whose main
+ * thread exited while others run on); PROCEV_ALL instead of a count
+ * passes every one, and so does any count above PROCEV_TRACK_MAX.
  */
-int procev_filter(struct procev *p, bool forks) KERNEL_WUR;
+#define PROCEV_ALL	 ((size_t)-1)
+#define PROCEV_TRACK_MAX 128
+struct procev_want {
+	bool exec;
+	bool uid, gid; /* credential changes */
+	bool forks;    /* FORK of a new process (never of a new thread) */
+	const pid_t *track;
+	size_t ntrack;
+	const pid_t *gone;
+	size_t ngone;
+};
+
+/*
+ * Deliver only what w asks for from now on: the change takes effect
+ * before this returns.  0, or -errno when a filter could not be set
+ * (then more events than asked arrive: correct, only dearer).
+ */
+int procev_want(struct procev *p, const struct procev_want *w) KERNEL_WUR;
+/*
+ * The socket filter alone, attached to any socket fd whose datagrams
+ * read as the proc connector's (netlink header, cn_msg, proc_event): for
+ * tests, which run it on a socket pair.  0 or -errno.
+ */
+int procev_want_attach(int fd, const struct procev_want *w) KERNEL_WUR;
+/*
+ * The program itself: up to max instructions into code (struct
+ * sock_filter, <linux/filter.h>); the count, or -E2BIG.
+ */
+struct sock_filter;
+int procev_filter_build(const struct procev_want *w, struct sock_filter *code,
+			size_t max) KERNEL_WUR;
 int procev_fd(const struct procev *p);
 /*
  * Receive and decode the datagrams waiting (up to 32, and up to max

@@ -176,16 +176,33 @@ struct procev_input {
 };
 
 int
-procev_filter(struct procev *p, bool forks)
+procev_want(struct procev *p, const struct procev_want *w)
 {
-	struct procev_input in = {
-		.mcast_op = PROC_CN_MCAST_LISTEN,
-		.event_type = PROC_EVENT_EXEC | PROC_EVENT_UID | PROC_EVENT_GID,
-	};
+	struct procev_input in = { .mcast_op = PROC_CN_MCAST_LISTEN };
+	int rc = procev_want_attach(p->fd, w);
 
-	if (forks)
-		in.event_type |= PROC_EVENT_FORK | (uint32_t)PROC_EVENT_EXIT;
-	return control(p, &in, sizeof(in));
+	/* a filter that could not be replaced may drop what is wanted now:
+	 * none at all then (every event arrives: correct, only dearer) */
+	if (rc < 0 && setsockopt(p->fd, SOL_SOCKET, SO_DETACH_FILTER, &(int){ 0 }, sizeof(int)) < 0 &&
+	    errno != ENOENT)
+		return -errno;
+
+	if (w->exec)
+		in.event_type |= PROC_EVENT_EXEC;
+	if (w->uid)
+		in.event_type |= PROC_EVENT_UID;
+	if (w->gid)
+		in.event_type |= PROC_EVENT_GID;
+	if (w->forks)
+		in.event_type |= PROC_EVENT_FORK;
+	if (w->ntrack > 0 || w->ngone > 0)
+		in.event_type |= (uint32_t)PROC_EVENT_EXIT;
+	/* an empty mask would read as "every event": the socket filter
+	 * alone drops them all then */
+	if (in.event_type == 0)
+		return rc;
+	int trc = control(p, &in, sizeof(in));
+	return rc < 0 ? rc : trc;
 }
 
 static int

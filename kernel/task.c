@@ -461,16 +461,29 @@ task_read(const char *procroot, pid_t pid, unsigned what, struct task *t)
 	char path[128], buf[4096];
 	ssize_t n;
 
+	uid_t uid = t->uid, euid = t->euid;
+
 	memset(t, 0, offsetof(struct task, comm));
 	t->comm[0] = t->exe[0] = t->script[0] = t->invoked[0] = '\0';
 	t->pid = pid;
-	if (pid_path(path, sizeof(path), procroot, pid, "status") < 0)
-		return -ENAMETOOLONG;
-	if ((n = read_file(path, buf, sizeof(buf))) < 0)
-		return gone((int)n);
-	parse_status(buf, t, what & TASK_NNP);
-	if (t->kthread)
-		return 0;
+	if ((what & TASK_IDS_KNOWN) && !(what & TASK_NNP)) {
+		if (pid_path(path, sizeof(path), procroot, pid, "comm") < 0)
+			return -ENAMETOOLONG;
+		if ((n = read_file(path, t->comm, sizeof(t->comm))) < 0)
+			return gone((int)n);
+		t->comm[strcspn(t->comm, "\n")] = '\0';
+		t->uid = uid;
+		t->euid = euid;
+		t->gid = t->egid = (gid_t)-1;
+	} else {
+		if (pid_path(path, sizeof(path), procroot, pid, "status") < 0)
+			return -ENAMETOOLONG;
+		if ((n = read_file(path, buf, sizeof(buf))) < 0)
+			return gone((int)n);
+		parse_status(buf, t, what & TASK_NNP);
+		if (t->kthread)
+			return 0;
+	}
 	if (what & TASK_EXE)
 		read_exe(procroot, pid, t);
 	if ((what & TASK_SCRIPT) && t->exe[0] != '\0')
@@ -495,8 +508,9 @@ task_read_cmdline(const char *procroot, pid_t pid, char *buf, size_t len)
 	return n < 0 ? gone((int)n) : (int)n;
 }
 
-int
-task_start_time(const char *procroot, pid_t pid, uint64_t *start)
+/* State (field 3) and start time (field 22) of pid from its stat file. */
+static int
+read_stat(const char *procroot, pid_t pid, char *state, uint64_t *start)
 {
 	char path[128], buf[1024];
 	ssize_t n;
@@ -507,8 +521,9 @@ task_start_time(const char *procroot, pid_t pid, uint64_t *start)
 		return gone((int)n);
 	/* the command name may hold blanks and parentheses: skip past the last ')' */
 	char *s = strrchr(buf, ')');
-	if (s == NULL)
+	if (s == NULL || s[1] != ' ' || s[2] == '\0')
 		return -EBADMSG;
+	*state = s[2];
 	s++;
 	for (int field = 3; field < 22; field++) {
 		s = strchr(s + 1, ' ');
@@ -517,6 +532,25 @@ task_start_time(const char *procroot, pid_t pid, uint64_t *start)
 	}
 	*start = strtoull(s + 1, NULL, 10);
 	return 0;
+}
+
+int
+task_start_time(const char *procroot, pid_t pid, uint64_t *start)
+{
+	char state;
+
+	return read_stat(procroot, pid, &state, start);
+}
+
+bool
+task_exited(const char *procroot, struct procid id)
+{
+	char state;
+	uint64_t start;
+
+	if (read_stat(procroot, id.pid, &state, &start) < 0 || start != id.start)
+		return true;
+	return state == 'Z' || state == 'X' || state == 'x';
 }
 
 int

@@ -552,3 +552,9 @@ rules_need_cgroups(const struct rules_set *set)
 {
 	return set->need_cgroups;
 }
+
+unsigned
+rules_need_ids(const struct rules_set *set)
+{
+	return set->need_ids;
+}

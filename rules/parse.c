@@ -679,6 +679,26 @@ new_set(const struct rules_options *opts)
 	return set;
 }
 
+/* The credentials rule r depends on (RULES_NEED_*); a '%' that is
+ * escaped counts too: never less than needed. */
+static unsigned
+ids_used(const struct rules_rule *r)
+{
+	unsigned need = 0;
+
+	if (r->kind == RULES_KEY_USER)
+		need |= RULES_NEED_UID;
+	if (r->kind == RULES_KEY_GROUP)
+		need |= RULES_NEED_UID | RULES_NEED_GID;
+	for (const char *s = r->dest; r->templated && (s = strchr(s, '%')) != NULL; s++) {
+		if (s[1] == 'u' || s[1] == 'U')
+			need |= RULES_NEED_UID;
+		if (s[1] == 'g' || s[1] == 'G')
+			need |= RULES_NEED_GID;
+	}
+	return need;
+}
+
 /* Finish a parse: the set, or NULL after errors. */
 static struct rules_set *
 finish(struct parser *p, int rc)
@@ -695,6 +715,7 @@ finish(struct parser *p, int rc)
 		return NULL;
 	}
 	for (size_t i = 0; i < set->n; i++) {
+		set->need_ids |= ids_used(&set->rules[i]);
 		/* "ignore" applies to tasks that are not realtime: needs it too */
 		if (!set->rules[i].continuation && set->rules[i].options != 0)
 			set->need_rt = set->need_cgroups = true;

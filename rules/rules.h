@@ -210,6 +210,16 @@ bool rules_need_process(const struct rules_set *set);
  * task.v1groups and callers may leave them NULL.
  */
 bool rules_need_cgroups(const struct rules_set *set);
+/*
+ * Which of a task's credentials some decision depends on, so which of
+ * their changes (the kernel's UID and GID events) can change one:
+ * RULES_NEED_UID for a user rule, a group rule (its listed members are
+ * matched by uid) and the templates %u %U; RULES_NEED_GID for a group
+ * rule and %g %G.
+ */
+#define RULES_NEED_UID 0x1u
+#define RULES_NEED_GID 0x2u
+unsigned rules_need_ids(const struct rules_set *set);
 
 /*
  * fn(arg, path) for each process field that is an absolute path without

@@ -65,6 +65,7 @@ struct rules_set {
 	bool need_process; /* a rule has a process field: match by names */
 	bool need_pname;   /* a destination expands %p: the process's name */
 	bool need_cgroups; /* an ignore rule: matching reads task.cgroups */
+	unsigned need_ids; /* RULES_NEED_* */
 };
 
 /*

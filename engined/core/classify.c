@@ -263,7 +263,7 @@ decide_rules(struct core *c, const struct task *t, const char *const *current,
 		rt.nv1groups = v1_groups(view->cg, v1, RULES_MAX_HIERS);
 	if (p->need_names) {
 		rt.user = policy_user(p, t->euid);
-		rt.group = policy_group(p, t->egid);
+		rt.group = t->egid != (gid_t)-1 ? policy_group(p, t->egid) : NULL;
 	}
 	rules_match(p->rules, &rt, c->dec);
 	from_rules(c);
@@ -428,12 +428,24 @@ static enum decide_result decide_known(struct core *c, unsigned flags, uid_t ask
 				       bool lazy, bool groups, bool hook);
 
 /*
+ * May a snapshot take uid and euid from the kernel's events instead of
+ * status?  When nothing else of status is looked at: no rule or
+ * template about groups, no Lua hook (it sees every credential).
+ */
+static bool
+ids_suffice(const struct policy *p)
+{
+	return !(rules_need_ids(p->rules) & RULES_NEED_GID) && !hooks_has_classify(p->hooks);
+}
+
+/*
  * Decide for pid into c->verdicts; the snapshot in c->snap and, unless
  * lazy and the decision does not need them (then c->snap_cg.n is 0 and
- * c->snap_cg_read false), its current groups in c->snap_cg.
+ * c->snap_cg_read false), its current groups in c->snap_cg.  ids, when
+ * not NULL: uid and euid from the kernel's events (see ids_suffice).
  */
 static enum decide_result
-decide(struct core *c, pid_t pid, uid_t asker, bool lazy)
+decide(struct core *c, pid_t pid, uid_t asker, bool lazy, const struct task_ids *ids)
 {
 	struct policy *p = c->pol;
 	struct task *t = &c->snap;
@@ -448,6 +460,11 @@ decide(struct core *c, pid_t pid, uid_t asker, bool lazy)
 		what |= TASK_RT;
 	c->snap_cg.n = 0;
 	c->snap_cg_read = false;
+	if (ids != NULL && ids_suffice(p)) {
+		what |= TASK_IDS_KNOWN;
+		t->uid = ids->uid;
+		t->euid = ids->euid;
+	}
 	int rc = task_read(c->env.procroot, pid, what, t);
 	if (rc < 0) {
 		if (rc != -ESRCH)
@@ -512,7 +529,7 @@ decide_known(struct core *c, unsigned flags, uid_t asker, bool lazy, bool groups
 enum decide_result
 classify_decide(struct core *c, pid_t pid, uid_t asker)
 {
-	return decide(c, pid, asker, false);
+	return decide(c, pid, asker, false, NULL);
 }
 
 enum decide_result
@@ -561,11 +578,17 @@ wants_move(const struct core *c)
 void
 classify(struct core *c, pid_t pid)
 {
+	classify_ids(c, pid, NULL);
+}
+
+void
+classify_ids(struct core *c, pid_t pid, const struct task_ids *ids)
+{
 	if (c->paused)
 		return;
 	if (c->gate != NULL && gate_pending(c, pid))
 		return; /* its exec is on its way: its EXEC event classifies it */
-	switch (decide(c, pid, 0, true)) {
+	switch (decide(c, pid, 0, true, ids)) {
 	case DECIDE_GONE:
 		c->stats.vanished++;
 		return;

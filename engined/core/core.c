@@ -119,7 +119,8 @@ request_rescan(struct core *c)
 	c->rescan_at = at > c->now ? at : c->now;
 }
 
-static void
+/* The pending entry of tgid, made if new; NULL without memory. */
+static struct pending *
 add_pending(struct core *c, pid_t tgid, bool exec, uint64_t ts)
 {
 	for (size_t i = 0; i < c->npending; i++)
@@ -127,7 +128,7 @@ add_pending(struct core *c, pid_t tgid, bool exec, uint64_t ts)
 			c->pending[i].exec |= exec;
 			if (exec && c->pending[i].exec_ns == 0)
 				c->pending[i].exec_ns = ts;
-			return;
+			return &c->pending[i];
 		}
 	if (c->npending == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 256;
@@ -135,15 +136,30 @@ add_pending(struct core *c, pid_t tgid, bool exec, uint64_t ts)
 
 		if (v == NULL) {
 			request_rescan(c); /* cannot remember: catch up later */
-			return;
+			return NULL;
 		}
 		c->pending = v;
 		c->cap = cap;
 	}
-	c->pending[c->npending++] = (struct pending){ .tgid = tgid,
-						      .exec = exec,
-						      .due = c->now + DEFER_DELAY,
-						      .exec_ns = exec ? ts : 0 };
+	c->pending[c->npending] = (struct pending){ .tgid = tgid,
+						    .exec = exec,
+						    .due = c->now + DEFER_DELAY,
+						    .exec_ns = exec ? ts : 0 };
+	return &c->pending[c->npending++];
+}
+
+/* A UID event: the ids it reports, if its main thread's. */
+static void
+note_ids(struct pending *p, const struct procev_event *ev)
+{
+	if (p == NULL)
+		return;
+	if (ev->pid != ev->tgid) {
+		p->ids_state |= PENDING_IDS_BAD;
+		return;
+	}
+	p->ids = (struct task_ids){ .uid = ev->rid, .euid = ev->eid };
+	p->ids_state |= PENDING_IDS_SEEN;
 }
 
 const unsigned core_latency_us[CORE_LATENCY_BUCKETS - 1] = {
@@ -201,7 +217,7 @@ run_pending(struct core *c)
 			continue;
 		}
 		uint64_t before = c->stats.classified;
-		classify(c, p->tgid);
+		classify_ids(c, p->tgid, p->ids_state == PENDING_IDS_SEEN ? &p->ids : NULL);
 		if (c->stats.classified != before)
 			count_latency(c, p->exec_ns);
 	}
@@ -276,13 +292,21 @@ on_exit_event(struct core *c, const struct procev_event *ev)
 	if (ev->pid != ev->tgid && !(p->flags & PROC_LEADER_GONE))
 		return; /* one thread of many */
 	if (task_alive(c->env.procroot, p->id) && task_threads(c->env.procroot, ev->tgid) > 1) {
-		p->flags |= PROC_LEADER_GONE;
+		proc_set_flags(c, p->id, p->flags | PROC_LEADER_GONE);
 		return;
 	}
 	struct procid id = p->id;
 	if (p->flags & PROC_BOOSTED)
 		boost_exit(c, id);
 	proctab_forget(c->procs, id.pid);
+}
+
+void
+core_exit(struct core *c, pid_t pid, pid_t tgid)
+{
+	struct procev_event ev = { .type = PROCEV_EXIT, .pid = pid, .tgid = tgid };
+
+	on_exit_event(c, &ev);
 }
 
 void
@@ -298,15 +322,15 @@ core_event(struct core *c, const struct procev_event *ev, double now)
 		c->stats.ev_exec++;
 		if (c->gate != NULL)
 			gate_exec_seen(c, ev->tgid); /* a held exec did happen */
-		add_pending(c, ev->tgid, true, ev->ts_ns);
+		(void)add_pending(c, ev->tgid, true, ev->ts_ns);
 		break;
 	case PROCEV_UID:
 		c->stats.ev_uid++;
-		add_pending(c, ev->tgid, false, 0);
+		note_ids(add_pending(c, ev->tgid, false, 0), ev);
 		break;
 	case PROCEV_GID:
 		c->stats.ev_gid++;
-		add_pending(c, ev->tgid, false, 0);
+		(void)add_pending(c, ev->tgid, false, 0);
 		break;
 	case PROCEV_EXIT:
 		c->stats.ev_exit++;
@@ -320,6 +344,8 @@ core_lost_events(struct core *c, double now)
 {
 	c->now = now;
 	c->stats.lost++;
+	for (size_t i = 0; i < c->npending; i++) /* a UID event may be missing */
+		c->pending[i].ids_state |= PENDING_IDS_BAD;
 	request_rescan(c);
 	c->rescan_why = "after lost events";
 }
@@ -502,6 +528,8 @@ core_reload(struct core *c, double now)
 		   np->n);
 	if (c->env.apply != NULL)
 		c->env.apply(c->env.loop_arg, np->cfg);
+	c->wants_dirty = true; /* the rules may need other credentials */
+	core_sync_wants(c);
 	core_rescan(c, now); /* apply the new rules to running processes */
 	nftsets_sync(c);     /* sets added, sets no longer named emptied */
 	if (c->env.reloading != NULL)
@@ -520,6 +548,7 @@ core_boost_start(struct core *c, const struct boost_request *r, struct boost_inf
 	if (rc < 0)
 		return rc;
 	classify(c, r->pid); /* the process may be gone by now: info is a copy */
+	core_sync_wants(c);  /* forks reported before the answer */
 	return 0;
 }
 
@@ -594,6 +623,7 @@ core_make_sticky(struct core *c, pid_t pid, uid_t peer, int flag)
 	if (rc == 0)
 		log_info("pid %d (%s) is sticky%s (sticky)", (int)pid, t->comm,
 			 flag == 1 ? " with its children" : "");
+	core_sync_wants(c); /* forks reported before the answer */
 	return rc;
 }
 
@@ -642,8 +672,9 @@ core_new(const struct core_options *o, const struct report *rep)
 						   .move_now = real_move };
 		c->env.cgfs = &c->real_cgfs;
 	}
-	if (c->procs != NULL && c->env.want_forks != NULL)
-		proctab_watch(c->procs, c->env.want_forks, c->env.loop_arg);
+	if (c->procs != NULL)
+		proctab_watch(c->procs, wants_changed, c);
+	c->wants_dirty = true; /* the first set is handed over at start */
 	if (c->procs == NULL || c->dec == NULL || c->slots == NULL || c->verdicts == NULL ||
 	    (c->env.cgfs == &c->real_cgfs && c->fds == NULL) || nftsets_new(c) < 0)
 		goto fail;
@@ -674,6 +705,7 @@ core_start(struct core *c, double now)
 	if (c->env.apply != NULL)
 		c->env.apply(c->env.loop_arg, p->cfg);
 	boost_restore(c); /* before the scan, which applies them */
+	core_sync_wants(c); /* the events the policy and the boosts need */
 	groups_prepare(c);
 	groups_leftovers(c); /* a former run's template groups: empty ones go */
 	core_rescan(c, now); /* every process already running */

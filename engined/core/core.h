@@ -274,14 +274,15 @@ struct core_env {
 	time_t (*wall)(void);		/* time(NULL) */
 	const struct core_nft *nft;	/* the kernel's sets, through libnftnl */
 	/*
-	 * FORK and EXIT events matter only while the process table has
-	 * entries (sticky and boosted processes and their children): the
-	 * core calls want_forks(want_arg, true) when it gets its first
-	 * entry -- before the request that made it is answered -- and
-	 * (.., false) when the last one goes, so the loop can ask the
-	 * kernel for those events only then.  NULL: nobody is told.
+	 * Which kernel events the core needs (kernel.h's struct
+	 * procev_want): EXEC always, UID and GID when a decision can
+	 * depend on them, FORK while some process passes something on to
+	 * its children, EXIT of the processes the table holds.  The core
+	 * calls it from core_sync_wants() when that set changed; the loop
+	 * applies it to its sockets before it returns (w and its lists are
+	 * the core's, valid during the call).  NULL: nobody is told.
 	 */
-	void (*want_forks)(void *arg, bool on);
+	void (*want_events)(void *arg, const struct procev_want *w);
 	/*
 	 * The loop's side of a configuration -- the daemon's nice and
 	 * realtime-priority, watching the nftables ruleset while the policy
@@ -307,7 +308,7 @@ struct core_env {
 	 */
 	int (*backend)(void *arg, enum backend_kind kind, const char *root,
 		       const struct core_cgfs **out);
-	void *loop_arg; /* the argument of want_forks, apply, reloading and backend */
+	void *loop_arg; /* the argument of want_events, apply, reloading and backend */
 	/* the most processes one boost may hold (0: what the state file
 	 * keeps, STATEFILE_MAX_MEMBERS; tests lower it) */
 	size_t boost_members;
@@ -396,6 +397,13 @@ void core_stop(struct core *c);
 
 /* One kernel event.  EXEC/UID/GID queue the thread group. */
 void core_event(struct core *c, const struct procev_event *ev, double now);
+/*
+ * Hand env.want_events the kernel events needed now, if that set changed
+ * since it was last handed over (the process table or the policy
+ * changed).  The loop calls it before it waits; the core itself before
+ * it answers a sticky or boost request, at start and after a reload.
+ */
+void core_sync_wants(struct core *c);
 /* A batch of events is done: classify what it queued (uid/gid-only
  * entries wait one batch, see core.c). */
 void core_batch_done(struct core *c, double now);

@@ -181,13 +181,15 @@ void proctab_free(struct proctab *t);
 /* The entry for pid, or NULL (whatever its start time). */
 struct proc *proctab_get(const struct proctab *t, pid_t pid);
 /* Set the flags of process id (replacing an entry of a reused pid);
- * flags 0 removes it.  0 or -ENOMEM. */
+ * flags 0 (or PROC_LEADER_GONE alone) removes it.  0 or -ENOMEM. */
 int proctab_set(struct proctab *t, struct procid id, unsigned flags) ENGINED_WUR;
 void proctab_forget(struct proctab *t, pid_t pid);
 size_t proctab_count(const struct proctab *t);
-/* Call fn(arg, true) when the table gains its first entry, fn(arg,
- * false) when it loses its last one. */
-void proctab_watch(struct proctab *t, void (*fn)(void *arg, bool any), void *arg);
+/* Call fn(arg) after every change of the table: an entry made, removed,
+ * or given other flags or another identity. */
+void proctab_watch(struct proctab *t, void (*fn)(void *arg), void *arg);
+/* How many entries have flag (one PROC_* flag). */
+size_t proctab_count_flag(const struct proctab *t, unsigned flag);
 /* Call fn for every entry; fn may not modify the table. */
 void proctab_foreach(const struct proctab *t, void (*fn)(void *arg, const struct proc *p),
 		     void *arg);
@@ -200,6 +202,25 @@ struct pending {
 	bool exec;	  /* an EXEC was seen, not only a uid/gid change */
 	double due;	  /* a uid/gid-only entry is classified by then anyway */
 	uint64_t exec_ns; /* the kernel's time of its first EXEC (0: none) */
+	/*
+	 * Its uid and euid, from its main thread's last UID event: the
+	 * kernel reports every change (an exec of a set-uid file too), so
+	 * they are current -- unless a thread of its own changed ids (then
+	 * /proc tells which thread's count) or events were lost.
+	 */
+	struct task_ids ids;
+	unsigned ids_state; /* PENDING_IDS_* */
+};
+#define PENDING_IDS_SEEN 0x1u /* a UID event of the main thread */
+#define PENDING_IDS_BAD	 0x2u /* another thread's, or events were lost */
+
+/* The kernel events the core needs (wants.c): lists sorted. */
+struct core_wants {
+	bool uid, gid, forks;
+	bool all_track, all_gone; /* too many to list: every one */
+	pid_t track[PROCEV_TRACK_MAX]; /* the table's processes */
+	pid_t gone[PROCEV_TRACK_MAX];  /* those whose main thread exited */
+	size_t ntrack, ngone;
 };
 
 /* A group the daemon made from a template, removed once empty. */
@@ -282,6 +303,10 @@ struct core {
 	bool reserved_logged;	       /* a reserved group was refused and said so */
 	struct askrate askrate;	       /* Lua hook runs of requests, per user */
 	struct nftsets *nft;	       /* nft sets of group ids (nftsets.c) */
+	struct core_wants wants[2];    /* the set handed to the loop, and a new one */
+	int wants_cur;		       /* which of them is the one handed over */
+	bool wants_applied;	       /* one was handed over */
+	bool wants_dirty;	       /* the table or the policy changed since */
 	struct gate *gate;	       /* the exec gate's records (gate.c), or NULL */
 	bool at_gate;		       /* moving while an exec is held */
 };
@@ -297,10 +322,25 @@ core_rescan_soon(struct core *c, double delay)
 		c->rescan_at = c->now + delay;
 }
 
+/* ---- wants.c --------------------------------------------------------------------- */
+
+/* The process table or the policy changed (a proctab watch). */
+void wants_changed(void *arg);
+
+/* ---- core.c: events ---------------------------------------------------------------- */
+
+/* Handle the exit of thread pid of group tgid as its EXIT event would
+ * be (pid == tgid: the main thread). */
+void core_exit(struct core *c, pid_t pid, pid_t tgid);
+
 /* ---- classify.c ------------------------------------------------------------------ */
 
 /* Decide and act for one process (thread group). */
 void classify(struct core *c, pid_t pid);
+/* The same, with its uid and euid known from the kernel's events (NULL:
+ * not known): then, when the policy needs no other credential, comm is
+ * read instead of status. */
+void classify_ids(struct core *c, pid_t pid, const struct task_ids *ids);
 /* Decide only: verdicts for pid into c->verdicts, snapshot in c->snap. */
 enum decide_result classify_decide(struct core *c, pid_t pid, uid_t asker);
 /* Decide for the snapshot already in c->snap (the exec gate makes it):

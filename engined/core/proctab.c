@@ -9,11 +9,30 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#define FLAG_BITS 8 /* PROC_* flags counted, from bit 0 */
+
 struct proctab {
 	struct map map; /* pid -> struct proc */
-	void (*watch)(void *arg, bool any);
+	size_t nflag[FLAG_BITS]; /* entries with each flag */
+	void (*watch)(void *arg);
 	void *arg;
 };
+
+/* Add (by +1) or remove (-1) an entry's flags from the counts. */
+static void
+count_flags(struct proctab *t, unsigned flags, int by)
+{
+	for (unsigned b = 0; b < FLAG_BITS; b++)
+		if (flags & (1u << b))
+			t->nflag[b] += (size_t)by;
+}
+
+static void
+changed(struct proctab *t)
+{
+	if (t->watch != NULL)
+		t->watch(t->arg);
+}
 
 struct proctab *
 proctab_new(void)
@@ -47,16 +66,20 @@ proctab_set(struct proctab *t, struct procid id, unsigned flags)
 
 	if (id.pid <= 0)
 		return -EINVAL;
-	if (flags == 0) {
+	if ((flags & ~PROC_LEADER_GONE) == 0) { /* nothing left to remember it for */
 		proctab_forget(t, id.pid);
 		return 0;
 	}
 	struct proc *p = map_insert(&t->map, (uint64_t)id.pid, NULL, NULL, &fresh);
 	if (p == NULL)
 		return -ENOMEM;
+	if (!fresh && procid_eq(p->id, id) && p->flags == flags)
+		return 0;
+	if (!fresh)
+		count_flags(t, p->flags, -1);
 	*p = (struct proc){ .id = id, .flags = flags };
-	if (fresh && map_count(&t->map) == 1 && t->watch != NULL)
-		t->watch(t->arg, true);
+	count_flags(t, flags, +1);
+	changed(t);
 	return 0;
 }
 
@@ -67,16 +90,25 @@ proctab_forget(struct proctab *t, pid_t pid)
 
 	if (p == NULL)
 		return;
+	count_flags(t, p->flags, -1);
 	map_remove(&t->map, p);
-	if (map_count(&t->map) == 0 && t->watch != NULL)
-		t->watch(t->arg, false);
+	changed(t);
 }
 
 void
-proctab_watch(struct proctab *t, void (*fn)(void *arg, bool any), void *arg)
+proctab_watch(struct proctab *t, void (*fn)(void *arg), void *arg)
 {
 	t->watch = fn;
 	t->arg = arg;
+}
+
+size_t
+proctab_count_flag(const struct proctab *t, unsigned flag)
+{
+	for (unsigned b = 0; b < FLAG_BITS; b++)
+		if (flag == 1u << b)
+			return t->nflag[b];
+	return 0;
 }
 
 size_t

@@ -3,16 +3,19 @@
  * engine.c -- the event loop, and nothing else: it turns watchers into
  * calls of the core (core.h) and of the two socket servers.
  *
- *   proc connector readable ──▶ core_event() per event, core_batch_done()
- *                               (then, if it only queued uid/gid changes,
- *                               a short sleep and one more read)
+ *   proc connector readable ──▶ core_event() per event of both sockets,
+ *                               core_batch_done() (then, if it only queued
+ *                               uid/gid changes, a short sleep and one
+ *                               more read)
+ *   core_sync_wants()       ──▶ want_events_cb: the kernel's filters
  *   SIGHUP/SIGUSR1/SIGUSR2  ──▶ core_reload() (the control socket's reload
  *                               is the same call; the core calls back
  *                               reloading_cb and apply_cb for both)
  *   nftables notification   ──▶ core_nft_changed() (only while the policy
  *                               names nft sets)
  *   SIGTERM/SIGINT          ──▶ leave the loop
- *   before each wait        ──▶ arm one timer at core_next_deadline()
+ *   before each wait        ──▶ core_sync_wants(), and arm one timer at
+ *                               core_next_deadline()
  *   that timer              ──▶ core_timeout()
  *   PID 1's answers         ──▶ sdplace_process() (backend systemd: the
  *                               sd-bus descriptor and its deadline are
@@ -49,22 +52,38 @@
 #define HOLD_OFF_NS	200000
 #define NSIGNALS	5
 
+/*
+ * Credential changes (UID and GID events) come on a socket of their own.
+ * While processes are exec'd one after another -- a wake-up for an EXEC
+ * less than BUSY_GAP after the one before -- that socket is not watched:
+ * each EXEC's wake-up reads it too (after the EXEC's socket, so a uid
+ * change that came before an exec is always seen with it), and a spawn
+ * that drops privileges, then execs, costs one wake-up instead of two.
+ * A timer reads it BUSY_GAP after the last such wake-up and watches it
+ * again, so a uid change without exec waits at most that long.
+ */
+#define BUSY_GAP 0.050
+
 struct engine {
 	struct ev_loop *loop;
 	struct engine_options opts;
 	struct core *core;
-	struct procev *pe;
+	struct procev *pe;  /* EXEC, and FORK and EXIT when the core wants them */
+	struct procev *ids; /* UID and GID */
 	struct sticky_server *sticky;
 	struct control_server *control;
 	char *pidfile; /* as at start: a reload does not move it */
 	ev_io pe_watcher;
+	ev_io ids_watcher; /* stopped while busy */
+	ev_timer ids_timer; /* ends a busy spell */
+	double last_exec;   /* the last wake-up that read an EXEC (or FORK, EXIT) */
 	ev_signal sigs[NSIGNALS];
 	ev_timer core_timer;
 	ev_prepare prepare;
 	ev_io nft_watcher; /* nf_tables' notifications, while nft_fd >= 0 */
 	int nft_fd;
 	int ready_fd;
-	bool forks; /* the core wants FORK and EXIT events */
+	bool ids_wanted; /* the core wants UID or GID events */
 	struct sdplace *sd; /* the systemd backend, when the policy asks for it */
 	ev_io sd_watcher;   /* its sd-bus descriptor (fd -1: not watched) */
 	ev_timer sd_timer;  /* its deadline (a call's timeout, a reconnection) */
@@ -72,19 +91,20 @@ struct engine {
 	ev_timer watchdog;     /* WATCHDOG=1 to systemd (WatchdogSec=) */
 };
 
-/* Read and feed to the core every event waiting, then end the batch. */
-static void
-drain(struct engine *e, double now)
+/* Read and feed to the core every event waiting on p; how many. */
+static size_t
+drain_one(struct engine *e, struct procev *p, double now)
 {
 	struct procev_event ev[EVENTS_PER_READ];
+	size_t got = 0;
 
 	for (int i = 0; i < BATCH_READS; i++) {
-		int n = procev_recv(e->pe, ev, EVENTS_PER_READ);
+		int n = procev_recv(p, ev, EVENTS_PER_READ);
 
 		if (n == -EAGAIN)
 			break;
 		if (n == -ENOBUFS) {
-			int size = procev_grow(e->pe);
+			int size = procev_grow(p);
 			log_warning(
 				"kernel dropped process events; receive buffer now %d bytes, rescanning",
 				size);
@@ -97,12 +117,42 @@ drain(struct engine *e, double now)
 		}
 		for (int k = 0; k < n; k++)
 			core_event(e->core, &ev[k], now);
-		if (procev_drained(e->pe))
+		got += (size_t)n;
+		if (procev_drained(p))
 			break; /* saves the recvmmsg() that would say EAGAIN */
 		if (gateloop_waiting(e->gate))
 			break; /* held execs first: the rest at the next wake-up */
 	}
+	return got;
+}
+
+/*
+ * Both sockets, the EXEC's first: a uid or gid change made before an
+ * exec was queued before it, so it is read in the same batch.  Then end
+ * the batch.  Returns the events read from the first socket.
+ */
+static size_t
+drain(struct engine *e, double now)
+{
+	size_t n = drain_one(e, e->pe, now);
+
+	if (e->ids_wanted)
+		(void)drain_one(e, e->ids, now);
 	core_batch_done(e->core, now);
+	return n;
+}
+
+/* A wake-up read execs: busy if the one before was recent. */
+static void
+note_execs(struct engine *e, double now)
+{
+	if (e->ids_wanted && now - e->last_exec < BUSY_GAP) {
+		if (ev_is_active(&e->ids_watcher))
+			ev_io_stop(e->loop, &e->ids_watcher);
+		e->ids_timer.repeat = BUSY_GAP;
+		ev_timer_again(e->loop, &e->ids_timer);
+	}
+	e->last_exec = now;
 }
 
 static void
@@ -110,31 +160,54 @@ procev_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct engine *e = w->data;
 	uint64_t classified = core_stats(e->core)->classified;
+	size_t execs = drain(e, ev_now(loop));
 
-	drain(e, ev_now(loop));
-	if (core_stats(e->core)->classified != classified || !core_waiting_exec(e->core))
-		return;
-	/* only uid/gid changes: give their exec a moment, once per wake-up */
-	struct timespec hold = { .tv_sec = 0, .tv_nsec = HOLD_OFF_NS };
-	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &hold, &hold) == EINTR)
-		;
-	ev_now_update(loop);
-	drain(e, ev_now(loop));
+	if (core_stats(e->core)->classified == classified && core_waiting_exec(e->core)) {
+		/* only uid/gid changes: give their exec a moment, once per wake-up */
+		struct timespec hold = { .tv_sec = 0, .tv_nsec = HOLD_OFF_NS };
+		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &hold, &hold) == EINTR)
+			;
+		ev_now_update(loop);
+		execs += drain(e, ev_now(loop));
+	}
+	if (execs > 0)
+		note_execs(e, ev_now(loop));
 }
 
-/* The core needs FORK and EXIT events (on) or not: tell the kernel. */
+/* No exec for BUSY_GAP: read the credential changes, watch them again. */
 static void
-want_forks_cb(void *arg, bool on)
+ids_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct engine *e = w->data;
+
+	ev_timer_stop(loop, w);
+	(void)drain(e, ev_now(loop));
+	if (e->ids_wanted)
+		ev_io_start(loop, &e->ids_watcher);
+}
+
+/*
+ * The kernel events the core needs: EXEC, FORK and EXIT on the first
+ * socket, UID and GID on the other (which is not watched while there
+ * are none to read).
+ */
+static void
+want_events_cb(void *arg, const struct procev_want *w)
 {
 	struct engine *e = arg;
+	struct procev_want execs = *w, ids = { .uid = w->uid, .gid = w->gid };
+	int rc;
 
-	e->forks = on;
-	if (e->pe == NULL)
-		return; /* procev_open() applies it */
-	int rc = procev_filter(e->pe, on);
-	if (rc < 0)
-		log_error("cannot %s fork and exit events: %s",
-			  on ? "subscribe to" : "drop", strerror(-rc));
+	execs.uid = execs.gid = false;
+	if ((rc = procev_want(e->pe, &execs)) < 0 || (rc = procev_want(e->ids, &ids)) < 0)
+		log_error("cannot filter process events: %s (more are read than needed)",
+			  strerror(-rc));
+	e->ids_wanted = w->uid || w->gid;
+	if (!e->ids_wanted && ev_is_active(&e->ids_watcher))
+		ev_io_stop(e->loop, &e->ids_watcher);
+	else if (e->ids_wanted && !ev_is_active(&e->ids_watcher) &&
+		 !ev_is_active(&e->ids_timer))
+		ev_io_start(e->loop, &e->ids_watcher);
 }
 
 static void
@@ -236,6 +309,7 @@ prepare_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 {
 	struct engine *e = w->data;
 
+	core_sync_wants(e->core); /* the events needed now, before waiting for them */
 	sd_prepare(e, loop);
 	gateloop_prepare(e->gate);
 	double at = core_next_deadline(e->core, ev_now(loop));
@@ -412,7 +486,7 @@ engine_new(const struct engine_options *opts)
 	struct report rep = { .fn = log_report };
 	struct core_options co = { .ov = opts->ov,
 				   .dry_run = opts->dry_run,
-				   .env = { .want_forks = want_forks_cb,
+				   .env = { .want_events = want_events_cb,
 					    .apply = apply_cb,
 					    .reloading = reloading_cb,
 					    .backend = backend_cb,
@@ -436,8 +510,11 @@ engine_new(const struct engine_options *opts)
 		goto fail;
 	}
 	/* only what the core needs (Linux >= 6.6; older kernels send all) */
-	if ((rc = procev_filter(e->pe, e->forks)) < 0)
-		log_warning("cannot filter process events: %s", strerror(-rc));
+	if ((rc = procev_open(&e->ids, (int)cfg->netlink_buffer)) < 0) {
+		log_error("cannot subscribe to the kernel's process events: %s", strerror(-rc));
+		goto fail;
+	}
+	/* both get every event until core_start() says what it needs */
 	if (cfg->sticky_socket[0] != '\0' &&
 	    (e->sticky = sticky_open(cfg->sticky_socket, e->core)) == NULL)
 		goto fail;
@@ -469,6 +546,13 @@ start_watchers(struct engine *e)
 	ev_io_init(&e->pe_watcher, procev_cb, procev_fd(e->pe), EV_READ);
 	e->pe_watcher.data = e;
 	ev_io_start(e->loop, &e->pe_watcher);
+	ev_io_init(&e->ids_watcher, procev_cb, procev_fd(e->ids), EV_READ);
+	e->ids_watcher.data = e;
+	e->ids_wanted = true; /* until the core says otherwise */
+	ev_io_start(e->loop, &e->ids_watcher);
+	ev_init(&e->ids_timer, ids_timer_cb);
+	e->ids_timer.data = e;
+	e->last_exec = -1;
 	ev_init(&e->core_timer, core_timer_cb);
 	e->core_timer.data = e;
 	ev_prepare_init(&e->prepare, prepare_cb);
@@ -545,6 +629,7 @@ engine_free(struct engine *e)
 	control_close(e->control);
 	gateloop_free(e->gate, e->loop);
 	procev_close(e->pe);
+	procev_close(e->ids);
 	if (e->nft_fd >= 0)
 		close(e->nft_fd);
 	core_free(e->core);

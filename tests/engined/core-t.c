@@ -32,6 +32,18 @@ event(struct core *c, enum procev_type type, pid_t pid, pid_t parent, double now
 	core_batch_done(c, now);
 }
 
+/* A UID or GID event of thread pid of group tgid: its new ids are id. */
+static void
+id_event(struct core *c, enum procev_type type, pid_t pid, pid_t tgid, uint32_t id, double now)
+{
+	struct procev_event ev = fixture_event(type, tgid, 0);
+
+	ev.pid = pid;
+	ev.rid = ev.eid = id;
+	core_event(c, &ev, now);
+	core_batch_done(c, now);
+}
+
 static int
 boost(struct core *c, pid_t pid, long secs, struct boost_info *info)
 {
@@ -81,9 +93,9 @@ test_classify(struct core *c)
 	core_timeout(c, 5.0);
 	uint64_t classified = core_stats(c)->classified;
 	ok(!core_waiting_exec(c), "nothing waits for an exec");
-	event(c, PROCEV_GID, 600, 0, 5.0);
-	event(c, PROCEV_UID, 600, 0, 5.0001);
-	event(c, PROCEV_UID, 600, 0, 5.0002);
+	id_event(c, PROCEV_GID, 600, 600, NOBODY, 5.0);
+	id_event(c, PROCEV_UID, 600, 600, NOBODY, 5.0001);
+	id_event(c, PROCEV_UID, 600, 600, NOBODY, 5.0002);
 	is_string("/", fixture_group(&fx, 600),
 		  "uid/gid events in batches of their own wait");
 	ok(core_waiting_exec(c), "... for an exec");
@@ -734,6 +746,52 @@ test_lazy_groups(void)
 }
 
 /*
+ * Credentials from the kernel's UID events: status is not read when the
+ * main thread's last UID event says what the rules need -- which the
+ * test tells by a /proc status that disagrees with the event.
+ */
+static void
+test_event_ids(void)
+{
+	struct fixture f;
+	struct core *c;
+
+	fixture_init(&f);
+	fixture_files(&f, "", fixture_rules);
+	for (pid_t pid = 700; pid < 705; pid++) /* status: root's */
+		fixture_proc(&f, pid, 0, 0, "/usr/bin/fx-www", (uint64_t)pid, "/");
+	if ((c = fixture_core(&f)) == NULL)
+		bail("no core");
+	core_start(c, 1.0);
+	id_event(c, PROCEV_UID, 700, 700, NOBODY, 2.0);
+	event(c, PROCEV_EXEC, 700, 0, 2.0001);
+	is_string("/www", fixture_group(&f, 700), "uid and euid from the UID event: nobody's");
+	id_event(c, PROCEV_UID, 7011, 701, NOBODY, 2.1);
+	event(c, PROCEV_EXEC, 701, 0, 2.1001);
+	is_string("/admins", fixture_group(&f, 701),
+		  "another thread's UID event: status decides (root's)");
+	id_event(c, PROCEV_UID, 702, 702, NOBODY, 2.2);
+	core_lost_events(c, 2.2);
+	event(c, PROCEV_EXEC, 702, 0, 2.2001);
+	is_string("/admins", fixture_group(&f, 702), "events lost meanwhile: status decides");
+	event(c, PROCEV_EXEC, 703, 0, 2.3);
+	is_string("/admins", fixture_group(&f, 703), "no UID event: status decides");
+	core_free(c);
+
+	/* a group rule looks at egid and groups: status always */
+	fixture_files(&f, "", "@nogroup name=cgecore /g\n" "nobody name=cgecore /n\n"
+			      "root name=cgecore /admins\n");
+	if ((c = fixture_core(&f)) == NULL)
+		bail("no core");
+	core_start(c, 1.0);
+	id_event(c, PROCEV_UID, 704, 704, NOBODY, 2.0);
+	event(c, PROCEV_EXEC, 704, 0, 2.0001);
+	is_string("/admins", fixture_group(&f, 704), "with a group rule: status decides");
+	core_free(c);
+	fixture_done(&f);
+}
+
+/*
  * %p is the program's name, whatever else the rules file holds: with
  * a rule alone it once was the 15-character command name, and the
  * full name only when another rule's process field made the daemon
@@ -842,7 +900,7 @@ test_whatif_hook(void)
 int
 main(void)
 {
-	plan(85 + 19 + 6 + 9 + 7 + 8 + 2);
+	plan(85 + 19 + 6 + 9 + 7 + 8 + 2 + 5);
 	fixture_init(&fx);
 	fixture_files(&fx, fixture_profile, fixture_rules);
 	fixture_proc(&fx, 1, 0, 0, "/usr/lib/systemd/systemd", 1, "/init.scope");
@@ -871,5 +929,6 @@ main(void)
 	test_whatif_hook();
 	test_lazy_groups();
 	test_pname();
+	test_event_ids();
 	return 0;
 }

@@ -18,15 +18,15 @@ id(pid_t pid, uint64_t start)
 	return (struct procid){ .pid = pid, .start = start };
 }
 
-static char calls[64]; /* what the watch was told: "1" on, "0" off */
+static char calls[64]; /* one digit per change heard: the entries then */
 
 static void
-watch(void *arg, bool any)
+watch(void *arg)
 {
 	size_t n = strlen(calls);
 
 	if (n + 1 < sizeof(calls))
-		calls[n] = any ? '1' : '0';
+		calls[n] = (char)('0' + proctab_count(arg));
 }
 
 static unsigned
@@ -44,9 +44,9 @@ main(void)
 	static unsigned model[N];
 	int wrong = 0;
 
-	plan(15);
+	plan(19);
 	ok(t != NULL, "new table");
-	proctab_watch(t, watch, NULL);
+	proctab_watch(t, watch, t);
 	ok(proctab_get(t, 42) == NULL, "unknown pid: no entry");
 	is_int(0, proctab_set(t, id(42, 1234), PROC_STICKY), "set");
 	is_int(PROC_STICKY, flags_of(t, 42), "flags read back");
@@ -58,16 +58,20 @@ main(void)
 	proctab_forget(t, 42);
 	is_int(0, flags_of(t, 42), "forgotten");
 	is_int(0, (long long)proctab_count(t), "empty again");
-	is_string("10", calls,
-		  "the watch heard of the first entry and of the last going");
+	is_string("110", calls, "the watch heard of each change: made, replaced, forgotten");
 	int rc = proctab_set(t, id(7, 1), PROC_STICKY);
 	rc |= proctab_set(t, id(8, 1), PROC_STICKY);
+	is_int(2, (long long)proctab_count_flag(t, PROC_STICKY), "two sticky entries counted");
+	rc |= proctab_set(t, id(7, 1), PROC_BOOSTED);
+	ok(proctab_count_flag(t, PROC_STICKY) == 1 && proctab_count_flag(t, PROC_BOOSTED) == 1,
+	   "new flags: the counts follow");
 	rc |= proctab_set(t, id(7, 1), PROC_BOOSTED);
 	proctab_forget(t, 7);
 	proctab_forget(t, 99);
-	is_string("101", calls, "... and of nothing in between");
+	is_string("1101221", calls, "... flags changed and forgotten, not what changed nothing");
 	rc |= proctab_set(t, id(8, 1), 0);
-	is_string("1010", calls, "flags 0 removes the last entry: heard");
+	is_string("11012210", calls, "flags 0 removes the last entry: heard");
+	is_int(0, (long long)proctab_count_flag(t, PROC_STICKY), "no flag counted any more");
 	is_int(0, rc, "(every set succeeded)");
 	proctab_watch(t, NULL, NULL);
 
@@ -91,6 +95,13 @@ main(void)
 	}
 	is_int(0, wrong, "200,000 random operations agree with a plain array");
 	is_int((long long)count, (long long)proctab_count(t), "and the count agrees");
+	size_t nf[3] = { 0 };
+	for (pid_t pid = 1; pid < N; pid++)
+		for (unsigned b = 0; b < 3; b++)
+			nf[b] += (model[pid] >> b) & 1;
+	ok(nf[0] == proctab_count_flag(t, 1) && nf[1] == proctab_count_flag(t, 2) &&
+		   nf[2] == proctab_count_flag(t, 4),
+	   "and so do the counts of each flag");
 	proctab_free(t);
 	return 0;
 }

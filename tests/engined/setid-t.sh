@@ -1,11 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# UID and GID changes without exec reclassify; %u templates create
-# groups on demand with their configured settings and remove them once
-# they are empty.
+# UID and GID changes without exec reclassify -- also in the middle of
+# a storm of execs, when the daemon reads uid changes only as the next
+# exec wakes it up; %u templates create groups on demand with their
+# configured settings and remove them once they are empty.
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
-plan 10
+plan 11
 
 mount_hier cpu; MANAGED="cpu"
 add_group "${TAG}studs"
@@ -40,6 +41,17 @@ wait_until 30 uid_is "$p3" "$xuid"
 start "$SETID" - "$sgid" 0 300
 wait_group "$LAST" cpu /studs-by-gid || diag "the later setgid was not classified"
 is "/" "$(cgroup_of "$p3" cpu)" "a uid no rule names is left alone"
+
+# execs one after another (root's: no rule moves them) keep the daemon
+# from watching uid changes on their own
+program "${TAG}short" /bin/true
+sh -c "i=0; while [ \$i -lt 5000 ]; do '$T/bin/${TAG}short'; i=\$((i+1)); done" & s=$!
+KIDS="$KIDS $s"
+sleep 0.5
+start "$SETID" "$uid" "$gid" 0.2 300; p4=$LAST
+ok "setuid without exec during a storm of execs: classified" \
+	wait_group "$p4" cpu "/students/${TAG}s" 5
+kill "$s" "$p4" 2>/dev/null; wait "$s" "$p4" 2>/dev/null
 
 kill "$p1"; wait "$p1" 2>/dev/null
 ok "the empty template group is removed" wait_log "removed empty group name=${TAG}cpu:/students/${TAG}s" 10

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int
@@ -272,6 +273,47 @@ remove_procroot(const char *root)
 		diag("could not remove %s", root);
 }
 
+/* task_exited() on the live /proc: a child running, a zombie, reaped. */
+static void
+test_exited(void)
+{
+	int go[2];
+	char c;
+	struct procid id;
+
+	if (pipe(go) < 0)
+		bail("pipe");
+	pid_t child = fork();
+	if (child == 0) {
+		close(go[1]);
+		_exit(read(go[0], &c, 1) == 1 ? 0 : 1);
+	}
+	close(go[0]);
+	is_int(0, task_procid("/proc", child, &id), "a child's identity");
+	ok(!task_exited("/proc", id), "a running child has not exited");
+	struct procid other = id;
+	other.start++;
+	ok(task_exited("/proc", other), "another start time: that process has exited");
+	if (write(go[1], "x", 1) != 1)
+		bail("write");
+	close(go[1]);
+	bool zombie = false;
+	for (int i = 0; i < 2000 && !zombie; i++) { /* until it is a zombie */
+		FILE *f;
+		char path[64], state = 0;
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)child);
+		if ((f = fopen(path, "r")) != NULL) {
+			zombie = fscanf(f, "%*d %*s %c", &state) == 1 && state == 'Z';
+			fclose(f);
+		}
+		if (!zombie)
+			usleep(1000);
+	}
+	ok(zombie && task_exited("/proc", id), "a zombie has exited");
+	waitpid(child, NULL, 0);
+	ok(task_exited("/proc", id), "and so has a reaped child");
+}
+
 int
 main(void)
 {
@@ -279,7 +321,7 @@ main(void)
 	struct task t;
 	struct task_cgroups cg;
 
-	plan(49 + 20 + 7 + 3);
+	plan(49 + 20 + 7 + 3 + 5 + 6);
 	make_procroot(procroot, sizeof(procroot));
 
 	is_int(0, task_read(procroot, 1234, TASK_EXE | TASK_SCRIPT, &t), "read 1234");
@@ -294,6 +336,19 @@ main(void)
 	is_string("/usr/bin/python3.11", t.exe, "exe");
 	is_string("/opt/jobs/run.py", t.script, "script after its own #! line's option");
 	ok(!t.kthread, "not a kernel thread");
+
+	put_file(procroot, "1234/comm", "python3\n", 8);
+	t.uid = 4000;
+	t.euid = 4001;
+	is_int(0, task_read(procroot, 1234, TASK_IDS_KNOWN | TASK_EXE, &t),
+	       "read with uid and euid known");
+	ok(t.uid == 4000 && t.euid == 4001, "uid and euid as given, not status's");
+	ok(t.gid == (gid_t)-1 && t.egid == (gid_t)-1 && t.ngroups == 0,
+	   "no gid, egid or groups");
+	is_string("python3", t.comm, "comm from the comm file");
+	is_string("/usr/bin/python3.11", t.exe, "and exe as asked");
+	is_int(-ESRCH, task_read(procroot, 999, TASK_IDS_KNOWN, &t),
+	       "a missing task: -ESRCH without status too");
 
 	is_int(0, task_read(procroot, 1234, 0, &t), "read without exe");
 	is_string("", t.exe, "exe not read unless asked");
@@ -364,6 +419,7 @@ main(void)
 	test_script_heuristic();
 	test_names(procroot);
 	test_reuse(procroot);
+	test_exited();
 
 	int n = 0;
 	is_int(0, task_foreach(procroot, count, &n), "foreach over the fixture");

@@ -589,7 +589,9 @@ fixture_core(struct fixture *f)
 			 .cgfs = &f->cgfs,
 			 .wall = fake_wall,
 			 .nft = f->nft,
-			 .boost_members = f->boost_members },
+			 .boost_members = f->boost_members,
+			 .want_events = f->want_events,
+			 .loop_arg = f->want_arg },
 	};
 
 	fixture_current = f;
@@ -618,6 +620,8 @@ fixture_proc(struct fixture *f, pid_t pid, uid_t uid, gid_t gid, const char *exe
 	put(file,
 	    "%d (%.15s) S 1 %d %d 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 %llu 1000 100\n",
 	    (int)pid, base ? base + 1 : exe, (int)pid, (int)pid, (unsigned long long)start);
+	snprintf(file, sizeof(file), "%s/comm", dir);
+	put(file, "%.15s\n", base ? base + 1 : exe);
 	snprintf(file, sizeof(file), "%s/cgroup", dir);
 	put(file, "1:%s:%s\n", FIXTURE_HIER, group);
 	snprintf(file, sizeof(file), "%s/cmdline", dir);
@@ -645,6 +649,26 @@ fixture_threads(struct fixture *f, pid_t pid, int threads)
 		bail("no Threads line");
 	*t = '\0';
 	put(file, "%sThreads:\t%d\n", buf, threads);
+}
+
+void
+fixture_zombie(struct fixture *f, pid_t pid)
+{
+	char file[300], buf[1024];
+	FILE *in;
+	size_t n;
+
+	snprintf(file, sizeof(file), "%s/%d/stat", f->proc, (int)pid);
+	if ((in = fopen(file, "r")) == NULL)
+		bail("no %s", file);
+	n = fread(buf, 1, sizeof(buf) - 1, in);
+	fclose(in);
+	buf[n] = '\0';
+	char *s = strrchr(buf, ')');
+	if (s == NULL || s[1] != ' ')
+		bail("no state in %s", file);
+	s[2] = 'Z';
+	put(file, "%s", buf);
 }
 
 void

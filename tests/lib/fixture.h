@@ -33,6 +33,9 @@ struct fixture {
 	 * test without nft sets in its config never calls) */
 	const struct core_nft *nft;
 	size_t boost_members; /* core_env.boost_members */
+	/* core_env.want_events, called with want_arg (NULL: none) */
+	void (*want_events)(void *arg, const struct procev_want *w);
+	void *want_arg;
 };
 
 /*
@@ -57,6 +60,8 @@ void fixture_proc(struct fixture *f, pid_t pid, uid_t uid, gid_t gid, const char
 /* Change the "Threads:" line of pid. */
 void fixture_threads(struct fixture *f, pid_t pid, int threads);
 void fixture_gone(struct fixture *f, pid_t pid);
+/* Make pid a zombie (state Z in its stat file): its main thread exited. */
+void fixture_zombie(struct fixture *f, pid_t pid);
 /* The group of pid in the fake hierarchy ("" if unknown). */
 const char *fixture_group(struct fixture *f, pid_t pid);
 void fixture_done(struct fixture *f);

@@ -305,6 +305,32 @@ test_options(void)
 	rules_free(s);
 }
 
+/* Which credential changes can change a decision. */
+static void
+test_ids(void)
+{
+	static const struct {
+		const char *text;
+		unsigned want;
+	} c[] = {
+		{ "*:sh cpu /a\n* memory /b\n", 0 },
+		{ "alice cpu /a\n", RULES_NEED_UID },
+		{ "@students cpu /a\n", RULES_NEED_UID | RULES_NEED_GID },
+		{ "*:sh cpu /a/%u\n", RULES_NEED_UID },
+		{ "*:sh cpu /a\n%  memory /%u\n", RULES_NEED_UID },
+		{ "* cpu /by-gid/%G\n", RULES_NEED_GID },
+		{ "* cpu /%p/%P\n", 0 },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct fake_log log;
+		struct rules_set *s = fake_load(c[i].text, RULES_PER_HIERARCHY, &log);
+
+		is_int(c[i].want, s ? (long long)rules_need_ids(s) : -1,
+		       "ids needed by '%.*s'", (int)strcspn(c[i].text, "\n"), c[i].text);
+		rules_free(s);
+	}
+}
+
 static int asked;
 
 static int
@@ -411,13 +437,14 @@ test_need_process(void)
 int
 main(void)
 {
-	plan(29 * 3 + 6 * 4 + 5 * 5 + 2 + 26 + 8 + 4 * 2 + 1 + 6 + 2 + 5);
+	plan(29 * 3 + 6 * 4 + 5 * 5 + 2 + 26 + 8 + 4 * 2 + 1 + 6 + 2 + 5 + 7);
 	test_bad();
 	test_warn();
 	test_fm_templates();
 	test_fields();
 	test_nasty();
 	test_options();
+	test_ids();
 	test_long_names();
 	test_missing_file();
 	test_need_process();

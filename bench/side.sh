@@ -1,0 +1,174 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# bench/side.sh -- the daemons side by side: the floor (bench/floor),
+# the floor with its socket filter, cgengined, and optionally an older
+# cgengined to compare with, each placing the probes into two named
+# hierarchies of its own, all running at once under the same storms.
+# Every daemon sees the same events -- the storm's and whatever else the
+# machine runs meanwhile -- so their CPU per exec compare even on a busy
+# machine, where one daemon after the other would each meet another
+# background.  The probes wait until all of them placed them.
+#
+# Run as root from a built tree:  sh bench/side.sh
+# Optional (defaults in brackets):
+#   SIDE_SIZES="10 1000"       rule counts [10 1000]
+#   SIDE_CONCS="2 8"           concurrencies [2 8]
+#   SIDE_COUNT=1000            spawns per storm [1000]
+#   SIDE_ROUNDS=3              storms per rule count and concurrency [3]
+#   SIDE_BEFORE=PATH           another cgengined binary, shown as "before"
+#   SIDE_MORE="NAME=PATH ..."  more cgengined binaries, shown by NAME
+#   SIDE_NICE=-10              every daemon's nice [-10, cgengined's default]
+# P99_US is the probes' (placed by all); IN1MS% each cgengined's own share
+# of execs placed within 1 ms of the kernel's exec event (every exec on
+# the machine, not only the probes'; needs jq).
+# Safety: private named hierarchies and a throwaway user, both
+# named after SIDE_TAG (default cgside) and this shell's pid; daemons
+# stopped by pid; everything removed again.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=$top/bench
+[ "$(id -u)" -eq 0 ] || { echo "bench/side.sh: run as root" >&2; exit 1; }
+for f in "$top/cgengined" "$B/loadgen" "$B/probe" "$B/floor"; do
+	[ -x "$f" ] || { echo "bench/side.sh: build first (make); $f missing" >&2; exit 1; }
+done
+TAG=${SIDE_TAG:-cgside}$$
+D=$(mktemp -d "/tmp/cgengine-side.XXXXXX"); chmod 755 "$D"
+NICE=${SIDE_NICE:--10}
+NAMES="floor floor-f cgengined"
+[ -n "${SIDE_BEFORE:-}" ] && NAMES="$NAMES before"
+for m in ${SIDE_MORE:-}; do NAMES="$NAMES ${m%%=*}"; done
+PIDS=""
+
+stop_all() {
+	for p in $PIDS; do kill "$p" 2>/dev/null; done
+	for p in $PIDS; do wait "$p" 2>/dev/null; done
+	PIDS=""
+}
+# The kernel keeps a v1 hierarchy alive while a group just removed is
+# still dying: unmount, and if it is still there, mount it again and
+# repeat (as bench/run.sh and the tests do).
+release() { # MOUNTPOINT NAME
+	for try in $(seq 50); do
+		find "$1" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
+		umount "$1" 2>/dev/null
+		sleep 0.1
+		grep -q "name=$2:" /proc/self/cgroup || return 0
+		mount -t cgroup -o "none,name=$2" cgroup "$1" 2>/dev/null || return 1
+	done
+	umount "$1" 2>/dev/null
+}
+cleanup() {
+	stop_all
+	sleep 0.2
+	for m in "$D"/h*; do
+		[ -d "$m" ] || continue
+		mountpoint -q "$m" && release "$m" "${TAG}_${m##*/h}"
+	done
+	userdel "$TAG" 2>/dev/null; groupdel "$TAG" 2>/dev/null
+	rm -rf "$D"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP PIPE
+
+useradd --system --no-create-home --user-group "$TAG" || exit 1
+U=$(id -u "$TAG"); G=$(id -g "$TAG")
+i=0
+for d in $NAMES; do # two hierarchies per daemon: h<i>a, h<i>b
+	i=$((i + 1))
+	for h in a b; do
+		mkdir -p "$D/h$i$h"
+		mount -t cgroup -o "none,name=${TAG}_$i$h" cgroup "$D/h$i$h" || exit 1
+		mkdir "$D/h$i$h/bench"
+	done
+done
+
+start_all() { # RULES
+	i=0; WANT=""
+	for d in $NAMES; do
+		i=$((i + 1)); WANT="$WANT name=${TAG}_${i}a=/bench name=${TAG}_${i}b=/bench"
+		case $d in
+		floor | floor-f)
+			fl=""; [ "$d" = floor-f ] && fl=-f
+			"$B/floor" $fl -n "$NICE" -u "$U" "$D/h${i}a/bench/cgroup.procs" \
+				"$D/h${i}b/bench/cgroup.procs" >/dev/null &
+			;;
+		*)
+			awk -v n="$1" -v t="${TAG}_$i" -v u="$TAG" 'BEGIN {
+				for (k = 0; k < n - 1; k++) printf "*:benchprog%d name=%sa /other%d\n", k, t, k
+				printf "%s name=%sa,name=%sb /bench\n", u, t, t }' >"$D/$i.rules"
+			cat >"$D/$i.conf" <<-EOF
+			rules = "$D/$i.rules"
+			rules-dir = ""
+			hierarchies = {"name=${TAG}_${i}a", "name=${TAG}_${i}b"}
+			sticky-socket = ""
+			control-socket = "$D/$i.sock"
+			pidfile = "$D/$i.pid"
+			state-file = ""
+			log-level = "warning"
+			nice = $NICE
+			EOF
+			bin=$top/cgengined; [ "$d" = before ] && bin=$SIDE_BEFORE
+			for m in ${SIDE_MORE:-}; do [ "$d" = "${m%%=*}" ] && bin=${m#*=}; done
+			"$bin" -n -c "$D/$i.conf" -l "$D/$i.log" &
+			;;
+		esac
+		PIDS="$PIDS $!"
+	done
+	sleep 2
+}
+cpu() { for p in $PIDS; do awk '{ printf "%s ", $1 }' "/proc/$p/schedstat"; done; }
+# each cgengined's own count of placement latency (its placed_* counters):
+# "b0+b1+...+b4 b5 b6" per daemon (within 1 ms, 1-10 ms, beyond), "-" for
+# the floors
+placed() {
+	i=0
+	for d in $NAMES; do
+		i=$((i + 1))
+		case $d in
+		floor*) printf -- '- ' ;;
+		*) "$top/cgenginectl" -s "$D/$i.sock" --json status 2>/dev/null | jq -r '.counters |
+			"\(.placed_0_50us + .placed_50_100us + .placed_100_250us + .placed_250_500us +
+			    .placed_500us_1ms),\(.placed_1_10ms),\(.placed_over_10ms)"' | tr '\n' ' ' ;;
+		esac
+	done
+}
+sleeps() { for p in $PIDS; do awk '/^voluntary_ctxt_switches/ { printf "%s ", $2 }' "/proc/$p/status"; done; }
+
+printf '%-10s %6s %4s %5s %5s %11s %10s %7s %7s %9s %7s %5s\n' DAEMON RULES CONC ROUND COUNT \
+	CPU_US/EXEC WAKES/EXEC xFLOOR xFLOOR-F P99_US IN1MS% LOAD | tee "$D/table"
+for n in ${SIDE_SIZES:-10 1000}; do
+	start_all "$n"
+	for c in ${SIDE_CONCS:-2 8}; do
+		for r in $(seq "${SIDE_ROUNDS:-3}"); do
+			c0=$(cpu); s0=$(sleeps); l0=$(placed)
+			out=$("$B/loadgen" -d $$ -u "$U" -g "$G" -n "${SIDE_COUNT:-1000}" -c "$c" -t 2000 \
+				-p "$B/probe" $WANT) || continue
+			c1=$(cpu); s1=$(sleeps); l1=$(placed)
+			eval "$out"
+			echo "$NAMES|$c0|$c1|$s0|$s1|$l0|$l1" | awk -F'|' -v n="$count" -v r="$r" -v c="$c" \
+				-v rules="$n" -v p99="$p99_us" -v load="$(cut -d' ' -f1 /proc/loadavg)" '{
+				k = split($1, nm, " "); split($2, a, " "); split($3, b, " ")
+				split($4, x, " "); split($5, y, " "); split($6, p0, " "); split($7, p1, " ")
+				for (i = 1; i <= k; i++) { cpu[nm[i]] = (b[i] - a[i]) / 1000 / n; wk[nm[i]] = (y[i] - x[i]) / n
+					in1[nm[i]] = "-"
+					if (p0[i] != "-" && split(p0[i], u, ",") == 3 && split(p1[i], v, ",") == 3) {
+						all = (v[1] - u[1]) + (v[2] - u[2]) + (v[3] - u[3])
+						if (all > 0) in1[nm[i]] = sprintf("%.1f", 100 * (v[1] - u[1]) / all) } }
+				for (i = 1; i <= k; i++)
+					printf "%-10s %6s %4s %5s %5s %11.1f %10.2f %7.2f %7.2f %9s %7s %5s\n", nm[i], rules, c, r,
+						n, cpu[nm[i]], wk[nm[i]], cpu[nm[i]] / cpu["floor"], cpu[nm[i]] / cpu["floor-f"],
+						p99, in1[nm[i]], load }' | tee -a "$D/table"
+		done
+	done
+	stop_all
+done
+echo
+echo "medians over the rounds: CPU per exec over the floor's (over the filtered floor's), wake-ups per exec, placed within 1 ms:"
+awk 'NR > 1 { k = $1 " rules " $2 " conc " $3; n[k]++; f[k, n[k]] = $8; g[k, n[k]] = $9; w[k, n[k]] = $7
+	      h[k, n[k]] = $11 }
+     function med(arr, k, m,   i, j, t, v) { for (i = 1; i <= m; i++) v[i] = arr[k, i]
+		for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (v[j] + 0 < v[i] + 0) { t = v[i]; v[i] = v[j]; v[j] = t }
+		return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2 }
+     END { for (k in n) printf "  %-32s x%.2f (x%.2f)  %.2f wake-ups  %s\n", k, med(f, k, n[k]), med(g, k, n[k]),
+		med(w, k, n[k]), h[k, 1] == "-" ? "" : sprintf("%.1f%% within 1 ms", med(h, k, n[k])) }' "$D/table" | sort
+echo "machine: $(nproc) cores, kernel $(uname -r); load average now $(cut -d' ' -f1-3 /proc/loadavg)"
