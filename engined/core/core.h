@@ -249,11 +249,24 @@ struct core_cgfs {
 	 * bus peer) -- a write of cgroup.procs into a group that exists,
 	 * or made ahead for this.  -EAGAIN when it cannot place without
 	 * waiting: the asynchronous path places the process after its
-	 * exec.  The direct cgroupfs backend's is its move.  NULL: the
-	 * backend cannot place without waiting (the systemd backend's
-	 * moves go through PID 1), and the exec gate stays closed.
+	 * exec.  The direct cgroupfs backend's is its move; the systemd
+	 * backend's writes cgroup.procs of a scope made ahead (prepare
+	 * below).  NULL: the backend cannot place without waiting, and the
+	 * exec gate stays closed.
 	 */
 	int (*move_now)(void *arg, const struct hier *h, const char *path, pid_t tgid);
+	/*
+	 * The groups a backend's move_now needs made ahead (the systemd
+	 * backend: a delegated scope, held by a process of the daemon's
+	 * own, a keeper): keep exactly the layout's groups paths[0..n-1]
+	 * ready (n 0: none), release the others.  For each keeper started
+	 * now, keeper(karg, pid, path): the core places it into path
+	 * through move (asynchronously) and never classifies it.  A group
+	 * becomes ready once its keeper is in it; until then move_now says
+	 * -EAGAIN.  NULL: move_now needs nothing made ahead.
+	 */
+	int (*prepare)(void *arg, const struct hier *h, const char *const *paths, size_t n,
+		       void (*keeper)(void *karg, pid_t pid, const char *path), void *karg);
 };
 
 /* How the core changes nftables sets of cgroup ids; 0 or -errno (as
@@ -341,7 +354,9 @@ struct core_stats {
 	uint64_t gate_execs;	/* execs held and answered */
 	uint64_t gate_moves;	/* moves made while an exec was held */
 	uint64_t gate_watchdog; /* execs the watchdog thread answered */
-	uint64_t gate_late;	/* of those, read by the loop: placed after the exec */
+	uint64_t gate_late;	/* placed after the exec all the same: the watchdog
+				   answered first, or the backend's group was not
+				   ready (gate.h) */
 	uint64_t gate_undone;	/* execs that failed after the gate: moved back */
 };
 

@@ -357,6 +357,9 @@ void classify_whatif(struct core *c, const struct task *t, const char *cmd, size
 void groups_move(struct core *c, size_t i, const struct task *t, const struct verdict *v);
 /* Move t into c->composed in the v2 tree (creating its levels). */
 void groups_move_composed(struct core *c, const struct task *t);
+/* Place a backend's keeper pid into composed group path (made with its
+ * settings if missing), with no verdict of its own (gate.c). */
+void groups_keep(struct core *c, pid_t pid, const char *path);
 /* Remember a group made from a template, for removal once empty;
  * remove those that are empty now; forget them all. */
 void groups_made(struct core *c, const struct hier *h, const char *path);
@@ -407,6 +410,10 @@ bool gate_pending(const struct core *c, pid_t pid);
 double gate_deadline(const struct core *c);
 /* Undo the moves of execs that never happened. */
 void gate_timeout(struct core *c);
+/* A move at the gate found the backend's group not ready (-EAGAIN): a
+ * late move; the composed group is kept ready from now on unless a
+ * template made it. */
+void gate_unready(struct core *c);
 /* A new policy: the records name the old one's hierarchies. */
 void gate_forget(struct core *c);
 void gate_free(struct core *c);

@@ -56,6 +56,20 @@ enum gate_result core_gate_exec(struct core *c, const struct gate_exec *x, doubl
  * another process (core_cgfs.move_now)?  Else the gate stays closed. */
 bool core_gate_can_place(const struct core *c);
 
+/*
+ * Keep the groups ready that a backend's move_now needs made ahead
+ * (core_cgfs.prepare; the systemd backend's scopes): those the gated
+ * rules can compose, at most 64 (on), or none (off, the gate closed).
+ * The loop calls it once the gate is open and its binaries marked, at
+ * start and after every reload, and with off when it closes.  Groups a
+ * gated exec wanted and did not find ready are added as it happens
+ * (the exec is then placed after it: counted as late).  Nothing to do
+ * for a backend without prepare.
+ */
+void core_gate_prepare(struct core *c, bool on);
+/* How many groups are kept ready for the gate. */
+size_t core_gate_ready(const struct core *c);
+
 /* The binaries to hold: fn(arg, path) for each path a rule names (a
  * path may come more than once). */
 void

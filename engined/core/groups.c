@@ -124,6 +124,7 @@ groups_move(struct core *c, size_t i, const struct task *t, const struct verdict
 	} else if (rc == -ESRCH) {
 		c->stats.vanished++;
 	} else if (rc == -EAGAIN && c->at_gate) {
+		c->stats.gate_late++;
 		log_debug("pid %d (%s): %s:%s is placed after its exec", (int)t->pid,
 			  t->comm, hier_label(h), v->dest);
 	} else if (rc == -ESTALE) {
@@ -444,8 +445,10 @@ groups_move_composed(struct core *c, const struct task *t)
 	} else if (rc == -ESRCH) {
 		c->stats.vanished++;
 	} else if (rc == -EAGAIN && c->at_gate) {
-		log_debug("pid %d (%s): unified:%s is placed after its exec", (int)t->pid,
-			  t->comm, c->composed);
+		gate_unready(c); /* counted late; its group kept ready from now on */
+		log_debug("pid %d (%s): unified:%s is not ready for the gate; placed after "
+			  "its exec",
+			  (int)t->pid, t->comm, c->composed);
 	} else {
 		c->stats.move_failures++;
 		log_warning(
@@ -453,6 +456,30 @@ groups_move_composed(struct core *c, const struct task *t)
 			(int)t->pid, t->comm, c->composed, strerror(-rc), p->v2->mount,
 			c->composed);
 	}
+}
+
+void
+groups_keep(struct core *c, pid_t pid, const char *path)
+{
+	const struct policy *p = c->pol;
+	const struct core_cgfs *fs = c->env.cgfs;
+	int rc;
+
+	for (size_t i = 0; i < p->n; i++) { /* no verdict: no template level made */
+		c->verdicts[i].move = false;
+		c->verdicts[i].rule = NULL;
+	}
+	snprintf(c->composed, sizeof(c->composed), "%s", path);
+	rc = fs->move(fs->arg, p->v2, path, pid);
+	if (rc == -ENOENT && (rc = create_composed(c)) == 0)
+		rc = fs->move(fs->arg, p->v2, path, pid);
+	if (rc < 0)
+		log_warning("exec gate: cannot place the keeper of unified:%s (pid %d): %s",
+			    path, (int)pid, strerror(-rc));
+	else
+		log_info("exec gate: pid %d keeps unified:%s ready for the gate", (int)pid,
+			 path);
+	c->composed[0] = '\0';
 }
 
 /* ---- groups made from templates ------------------------------------------------------- */

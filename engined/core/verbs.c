@@ -282,7 +282,8 @@ static const struct counter {
 	  "Gated execs the watchdog thread let go because the loop had not answered.",
 	  gate_watchdog),
 	C("gate_late", "gate_late_total",
-	  "Gated execs the loop found answered by the watchdog: placed after the exec.",
+	  "Gated execs placed after the exec all the same: the watchdog answered first, or "
+	  "the backend's group was not ready for the gate.",
 	  gate_late),
 	C("gate_undone", "gate_undone_total",
 	  "Processes moved back because their exec failed after the gate.", gate_undone),
@@ -306,10 +307,11 @@ gate_status(const struct core *c)
 
 	if (!g->on)
 		return json_null();
-	return json_pack("{s:b, s:b, s:b, s:I, s:I, s:i, s:o}", "running", g->running,
+	return json_pack("{s:b, s:b, s:b, s:I, s:I, s:i, s:I, s:o}", "running", g->running,
 			 "pidfds", g->pidfds, "memory_locked", g->locked, "held",
 			 (json_int_t)g->marked, "named", (json_int_t)g->wanted, "bound_ms",
-			 GATE_BOUND_MS, "error", g->error[0] ? jstr(g->error) : json_null());
+			 GATE_BOUND_MS, "ready_groups", (json_int_t)core_gate_ready(c), "error",
+			 g->error[0] ? jstr(g->error) : json_null());
 }
 
 static json_t *
@@ -354,16 +356,20 @@ t_gate(const json_t *r, struct strbuf *out)
 		strbuf_printf(out, "exec gate:    NOT RUNNING (%s)\n", get_s(g, "error"));
 		return;
 	}
+	long long ready = get_i(g, "ready_groups");
 	strbuf_printf(out, "exec gate:    %lld of %lld binaries held%s%s\n", get_i(g, "held"),
 		   get_i(g, "named"),
 		   json_is_true(json_object_get(g, "memory_locked")) ? ""
 								   : ", memory NOT locked",
 		   json_is_true(json_object_get(g, "pidfds")) ? "" : ", no pidfds");
 	strbuf_printf(out,
-		   "              execs %llu, placed at the gate %llu, watchdog %llu "
-		   "(late %llu), moved back %llu\n",
+		   "              execs %llu, placed at the gate %llu, watchdog %llu, "
+		   "late %llu, moved back %llu\n",
 		   counter(r, "gate_execs"), counter(r, "gate_moves"), counter(r, "gate_watchdog"),
 		   counter(r, "gate_late"), counter(r, "gate_undone"));
+	if (ready > 0)
+		strbuf_printf(out, "              %lld group%s kept ready for the gate\n",
+			      ready, ready == 1 ? "" : "s");
 }
 
 static void

@@ -507,8 +507,7 @@ gateloop_update(struct gateloop **gp, struct core *core, struct ev_loop *loop)
 
 	if (on && !core_gate_can_place(core)) {
 		log_error("exec-gate: the placement backend cannot place a process without "
-			  "waiting for another (backend systemd: PID 1 places); the exec gate "
-			  "stays closed");
+			  "waiting for another; the exec gate stays closed");
 		snprintf(off.error, sizeof(off.error), "the backend cannot place at the gate");
 		on = false;
 	}
@@ -518,6 +517,7 @@ gateloop_update(struct gateloop **gp, struct core *core, struct ev_loop *loop)
 		gateloop_free(g, loop);
 		*gp = NULL;
 		core_gate_set_state(core, &off);
+		core_gate_prepare(core, false); /* the backend's groups made ahead go */
 		return;
 	}
 	if (g == NULL) {
@@ -540,6 +540,7 @@ gateloop_update(struct gateloop **gp, struct core *core, struct ev_loop *loop)
 			snprintf(off.error, sizeof(off.error), "%s", strerror(-rc));
 			gateloop_free(g, loop);
 			core_gate_set_state(core, &off);
+			core_gate_prepare(core, false);
 			return;
 		}
 		log_notice(
@@ -549,4 +550,5 @@ gateloop_update(struct gateloop **gp, struct core *core, struct ev_loop *loop)
 		*gp = g;
 	}
 	sync_marks(g);
+	core_gate_prepare(core, true); /* the groups its moves need made ahead */
 }

@@ -28,6 +28,7 @@
  */
 #include "sdplace.h"
 #include "engined/core/sdunit.h"
+#include "sdgate.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -84,6 +85,7 @@ struct sdplace {
 	bool direct;	   /* on PID 1's private socket (no broker, no sender names) */
 	unsigned backoff;
 	bool lost; /* moves were lost: say so when connected again */
+	struct sdgate *gate; /* the exec gate's scopes made ahead, or NULL */
 };
 
 static uint64_t
@@ -831,6 +833,38 @@ t_unit(void *arg, const struct hier *h, const char *path, bool logical, char *bu
 	return unit_name(s, path, "scope", buf, len);
 }
 
+/* ---- the exec gate: scopes made ahead (sdgate.c) ----------------------------------- */
+
+static int
+scope_cgroup(void *arg, const char *path, char *out, size_t len)
+{
+	return unit_cgroup(arg, path, "scope", out, len);
+}
+
+static int
+t_prepare(void *arg, const struct hier *h, const char *const *paths, size_t n,
+	  void (*keeper)(void *karg, pid_t pid, const char *path), void *karg)
+{
+	struct sdplace *s = arg;
+	int rc;
+
+	if (s->gate == NULL && n == 0)
+		return 0;
+	if (s->gate == NULL && (rc = sdgate_new(&s->gate, scope_cgroup, s)) < 0)
+		return rc;
+	return sdgate_prepare(s->gate, paths, n, keeper, karg);
+}
+
+static int
+t_move_now(void *arg, const struct hier *h, const char *path, pid_t tgid)
+{
+	struct sdplace *s = arg;
+
+	if (h->version == HIER_V1)
+		return cgfs_move(h, path, tgid);
+	return s->gate != NULL ? sdgate_move(s->gate, h, path, tgid) : -EAGAIN;
+}
+
 /* ---- connection ------------------------------------------------------------------------- */
 
 /* Hear when jobs end (JobRemoved): PID 1 signals the connections that
@@ -1037,7 +1071,9 @@ sdplace_new(struct sdplace **out, const struct sdplace_hooks *hooks)
 				       .children = t_children,
 				       .logical = t_logical,
 				       .may_move = t_may_move,
-				       .unit = t_unit };
+				       .unit = t_unit,
+				       .move_now = t_move_now,
+				       .prepare = t_prepare };
 	find_own(s);
 	/* reachable?  The connection itself is made at first use: sd-bus
 	 * refuses a connection made before the daemon forked */
@@ -1085,5 +1121,6 @@ sdplace_free(struct sdplace *s)
 	}
 	while ((k = LIST_FIRST(&s->calls)) != NULL)
 		call_free(k);
+	sdgate_free(s->gate); /* the keepers exit; scopes with processes stay */
 	free(s);
 }
