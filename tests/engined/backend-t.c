@@ -8,9 +8,15 @@
  * the backend reports back, sees a process in a unit standing for its
  * composed group as in place, leaves alone what the backend refuses
  * (explain says why) and shows units; a reload cannot change backends.
+ * The exec gate over it: the groups the gated rules can compose are
+ * kept ready (a keeper each, placed like a process, never classified),
+ * a held exec is placed through move_now only into a ready group, and
+ * one that was not ready is a late move whose group is kept ready from
+ * then on (not a template's).
  */
 #include "engined/core/core_private.h"
 #include "engined/core/core.h"
+#include "engined/core/gate.h"
 #include "engined/core/sdunit.h"
 #include "tests/lib/fixture.h"
 #include "tests/tap/tap.h"
@@ -19,6 +25,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define NOBODY 65534
@@ -26,7 +33,7 @@
 #define SCOPE  ROOT "/cgengine-students.slice/cgengine-students-www.scope"
 
 static struct fixture fx;
-static char calls[64][300]; /* what the stand-in was asked, in order */
+static char calls[256][300]; /* what the stand-in was asked, in order */
 static size_t ncalls;
 static int asked; /* times the core asked for a backend */
 
@@ -37,11 +44,21 @@ note(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (ncalls == 64)
+	if (ncalls == 256)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(calls[ncalls++], sizeof(calls[0]), fmt, ap);
 	va_end(ap);
+}
+
+/* Was the stand-in asked for what (since call number from)? */
+static bool
+called_since(size_t from, const char *what)
+{
+	for (size_t i = from; i < ncalls; i++)
+		if (strcmp(calls[i], what) == 0)
+			return true;
+	return false;
 }
 
 static bool
@@ -132,6 +149,58 @@ b_unit(void *arg, const struct hier *h, const char *path, bool logical, char *bu
 	return sdunit_name("cgengine", path + strlen(ROOT), "scope", buf, len);
 }
 
+/* The exec gate's groups made ahead: the paths handed over, a keeper
+ * (fake pid KEEPER + i) per path, ready once the core asked to move it. */
+#define KEEPER 900
+static char ready[8][300];
+static size_t nready, handed;
+static pid_t keepers;
+
+static int
+b_prepare(void *arg, const struct hier *h, const char *const *paths, size_t n,
+	  void (*keeper)(void *karg, pid_t pid, const char *path), void *karg)
+{
+	char had[8][300];
+	size_t nhad = nready;
+
+	memcpy(had, ready, sizeof(had));
+	handed++;
+	nready = 0;
+	for (size_t i = 0; i < n && i < 8; i++) {
+		bool kept = false;
+		snprintf(ready[nready++], sizeof(ready[0]), "%s", paths[i]);
+		for (size_t j = 0; j < nhad; j++)
+			kept = kept || strcmp(had[j], paths[i]) == 0;
+		if (!kept)
+			keeper(karg, KEEPER + keepers++, paths[i]);
+	}
+	return 0;
+}
+
+static bool
+is_ready(const char *path)
+{
+	char moved[400];
+
+	for (size_t i = 0; i < nready; i++)
+		if (strcmp(ready[i], path) == 0)
+			for (pid_t k = KEEPER; k < KEEPER + keepers; k++) {
+				snprintf(moved, sizeof(moved), "move %d %s", (int)k, path);
+				if (called(moved))
+					return true;
+			}
+	return false;
+}
+
+static int
+b_move_now(void *arg, const struct hier *h, const char *path, pid_t pid)
+{
+	if (!is_ready(path))
+		return -EAGAIN;
+	note("now %d %s", (int)pid, path);
+	return 0;
+}
+
 static const struct core_cgfs table = {
 	.mkdir = b_mkdir,
 	.set = b_set,
@@ -142,6 +211,8 @@ static const struct core_cgfs table = {
 	.logical = b_logical,
 	.may_move = b_may_move,
 	.unit = b_unit,
+	.move_now = b_move_now,
+	.prepare = b_prepare,
 };
 
 static int
@@ -175,7 +246,9 @@ new_core(void)
 }
 
 static const char rules[] = "nobody       cpu      /students\n"
-			    "*:fx-www     net_cls  /www\n";
+			    "*:fx-www     net_cls  /www\n"
+			    "*:/usr/bin/fx-gated  net_cls  /www\n"
+			    "*:/usr/bin/fx-tmpl   net_cls  /%u\n";
 static const char conf[] = "unified-layout = {\"cpu\", \"net_cls\"}\n"
 			   "backend = \"systemd\"\n"
 			   "group \"cpu:/students\" { set = {\"cpu.shares=256\"} }\n";
@@ -222,6 +295,63 @@ test_explain(struct core *c)
 	is_string("cgengine-students-www.scope", want, "the one it should be in");
 }
 
+static enum gate_result
+held(struct core *c, pid_t pid, const char *path, double now)
+{
+	struct execgate_file f = { .mode = S_IFREG | 0755 };
+	struct gate_exec x = { .pid = pid, .path = path, .file = &f, .pidfd = -1 };
+
+	return core_gate_exec(c, &x, now);
+}
+
+static void
+test_gate(struct core *c)
+{
+	const struct core_stats *st = core_stats(c);
+
+	ok(core_gate_can_place(c), "the backend can place at the gate (move_now)");
+	is_int(GATE_LEFT, held(c, 600, "/usr/bin/fx-gated", 10.0),
+	       "a held exec before any group is ready: left to after the exec");
+	is_int(1, (long long)st->gate_late, "counted as a late move");
+	is_int(0, (long long)st->gate_moves, "nothing moved at the gate");
+	is_int(1, (long long)core_gate_ready(c), "its group is kept ready from now on");
+	ok(core_next_deadline(c, 10.0) >= 0 && core_next_deadline(c, 10.0) <= 10.0,
+	   "the core wants to hand it over at once");
+	core_timeout(c, 10.0);
+	ok(handed == 1 && nready == 1 && strcmp(ready[0], ROOT "/students/www") == 0,
+	   "and hands the backend that group");
+	ok(called("move 900 " ROOT "/students/www"), "its keeper is placed there");
+	ok(core_proc_flags(c, KEEPER) & PROC_STICKY, "and never classified (sticky)");
+
+	core_gate_prepare(c, true);
+	ok(nready == 2 && strcmp(ready[0], ROOT "/default/www") == 0 &&
+		   strcmp(ready[1], ROOT "/students/www") == 0,
+	   "at start and reload: every group the gated rules compose, with each fixed "
+	   "destination of the other dimension (not the template's)");
+	ok(called(ROOT "/default") && called(ROOT "/default/www"),
+	   "the new group's levels are made for its keeper");
+	ok(called("move 901 " ROOT "/default/www") && !called("move 902 " ROOT "/students/www"),
+	   "a keeper for the new group only");
+
+	is_int(GATE_PLACED, held(c, 601, "/usr/bin/fx-gated", 11.0),
+	       "a held exec into a ready group");
+	ok(called("now 601 " ROOT "/students/www"), "placed through move_now");
+	ok(!called("move 601 " ROOT "/students/www"), "not through PID 1");
+	is_int(GATE_PLACED, held(c, 602, "/usr/bin/fx-gated", 11.0),
+	       "root's exec (no cpu rule) into the default's group");
+	ok(called("now 602 " ROOT "/default/www"), "placed through move_now");
+	is_int(2, (long long)st->gate_moves, "two moves at the gate");
+	is_int(1, (long long)st->gate_late, "no late move");
+
+	is_int(GATE_LEFT, held(c, 603, "/usr/bin/fx-tmpl", 12.0),
+	       "a template's group is not ready");
+	is_int(2, (long long)st->gate_late, "a late move");
+	is_int(2, (long long)core_gate_ready(c), "and its group is not kept ready");
+
+	core_gate_prepare(c, false);
+	ok(nready == 0 && core_gate_ready(c) == 0, "the gate closed: no group kept ready");
+}
+
 static void
 test_reload(struct core *c)
 {
@@ -231,14 +361,19 @@ test_reload(struct core *c)
 	is_int(-EINVAL, core_reload(c, 5.0), "a reload cannot change backends");
 	ok(core_policy(c)->backend == BACKEND_SYSTEMD, "the running policy stays");
 	fixture_files(&fx, conf, rules);
+	size_t before = ncalls;
 	is_int(0, core_reload(c, 6.0), "a reload with the same backend works");
 	is_int(2, asked, "and asks for the backend again (its root may change)");
+	ok(called_since(before, "move 603 " ROOT "/students/default") &&
+		   !called_since(before, "move 900 " ROOT "/students/default") &&
+		   !called_since(before, "move 901 " ROOT "/students/default"),
+	   "its rescan moves nobody's processes, but not the keepers");
 }
 
 int
 main(void)
 {
-	plan(24);
+	plan(48);
 	fixture_init(&fx);
 	fixture_v2(&fx, "cpu io memory pids", "/system.slice/cgengined.service");
 	fixture_files(&fx, conf, rules);
@@ -253,12 +388,18 @@ main(void)
 	fixture_proc_v2(&fx, 1, "/init.scope");
 	fixture_proc(&fx, getpid(), 0, 0, "/usr/sbin/cgengined", 70, "/");
 	fixture_proc_v2(&fx, getpid(), "/system.slice/cgengined.service");
+	for (pid_t pid = 600; pid < 604; pid++)
+		fixture_proc(&fx, pid, pid == 602 ? 0 : NOBODY, pid == 602 ? 0 : NOBODY,
+			     "/usr/bin/fx-old", 60, "/");
+	for (pid_t pid = KEEPER; pid < KEEPER + 4; pid++)
+		fixture_proc(&fx, pid, NOBODY, NOBODY, "/usr/sbin/cgengined", 90, "/");
 
 	struct core *c = new_core();
 	if (c == NULL)
 		bail("cannot build a core over the fixture");
 	test_place(c);
 	test_explain(c);
+	test_gate(c);
 	test_reload(c);
 	core_free(c);
 	fixture_done(&fx);
