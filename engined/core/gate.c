@@ -313,12 +313,20 @@ core_gate_exec(struct core *c, const struct gate_exec *x, double now)
  * finds the group ready).  Template destinations (%u ...) are not made
  * ahead nor learned: one keeper per user would pile up. */
 
-static int
-ready_add(struct gate *g, const char *path)
+static bool
+ready_has(const struct gate *g, const char *path)
 {
 	for (size_t i = 0; i < g->nready; i++)
 		if (strcmp(g->ready[i], path) == 0)
-			return 0;
+			return true;
+	return false;
+}
+
+static int
+ready_add(struct gate *g, const char *path)
+{
+	if (ready_has(g, path))
+		return 0;
 	if (g->nready == READY_MAX) {
 		if (!g->ready_full)
 			log_warning("exec gate: %d groups are kept ready for the gate, the "
@@ -518,11 +526,14 @@ gate_unready(struct core *c)
 		if (v->move && v->rule != NULL && !fixed(v->rule))
 			return; /* a template's: not kept */
 	}
-	if (ready_add(g, c->composed) > 0) {
+	int rc = ready_add(g, c->composed);
+	if (rc > 0)
 		log_info("exec gate: unified:%s is kept ready for the gate from now on",
 			 c->composed);
+	/* handed over again even when it was there: a keeper that has gone
+	 * (its scope stopped by hand) is started again */
+	if (rc > 0 || (rc == 0 && ready_has(g, c->composed)))
 		g->ready_due = true;
-	}
 }
 
 /* ---- after the answer --------------------------------------------------------- */
