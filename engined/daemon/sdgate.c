@@ -15,8 +15,10 @@
  * A group is ready once its keeper is seen in the scope's control group
  * (/proc/KEEPER/cgroup, read only until it is); from then on a held
  * exec is placed by writing its pid into the scope's cgroup.procs.  A
- * write that finds the scope gone (stopped by hand) marks the group not
- * ready; the core asks for it again and a new keeper is started.
+ * keeper that has exited (its scope stopped by hand), or a write that
+ * finds the scope gone, makes the group not ready: the exec is placed
+ * after it, the core asks for the group again and a new keeper is
+ * started.
  */
 #include "sdgate.h"
 #include "kernel/execgate.h"
@@ -246,10 +248,10 @@ in_scope(struct keeper *k)
 	char file[64], line[4096];
 	FILE *f;
 
+	if (!alive(k)) /* one poll(): its scope stopped by hand ends it */
+		return k->ready = false;
 	if (k->ready)
 		return true;
-	if (!alive(k))
-		return false;
 	snprintf(file, sizeof(file), "/proc/%d/cgroup", (int)k->pid);
 	if ((f = fopen(file, "re")) == NULL)
 		return false;

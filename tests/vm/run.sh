@@ -16,7 +16,8 @@
 #            sets the daemon fills (guest/nft-t.sh), the exec gate with
 #            that firewall and systemd's watchdog (guest/gate-t.sh); the
 #            same example on the systemd backend, with PID 1's cost per
-#            placement (guest/systemd-t.sh, guest/place-bench.sh)
+#            placement (guest/systemd-t.sh, guest/place-bench.sh), and
+#            the exec gate on it, with scopes made ahead (guest/sdgate-t.sh)
 #   deb      dpkg-buildpackage and lintian on the host, then install,
 #            upgrade, remove and purge in the guest (guest/deb-t.sh)
 #
@@ -158,7 +159,7 @@ TIMES=""
 took() { TIMES="$TIMES$1 $((SECONDS - $2)) s, "; } # took WHAT START
 
 lane_install() {
-	local j=$WORK/install s=${CGVM_ONLY:-unit v2 weight university nft gate systemd} t=$SECONDS
+	local j=$WORK/install s=${CGVM_ONLY:-unit v2 weight university nft gate systemd sdgate} t=$SECONDS
 	job "$j" $s
 	install_into "$j/dest"
 	result $? "the project builds and installs with Debian's paths"
