@@ -104,6 +104,20 @@ stop_keeper(struct keeper *k)
 
 /* ---- the keeper: a child that never execs ------------------------------------------ */
 
+/* Close every descriptor but fd (close_range where the kernel has it). */
+static void
+close_all_but(int fd, int maxfd)
+{
+#ifdef SYS_close_range
+	if ((fd == 0 || syscall(SYS_close_range, 0u, (unsigned)fd - 1, 0u) == 0) &&
+	    syscall(SYS_close_range, (unsigned)fd + 1, ~0u, 0u) == 0)
+		return;
+#endif
+	for (int i = 0; i < maxfd; i++)
+		if (i != fd)
+			(void)close(i);
+}
+
 static void __attribute__((noreturn))
 keep(int rfd, int maxfd, pid_t parent)
 {
@@ -119,9 +133,7 @@ keep(int rfd, int maxfd, pid_t parent)
 		(void)sigaction(sig, &dfl, NULL); /* systemctl stop's SIGTERM ends it */
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
-	for (int fd = 0; fd < maxfd; fd++) /* the fanotify group too: nothing held */
-		if (fd != rfd)
-			(void)close(fd);
+	close_all_but(rfd, maxfd); /* the fanotify group too: nothing held */
 	for (;;) {
 		ssize_t r = read(rfd, &b, 1);
 		if (r == 0 || (r < 0 && errno != EINTR))

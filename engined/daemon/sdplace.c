@@ -855,6 +855,50 @@ t_prepare(void *arg, const struct hier *h, const char *const *paths, size_t n,
 	return sdgate_prepare(s->gate, paths, n, keeper, karg);
 }
 
+/*
+ * The gate has just placed pid in path's scope by a write: moves of pid
+ * asked for before (decided by its old program, e.g. after a setuid
+ * that came before its exec) would undo that when PID 1 makes them.
+ * Those not sent yet are dropped.  After those PID 1 has, an attach to
+ * path's scope is asked for, so that the last move is the gate's: at
+ * once after attaches (PID 1 handles one connection's calls in order),
+ * after the start job of a scope (whose PIDs= are attached when the job
+ * runs) when it has ended.
+ */
+static void
+gate_supersede(struct sdplace *s, pid_t pid, const char *path)
+{
+	struct call *k, *next, *n;
+	bool sent = false, job = false;
+	char unit[SDUNIT_NAME_MAX];
+
+	for (k = LIST_FIRST(&s->calls); k != NULL; k = next) {
+		next = LIST_NEXT(k, link);
+		if (!is_move(k) || k->pid != pid)
+			continue;
+		if (k->held) {
+			log_debug("systemd: the move of pid %d into %s is dropped: the exec "
+				  "gate placed it",
+				  (int)pid, k->unit);
+			call_free(k);
+			continue;
+		}
+		sent = true;
+		job = job || k->op != OP_ATTACH;
+	}
+	if (!sent || unit_name(s, path, "scope", unit, sizeof(unit)) < 0 ||
+	    (n = calloc(1, sizeof(*n))) == NULL)
+		return;
+	*n = (struct call){ .s = s, .op = OP_ATTACH, .pid = pid, .held = job };
+	snprintf(n->path, sizeof(n->path), "%s", path);
+	snprintf(n->unit, sizeof(n->unit), "%s", unit);
+	LIST_INSERT_HEAD(&s->calls, n, link);
+	log_debug("systemd: pid %d has a move in flight; %s is asked for after it", (int)pid,
+		  unit);
+	if (!job && send_call(n) < 0)
+		call_free(n);
+}
+
 static int
 t_move_now(void *arg, const struct hier *h, const char *path, pid_t tgid)
 {
@@ -862,7 +906,12 @@ t_move_now(void *arg, const struct hier *h, const char *path, pid_t tgid)
 
 	if (h->version == HIER_V1)
 		return cgfs_move(h, path, tgid);
-	return s->gate != NULL ? sdgate_move(s->gate, h, path, tgid) : -EAGAIN;
+	if (s->gate == NULL)
+		return -EAGAIN;
+	int rc = sdgate_move(s->gate, h, path, tgid);
+	if (rc == 0)
+		gate_supersede(s, tgid, path);
+	return rc;
 }
 
 /* ---- connection ------------------------------------------------------------------------- */
