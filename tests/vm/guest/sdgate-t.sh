@@ -117,8 +117,9 @@ sleep 1
 is 0 "$(misplaced 10 $SCOPE_D)" "gated execs are placed at the gate again"
 
 # stop: keepers exit, placed processes stay, nothing failed
-as_stud1 /usr/local/bin/gatesleep 600 </dev/null &
-S=$!
+setpriv --reuid=stud1 --regid="$(id -g stud1)" --init-groups \
+	/usr/local/bin/gatesleep 600 </dev/null &
+S=$! # setpriv's pid: it execs gatesleep
 ok "a long gated process started in the students' scope" wait_for 10 test "$(cgroup_of $S)" = $SCOPE_S
 systemctl stop cgengined
 is inactive "$(prop cgengined ActiveState)" "the daemon stops"
