@@ -120,7 +120,8 @@ is 0 "$(misplaced 10 $SCOPE_D)" "gated execs are placed at the gate again"
 setpriv --reuid=stud1 --regid="$(id -g stud1)" --init-groups \
 	/usr/local/bin/gatesleep 600 </dev/null &
 S=$! # setpriv's pid: it execs gatesleep
-ok "a long gated process started in the students' scope" wait_for 10 test "$(cgroup_of $S)" = $SCOPE_S
+in_group() { test "$(cgroup_of "$1")" = "$2"; }
+ok "a long gated process started in the students' scope" wait_for 10 in_group $S $SCOPE_S
 systemctl stop cgengined
 is inactive "$(prop cgengined ActiveState)" "the daemon stops"
 ok "no keeper is left" wait_for 30 sh -c '! pgrep -x cgengine-keep'
