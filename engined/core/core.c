@@ -12,6 +12,7 @@
  * core_next_deadline(), when it next wants to be called.
  */
 #include "core_private.h"
+#include "gate.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -20,6 +21,11 @@
 
 #define RESCAN_INTERVAL	 1.0   /* seconds between two rescans at most */
 #define DEFER_DELAY	 0.002 /* how long a uid/gid-only entry may wait */
+/* ... with the exec gate on a backend that makes groups ahead (PID 1
+ * places): a move decided before the exec would be made by PID 1 after
+ * the gate's placement, so the exec is given longer to come (PID 1's
+ * placements take longer than that anyway) */
+#define DEFER_DELAY_GATE 0.050
 
 /* ---- the real cgroupfs, through a cache of open cgroup.procs files ----------- */
 
@@ -119,6 +125,14 @@ request_rescan(struct core *c)
 	c->rescan_at = at > c->now ? at : c->now;
 }
 
+/* How long a uid/gid-only entry waits for its exec. */
+static double
+defer_delay(const struct core *c)
+{
+	return c->env.cgfs->prepare != NULL && core_gate_state(c)->running ? DEFER_DELAY_GATE
+									   : DEFER_DELAY;
+}
+
 /* The pending entry of tgid, made if new; NULL without memory. */
 static struct pending *
 add_pending(struct core *c, pid_t tgid, bool exec, uint64_t ts)
@@ -143,7 +157,7 @@ add_pending(struct core *c, pid_t tgid, bool exec, uint64_t ts)
 	}
 	c->pending[c->npending] = (struct pending){ .tgid = tgid,
 						    .exec = exec,
-						    .due = c->now + DEFER_DELAY,
+						    .due = c->now + defer_delay(c),
 						    .exec_ns = exec ? ts : 0 };
 	return &c->pending[c->npending++];
 }
