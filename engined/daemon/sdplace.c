@@ -366,6 +366,27 @@ call_free(struct call *k)
 	free(k);
 }
 
+/*
+ * A new move of pid supersedes the moves of it still held (not sent):
+ * they would run after it and undo it (release() sends the newest
+ * first, and a retried attach starts a collected scope again).  The one
+ * in flight stays: the new move waits for it.
+ */
+static void
+supersede(struct sdplace *s, pid_t pid)
+{
+	struct call *k, *next;
+
+	for (k = LIST_FIRST(&s->calls); k != NULL; k = next) {
+		next = LIST_NEXT(k, link);
+		if (k->held && is_move(k) && k->pid == pid) {
+			log_debug("systemd: the move of pid %d into %s is superseded",
+				  (int)pid, k->unit);
+			call_free(k);
+		}
+	}
+}
+
 /* A new call about group path, sent; 0 or -errno.  def is taken. */
 static int
 call(struct sdplace *s, enum op op, const char *path, const char *unit, pid_t pid,
@@ -377,6 +398,8 @@ call(struct sdplace *s, enum op op, const char *path, const char *unit, pid_t pi
 		free(def);
 		return -ENOMEM;
 	}
+	if (op == OP_SCOPE || op == OP_ATTACH)
+		supersede(s, pid);
 	k->s = s;
 	k->op = op;
 	k->pid = pid;

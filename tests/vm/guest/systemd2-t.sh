@@ -179,7 +179,7 @@ ok "with its only process gone, systemd collects the scope" \
 client 3; F=$CPID
 ok "a new browser: the scope is made again" wait_for 30 in_group $F $SCOPE_S
 ID2=$(stat -c %i "$V2$SCOPE_S")
-ok "with a new id ($ID1 before, $ID2 now)" test "$ID1" != "$ID2"
+ok "with a new id ($ID1 before, $ID2 now)" test -n "$ID2" -a "$ID1" != "$ID2"
 ok "the new id is in the set" filled cgvm stud "$SCOPE_S"
 ok "the old one is not" wait_for 10 no_id cgvm stud "$ID1"
 s0=$(packets cgvm stud_out) d0=$(packets cgengine www_dropped)
