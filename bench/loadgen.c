@@ -6,9 +6,16 @@
  * reads the daemon's CPU time and RSS before and after.
  *
  * Usage: loadgen -d DAEMON_PID -u UID -g GID -n COUNT -c CONCURRENCY
- *                [-t TIMEOUT_MS] [-p PROBE] [-i SECONDS] NAME=GROUP...
+ *                [-t TIMEOUT_MS] [-p PROBE] [-i SECONDS] [-k K] NAME=GROUP...
  * Prints one line of key=value results (and a second, start_*: from
  * fork to the probe's main()).
+ *
+ * With -k, the NAME=GROUP arguments are taken K at a time, one daemon's
+ * groups each (daemons side by side, each placing the probes into
+ * hierarchies of its own): a third line gives each daemon's own
+ * percentiles, a probe's latency for a daemon being when it had seen
+ * itself in all of that daemon's groups -- group_p50_us=A,B,...
+ * group_p99_us=A,B,... in the order of the arguments.
  *
  * The daemon also serves every other process on the machine, and on a
  * busy machine their execs are part of its CPU time during the storm.
@@ -28,6 +35,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#define MAX_WANT 64 /* as many NAME=GROUP as the probe takes */
 
 static long long
 now_ns(void)
@@ -130,18 +139,94 @@ cmp_ll(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The probes' records, read as they come: a storm's fill more than a pipe. */
+struct records {
+	char *text;
+	size_t len, cap;
+};
+
+/* Read what the pipe holds now (its read end is non-blocking). */
+static void
+drain(int fd, struct records *r)
+{
+	for (;;) {
+		if (r->cap - r->len < 4096) {
+			size_t cap = r->cap ? r->cap * 2 : 65536;
+			char *t = realloc(r->text, cap);
+			if (t == NULL)
+				return;
+			r->text = t;
+			r->cap = cap;
+		}
+		ssize_t got = read(fd, r->text + r->len, r->cap - r->len - 1);
+		if (got <= 0)
+			return;
+		r->len += (size_t)got;
+		r->text[r->len] = '\0';
+	}
+}
+
+/*
+ * Read a probe's record: latency, pid, start (*nfields says how many of
+ * these three were there) and the per-group times after them, folded
+ * k at a time into glat[j] (the latest of a group's, -1 if one never
+ * came).
+ */
+static void
+parse_record(const char *line, long long rec[3], int *nfields, int k, int ngroups,
+	     long long *glat)
+{
+	char *end;
+	const char *s = line;
+	int i = 0;
+
+	*nfields = 0;
+	for (; i < 3; i++) {
+		long long v = strtoll(s, &end, 10);
+		if (end == s)
+			return;
+		rec[i] = v;
+		*nfields = i + 1;
+		s = end;
+	}
+	for (int j = 0; j < ngroups; j++) {
+		long long worst = 0;
+		for (int m = 0; m < k; m++) {
+			long long v = strtoll(s, &end, 10);
+			if (end == s)
+				v = -1;
+			s = end;
+			worst = (v < 0 || worst < 0) ? -1 : (v > worst ? v : worst);
+		}
+		glat[j] = worst;
+	}
+}
+
+/* Sort v (n values, -1 = never: counted as the timeout) for percentiles. */
+static void
+sort_latencies(long long *v, int n, int timeout_ms)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] < 0)
+			v[i] = (long long)timeout_ms * 1000 + 1;
+	qsort(v, (size_t)n, sizeof(*v), cmp_ll);
+}
+
 int
 main(int argc, char **argv)
 {
 	pid_t daemon = 0;
 	uid_t uid = 0;
 	gid_t gid = 0;
-	int count = 1000, conc = 8, timeout = 1000, ch;
+	int count = 1000, conc = 8, timeout = 1000, k = 0, ch;
 	double idle_max = 0;
 	const char *probe = "./probe";
 
-	while ((ch = getopt(argc, argv, "d:u:g:n:c:t:p:i:")) != -1) {
+	while ((ch = getopt(argc, argv, "d:u:g:n:c:t:p:i:k:")) != -1) {
 		switch (ch) {
+		case 'k':
+			k = atoi(optarg);
+			break;
 		case 'i':
 			idle_max = atof(optarg);
 			break;
@@ -171,13 +256,17 @@ main(int argc, char **argv)
 		}
 	}
 	int nwant = argc - optind;
-	if (daemon <= 0 || nwant < 1 || count < 1 || conc < 1) {
-		fprintf(stderr,
-			"usage: loadgen -d PID -u UID -g GID -n N -c C [-t MS] [-p PROBE] NAME=GROUP...\n");
+	if (daemon <= 0 || nwant < 1 || nwant > MAX_WANT || count < 1 || conc < 1 || k < 0 ||
+	    (k > 0 && nwant % k != 0)) {
+		fprintf(stderr, "usage: loadgen -d PID -u UID -g GID -n N -c C [-t MS] [-p PROBE] "
+				"[-i S] [-k K] NAME=GROUP...\n");
 		return 2;
 	}
+	int ngroups = k > 0 ? nwant / k : 0;
+	long long *glat = calloc((size_t)ngroups * (size_t)count + 1, sizeof(*glat));
 	int p[2];
-	if (pipe(p) < 0)
+	struct records recs = { 0 };
+	if (pipe(p) < 0 || fcntl(p[0], F_SETFL, O_NONBLOCK) < 0)
 		return 1;
 	long long *lat = calloc((size_t)count, sizeof(*lat));
 	long long *first = calloc((size_t)count, sizeof(*first));
@@ -216,6 +305,7 @@ main(int argc, char **argv)
 				running++;
 			}
 		}
+		drain(p[0], &recs);
 		if (waitpid(-1, NULL, 0) > 0) {
 			running--;
 			done++;
@@ -223,21 +313,25 @@ main(int argc, char **argv)
 	}
 	long long t1 = now_ns();
 	close(p[1]);
-	/* collect the records */
-	FILE *f = fdopen(p[0], "r");
+	drain(p[0], &recs);
+	close(p[0]);
 	int n = 0, ok = 0, nfirst = 0;
-	long long v, fv;
-	int pid;
-	char line[128];
-	while (n < count && fgets(line, sizeof(line), f) != NULL) {
-		int got = sscanf(line, "%lld %d %lld", &v, &pid, &fv);
+	long long g[MAX_WANT];
+	for (char *line = recs.text, *nl; line != NULL && n < count; line = nl ? nl + 1 : NULL) {
+		long long rec[3];
+		if ((nl = strchr(line, '\n')) != NULL)
+			*nl = '\0';
+		int got;
+		parse_record(line, rec, &got, ngroups ? k : 0, ngroups, g);
 		if (got < 2)
 			continue;
-		lat[n++] = v;
-		if (v >= 0)
+		for (int j = 0; j < ngroups; j++)
+			glat[(size_t)j * (size_t)count + (size_t)n] = g[j];
+		lat[n++] = rec[0];
+		if (rec[0] >= 0)
 			ok++;
 		if (got == 3)
-			first[nfirst++] = fv;
+			first[nfirst++] = rec[2];
 	}
 	long long cpu1 = cpu_ns(daemon), sl1 = sleeps(daemon);
 	double idle_us = 0, idle_sl = 0;
@@ -254,10 +348,7 @@ main(int argc, char **argv)
 	}
 
 	/* percentiles over classified probes; unclassified ones count as the timeout */
-	for (int i = 0; i < n; i++)
-		if (lat[i] < 0)
-			lat[i] = (long long)timeout * 1000 + 1;
-	qsort(lat, (size_t)n, sizeof(*lat), cmp_ll);
+	sort_latencies(lat, n, timeout);
 	qsort(first, (size_t)nfirst, sizeof(*first), cmp_ll);
 	double secs = (double)(t1 - t0) / 1e9;
 	double cpu_us = (double)(cpu1 - cpu0) / 1e3;
@@ -273,8 +364,27 @@ main(int argc, char **argv)
 	if (nfirst > 0)
 		printf("start_p50_us=%lld start_p90_us=%lld start_p99_us=%lld\n",
 		       first[nfirst / 2], first[nfirst * 9 / 10], first[nfirst * 99 / 100]);
-	fclose(f);
+	/* each daemon's own, side by side */
+	if (ngroups > 0 && n > 0) {
+		const char *sep = "";
+		printf("group_p50_us=");
+		for (int j = 0; j < ngroups; j++) {
+			long long *v = glat + (size_t)j * (size_t)count;
+			sort_latencies(v, n, timeout);
+			printf("%s%lld", sep, v[n / 2]);
+			sep = ",";
+		}
+		sep = "";
+		printf(" group_p99_us=");
+		for (int j = 0; j < ngroups; j++) {
+			printf("%s%lld", sep, glat[(size_t)j * (size_t)count + (size_t)(n * 99 / 100)]);
+			sep = ",";
+		}
+		printf("\n");
+	}
+	free(recs.text);
 	free(lat);
 	free(first);
+	free(glat);
 	return 0;
 }

@@ -18,7 +18,11 @@
 #   SIDE_BEFORE=PATH           another cgengined binary, shown as "before"
 #   SIDE_MORE="NAME=PATH ..."  more cgengined binaries, shown by NAME
 #   SIDE_NICE=-10              every daemon's nice [-10, cgengined's default]
-# P99_US is the probes' (placed by all); IN1MS% each cgengined's own share
+# P99_US is each daemon's own: the probes' exec to seeing themselves in
+# both of that daemon's groups (they wait for all daemons; each daemon
+# is timed by when its groups appeared).  OWN_P99 is each cgengined's own
+# count, the bucket its 99th percentile falls in (from the kernel's exec
+# event to the move: "<=250" means within 250 us), and IN1MS% its share
 # of execs placed within 1 ms of the kernel's exec event (every exec on
 # the machine, not only the probes'; needs jq).
 # Safety: private named hierarchies and a throwaway user, both
@@ -117,9 +121,9 @@ start_all() { # RULES
 	sleep 2
 }
 cpu() { for p in $PIDS; do awk '{ printf "%s ", $1 }' "/proc/$p/schedstat"; done; }
-# each cgengined's own count of placement latency (its placed_* counters):
-# "b0+b1+...+b4 b5 b6" per daemon (within 1 ms, 1-10 ms, beyond), "-" for
-# the floors
+# each cgengined's own count of placement latency (its placed_* counters,
+# from the kernel's exec event to the move): the seven buckets, comma
+# separated, per daemon; "-" for the floors
 placed() {
 	i=0
 	for d in $NAMES; do
@@ -127,48 +131,53 @@ placed() {
 		case $d in
 		floor*) printf -- '- ' ;;
 		*) "$top/cgenginectl" -s "$D/$i.sock" --json status 2>/dev/null | jq -r '.counters |
-			"\(.placed_0_50us + .placed_50_100us + .placed_100_250us + .placed_250_500us +
-			    .placed_500us_1ms),\(.placed_1_10ms),\(.placed_over_10ms)"' | tr '\n' ' ' ;;
+			"\(.placed_0_50us),\(.placed_50_100us),\(.placed_100_250us),\(.placed_250_500us),\(.placed_500us_1ms),\(.placed_1_10ms),\(.placed_over_10ms)"' | tr '\n' ' ' ;;
 		esac
 	done
 }
 sleeps() { for p in $PIDS; do awk '/^voluntary_ctxt_switches/ { printf "%s ", $2 }' "/proc/$p/status"; done; }
 
-printf '%-10s %6s %4s %5s %5s %11s %10s %7s %7s %9s %7s %5s\n' DAEMON RULES CONC ROUND COUNT \
-	CPU_US/EXEC WAKES/EXEC xFLOOR xFLOOR-F P99_US IN1MS% LOAD | tee "$D/table"
+printf '%-10s %6s %4s %5s %5s %11s %10s %7s %7s %9s %7s %8s %5s\n' DAEMON RULES CONC ROUND COUNT \
+	CPU_US/EXEC WAKES/EXEC xFLOOR xFLOOR-F P99_US IN1MS% OWN_P99 LOAD | tee "$D/table"
 for n in ${SIDE_SIZES:-10 1000}; do
 	start_all "$n"
 	for c in ${SIDE_CONCS:-2 8}; do
 		for r in $(seq "${SIDE_ROUNDS:-3}"); do
 			c0=$(cpu); s0=$(sleeps); l0=$(placed)
 			out=$("$B/loadgen" -d $$ -u "$U" -g "$G" -n "${SIDE_COUNT:-1000}" -c "$c" -t 2000 \
-				-p "$B/probe" $WANT) || continue
+				-k 2 -p "$B/probe" $WANT) || continue
 			c1=$(cpu); s1=$(sleeps); l1=$(placed)
 			eval "$out"
 			echo "$NAMES|$c0|$c1|$s0|$s1|$l0|$l1" | awk -F'|' -v n="$count" -v r="$r" -v c="$c" \
-				-v rules="$n" -v p99="$p99_us" -v load="$(cut -d' ' -f1 /proc/loadavg)" '{
+				-v rules="$n" -v p99="$group_p99_us" -v load="$(cut -d' ' -f1 /proc/loadavg)" '{
 				k = split($1, nm, " "); split($2, a, " "); split($3, b, " ")
 				split($4, x, " "); split($5, y, " "); split($6, p0, " "); split($7, p1, " ")
+				split(p99, q, ",")
+				split("<=50 <=100 <=250 <=500 <=1000 <=10000 >10000", bound, " ")
 				for (i = 1; i <= k; i++) { cpu[nm[i]] = (b[i] - a[i]) / 1000 / n; wk[nm[i]] = (y[i] - x[i]) / n
-					in1[nm[i]] = "-"
-					if (p0[i] != "-" && split(p0[i], u, ",") == 3 && split(p1[i], v, ",") == 3) {
-						all = (v[1] - u[1]) + (v[2] - u[2]) + (v[3] - u[3])
-						if (all > 0) in1[nm[i]] = sprintf("%.1f", 100 * (v[1] - u[1]) / all) } }
+					in1[nm[i]] = "-"; own[nm[i]] = "-"
+					if (p0[i] != "-" && split(p0[i], u, ",") == 7 && split(p1[i], v, ",") == 7) {
+						all = 0; for (j = 1; j <= 7; j++) { dl[j] = v[j] - u[j]; all += dl[j] }
+						if (all > 0) {
+							in1[nm[i]] = sprintf("%.1f", 100 * (all - dl[6] - dl[7]) / all)
+							cum = 0; for (j = 1; j <= 7; j++) { cum += dl[j]; if (cum >= 0.99 * all) break }
+							own[nm[i]] = bound[j > 7 ? 7 : j] } } }
 				for (i = 1; i <= k; i++)
-					printf "%-10s %6s %4s %5s %5s %11.1f %10.2f %7.2f %7.2f %9s %7s %5s\n", nm[i], rules, c, r,
-						n, cpu[nm[i]], wk[nm[i]], cpu[nm[i]] / cpu["floor"], cpu[nm[i]] / cpu["floor-f"],
-						p99, in1[nm[i]], load }' | tee -a "$D/table"
+					printf "%-10s %6s %4s %5s %5s %11.1f %10.2f %7.2f %7.2f %9s %7s %8s %5s\n", nm[i], rules, c,
+						r, n, cpu[nm[i]], wk[nm[i]], cpu[nm[i]] / cpu["floor"], cpu[nm[i]] / cpu["floor-f"],
+						q[i], in1[nm[i]], own[nm[i]], load }' | tee -a "$D/table"
 		done
 	done
 	stop_all
 done
 echo
-echo "medians over the rounds: CPU per exec over the floor's (over the filtered floor's), wake-ups per exec, placed within 1 ms:"
+echo "medians over the rounds: CPU per exec over the floor's (over the filtered floor's), wake-ups per exec, p99 placed (probes), placed within 1 ms (own count), and each round's own p99 bucket:"
 awk 'NR > 1 { k = $1 " rules " $2 " conc " $3; n[k]++; f[k, n[k]] = $8; g[k, n[k]] = $9; w[k, n[k]] = $7
-	      h[k, n[k]] = $11 }
+	      h[k, n[k]] = $11; q[k, n[k]] = $10; o[k] = o[k] (o[k] == "" ? "" : " ") $12 }
      function med(arr, k, m,   i, j, t, v) { for (i = 1; i <= m; i++) v[i] = arr[k, i]
 		for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (v[j] + 0 < v[i] + 0) { t = v[i]; v[i] = v[j]; v[j] = t }
 		return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2 }
-     END { for (k in n) printf "  %-32s x%.2f (x%.2f)  %.2f wake-ups  %s\n", k, med(f, k, n[k]), med(g, k, n[k]),
-		med(w, k, n[k]), h[k, 1] == "-" ? "" : sprintf("%.1f%% within 1 ms", med(h, k, n[k])) }' "$D/table" | sort
+     END { for (k in n) printf "  %-32s x%.2f (x%.2f)  %.2f wake-ups  p99 %d us  %s\n", k, med(f, k, n[k]),
+		med(g, k, n[k]), med(w, k, n[k]), med(q, k, n[k]),
+		h[k, 1] == "-" ? "" : sprintf("%.1f%% within 1 ms, p99 %s", med(h, k, n[k]), o[k]) }' "$D/table" | sort
 echo "machine: $(nproc) cores, kernel $(uname -r); load average now $(cut -d' ' -f1-3 /proc/loadavg)"
