@@ -16,7 +16,9 @@
 #            sets the daemon fills (guest/nft-t.sh), the exec gate with
 #            that firewall and systemd's watchdog (guest/gate-t.sh); the
 #            same example on the systemd backend, with PID 1's cost per
-#            placement (guest/systemd-t.sh, guest/place-bench.sh)
+#            placement (guest/systemd-t.sh, guest/place-bench.sh), and
+#            its firewall, a Delegate=yes unit, boosts, a sticky process
+#            and kill -9 of the daemon there (guest/systemd2-t.sh)
 #   deb      dpkg-buildpackage and lintian on the host, then install,
 #            upgrade, remove and purge in the guest (guest/deb-t.sh)
 #
@@ -158,7 +160,7 @@ TIMES=""
 took() { TIMES="$TIMES$1 $((SECONDS - $2)) s, "; } # took WHAT START
 
 lane_install() {
-	local j=$WORK/install s=${CGVM_ONLY:-unit v2 weight university nft gate systemd} t=$SECONDS
+	local j=$WORK/install s=${CGVM_ONLY:-unit v2 weight university nft gate systemd systemd2} t=$SECONDS
 	job "$j" $s
 	install_into "$j/dest"
 	result $? "the project builds and installs with Debian's paths"
