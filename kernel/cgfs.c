@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 int
@@ -227,6 +228,32 @@ cgfs_is_empty(const struct hier *h, const char *path)
 	if (join(file, sizeof(file), h, path, "cgroup.procs") < 0)
 		return false;
 	return read_file(file, buf, sizeof(buf)) == 0;
+}
+
+/* Boolean extended attribute name of file: 1, 0 (absent or false), -errno. */
+static int
+xattr_bool(const char *file, const char *name)
+{
+	char v[16];
+	ssize_t n = getxattr(file, name, v, sizeof(v) - 1);
+
+	if (n < 0)
+		return errno == ENODATA || errno == ENOTSUP || errno == ERANGE ? 0 : -errno;
+	v[n] = '\0';
+	/* systemd writes "1"; its parser would take yes, true, on too */
+	return v[0] == '1' || v[0] == 'y' || v[0] == 't' || strcmp(v, "on") == 0;
+}
+
+int
+cgfs_delegated(const struct hier *h, const char *path)
+{
+	static const char *const names[] = { "trusted.delegate", "user.delegate" };
+	char dir[PATH_MAX];
+	int rc = join(dir, sizeof(dir), h, path, NULL);
+
+	for (size_t i = 0; rc == 0 && i < sizeof(names) / sizeof(names[0]); i++)
+		rc = xattr_bool(dir, names[i]);
+	return rc;
 }
 
 /* ---- the cache of open cgroup.procs files ------------------------------ */

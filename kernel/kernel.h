@@ -254,6 +254,13 @@ int cgfs_children(const struct hier *h, const char *path,
 		  int (*fn)(void *arg, const char *name), void *arg) KERNEL_WUR;
 /* True when group path has no task (and so may be removed). */
 bool cgfs_is_empty(const struct hier *h, const char *path);
+/*
+ * Has systemd delegated group path (Delegate=yes)?  It marks a delegated
+ * unit's group with the extended attribute trusted.delegate (and newer
+ * versions with user.delegate as well), a boolean ("1").  1, 0 (neither
+ * attribute, or both false), or -errno (-ENOENT: no such group).
+ */
+int cgfs_delegated(const struct hier *h, const char *path) KERNEL_WUR;
 
 /* The id of v2 group path: its file handle (the inode of its directory
  * where handles are not supported); 0 or -errno. */

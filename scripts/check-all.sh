@@ -31,7 +31,7 @@ unit_tests="tests/rules/parse-t tests/rules/match-t tests/rules/template-t \
 	tests/engined/proctab-t tests/engined/config-t tests/engined/statefile-t \
 	tests/engined/core-t tests/engined/verbs-t tests/engined/server-t \
 	tests/engined/layout-t tests/engined/nftsets-t tests/engined/log-t tests/engined/expiry-t \
-	tests/engined/sdunit-t tests/engined/backend-t"
+	tests/engined/sdunit-t tests/engined/backend-t tests/engined/sdnft-t"
 tally() { # $1 = make output file
 	p=$(sed -n 's/^# PASS: *//p' "$1" | tail -1)
 	f=$(sed -n 's/^# FAIL: *//p' "$1" | tail -1)

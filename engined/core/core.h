@@ -226,7 +226,9 @@ struct core_cgfs {
 	/* fn(fnarg, name) for each child group of path (NULL: none listed) */
 	int (*children)(void *arg, const struct hier *h, const char *path,
 			int (*fn)(void *fnarg, const char *name), void *fnarg);
-	/* the id of v2 group path (NULL: nft sets are not kept) */
+	/* the id of v2 group path (NULL: nft sets are not kept); -EINPROGRESS
+	 * while the backend is still making it (it says when it has made
+	 * it: core_group_made) */
 	int (*id)(void *arg, const struct hier *h, const char *path, uint64_t *id);
 	/* does a v2 group with this id exist: 1, 0 or -errno (NULL: unknown) */
 	int (*id_live)(void *arg, const struct hier *h, uint64_t id);
@@ -532,6 +534,13 @@ size_t core_boost_count(const struct core *c);
 
 /* ---- nftables sets of group ids (nftsets.c) ------------------------------------- */
 
+/*
+ * A backend made v2 group path later than its mkdir() answered (the
+ * systemd backend's units start asynchronously, and systemd makes a
+ * collected scope again): its id goes into the group's sets now, and
+ * the id it had before, if it changed, leaves them.
+ */
+void core_group_made(struct core *c, const char *path);
 /* Does the policy name nft sets (so the loop should watch the ruleset)? */
 bool core_nft_wanted(const struct core *c);
 /* The netlink port of the core's own set changes (0: none yet), so the

@@ -486,6 +486,8 @@ nftsets_made(struct core *c, const struct hier *h, const char *path)
 	    !matches_any(n, path))
 		return;
 	int rc = fs->id(fs->arg, h, path, &id);
+	if (rc == -EINPROGRESS)
+		return; /* the backend says when it is made: core_group_made */
 	if (rc < 0) {
 		log_warning("cannot read the id of unified:%s: %s", path, strerror(-rc));
 		return;
@@ -504,6 +506,13 @@ nftsets_made(struct core *c, const struct hier *h, const char *path)
 		return;
 	}
 	change_sets(c, path, id, true);
+}
+
+void
+core_group_made(struct core *c, const char *path)
+{
+	if (c->pol != NULL && c->pol->v2 != NULL)
+		nftsets_made(c, c->pol->v2, path);
 }
 
 void

@@ -326,6 +326,26 @@ sdunit_refusal(const char *real, const char *own)
 	return NULL;
 }
 
+const char *
+sdunit_refusal_delegated(const char *real, const char *own, const char *root,
+			 const char *prefix,
+			 int (*delegated)(void *arg, const char *group), void *arg)
+{
+	const char *no = sdunit_refusal(real, own);
+	char rel[4096];
+
+	if (no != NULL || sdunit_logical(root, prefix, real, rel, sizeof(rel)) == 0)
+		return no;
+	/* real is the unit's own group: sdunit_refusal refuses below it */
+	int rc = delegated(arg, real);
+	if (rc > 0)
+		return "its unit is delegated (Delegate=yes): the unit places its own "
+		       "processes";
+	if (rc < 0 && rc != -ENOENT)
+		return "cannot tell whether its unit is delegated (Delegate=yes)";
+	return NULL;
+}
+
 /* ---- properties -------------------------------------------------------------------- */
 
 /* A byte count with an optional K, M, G, T, P or E (powers of 1024), or "max". */

@@ -67,6 +67,21 @@ int sdunit_unit_of(const char *real, char *out, size_t len);
  * control group; NULL: unknown).
  */
 const char *sdunit_refusal(const char *real, const char *own);
+/*
+ * As sdunit_refusal, and also a process in the own group of a unit
+ * systemd delegated (Delegate=yes: a container's scope, a service that
+ * manages its own processes) is left where it is, though nothing is
+ * below that group: the unit's manager places them.  delegated(arg,
+ * group) reads systemd's mark on the unit's group (cgfs_delegated: 1,
+ * 0 or -errno; -ENOENT is taken as not delegated, any other error as
+ * delegated).  The backend's own scopes (the units below root named
+ * from prefix, delegated so that processes can be attached to them)
+ * are not asked about.
+ */
+const char *sdunit_refusal_delegated(const char *real, const char *own, const char *root,
+				     const char *prefix,
+				     int (*delegated)(void *arg, const char *group),
+				     void *arg);
 
 /* A unit property a group setting becomes. */
 #define SDPROP_MASK_MAX 128 /* bytes of a CPU or NUMA node mask: 1024 of them */

@@ -21,6 +21,7 @@
  *                               sd-bus descriptor and its deadline are
  *                               watched like any other), which reports
  *                               to core_move_done() / core_moves_lost()
+ *                               / core_group_made() (a unit started)
  */
 #include "daemon.h"
 #include "gateloop.h"
@@ -280,6 +281,14 @@ sd_lost(void *arg)
 	core_moves_lost(e->core, e->loop != NULL ? ev_now(e->loop) : 0);
 }
 
+static void
+sd_made(void *arg, const char *path)
+{
+	struct engine *e = arg;
+
+	core_group_made(e->core, path);
+}
+
 /* The backend the policy asks for (core_env.backend): systemd's is
  * connected once, its root taken again at each reload. */
 static int
@@ -287,7 +296,9 @@ backend_cb(void *arg, enum backend_kind kind, const char *root,
 	   const struct core_cgfs **out)
 {
 	struct engine *e = arg;
-	struct sdplace_hooks hooks = { .done = sd_done, .lost = sd_lost, .arg = e };
+	struct sdplace_hooks hooks = {
+		.done = sd_done, .lost = sd_lost, .made = sd_made, .arg = e
+	};
 	int rc;
 
 	*out = NULL;

@@ -368,6 +368,27 @@ call_free(struct call *k)
 	free(k);
 }
 
+/*
+ * A new move of pid supersedes the moves of it still held (not sent):
+ * they would run after it and undo it (release() sends the newest
+ * first, and a retried attach starts a collected scope again).  The one
+ * in flight stays: the new move waits for it.
+ */
+static void
+supersede(struct sdplace *s, pid_t pid)
+{
+	struct call *k, *next;
+
+	for (k = LIST_FIRST(&s->calls); k != NULL; k = next) {
+		next = LIST_NEXT(k, link);
+		if (k->held && is_move(k) && k->pid == pid) {
+			log_debug("systemd: the move of pid %d into %s is superseded",
+				  (int)pid, k->unit);
+			call_free(k);
+		}
+	}
+}
+
 /* A new call about group path, sent; 0 or -errno.  def is taken. */
 static int
 call(struct sdplace *s, enum op op, const char *path, const char *unit, pid_t pid,
@@ -379,6 +400,8 @@ call(struct sdplace *s, enum op op, const char *path, const char *unit, pid_t pi
 		free(def);
 		return -ENOMEM;
 	}
+	if (op == OP_SCOPE || op == OP_ATTACH)
+		supersede(s, pid);
 	k->s = s;
 	k->op = op;
 	k->pid = pid;
@@ -506,6 +529,8 @@ succeeded(struct call *k)
 	case OP_RESET:
 		break;
 	}
+	if ((k->op == OP_SLICE || k->op == OP_SCOPE) && s->hooks.made != NULL)
+		s->hooks.made(s->hooks.arg, k->path);
 }
 
 /* A call ended: send the moves that waited for it. */
@@ -789,13 +814,95 @@ t_get(void *arg, const struct hier *h, const char *path, const char *key, char *
 	return rc < 0 ? rc : cgfs_get(h, real, key, buf, len);
 }
 
+/* ---- ids, children, delegation: nft sets and what is left alone ---------------------- */
+
+/*
+ * The id of the unit standing for group path (its scope or slice), for
+ * the nft sets; -EINPROGRESS while it is noted or being started: the
+ * loop hears when it is (sdplace_hooks.made).
+ */
+static int
+t_id(void *arg, const struct hier *h, const char *path, uint64_t *id)
+{
+	struct sdplace *s = arg;
+	char real[4096];
+	const char *kind;
+
+	if (h->version != HIER_V2)
+		return -EINVAL;
+	if ((kind = existing(s, h, path, NULL)) != NULL) {
+		int rc = unit_cgroup(s, path, kind, real, sizeof(real));
+		return rc < 0 ? rc : cgfs_id(h, real, id);
+	}
+	if (pending_of(s, path) != NULL || starting(s, path, OP_SLICE) != NULL ||
+	    starting(s, path, OP_SCOPE) != NULL)
+		return -EINPROGRESS;
+	return -ENOENT;
+}
+
+static int
+t_id_live(void *arg, const struct hier *h, uint64_t id)
+{
+	return cgfs_id_live(h, id);
+}
+
+/* A listing of the layout's group rel (its slice's group real). */
+struct kids {
+	const struct sdplace *s;
+	const char *rel, *real;
+	int (*fn)(void *fnarg, const char *name);
+	void *fnarg;
+};
+
+/* A child directory of the slice: the next level's unit, or not ours. */
+static int
+kid(void *arg, const char *name)
+{
+	const struct kids *k = arg;
+	char real[4096], rel[RULES_DEST_MAX];
+	size_t n = strlen(k->rel);
+
+	if ((size_t)snprintf(real, sizeof(real), "%s/%s", k->real, name) >= sizeof(real) ||
+	    sdunit_logical(k->s->root, k->s->prefix, real, rel, sizeof(rel)) < 0 ||
+	    strncmp(rel, k->rel, n) != 0 || rel[n] != '/' || strchr(rel + n + 1, '/'))
+		return 0; /* another unit in the slice, or a group below a scope */
+	return k->fn(k->fnarg, rel + n + 1);
+}
+
+/* The layout's groups below group path: the units in its slice, by the
+ * names they stand for (the nft sets' walk, a former run's template
+ * groups).  A scope (a leaf) has none. */
 static int
 t_children(void *arg, const struct hier *h, const char *path,
 	   int (*fn)(void *fnarg, const char *name), void *fnarg)
 {
+	struct sdplace *s = arg;
+	char real[4096];
+	const char *rel = rel_of(s, path);
+
 	if (h->version == HIER_V1)
 		return cgfs_children(h, path, fn, fnarg);
-	return 0; /* the layout's tree is systemd's: nothing to walk */
+	if (rel == NULL)
+		return -EINVAL;
+	int rc = unit_cgroup(s, path, "slice", real, sizeof(real));
+	if (rc < 0)
+		return rc;
+	struct kids k = { s, rel, real, fn, fnarg };
+	rc = cgfs_children(h, real, kid, &k);
+	return rc == -ENOENT ? 0 : rc;
+}
+
+/* systemd's mark on a unit's group: delegated or not (cgfs_delegated). */
+struct mark {
+	const struct hier *h;
+};
+
+static int
+delegated(void *arg, const char *group)
+{
+	const struct mark *m = arg;
+
+	return cgfs_delegated(m->h, group);
 }
 
 static int
@@ -814,7 +921,9 @@ static int
 t_may_move(void *arg, const struct hier *h, const char *real, char *why, size_t len)
 {
 	struct sdplace *s = arg;
-	const char *no = sdunit_refusal(real, s->own[0] ? s->own : NULL);
+	struct mark m = { h };
+	const char *no = sdunit_refusal_delegated(real, s->own[0] ? s->own : NULL, s->root,
+						  s->prefix, delegated, &m);
 
 	if (no == NULL)
 		return 0;
@@ -1118,6 +1227,8 @@ sdplace_new(struct sdplace **out, const struct sdplace_hooks *hooks)
 				       .arg = s,
 				       .get = t_get,
 				       .children = t_children,
+				       .id = t_id,
+				       .id_live = t_id_live,
 				       .logical = t_logical,
 				       .may_move = t_may_move,
 				       .unit = t_unit,

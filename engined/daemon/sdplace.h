@@ -30,6 +30,10 @@ struct sdplace_hooks {
 	/* the connection broke with moves in flight, or came back: the
 	 * processes must be classified again */
 	void (*lost)(void *arg);
+	/* the unit standing for the layout's group path was started (its
+	 * group exists now: its id goes into its nft sets); NULL: nobody
+	 * is told */
+	void (*made)(void *arg, const char *path);
 	void *arg;
 };
 

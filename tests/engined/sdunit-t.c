@@ -4,13 +4,16 @@
  * for the unified layout's groups (escaping as systemd-escape does, the
  * chain of nested slices, and back), the root slice's prefix, the unit
  * a control group belongs to, the processes the systemd backend leaves
- * alone, and group settings as unit properties of systemd 252.
+ * alone (by their path, and by systemd's mark on a delegated unit's
+ * group through an injected reader), and group settings as unit
+ * properties of systemd 252.
  */
 #include "engined/core/sdunit.h"
 #include "tests/tap/tap.h"
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #define R "/cgengine.slice"
@@ -145,6 +148,63 @@ test_refusal(void)
 	   "a unit whose name only starts like the daemon's is not the daemon's");
 }
 
+/* The injected reader: the groups systemd marked delegated, and what
+ * it was asked about. */
+static const char *marked[] = { "/machine.slice/machine-c1.scope",
+				"/system.slice/podman.service" };
+static char asked_about[256];
+static int read_error;
+
+static int
+fake_delegated(void *arg, const char *group)
+{
+	snprintf(asked_about, sizeof(asked_about), "%s", group);
+	if (read_error != 0)
+		return read_error;
+	for (size_t i = 0; i < sizeof(marked) / sizeof(marked[0]); i++)
+		if (strcmp(group, marked[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static const char *
+refusal_d(const char *real)
+{
+	asked_about[0] = '\0';
+	return sdunit_refusal_delegated(real, "/system.slice/cgengined.service", R,
+					"cgengine", fake_delegated, NULL);
+}
+
+static void
+test_delegated(void)
+{
+	const char *no = refusal_d("/machine.slice/machine-c1.scope");
+
+	ok(no != NULL && strstr(no, "Delegate=yes") != NULL,
+	   "a process in a delegated scope's own group is left alone, and why");
+	is_string("/machine.slice/machine-c1.scope", asked_about,
+		  "the mark looked at is the unit's own group's");
+	ok(refusal_d("/system.slice/podman.service") != NULL, "so is a delegated service's");
+	ok(refusal_d("/system.slice/cron.service") == NULL,
+	   "a unit that is not delegated may be moved");
+	ok(refusal_d(R "/cgengine-a.slice/cgengine-a-b.scope") == NULL,
+	   "the backend's own scopes (delegated for attaching) may be moved");
+	is_string("", asked_about, "without looking at their mark");
+	ok(refusal_d(R "/cgengine-a.slice/other.scope") == NULL &&
+		   strcmp(asked_about, R "/cgengine-a.slice/other.scope") == 0,
+	   "a unit below the root slice not named by the layout is looked at");
+	ok(refusal_d("/init.scope") != NULL && asked_about[0] == '\0',
+	   "what sdunit_refusal refuses is refused without a look");
+	read_error = -ENOENT;
+	ok(refusal_d("/system.slice/podman.service") == NULL,
+	   "a group that is gone (-ENOENT) is not delegated");
+	read_error = -EIO;
+	no = refusal_d("/system.slice/cron.service");
+	ok(no != NULL && strstr(no, "cannot tell") != NULL,
+	   "a mark that cannot be read: left alone, and said so");
+	read_error = 0;
+}
+
 static void
 test_props(void)
 {
@@ -190,6 +250,7 @@ main(void)
 	test_names();
 	test_back();
 	test_refusal();
+	test_delegated();
 	test_props();
 	return tap_done();
 }

@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sdnft-t.c -- nft sets of group ids on a backend that makes its groups
+ * asynchronously, without root: the core over a stand-in for the
+ * systemd backend (sdplace.c needs PID 1) that, like it, only notes a
+ * unit at mkdir(), starts it at the move and makes its group when the
+ * start job runs, and lets systemd collect an empty scope.  The sets
+ * get a unit's id once it is started (core_group_made), not before; a
+ * scope collected and started again leaves its old id for the new
+ * one; a restart finds the units there and their ids, moving nothing.
+ */
+#include "engined/core/core.h"
+#include "engined/core/core_private.h"
+#include "engined/core/sdunit.h"
+#include "tests/lib/fixture.h"
+#include "tests/tap/tap.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NOBODY 65534
+#define ROOT   "/cgengine.slice"
+#define STUD   ROOT "/students"
+#define WWW    STUD "/www"
+#define SCOPE  ROOT "/cgengine-students.slice/cgengine-students-www.scope"
+
+/* ---- a stand-in for nf_tables: one set of ids per name --------------------- */
+
+static struct {
+	char name[32];
+	uint64_t ids[16];
+	size_t n;
+} sets[4];
+
+static size_t
+set_of(const struct nftset_ref *r)
+{
+	char name[600];
+
+	nftset_format(r, name, sizeof(name));
+	for (size_t i = 0; i < 4; i++)
+		if (strcmp(sets[i].name, name) == 0)
+			return i;
+	bail("no set %s", name);
+}
+
+static bool
+holds(size_t s, uint64_t id)
+{
+	for (size_t k = 0; k < sets[s].n; k++)
+		if (sets[s].ids[k] == id)
+			return true;
+	return false;
+}
+
+static int
+n_add(void *arg, const struct nftset_ref *r, const uint64_t *ids, size_t n)
+{
+	size_t s = set_of(r);
+
+	for (size_t i = 0; i < n; i++)
+		if (!holds(s, ids[i]) && sets[s].n < 16)
+			sets[s].ids[sets[s].n++] = ids[i];
+	return 0;
+}
+
+static int
+n_del(void *arg, const struct nftset_ref *r, const uint64_t *ids, size_t n)
+{
+	size_t s = set_of(r);
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < sets[s].n; k++)
+			if (sets[s].ids[k] == ids[i]) {
+				sets[s].ids[k] = sets[s].ids[--sets[s].n];
+				break;
+			}
+	return 0;
+}
+
+static int
+n_list(void *arg, const struct nftset_ref *r, uint64_t **ids, size_t *n)
+{
+	size_t s = set_of(r);
+
+	*ids = malloc((sets[s].n + 1) * sizeof(**ids));
+	if (*ids == NULL)
+		return -ENOMEM;
+	memcpy(*ids, sets[s].ids, sets[s].n * sizeof(**ids));
+	*n = sets[s].n;
+	return 0;
+}
+
+static const struct core_nft nft = { n_add, n_del, n_list, NULL };
+
+/* ---- a stand-in for systemd: units that start when asked ----------------------- */
+
+static struct unit {
+	char path[128]; /* the layout's group it stands for */
+	bool noted;	/* mkdir() noted it: started at the move */
+	bool started;	/* its group exists, with id */
+	uint64_t id;
+} units[8];
+static uint64_t next_id = 100;
+static unsigned moves; /* moves asked for */
+
+static struct unit *
+unit(const char *path, bool make)
+{
+	for (size_t i = 0; i < 8; i++)
+		if (strcmp(units[i].path, path) == 0)
+			return &units[i];
+	for (size_t i = 0; make && i < 8; i++)
+		if (units[i].path[0] == '\0') {
+			snprintf(units[i].path, sizeof(units[i].path), "%s", path);
+			return &units[i];
+		}
+	return NULL;
+}
+
+static int
+b_mkdir(void *arg, const struct hier *h, const char *path, bool *created)
+{
+	struct unit *u = unit(path, true);
+
+	*created = !u->started && !u->noted;
+	u->noted = !u->started;
+	return 0;
+}
+
+static int
+b_set(void *arg, const struct hier *h, const char *path, const char *key,
+      const char *value)
+{
+	return 0;
+}
+
+static int
+b_move(void *arg, const struct hier *h, const char *path, pid_t pid)
+{
+	struct unit *u = unit(path, false);
+
+	if (u == NULL || (!u->noted && !u->started))
+		return -ENOENT;
+	moves++;
+	return CORE_MOVE_QUEUED;
+}
+
+static int
+b_rmdir(void *arg, const struct hier *h, const char *path)
+{
+	return 0;
+}
+
+static bool
+b_is_empty(void *arg, const struct hier *h, const char *path)
+{
+	return false;
+}
+
+static void
+b_flush(void *arg)
+{
+}
+
+static int
+b_id(void *arg, const struct hier *h, const char *path, uint64_t *id)
+{
+	struct unit *u = unit(path, false);
+
+	if (u != NULL && u->started) {
+		*id = u->id;
+		return 0;
+	}
+	return u != NULL && u->noted ? -EINPROGRESS : -ENOENT;
+}
+
+static int
+b_id_live(void *arg, const struct hier *h, uint64_t id)
+{
+	for (size_t i = 0; i < 8; i++)
+		if (units[i].started && units[i].id == id)
+			return 1;
+	return 0;
+}
+
+static int
+b_children(void *arg, const struct hier *h, const char *path,
+	   int (*fn)(void *fnarg, const char *name), void *fnarg)
+{
+	size_t n = strlen(path);
+
+	for (size_t i = 0; i < 8; i++) {
+		const char *p = units[i].path;
+		if (units[i].started && strncmp(p, path, n) == 0 && p[n] == '/' &&
+		    strchr(p + n + 1, '/') == NULL)
+			(void)fn(fnarg, p + n + 1);
+	}
+	return 0;
+}
+
+static int
+b_logical(void *arg, const struct hier *h, const char *real, char *buf, size_t len)
+{
+	char rel[512];
+	int rc = sdunit_logical(ROOT, "cgengine", real, rel, sizeof(rel));
+
+	if (rc < 0)
+		return rc;
+	snprintf(buf, len, "%s%s", ROOT, rel);
+	return 0;
+}
+
+static const struct core_cgfs table = {
+	.mkdir = b_mkdir,
+	.set = b_set,
+	.move = b_move,
+	.rmdir = b_rmdir,
+	.is_empty = b_is_empty,
+	.flush = b_flush,
+	.id = b_id,
+	.id_live = b_id_live,
+	.children = b_children,
+	.logical = b_logical,
+};
+
+/* The start jobs run: each noted unit's group is made, and the backend
+ * says so (sdplace.c: JobRemoved "done" -> sdplace_hooks.made). */
+static void
+start_jobs(struct core *c)
+{
+	for (size_t i = 0; i < 8; i++)
+		if (units[i].noted) {
+			units[i].noted = false;
+			units[i].started = true;
+			units[i].id = next_id++;
+			core_group_made(c, units[i].path);
+		}
+}
+
+static int
+choose(void *arg, enum backend_kind kind, const char *root, const struct core_cgfs **out)
+{
+	*out = kind == BACKEND_SYSTEMD ? &table : NULL;
+	return 0;
+}
+
+/* ---- the tests -------------------------------------------------------------------- */
+
+static struct fixture fx;
+
+static void
+report_diag(void *arg, const char *msg)
+{
+	diag("%s", msg);
+}
+
+static struct core *
+new_core(void)
+{
+	struct report rep = { .fn = report_diag };
+	struct core_options o = {
+		.ov = { .config = fx.conf, .config_explicit = true },
+		.env = { .procroot = fx.proc,
+			 .mountinfo = fx.mountinfo,
+			 .cgfs = &fx.cgfs,
+			 .nft = &nft,
+			 .backend = choose },
+	};
+
+	fixture_current = &fx;
+	return core_new(&o, &rep);
+}
+
+static const char rules[] = "nobody       cpu      /students\n"
+			    "*:fx-www     net_cls  /www\n";
+static const char conf[] = "unified-layout = {\"cpu\", \"net_cls\"}\n"
+			   "backend = \"systemd\"\n"
+			   "group \"net_cls:/www\" { nft-set = {\"inet fw www\"} }\n"
+			   "group \"cpu:/students\" { nft-set = {\"inet fw students\"} }\n";
+
+static void
+exec_event(struct core *c, pid_t pid, double now)
+{
+	struct procev_event ev = fixture_event(PROCEV_EXEC, pid, 0);
+
+	core_event(c, &ev, now);
+	core_batch_done(c, now);
+}
+
+static void
+test_made_later(struct core *c)
+{
+	core_start(c, 1.0);
+	is_int(1, moves, "the browser's move is asked for");
+	ok(unit(WWW, false) != NULL && unit(WWW, false)->noted,
+	   "its scope is noted, not started yet");
+	is_int(0, sets[0].n + sets[1].n, "no id goes into a set before its unit is started");
+	start_jobs(c);
+	ok(sets[0].n == 1 && holds(0, unit(WWW, false)->id),
+	   "the scope's id goes into its set once it is started");
+	ok(sets[1].n == 1 && holds(1, unit(STUD, false)->id),
+	   "so does the slice's, into the set its group block names");
+}
+
+static void
+test_made_again(struct core *c)
+{
+	uint64_t old = unit(WWW, false)->id;
+
+	unit(WWW, false)->started = false; /* emptied: systemd collected it */
+	fixture_proc(&fx, 210, NOBODY, NOBODY, "/usr/bin/fx-www", 21, "/");
+	fixture_proc_v2(&fx, 210, "/user.slice/user-65534.slice/session-2.scope");
+	exec_event(c, 210, 2.0);
+	is_int(2, moves, "a new browser's move is asked for");
+	ok(unit(WWW, false)->noted, "and the scope is started again");
+	ok(holds(0, old), "the old id stays until the new scope is there");
+	start_jobs(c);
+	uint64_t id = unit(WWW, false)->id;
+	ok(id != old && holds(0, id), "the new scope's id is in the set");
+	ok(!holds(0, old) && sets[0].n == 1, "and the old one is not");
+}
+
+static void
+test_restart(void)
+{
+	uint64_t www = unit(WWW, false)->id, stud = unit(STUD, false)->id;
+
+	sets[0].n = sets[1].n = 0; /* emptied meanwhile (a firewall reload) */
+	fixture_proc_v2(&fx, 200, SCOPE);
+	fixture_proc_v2(&fx, 210, SCOPE);
+	moves = 0;
+	struct core *c = new_core();
+	if (c == NULL)
+		bail("cannot build a core over the fixture");
+	core_start(c, 10.0);
+	for (int i = 0; i < 100 && core_nft_syncing(c); i++)
+		core_timeout(c, 10.0 + i * 0.01);
+	is_int(0, moves, "a restart moves nothing: the processes are in their scope");
+	ok(sets[0].n == 1 && holds(0, www), "it finds the scope that is there and its id");
+	ok(sets[1].n == 1 && holds(1, stud), "and the slice's");
+	core_free(c);
+}
+
+int
+main(void)
+{
+	plan(13);
+	snprintf(sets[0].name, sizeof(sets[0].name), "inet fw www");
+	snprintf(sets[1].name, sizeof(sets[1].name), "inet fw students");
+	fixture_init(&fx);
+	fixture_v2(&fx, "cpu io memory pids", "/system.slice/cgengined.service");
+	fixture_files(&fx, conf, rules);
+	fixture_proc(&fx, 200, NOBODY, NOBODY, "/usr/bin/fx-www", 20, "/");
+	fixture_proc_v2(&fx, 200, "/user.slice/user-65534.slice/session-1.scope");
+	fixture_proc(&fx, getpid(), 0, 0, "/usr/sbin/cgengined", 70, "/");
+	fixture_proc_v2(&fx, getpid(), "/system.slice/cgengined.service");
+
+	struct core *c = new_core();
+	if (c == NULL)
+		bail("cannot build a core over the fixture");
+	test_made_later(c);
+	test_made_again(c);
+	core_free(c);
+	test_restart();
+	fixture_done(&fx);
+	return tap_done();
+}
