@@ -18,6 +18,9 @@
  * a scope that has gone (it was emptied and collected) is started
  * again, a scope that is loaded but dead (its start failed) is reset
  * (ResetFailedUnit) and started again, at most MAX_TRIES calls per move;
+ * from the second retry on, a move waits before it is sent again (0.1 s,
+ * doubled each time: a scope being collected is neither startable nor
+ * attachable until it has gone);
  * any other refusal is logged with systemd's error and the move given
  * up (the process is classified again at its next exec or rescan).
  * Moves of one process go one at a time, and attaches to a scope wait
@@ -42,7 +45,8 @@
 
 #define CALL_TIMEOUT_US                                                                  \
 	(10ull * 1000000) /* a call PID 1 has not answered by then is lost */
-#define MAX_TRIES      5  /* calls per move (start, attach, reset, start ...) */
+#define MAX_TRIES      8  /* calls per move (start, attach, reset, start ...) */
+#define RETRY_PAUSE_US 100000 /* before a second retry, doubled for each next one */
 #define PROPS_MAX      16 /* properties of one unit */
 #define BACKOFF_MAX    30 /* seconds between reconnection attempts, at most */
 #define PRIVATE_SOCKET "unix:path=/run/systemd/private"
@@ -64,6 +68,7 @@ struct call {
 	pid_t pid; /* OP_SCOPE, OP_ATTACH */
 	unsigned tries;
 	bool held;     /* an attach waiting for the scope's start call to be answered */
+	uint64_t send_at; /* held until then: a retry while its unit changes state */
 	char job[128]; /* a start call answered: its job, until JobRemoved */
 	uint64_t job_until;	   /* wait that long for it (monotonic us) */
 	char path[RULES_DEST_MAX]; /* the layout's group it is about */
@@ -461,6 +466,11 @@ retried(struct call *k, const sd_bus_error *e)
 		return false;
 	log_debug("systemd: %s for pid %d: %s; trying %s", k->unit, (int)k->pid,
 		  e->message, method[k->op]);
+	if (k->tries >= 2) { /* its unit is changing state: sent by release() */
+		k->held = true;
+		k->send_at = now_us() + ((uint64_t)RETRY_PAUSE_US << (k->tries - 2));
+		return true;
+	}
 	return send_call(k) == 0;
 }
 
@@ -538,14 +548,16 @@ static void
 release(struct sdplace *s)
 {
 	struct call *k;
+	uint64_t now = now_us();
 
 	for (;;) {
 		LIST_FOREACH (k, &s->calls, link)
-			if (k->held && !blocked(s, k))
+			if (k->held && k->send_at <= now && !blocked(s, k))
 				break;
 		if (k == NULL)
 			return;
 		k->held = false;
+		k->send_at = 0;
 		int rc = send_call(k);
 		if (rc < 0) {
 			s->hooks.done(s->hooks.arg, k->pid, rc);
@@ -1139,6 +1151,7 @@ sdplace_process(struct sdplace *s)
 		return;
 	}
 	jobs_expired(s);
+	release(s); /* the retries whose pause is over */
 	if (s->lost && sd_bus_is_ready(s->bus) > 0) {
 		s->lost = false;
 		s->backoff = 0;
@@ -1171,9 +1184,12 @@ sdplace_deadline(const struct sdplace *s)
 
 	if (sd_bus_get_timeout(s->bus, &t) < 0)
 		t = UINT64_MAX;
-	LIST_FOREACH (k, &s->calls, link)
+	LIST_FOREACH (k, &s->calls, link) {
 		if (k->job[0] != '\0' && k->job_until < t)
 			t = k->job_until;
+		if (k->held && k->send_at != 0 && k->send_at < t)
+			t = k->send_at;
+	}
 	return t;
 }
 
