@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The walls the build keeps: the core library (engined/core/libcore.a)
 # needs nothing of libev, sd-bus or the socket servers, its unit tests
-# link without libev, and only engined/daemon/ includes <ev.h>.
+# link without libev, and only engined/daemon/ includes <ev.h>; every
+# source, script and build file carries the licence's SPDX line.
 . "$SRCDIR/tests/tap/tap.sh"
 command -v nm >/dev/null || skip_all "needs nm (binutils)"
-plan 6
+plan 7
 
 lib="$BUILDDIR/engined/core/libcore.a"
 undef=$(nm -u "$lib" 2>/dev/null | awk '{print $NF}' | sort -u)
@@ -26,3 +27,16 @@ is "" "$(cd "$SRCDIR" && grep -l '#include <ev.h>' engined/core/*.[ch] rules/*.[
 	"<ev.h> only inside engined/daemon/"
 is "" "$(cd "$SRCDIR" && grep -lE '^#include "(engined/daemon/.*|daemon\.h|server\.h|listener\.h)"' engined/core/*.[ch] 2>/dev/null)" \
 	"no core file includes a header of the daemon"
+
+# the licence: sources, scripts (anything starting with #!) and build
+# files of the tree; not the generated ones (Makefile.in, configure)
+nospdx=$(cd "$SRCDIR" && find configure.ac Makefile.am engined rules lua kernel util \
+	tests bench examples scripts debian .ci -type f 2>/dev/null |
+	while read -r f; do
+		case "$f" in
+		*.[ch] | *.sh | *.am | *.ac | *.lua | */run) ;;
+		*) head -c 2 "$f" | grep -q '^#!' || continue ;;
+		esac
+		head -n 3 "$f" | grep -q 'SPDX-License-Identifier: GPL-2.0-or-later' || echo "$f"
+	done)
+is "" "$nospdx" "every source, script and build file has its SPDX line"
