@@ -269,6 +269,14 @@ struct core_cgfs {
 	 */
 	int (*prepare)(void *arg, const struct hier *h, const char *const *paths, size_t n,
 		       void (*keeper)(void *karg, pid_t pid, const char *path), void *karg);
+	/*
+	 * The exec gate's undo when an exec failed after the gate: put tgid
+	 * back into v2 group real, the group outside the layout (logical
+	 * says -ENOENT) that the gate took it from a moment before.  A
+	 * group of the layout goes back through move.  NULL: move with the
+	 * path (a backend whose paths are cgroupfs's).
+	 */
+	int (*restore)(void *arg, const struct hier *h, const char *real, pid_t tgid);
 };
 
 /* How the core changes nftables sets of cgroup ids; 0 or -errno (as

@@ -34,7 +34,9 @@
 #define COMM_LEN     16	  /* the kernel's command name, NUL included */
 
 /* A group the gate moved a process out of, in managed hierarchy idx
- * (-1: the unified layout's composed v2 group). */
+ * (-1: the unified layout's composed v2 group): from, as cgroupfs names
+ * it, and to, where the gate put it (the composed group: the layout's
+ * name, which a backend's logical gives back from a unit's group). */
 struct back {
 	int idx;
 	char *from, *to;
@@ -567,6 +569,26 @@ gate_deadline(const struct core *c)
 	return c->gate != NULL ? c->gate->next_due : 0;
 }
 
+/*
+ * Put pid back into the group b says the gate took it from.  The
+ * composed v2 group of a backend whose groups stand for the layout's
+ * (systemd's units): a unit of the layout by its layout name, through
+ * move (PID 1), any other group through restore.  0, CORE_MOVE_QUEUED
+ * or -errno.
+ */
+static int
+put_back(struct core *c, const struct hier *h, const struct back *b, pid_t pid)
+{
+	const struct core_cgfs *fs = c->env.cgfs;
+	char logical[RULES_DEST_MAX];
+
+	if (b->idx >= 0 || fs->logical == NULL)
+		return fs->move(fs->arg, h, b->from, pid);
+	if (fs->logical(fs->arg, h, b->from, logical, sizeof(logical)) == 0)
+		return fs->move(fs->arg, h, logical, pid);
+	return fs->restore != NULL ? fs->restore(fs->arg, h, b->from, pid) : -EOPNOTSUPP;
+}
+
 /* Move pid back out of the groups the gate put it in (those it is
  * still in); the count moved. */
 static unsigned
@@ -583,11 +605,17 @@ move_back(struct core *c, const struct flight *f)
 		const struct back *b = &f->v[k];
 		const struct hier *h = b->idx < 0 ? p->v2 : p->managed[b->idx];
 		const char *cur = task_cgroup_of(&c->snap_cg, h->name);
+		char logical[RULES_DEST_MAX];
 
+		/* b->to of the composed group is the layout's name (remember) */
+		if (cur != NULL && b->idx < 0 && fs->logical != NULL)
+			cur = fs->logical(fs->arg, h, cur, logical, sizeof(logical)) == 0
+				      ? logical
+				      : NULL;
 		if (cur == NULL || strcmp(cur, b->to) != 0)
 			continue; /* moved since, by someone else */
-		int rc = c->dry_run ? 0 : fs->move(fs->arg, h, b->from, pid);
-		if (rc == 0) {
+		int rc = c->dry_run ? 0 : put_back(c, h, b, pid);
+		if (rc >= 0) {
 			moved++;
 			log_notice("pid %d did not run the binary its exec was held for; "
 				   "moved back to %s:%s",

@@ -1035,6 +1035,19 @@ t_move_now(void *arg, const struct hier *h, const char *path, pid_t tgid)
 	return rc;
 }
 
+/*
+ * The gate's undo of a failed exec, into a group outside the layout
+ * (a session's scope, a service): PID 1 attaches processes only to
+ * delegated units, so this one write goes to cgroupfs -- the process
+ * returns to the unit systemd had it in a moment before, which systemd
+ * still tracks by that group.  Only the gate's own move is undone so.
+ */
+static int
+t_restore(void *arg, const struct hier *h, const char *real, pid_t tgid)
+{
+	return cgfs_move(h, real, tgid);
+}
+
 /* ---- connection ------------------------------------------------------------------------- */
 
 /* Hear when jobs end (JobRemoved): PID 1 signals the connections that
@@ -1249,7 +1262,8 @@ sdplace_new(struct sdplace **out, const struct sdplace_hooks *hooks)
 				       .may_move = t_may_move,
 				       .unit = t_unit,
 				       .move_now = t_move_now,
-				       .prepare = t_prepare };
+				       .prepare = t_prepare,
+				       .restore = t_restore };
 	find_own(s);
 	/* reachable?  The connection itself is made at first use: sd-bus
 	 * refuses a connection made before the daemon forked */

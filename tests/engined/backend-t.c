@@ -12,7 +12,8 @@
  * kept ready (a keeper each, placed like a process, never classified),
  * a held exec is placed through move_now only into a ready group, and
  * one that was not ready is a late move whose group is kept ready from
- * then on (not a template's).
+ * then on (not a template's); an exec that fails after the gate is
+ * undone: back to a session's scope (restore) or a class's (move).
  */
 #include "engined/core/core_private.h"
 #include "engined/core/core.h"
@@ -201,6 +202,13 @@ b_move_now(void *arg, const struct hier *h, const char *path, pid_t pid)
 	return 0;
 }
 
+static int
+b_restore(void *arg, const struct hier *h, const char *real, pid_t pid)
+{
+	note("restore %d %s", (int)pid, real);
+	return 0;
+}
+
 static const struct core_cgfs table = {
 	.mkdir = b_mkdir,
 	.set = b_set,
@@ -213,6 +221,7 @@ static const struct core_cgfs table = {
 	.unit = b_unit,
 	.move_now = b_move_now,
 	.prepare = b_prepare,
+	.restore = b_restore,
 };
 
 static int
@@ -348,6 +357,37 @@ test_gate(struct core *c)
 	is_int(2, (long long)st->gate_late, "a late move");
 	is_int(2, (long long)core_gate_ready(c), "and its group is not kept ready");
 
+}
+
+/* An exec that fails after the gate (no EXEC event, the old program):
+ * the process goes back where it was, found by the unit's layout name. */
+static void
+test_undo(struct core *c)
+{
+	const struct core_stats *st = core_stats(c);
+	uint64_t undone = st->gate_undone;
+	double t = 13.0, due = 13.0 + GATE_CONFIRM_SECONDS + 0.01;
+
+	fixture_proc(&fx, 604, NOBODY, NOBODY, "/bin/sh", 61, "/");
+	fixture_proc_v2(&fx, 604, "/user.slice/user-65534.slice/session-2.scope");
+	fixture_proc(&fx, 605, NOBODY, NOBODY, "/bin/sh", 62, "/");
+	fixture_proc_v2(&fx, 605, ROOT "/cgengine-default.slice/cgengine-default-www.scope");
+	fixture_proc(&fx, 606, NOBODY, NOBODY, "/bin/sh", 63, "/");
+	fixture_proc_v2(&fx, 606, "/user.slice/user-65534.slice/session-3.scope");
+	for (pid_t pid = 604; pid <= 606; pid++) {
+		is_int(GATE_PLACED, held(c, pid, "/usr/bin/fx-gated", t),
+		       "pid %d: a held exec placed at the gate", (int)pid);
+		fixture_proc_v2(&fx, pid, SCOPE); /* where move_now put it */
+	}
+	fixture_proc_v2(&fx, 606, "/user.slice/user-65534.slice/session-4.scope");
+	core_timeout(c, due);
+	ok(called("restore 604 /user.slice/user-65534.slice/session-2.scope"),
+	   "a failed exec goes back to its session's scope (restore: outside the layout)");
+	ok(called("move 605 " ROOT "/default/www"),
+	   "one from a class's scope goes back by the class's name (through PID 1)");
+	ok(!called("restore 606 /user.slice/user-65534.slice/session-3.scope"),
+	   "one moved elsewhere meanwhile stays");
+	is_int((long long)undone + 2, (long long)st->gate_undone, "two execs undone");
 	core_gate_prepare(c, false);
 	ok(nready == 0 && core_gate_ready(c) == 0, "the gate closed: no group kept ready");
 }
@@ -373,7 +413,7 @@ test_reload(struct core *c)
 int
 main(void)
 {
-	plan(48);
+	plan(55);
 	fixture_init(&fx);
 	fixture_v2(&fx, "cpu io memory pids", "/system.slice/cgengined.service");
 	fixture_files(&fx, conf, rules);
@@ -400,6 +440,7 @@ main(void)
 	test_place(c);
 	test_explain(c);
 	test_gate(c);
+	test_undo(c);
 	test_reload(c);
 	core_free(c);
 	fixture_done(&fx);
