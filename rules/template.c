@@ -5,6 +5,7 @@
 #include "rules_private.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,22 +40,60 @@ rules_dest_problem(const char *dest)
 }
 
 /*
+ * One expanded value is at most VALUE_MAX bytes: a longer one keeps its
+ * first bytes (at most VALUE_KEEP, never half a UTF-8 character), then
+ * '~' and 8 hex digits of a hash of the whole value.  Values come from
+ * users (a program's name): unbounded, they could make a group name the
+ * kernel or systemd refuses (a unit name is at most 255 bytes, and
+ * systemd writes each byte outside [A-Za-z0-9:_.] as 4), and so escape
+ * the class.  Two long names that start alike still differ.
+ */
+#define VALUE_MAX  48
+#define VALUE_KEEP (VALUE_MAX - 9)
+
+/* FNV-1a, 32 bits: short, stable across runs and machines. */
+static uint32_t
+value_hash(const char *v)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *v; v++)
+		h = (h ^ (unsigned char)*v) * 16777619u;
+	return h;
+}
+
+/*
  * Append one expanded value as a single path component: '/' and control
  * characters become '_' (a process may name itself "a\nb": that must not
  * forge a log line, and cgroupfs refuses a newline), and "." or ".."
- * (or an empty value) becomes "_".
+ * (or an empty value) becomes "_"; a long one is cut (VALUE_MAX).
  */
 static int
 put_value(char *buf, size_t len, size_t *o, const char *v)
 {
-	if (v[0] == '\0' || strcmp(v, ".") == 0 || strcmp(v, "..") == 0)
+	size_t n = strlen(v);
+	char tail[16] = "";
+
+	if (v[0] == '\0' || strcmp(v, ".") == 0 || strcmp(v, "..") == 0) {
 		v = "_";
-	for (; *v; v++) {
+		n = 1;
+	} else if (n > VALUE_MAX) {
+		snprintf(tail, sizeof(tail), "~%08x", (unsigned)value_hash(v));
+		n = VALUE_KEEP;
+		while (n > 0 && ((unsigned char)v[n] & 0xc0) == 0x80)
+			n--; /* v[n] continues a character: cut before it */
+	}
+	for (size_t i = 0; i < n; i++) {
 		if (*o + 1 >= len)
 			return -ENAMETOOLONG;
-		unsigned char c = (unsigned char)*v;
+		unsigned char c = (unsigned char)v[i];
 
-		buf[(*o)++] = c == '/' || c < 0x20 || c == 0x7f ? '_' : *v;
+		buf[(*o)++] = c == '/' || c < 0x20 || c == 0x7f ? '_' : v[i];
+	}
+	for (const char *c = tail; *c; c++) {
+		if (*o + 1 >= len)
+			return -ENAMETOOLONG;
+		buf[(*o)++] = *c;
 	}
 	return 0;
 }

@@ -492,3 +492,16 @@ sdunit_props(const char *key, const char *value, struct sdprop *out)
 		return one(p, "AllowedMemoryNodes", mask(value, p));
 	return -ENOTSUP;
 }
+
+void
+sdunit_description(const char *rel, const char *unit, char *out, size_t len)
+{
+	const char *name = rel[0] != '\0' ? rel : "root";
+
+	for (const unsigned char *c = (const unsigned char *)rel; *c; c++)
+		if (*c < 0x20 || *c >= 0x7f) {
+			name = unit;
+			break;
+		}
+	snprintf(out, len, "cgengine class %s", name);
+}

@@ -53,6 +53,14 @@ int sdunit_cgroup(const char *root, const char *prefix, const char *rel, const c
  */
 int sdunit_logical(const char *root, const char *prefix, const char *real, char *out,
 		   size_t len);
+/*
+ * The Description= of the unit standing for logical group rel (""
+ * for the root slice): "cgengine class /students/www".  A group name
+ * that is not printable ASCII (a template's value may be any bytes,
+ * which sd-bus refuses in a string unless UTF-8) gives the unit's
+ * name, which is.
+ */
+void sdunit_description(const char *rel, const char *unit, char *out, size_t len);
 /* The unit a control group path belongs to: its last component that
  * names a unit (".scope", ".service", ".slice", ...); -ENOENT for "/". */
 int sdunit_unit_of(const char *real, char *out, size_t len);

@@ -88,6 +88,7 @@ struct sdplace {
 	LIST_HEAD(, call) calls;
 	uint64_t retry_at; /* reconnect then (monotonic us; 0: connected) */
 	bool direct;	   /* on PID 1's private socket (no broker, no sender names) */
+	char pid1[64];	   /* on the system bus: PID 1's unique name, from its answers */
 	unsigned backoff;
 	bool lost; /* moves were lost: say so when connected again */
 	struct sdgate *gate; /* the exec gate's scopes made ahead, or NULL */
@@ -278,7 +279,9 @@ msg_start(struct call *k, sd_bus_message *m)
 	const char *rel = rel_of(k->s, k->path);
 	int rc;
 
-	snprintf(desc, sizeof(desc), "cgengine class %s", rel[0] ? rel : "root");
+	if (rel == NULL) /* a former root's group (a reload changed unified-root) */
+		return -EINVAL;
+	sdunit_description(rel, k->unit, desc, sizeof(desc));
 	if ((rc = sd_bus_message_append(m, "ss", k->unit, "fail")) < 0 ||
 	    (rc = sd_bus_message_open_container(m, 'a', "(sv)")) < 0 ||
 	    (rc = sd_bus_message_append(m, "(sv)", "Description", "s", desc)) < 0)
@@ -581,6 +584,9 @@ await_job(struct call *k, sd_bus_message *m)
 		return false;
 	memcpy(k->job, job, strlen(job) + 1);
 	k->job_until = now_us() + CALL_TIMEOUT_US;
+	const char *from = sd_bus_message_get_sender(m);
+	if (!k->s->direct && from != NULL && strlen(from) < sizeof(k->s->pid1))
+		memcpy(k->s->pid1, from, strlen(from) + 1); /* the broker's word */
 	return true;
 }
 
@@ -611,6 +617,12 @@ job_removed_cb(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 	uint32_t id;
 	struct call *k;
 
+	/* on the system bus anyone may send us a signal: only PID 1's counts
+	 * (the broker names the sender; the match's well-known name is not
+	 * checked for a signal sent to us directly) */
+	const char *from = sd_bus_message_get_sender(m);
+	if (!s->direct && (from == NULL || strcmp(from, s->pid1) != 0))
+		return 0;
 	if (sd_bus_message_read(m, "uoss", &id, &job, &unit, &result) < 0)
 		return 0;
 	LIST_FOREACH (k, &s->calls, link)
@@ -1066,7 +1078,7 @@ watch_jobs(struct sdplace *s)
 					      "org.freedesktop.systemd1.Manager",
 					      "Subscribe", NULL, NULL, NULL);
 	if (rc < 0) {
-		s->bus = sd_bus_flush_close_unref(s->bus);
+		s->bus = sd_bus_close_unref(s->bus);
 		return rc;
 	}
 	return 0;
@@ -1118,7 +1130,10 @@ disconnected(struct sdplace *s, int err)
 	struct call *k;
 	size_t moves = 0;
 
-	s->bus = sd_bus_flush_close_unref(s->bus); /* no callback runs after this */
+	/* no callback runs after this; nothing is flushed (a write to a
+	 * peer that does not read would block the loop) */
+	s->bus = sd_bus_close_unref(s->bus);
+	s->pid1[0] = '\0';
 	while ((k = LIST_FIRST(&s->calls)) != NULL) {
 		if (k->op == OP_SCOPE || k->op == OP_ATTACH) {
 			s->hooks.done(s->hooks.arg, k->pid, -ETIMEDOUT);
@@ -1271,7 +1286,7 @@ sdplace_new(struct sdplace **out, const struct sdplace_hooks *hooks)
 		free(s);
 		return rc;
 	}
-	s->bus = sd_bus_flush_close_unref(s->bus);
+	s->bus = sd_bus_close_unref(s->bus);
 	*out = s;
 	return 0;
 }
@@ -1300,11 +1315,10 @@ sdplace_free(struct sdplace *s)
 
 	if (s == NULL)
 		return;
-	if (s->bus != NULL) {
-		sdplace_flush(s);
-		/* what is queued goes out; answers are not waited for */
-		s->bus = sd_bus_flush_close_unref(s->bus);
-	}
+	/* what is queued is dropped: flushing could block on a PID 1 that
+	 * does not read, and nothing is lost -- a process whose move was
+	 * not made stays where it is and the next start classifies it */
+	s->bus = sd_bus_close_unref(s->bus);
 	while ((d = TAILQ_FIRST(&s->pending)) != NULL) {
 		TAILQ_REMOVE(&s->pending, d, link);
 		free(d);

@@ -58,6 +58,25 @@ test_names(void)
 	longseg[sizeof(longseg) - 1] = '\0';
 	is_int(-ENAMETOOLONG, sdunit_name("cgengine", longseg, "scope", out, sizeof(out)),
 	       "a name longer than systemd's 255 bytes is refused");
+	/* the longest value a template gives (48 bytes, rules/template.c),
+	 * every byte escaped, still makes a unit name: a program's name
+	 * cannot take its process out of its class */
+	char hostile[64] = "/students/";
+	memset(hostile + 10, 0xff, 48);
+	hostile[58] = '\0';
+	is_int(0, sdunit_name("cgengine", hostile, "scope", out, sizeof(out)),
+	       "a 48-byte template value of bytes systemd escapes fits");
+	is_int(18 + 48 * 4 + 6, (long long)strlen(out), "... in %zu bytes", strlen(out));
+	char desc[300];
+	sdunit_description("/students/www", "cgengine-students-www.scope", desc,
+			   sizeof(desc));
+	is_string("cgengine class /students/www", desc, "a unit's description");
+	sdunit_description(hostile, out, desc, sizeof(desc));
+	ok(strncmp(desc, "cgengine class cgengine-students-\\xff", 37) == 0,
+	   "... is the unit's (ASCII) name when the group's is not printable ASCII "
+	   "(sd-bus refuses a string that is not UTF-8)");
+	sdunit_description("", "cgengine.slice", desc, sizeof(desc));
+	is_string("cgengine class root", desc, "... and 'root' for the root slice");
 
 	is_int(0,
 	       sdunit_cgroup(R, "cgengine", "/students/default/www", "scope", out,

@@ -8,6 +8,7 @@
 #include "tests/tap/tap.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 static const struct rules_task task = {
@@ -61,7 +62,7 @@ main(void)
 	char buf[RULES_DEST_MAX];
 	size_t n = sizeof(cases) / sizeof(cases[0]);
 
-	plan((int)n + 16);
+	plan((int)n + 21);
 	for (size_t i = 0; i < n; i++) {
 		int rc = rules_expand(cases[i].tmpl, &task, buf, sizeof(buf));
 		is_string(cases[i].want, rc == 0 ? buf : NULL, "expand %s",
@@ -109,6 +110,31 @@ main(void)
 	is_string("/p/job_.py", expand("/p/%p", &t), "and scripts");
 	t.script = NULL;
 	is_string("/p/other", expand("/p/%p", &t), "%%p: the invoked name before exe");
+	/* a long value is cut, with a hash of the whole (a unit name is at
+	 * most 255 bytes, and systemd writes a byte it escapes as 4) */
+	t = task;
+	t.exe = "/x/a-program-with-a-name-of-sixty-characters-or-so-0123456789";
+	const char *cut = expand("/p/%p", &t);
+	ok(cut != NULL && strlen(cut) == 3 + 48 &&
+		   strncmp(cut, "/p/a-program-with-a-name-of-sixty-characte~", 43) == 0,
+	   "a value over 48 bytes keeps 39, then '~' and a hash: %s", cut ? cut : "(none)");
+	char first[RULES_DEST_MAX];
+	snprintf(first, sizeof(first), "%s", cut ? cut : "");
+	is_string(first, expand("/p/%p", &t), "the same name, the same group");
+	t.exe = "/x/a-program-with-a-name-of-sixty-characters-or-so-012345678X";
+	cut = expand("/p/%p", &t);
+	ok(cut != NULL && strcmp(cut, first) != 0 && strncmp(cut, first, 42) == 0,
+	   "a name that differs only after the cut has its own group");
+	t.exe = "/x/aa\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+		"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+		"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9";
+	cut = expand("/p/%p", &t);
+	ok(cut != NULL && strlen(cut) == 3 + 38 + 9 && cut[3 + 37] == '\xa9' &&
+		   cut[3 + 38] == '~',
+	   "a cut never splits a UTF-8 character (38 bytes kept, not 39)");
+	t.exe = "/x/exactly-forty-eight-bytes-long-name-0123456789ab";
+	is_string("/p/exactly-forty-eight-bytes-long-name-0123456789ab", expand("/p/%p", &t),
+		  "a value of 48 bytes stays whole");
 	is_int(-ENAMETOOLONG, rules_expand("/%u/%u", &task, buf, 8),
 	       "too long: -ENAMETOOLONG");
 	is_int(-ENAMETOOLONG, rules_expand("/abcdefgh", &task, buf, 4),
