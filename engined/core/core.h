@@ -215,6 +215,8 @@ struct core_cgfs {
 	int (*mkdir)(void *arg, const struct hier *h, const char *path, bool *created);
 	int (*set)(void *arg, const struct hier *h, const char *path, const char *key,
 		   const char *value);
+	/* ... -ENOBUFS: a queued move's backend is full; it asks for a
+	 * rescan once it drained (core_moves_lost) */
 	int (*move)(void *arg, const struct hier *h, const char *path, pid_t tgid);
 	int (*rmdir)(void *arg, const struct hier *h, const char *path);
 	bool (*is_empty)(void *arg, const struct hier *h, const char *path);

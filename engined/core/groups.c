@@ -444,6 +444,11 @@ groups_move_composed(struct core *c, const struct task *t)
 			 c->composed, why, c->at_gate ? ", at the exec gate" : "");
 	} else if (rc == -ESRCH) {
 		c->stats.vanished++;
+	} else if (rc == -ENOBUFS) { /* the backend's queue is full: it asks for a
+					rescan once it drains (core_moves_lost) */
+		c->stats.move_failures++;
+		log_debug("pid %d (%s): the backend is busy; unified:%s at a rescan",
+			  (int)t->pid, t->comm, c->composed);
 	} else if (rc == -EAGAIN && c->at_gate) {
 		gate_unready(c); /* counted late; its group kept ready from now on */
 		log_debug("pid %d (%s): unified:%s is not ready for the gate; placed after "

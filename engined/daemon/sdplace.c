@@ -49,6 +49,8 @@
 #define RETRY_PAUSE_US 100000 /* before a second retry, doubled for each next one */
 #define PROPS_MAX      16 /* properties of one unit */
 #define BACKOFF_MAX    30 /* seconds between reconnection attempts, at most */
+#define CALLS_MAX      512 /* calls in flight or held, at most: a move beyond waits
+			      for a rescan (a slow PID 1 must not grow the daemon) */
 #define PRIVATE_SOCKET "unix:path=/run/systemd/private"
 
 /* A unit mkdir() noted, not yet asked for. */
@@ -69,6 +71,8 @@ struct call {
 	unsigned tries;
 	bool held;     /* an attach waiting for the scope's start call to be answered */
 	uint64_t send_at; /* held until then: a retry while its unit changes state */
+	uint64_t start;	  /* held: its process's start time (UINT64_MAX: gone), so
+			     that a pid reused meanwhile is never moved */
 	char job[128]; /* a start call answered: its job, until JobRemoved */
 	uint64_t job_until;	   /* wait that long for it (monotonic us) */
 	char path[RULES_DEST_MAX]; /* the layout's group it is about */
@@ -86,6 +90,9 @@ struct sdplace {
 	char own[RULES_DEST_MAX]; /* the daemon's own unit's group */
 	TAILQ_HEAD(, unitdef) pending;
 	LIST_HEAD(, call) calls;
+	size_t ncalls, nheld;
+	bool full; /* a move was refused at CALLS_MAX: a rescan once below half */
+	const char *address; /* PID 1's socket, or NULL (sdplace_hooks) */
 	uint64_t retry_at; /* reconnect then (monotonic us; 0: connected) */
 	bool direct;	   /* on PID 1's private socket (no broker, no sender names) */
 	char pid1[64];	   /* on the system bus: PID 1's unique name, from its answers */
@@ -210,6 +217,36 @@ static bool
 is_move(const struct call *k)
 {
 	return k->op == OP_SCOPE || k->op == OP_ATTACH || k->op == OP_RESET;
+}
+
+/* Hold call k (sent later by release()), noting who its process is. */
+static void
+hold(struct call *k)
+{
+	if (!k->held)
+		k->s->nheld++;
+	k->held = true;
+	if (is_move(k) && k->start == 0 && task_start_time("/proc", k->pid, &k->start) < 0)
+		k->start = UINT64_MAX; /* gone already */
+}
+
+static void
+unhold(struct call *k)
+{
+	if (k->held)
+		k->s->nheld--;
+	k->held = false;
+	k->send_at = 0;
+}
+
+/* Is the process of held move k still the one it was held for? */
+static bool
+same_process(const struct call *k)
+{
+	uint64_t start;
+
+	return !is_move(k) || k->start == 0 ||
+	       (task_start_time("/proc", k->pid, &start) == 0 && start == k->start);
 }
 
 /*
@@ -371,6 +408,8 @@ send_call(struct call *k)
 static void
 call_free(struct call *k)
 {
+	unhold(k);
+	k->s->ncalls--;
 	LIST_REMOVE(k, link);
 	free(k->def);
 	free(k);
@@ -417,8 +456,9 @@ call(struct sdplace *s, enum op op, const char *path, const char *unit, pid_t pi
 	snprintf(k->path, sizeof(k->path), "%s", path);
 	snprintf(k->unit, sizeof(k->unit), "%s", unit);
 	LIST_INSERT_HEAD(&s->calls, k, link);
+	s->ncalls++;
 	if (is_move(k) && blocked(s, k)) {
-		k->held = true; /* sent by release() */
+		hold(k); /* sent by release() */
 		return 0;
 	}
 	int rc = send_call(k);
@@ -470,7 +510,7 @@ retried(struct call *k, const sd_bus_error *e)
 	log_debug("systemd: %s for pid %d: %s; trying %s", k->unit, (int)k->pid,
 		  e->message, method[k->op]);
 	if (k->tries >= 2) { /* its unit is changing state: sent by release() */
-		k->held = true;
+		hold(k);
 		k->send_at = now_us() + ((uint64_t)RETRY_PAUSE_US << (k->tries - 2));
 		return true;
 	}
@@ -553,14 +593,20 @@ release(struct sdplace *s)
 	struct call *k;
 	uint64_t now = now_us();
 
-	for (;;) {
+	while (s->nheld > 0) {
 		LIST_FOREACH (k, &s->calls, link)
 			if (k->held && k->send_at <= now && !blocked(s, k))
 				break;
 		if (k == NULL)
 			return;
-		k->held = false;
-		k->send_at = 0;
+		unhold(k);
+		if (!same_process(k)) {
+			log_debug("systemd: pid %d exited while its move into %s waited",
+				  (int)k->pid, k->unit);
+			s->hooks.done(s->hooks.arg, k->pid, -ESRCH);
+			call_free(k);
+			continue;
+		}
 		int rc = send_call(k);
 		if (rc < 0) {
 			s->hooks.done(s->hooks.arg, k->pid, rc);
@@ -763,6 +809,14 @@ t_move(void *arg, const struct hier *h, const char *path, pid_t tgid)
 
 	if (h->version == HIER_V1)
 		return cgfs_move(h, path, tgid);
+	if (s->ncalls >= CALLS_MAX) {
+		if (!s->full)
+			log_warning("systemd: %d calls to PID 1 in flight; further moves "
+				    "wait for a rescan once half of them are answered",
+				    CALLS_MAX);
+		s->full = true;
+		return -ENOBUFS;
+	}
 	if ((rc = unit_name(s, path, "scope", unit, sizeof(unit))) < 0)
 		return rc;
 	if ((d = pending_of(s, path)) != NULL) {
@@ -1022,10 +1076,13 @@ gate_supersede(struct sdplace *s, pid_t pid, const char *path)
 	if (!sent || unit_name(s, path, "scope", unit, sizeof(unit)) < 0 ||
 	    (n = calloc(1, sizeof(*n))) == NULL)
 		return;
-	*n = (struct call){ .s = s, .op = OP_ATTACH, .pid = pid, .held = job };
+	*n = (struct call){ .s = s, .op = OP_ATTACH, .pid = pid };
 	snprintf(n->path, sizeof(n->path), "%s", path);
 	snprintf(n->unit, sizeof(n->unit), "%s", unit);
 	LIST_INSERT_HEAD(&s->calls, n, link);
+	s->ncalls++;
+	if (job)
+		hold(n);
 	log_debug("systemd: pid %d has a move in flight; %s is asked for after it", (int)pid,
 		  unit);
 	if (!job && send_call(n) < 0)
@@ -1095,13 +1152,15 @@ connect_bus(struct sdplace *s)
 
 	if ((rc = sd_bus_new(&b)) < 0)
 		return rc;
-	if ((rc = sd_bus_set_address(b, PRIVATE_SOCKET)) >= 0 &&
+	if ((rc = sd_bus_set_address(b, s->address ? s->address : PRIVATE_SOCKET)) >= 0 &&
 	    (rc = sd_bus_start(b)) >= 0) {
 		s->bus = b;
 		s->direct = true;
 		return watch_jobs(s);
 	}
 	sd_bus_unref(b);
+	if (s->address != NULL)
+		return rc; /* a test's: no system bus */
 	b = NULL;
 	log_info("systemd: %s: %s; using the system bus", PRIVATE_SOCKET, strerror(-rc));
 	if ((rc = sd_bus_open_system(&b)) < 0)
@@ -1180,7 +1239,11 @@ sdplace_process(struct sdplace *s)
 	}
 	jobs_expired(s);
 	release(s); /* the retries whose pause is over */
-	if (s->lost && sd_bus_is_ready(s->bus) > 0) {
+	if (s->full && s->ncalls < CALLS_MAX / 2) {
+		s->full = false; /* the moves refused meanwhile: a rescan */
+		s->lost = true;
+	}
+	if (s->lost && !s->full && sd_bus_is_ready(s->bus) > 0) {
 		s->lost = false;
 		s->backoff = 0;
 		s->hooks.lost(s->hooks.arg);
@@ -1260,6 +1323,7 @@ sdplace_new(struct sdplace **out, const struct sdplace_hooks *hooks)
 	if (s == NULL)
 		return -ENOMEM;
 	s->hooks = *hooks;
+	s->address = hooks->address;
 	TAILQ_INIT(&s->pending);
 	LIST_INIT(&s->calls);
 	s->table = (struct core_cgfs){ .mkdir = t_mkdir,

@@ -35,10 +35,13 @@ struct sdplace_hooks {
 	 * is told */
 	void (*made)(void *arg, const char *path);
 	void *arg;
+	/* PID 1's socket as a D-Bus address; NULL: its private socket,
+	 * else the system bus (tests give a stand-in's) */
+	const char *address;
 };
 
 /* Connect to PID 1 (asynchronously); 0 or -errno.  Free with
- * sdplace_free (which sends what is queued, briefly blocking). */
+ * sdplace_free (what is queued and not sent yet is dropped). */
 int sdplace_new(struct sdplace **out, const struct sdplace_hooks *hooks) ENGINED_WUR;
 void sdplace_free(struct sdplace *s);
 /* Take root as the layout's root slice's group; 0 or -EINVAL. */

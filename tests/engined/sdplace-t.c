@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sdplace-t.c -- the systemd backend (engined/daemon/sdplace.c) against
+ * a stand-in for PID 1, without root: a D-Bus peer on a socket of the
+ * test's own that answers the Manager calls the backend makes
+ * (StartTransientUnit, AttachProcessesToUnit, Subscribe) when the test
+ * says so, over a directory that plays the unified hierarchy.  What a
+ * hostile or careless user could do to the backend:
+ *   - a PID 1 that does not answer: the calls in flight are capped, the
+ *     moves beyond are refused (-ENOBUFS) and a rescan is asked for once
+ *     half of them are answered;
+ *   - a held move whose process exits meanwhile is never sent (its pid
+ *     could be someone else's by then), one whose process lives is;
+ *   - a group name of bytes sd-bus refuses in a string (a template's
+ *     value) still starts its scope, described by the unit's name;
+ *   - a reload that changes unified-root while a move is in flight does
+ *     not crash the daemon when PID 1 then asks for the scope again.
+ */
+#include "engined/daemon/sdplace.h"
+#include "tests/tap/tap.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-id128.h>
+#include <unistd.h>
+
+#define ROOT "/cgengine.slice"
+#define WWW  ROOT "/students/www"
+#define WWW_SCOPE                                                                        \
+	ROOT "/cgengine-students.slice/cgengine-students-www.scope" /* its group */
+#define HELD_MAX 1024
+
+/* ---- the stand-in for PID 1 ---------------------------------------------------------- */
+
+static struct {
+	int listen_fd;
+	sd_bus *peer[8]; /* one per connection the backend made */
+	size_t npeers;
+	bool answer; /* answer calls at once (else hold them) */
+	sd_bus_message *held[HELD_MAX];
+	size_t nheld;
+	unsigned attaches, starts, jobs;
+	pid_t last_pid;
+	char last_desc[512];
+	const char *error; /* answer with this error instead */
+} pid1;
+
+static void
+reply(sd_bus_message *m)
+{
+	if (pid1.error != NULL) {
+		sd_bus_reply_method_errorf(m, pid1.error, "stand-in says %s", pid1.error);
+		return;
+	}
+	if (strcmp(sd_bus_message_get_member(m), "StartTransientUnit") != 0) {
+		sd_bus_reply_method_return(m, NULL);
+		return;
+	}
+	char job[64];
+	const char *unit = NULL;
+	snprintf(job, sizeof(job), "/org/freedesktop/systemd1/job/%u", ++pid1.jobs);
+	sd_bus_message_rewind(m, true);
+	(void)sd_bus_message_read(m, "s", &unit);
+	sd_bus_reply_method_return(m, "o", job);
+	sd_bus_emit_signal(sd_bus_message_get_bus(m), "/org/freedesktop/systemd1",
+			   "org.freedesktop.systemd1.Manager", "JobRemoved", "uoss",
+			   pid1.jobs, job, unit ? unit : "", "done");
+}
+
+/* Answer now, or keep the call for later. */
+static int
+take(sd_bus_message *m)
+{
+	if (pid1.answer || pid1.nheld == HELD_MAX) {
+		reply(m);
+		return 1;
+	}
+	pid1.held[pid1.nheld++] = sd_bus_message_ref(m);
+	return 1;
+}
+
+static void
+answer_held(void)
+{
+	for (size_t i = 0; i < pid1.nheld; i++) {
+		reply(pid1.held[i]);
+		sd_bus_message_unref(pid1.held[i]);
+	}
+	pid1.nheld = 0;
+}
+
+static int
+m_attach(sd_bus_message *m, void *arg, sd_bus_error *e)
+{
+	const char *unit, *sub;
+	uint32_t pid = 0;
+
+	pid1.attaches++;
+	if (sd_bus_message_read(m, "ss", &unit, &sub) >= 0 &&
+	    sd_bus_message_read(m, "au", 1, &pid) >= 0)
+		pid1.last_pid = (pid_t)pid;
+	return take(m);
+}
+
+static int
+m_start(sd_bus_message *m, void *arg, sd_bus_error *e)
+{
+	const char *unit, *mode, *name, *desc;
+
+	pid1.starts++;
+	pid1.last_desc[0] = '\0';
+	if (sd_bus_message_read(m, "ss", &unit, &mode) < 0 ||
+	    sd_bus_message_enter_container(m, 'a', "(sv)") < 0)
+		return take(m);
+	while (sd_bus_message_enter_container(m, 'r', "sv") > 0) {
+		if (sd_bus_message_read(m, "s", &name) < 0)
+			break;
+		if (strcmp(name, "Description") == 0 &&
+		    sd_bus_message_read(m, "v", "s", &desc) >= 0)
+			snprintf(pid1.last_desc, sizeof(pid1.last_desc), "%s", desc);
+		else
+			sd_bus_message_skip(m, "v");
+		sd_bus_message_exit_container(m);
+	}
+	return take(m);
+}
+
+static int
+m_plain(sd_bus_message *m, void *arg, sd_bus_error *e)
+{
+	return sd_bus_reply_method_return(m, NULL);
+}
+
+static const sd_bus_vtable manager[] = {
+	SD_BUS_VTABLE_START(0),
+	SD_BUS_METHOD("AttachProcessesToUnit", "ssau", "", m_attach, 0),
+	SD_BUS_METHOD("StartTransientUnit", "ssa(sv)a(sa(sv))", "o", m_start, 0),
+	SD_BUS_METHOD("Subscribe", "", "", m_plain, 0),
+	SD_BUS_VTABLE_END,
+};
+
+static void
+pid1_start(const char *sock)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+
+	if (strlen(sock) >= sizeof(a.sun_path))
+		bail("socket path too long: %s", sock);
+	memcpy(a.sun_path, sock, strlen(sock) + 1);
+	pid1.listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (pid1.listen_fd < 0 || bind(pid1.listen_fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    listen(pid1.listen_fd, 8) < 0)
+		bail("cannot listen on %s: %s", sock, strerror(errno));
+}
+
+/* A connection of the backend's: a peer-to-peer bus, PID 1's side. */
+static void
+pid1_accept(void)
+{
+	int fd = accept4(pid1.listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	sd_bus *b = NULL;
+	sd_id128_t id;
+
+	if (fd < 0)
+		return;
+	if (pid1.npeers == 8 || sd_bus_new(&b) < 0 || sd_bus_set_fd(b, fd, fd) < 0 ||
+	    sd_id128_randomize(&id) < 0 || sd_bus_set_server(b, 1, id) < 0 ||
+	    sd_bus_set_anonymous(b, 1) < 0 ||
+	    sd_bus_add_object_vtable(b, NULL, "/org/freedesktop/systemd1",
+				     "org.freedesktop.systemd1.Manager", manager, NULL) < 0 ||
+	    sd_bus_start(b) < 0) {
+		diag("the stand-in cannot serve a connection");
+		sd_bus_unref(b);
+		close(fd);
+		return;
+	}
+	pid1.peer[pid1.npeers++] = b;
+}
+
+/* Serve the connections; drop those the backend closed. */
+static void
+pid1_serve(void)
+{
+	for (size_t i = 0; i < pid1.npeers;) {
+		int r;
+
+		while ((r = sd_bus_process(pid1.peer[i], NULL)) > 0)
+			;
+		if (r < 0 || sd_bus_is_open(pid1.peer[i]) <= 0) {
+			sd_bus_close_unref(pid1.peer[i]);
+			pid1.peer[i] = pid1.peer[--pid1.npeers];
+			continue;
+		}
+		i++;
+	}
+}
+
+/* ---- the backend's side -------------------------------------------------------------- */
+
+static struct {
+	unsigned done_ok, done_gone, done_err, lost;
+	pid_t last_done;
+} seen;
+
+static void
+h_done(void *arg, pid_t pid, int rc)
+{
+	seen.last_done = pid;
+	if (rc == 0)
+		seen.done_ok++;
+	else if (rc == -ESRCH)
+		seen.done_gone++;
+	else
+		seen.done_err++;
+}
+
+static void
+h_lost(void *arg)
+{
+	seen.lost++;
+}
+
+/* Let both sides run until nothing moves for a while. */
+static void
+pump(struct sdplace *s)
+{
+	for (int quiet = 0; quiet < 5;) {
+		struct pollfd p[10];
+		size_t n = 0;
+
+		p[n++] = (struct pollfd){ .fd = pid1.listen_fd, .events = POLLIN };
+		if (sdplace_fd(s) >= 0)
+			p[n++] = (struct pollfd){ .fd = sdplace_fd(s),
+						  .events = (short)sdplace_events(s) };
+		for (size_t i = 0; i < pid1.npeers; i++)
+			p[n++] = (struct pollfd){ .fd = sd_bus_get_fd(pid1.peer[i]),
+						  .events = (short)sd_bus_get_events(
+							  pid1.peer[i]) };
+		int r = poll(p, n, 20);
+		quiet = r > 0 ? 0 : quiet + 1;
+		pid1_accept();
+		pid1_serve();
+		sdplace_process(s);
+		sdplace_flush(s);
+	}
+}
+
+static char dir[64];
+static struct hier v2;
+
+/* A group of the stand-in hierarchy that holds processes. */
+static void
+group(const char *path)
+{
+	char cmd[1024], file[1024];
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/cg%s'", dir, path);
+	if (system(cmd) != 0)
+		bail("%s", cmd);
+	snprintf(file, sizeof(file), "%s/cg%s/cgroup.events", dir, path);
+	if ((f = fopen(file, "w")) == NULL)
+		bail("cannot write %s", file);
+	fputs("populated 1\nfrozen 0\n", f);
+	fclose(f);
+}
+
+static pid_t
+sleeper(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	if (pid < 0)
+		bail("fork: %s", strerror(errno));
+	return pid;
+}
+
+static void
+test_cap(struct sdplace *s, const struct core_cgfs *t)
+{
+	unsigned refused = 0, queued = 0, other = 0;
+
+	pid1.answer = false;
+	for (pid_t pid = 100000; pid < 100600; pid++) {
+		int rc = t->move(t->arg, &v2, WWW, pid);
+		if (rc == -ENOBUFS)
+			refused++;
+		else if (rc == CORE_MOVE_QUEUED)
+			queued++;
+		else
+			other++;
+	}
+	pump(s);
+	is_int(512, queued, "a PID 1 that does not answer: 512 moves in flight");
+	is_int(88, refused, "... the 88 beyond are refused at once (-ENOBUFS)");
+	is_int(0, other, "... nothing else");
+	is_int(512, pid1.attaches, "... and PID 1 was asked 512 times");
+	is_int(0, seen.lost, "no rescan while the queue is full");
+	answer_held();
+	pump(s);
+	is_int(512, seen.done_ok, "PID 1 answers: 512 moves done");
+	is_int(1, seen.lost, "... and a rescan is asked for, once");
+	is_int(CORE_MOVE_QUEUED, t->move(t->arg, &v2, WWW, 100600),
+	       "a move is taken again");
+	pump(s);
+	answer_held();
+	pump(s);
+}
+
+static void
+test_gone(struct sdplace *s, const struct core_cgfs *t)
+{
+	pid_t a = sleeper(), b = sleeper();
+	unsigned attaches = pid1.attaches, gone = seen.done_gone, done = seen.done_ok;
+
+	pid1.answer = false;
+	is_int(CORE_MOVE_QUEUED, t->move(t->arg, &v2, WWW, a), "a move of a process");
+	is_int(CORE_MOVE_QUEUED, t->move(t->arg, &v2, WWW, a),
+	       "... and a second while the first is in flight (held)");
+	is_int(CORE_MOVE_QUEUED, t->move(t->arg, &v2, WWW, b), "the same for another");
+	is_int(CORE_MOVE_QUEUED, t->move(t->arg, &v2, WWW, b), "... twice");
+	pump(s);
+	is_int(attaches + 2, pid1.attaches, "PID 1 is asked once for each");
+	kill(a, SIGKILL);
+	waitpid(a, NULL, 0); /* its pid is free for anyone now */
+	answer_held();
+	pump(s);
+	is_int(attaches + 3, pid1.attaches,
+	       "the held move of the process that lives is sent");
+	is_int(b, pid1.last_pid, "... it is that one's");
+	is_int(gone + 1, seen.done_gone,
+	       "the held move of the one that exited is never sent (gone)");
+	answer_held();
+	pump(s);
+	is_int(done + 3, seen.done_ok, "the three moves sent are done");
+	kill(b, SIGKILL);
+	waitpid(b, NULL, 0);
+}
+
+static void
+test_description(struct sdplace *s, const struct core_cgfs *t)
+{
+	static const char name[] = ROOT "/students/\xff\xfe";
+	bool made = false;
+	unsigned starts = pid1.starts;
+
+	pid1.answer = true;
+	int rc = t->mkdir(t->arg, &v2, ROOT "/students", &made);
+	rc = rc < 0 ? rc : t->mkdir(t->arg, &v2, name, &made);
+	is_int(0, rc, "a group named with bytes that are not UTF-8 is noted");
+	is_int(CORE_MOVE_QUEUED, t->move(t->arg, &v2, name, getpid()),
+	       "... and a move into it is asked for");
+	pump(s);
+	ok(pid1.starts > starts, "PID 1 was asked to start its scope");
+	is_string("cgengine class cgengine-students-\\xff\\xfe.scope", pid1.last_desc,
+		  "described by the unit's name, which sd-bus takes");
+}
+
+static void
+test_reroot(struct sdplace *s, const struct core_cgfs *t)
+{
+	unsigned err = seen.done_err;
+
+	pid1.answer = false;
+	is_int(CORE_MOVE_QUEUED, t->move(t->arg, &v2, WWW, 100700), "a move in flight");
+	pump(s);
+	is_int(0, sdplace_configure(s, "/other.slice"), "a reload changes unified-root");
+	pid1.error = "org.freedesktop.systemd1.NoSuchUnit"; /* start it, then */
+	answer_held();
+	pump(s);
+	pid1.error = NULL;
+	is_int(err + 1, seen.done_err,
+	       "the scope of the former root is not started again: the move is given up");
+	is_int(100700, seen.last_done, "... that move");
+}
+
+int
+main(void)
+{
+	char sock[128], address[160];
+	struct sdplace *s = NULL;
+
+	plan(25);
+	snprintf(dir, sizeof(dir), "/tmp/cgetest-sdplace.XXXXXX");
+	if (mkdtemp(dir) == NULL)
+		bail("mkdtemp: %s", strerror(errno));
+	snprintf(sock, sizeof(sock), "%s/pid1.sock", dir);
+	snprintf(address, sizeof(address), "unix:path=%s", sock);
+	pid1_start(sock);
+	group(WWW_SCOPE);
+	char mount[128];
+	snprintf(mount, sizeof(mount), "%s/cg", dir);
+	v2 = (struct hier){ .name = "", .mount = mount, .version = HIER_V2 };
+
+	struct sdplace_hooks hooks = { .done = h_done, .lost = h_lost, .address = address };
+	if (sdplace_new(&s, &hooks) < 0 || sdplace_configure(s, ROOT) < 0)
+		bail("no backend over the stand-in");
+	const struct core_cgfs *t = sdplace_table(s);
+
+	test_cap(s, t);
+	test_gone(s, t);
+	test_description(s, t);
+	test_reroot(s, t);
+
+	sdplace_free(s);
+	for (size_t i = 0; i < pid1.npeers; i++)
+		sd_bus_flush_close_unref(pid1.peer[i]);
+	close(pid1.listen_fd);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		diag("cannot remove %s", dir);
+	return tap_done();
+}
