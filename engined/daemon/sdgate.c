@@ -18,7 +18,8 @@
  * keeper that has exited (its scope stopped by hand), or a write that
  * finds the scope gone, makes the group not ready: the exec is placed
  * after it, the core asks for the group again and a new keeper is
- * started.
+ * started.  A keeper that lives but never reached its scope (PID 1
+ * refused the move, the connection was lost) is placed again then.
  */
 #include "sdgate.h"
 #include "kernel/execgate.h"
@@ -52,6 +53,7 @@ struct sdgate {
 	int rfd, wfd; /* the keepers read rfd: EOF once the daemon has gone */
 	int maxfd;    /* descriptors a keeper closes: below this */
 	sdgate_scope_fn scope;
+	sdgate_busy_fn busy;
 	void *arg;
 };
 
@@ -160,6 +162,8 @@ start_keeper(struct sdgate *g, struct keeper *k)
 
 /* ---- what the backend's table calls ------------------------------------------------- */
 
+static bool in_scope(struct keeper *k);
+
 static struct keeper *
 find(struct sdgate *g, const char *path)
 {
@@ -234,8 +238,20 @@ sdgate_prepare(struct sdgate *g, const char *const *paths, size_t n,
 			rc = -ENOMEM;
 			continue;
 		}
-		if (alive(k) || (k->pid > 0 && mono() - k->started < RESTART_GAP))
+		if (mono() - k->started < RESTART_GAP && k->pid > 0)
 			continue;
+		if (alive(k)) {
+			/* its placement was refused or lost: it never gets there
+			 * by itself (a keeper is never classified) */
+			if (!in_scope(k) && !g->busy(g->arg, k->pid)) {
+				log_notice("exec gate: the keeper of unified:%s (pid %d) is "
+					   "not in its scope; placing it again",
+					   k->path, (int)k->pid);
+				k->started = mono();
+				keeper(karg, k->pid, k->path);
+			}
+			continue;
+		}
 		if (k->pid > 0)
 			log_notice("exec gate: the keeper of unified:%s (pid %d) has gone; "
 				   "starting another",
@@ -301,7 +317,7 @@ sdgate_move(struct sdgate *g, const struct hier *h, const char *path, pid_t tgid
 /* ---- life cycle ------------------------------------------------------------------------ */
 
 int
-sdgate_new(struct sdgate **out, sdgate_scope_fn scope, void *arg)
+sdgate_new(struct sdgate **out, sdgate_scope_fn scope, sdgate_busy_fn busy, void *arg)
 {
 	struct sdgate *g = calloc(1, sizeof(*g));
 	struct rlimit rl;
@@ -320,6 +336,7 @@ sdgate_new(struct sdgate **out, sdgate_scope_fn scope, void *arg)
 			   ? (int)rl.rlim_cur
 			   : 65536;
 	g->scope = scope;
+	g->busy = busy;
 	g->arg = arg;
 	*out = g;
 	return 0;

@@ -28,12 +28,18 @@ struct sdgate;
  * (sdplace.c names it); 0 or -errno. */
 typedef int (*sdgate_scope_fn)(void *arg, const char *path, char *out, size_t len);
 
+/* Is a move of pid on its way to PID 1 (sdplace.c knows)? */
+typedef bool (*sdgate_busy_fn)(void *arg, pid_t pid);
+
 /* 0 or -errno. */
-int sdgate_new(struct sdgate **out, sdgate_scope_fn scope, void *arg);
+int sdgate_new(struct sdgate **out, sdgate_scope_fn scope, sdgate_busy_fn busy, void *arg);
 /* Every keeper goes (they exit when they read the end of their pipe). */
 void sdgate_free(struct sdgate *g);
 /* As core_cgfs.prepare: keepers for exactly paths[0..n-1]; a keeper
- * that has died is started again, at most once a second per group. */
+ * that has died is started again, and one that lives outside its scope
+ * with no move of it on its way (PID 1 refused it, or the connection
+ * was lost) is handed to the core to be placed again -- either at most
+ * once a second per group. */
 int sdgate_prepare(struct sdgate *g, const char *const *paths, size_t n,
 		   void (*keeper)(void *karg, pid_t pid, const char *path), void *karg);
 /* As core_cgfs.move_now for the layout's group path. */

@@ -523,7 +523,7 @@ failed(struct call *k, const sd_bus_error *e)
 {
 	struct sdplace *s = k->s;
 	int err = sd_bus_error_get_errno(e);
-	bool move = k->op == OP_SCOPE || k->op == OP_ATTACH || k->op == OP_RESET;
+	bool move = is_move(k);
 
 	if (transport_error(e)) {
 		if (move) {
@@ -1028,6 +1028,19 @@ scope_cgroup(void *arg, const char *path, char *out, size_t len)
 	return unit_cgroup(arg, path, "scope", out, len);
 }
 
+/* Is a move of pid in flight or held? */
+static bool
+moving(void *arg, pid_t pid)
+{
+	const struct sdplace *s = arg;
+	const struct call *k;
+
+	LIST_FOREACH (k, &s->calls, link)
+		if (is_move(k) && k->pid == pid)
+			return true;
+	return false;
+}
+
 static int
 t_prepare(void *arg, const struct hier *h, const char *const *paths, size_t n,
 	  void (*keeper)(void *karg, pid_t pid, const char *path), void *karg)
@@ -1037,7 +1050,7 @@ t_prepare(void *arg, const struct hier *h, const char *const *paths, size_t n,
 
 	if (s->gate == NULL && n == 0)
 		return 0;
-	if (s->gate == NULL && (rc = sdgate_new(&s->gate, scope_cgroup, s)) < 0)
+	if (s->gate == NULL && (rc = sdgate_new(&s->gate, scope_cgroup, moving, s)) < 0)
 		return rc;
 	return sdgate_prepare(s->gate, paths, n, keeper, karg);
 }
@@ -1194,7 +1207,7 @@ disconnected(struct sdplace *s, int err)
 	s->bus = sd_bus_close_unref(s->bus);
 	s->pid1[0] = '\0';
 	while ((k = LIST_FIRST(&s->calls)) != NULL) {
-		if (k->op == OP_SCOPE || k->op == OP_ATTACH) {
+		if (is_move(k)) {
 			s->hooks.done(s->hooks.arg, k->pid, -ETIMEDOUT);
 			moves++;
 		}

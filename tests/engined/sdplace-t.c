@@ -14,7 +14,9 @@
  *   - a group name of bytes sd-bus refuses in a string (a template's
  *     value) still starts its scope, described by the unit's name;
  *   - a reload that changes unified-root while a move is in flight does
- *     not crash the daemon when PID 1 then asks for the scope again.
+ *     not crash the daemon when PID 1 then asks for the scope again;
+ *   - the exec gate's keeper whose move PID 1 refused is placed again
+ *     when the gate next asks for its group (at most once a second).
  */
 #include "engined/daemon/sdplace.h"
 #include "tests/tap/tap.h"
@@ -387,13 +389,62 @@ test_reroot(struct sdplace *s, const struct core_cgfs *t)
 	is_int(100700, seen.last_done, "... that move");
 }
 
+/* The exec gate's keepers, placed as the core would (groups_keep). */
+static pid_t keepers[8];
+static size_t nkeepers, placed;
+
+static void
+keeper_cb(void *karg, pid_t pid, const char *path)
+{
+	const struct core_cgfs *t = karg;
+
+	if (nkeepers < 8)
+		keepers[nkeepers++] = pid;
+	placed++;
+	if (t->move(t->arg, &v2, path, pid) != CORE_MOVE_QUEUED)
+		diag("the keeper's move was not asked for");
+}
+
+static void
+test_keeper(struct sdplace *s, const struct core_cgfs *t)
+{
+	const char *paths[] = { WWW };
+	unsigned attaches = pid1.attaches, err = seen.done_err;
+
+	pid1.answer = true;
+	pid1.error = "org.freedesktop.DBus.Error.AccessDenied";
+	is_int(0, t->prepare(t->arg, &v2, paths, 1, keeper_cb, (void *)t),
+	       "the gate wants a group ready: a keeper");
+	pump(s);
+	pid1.error = NULL;
+	ok(nkeepers == 1 && pid1.attaches == attaches + 1 && seen.done_err == err + 1,
+	   "its move is refused by PID 1");
+	is_int(0, t->prepare(t->arg, &v2, paths, 1, keeper_cb, (void *)t),
+	   "the gate asks again at once");
+	is_int(1, placed, "... not placed again within a second");
+	usleep(1100 * 1000);
+	is_int(0, t->prepare(t->arg, &v2, paths, 1, keeper_cb, (void *)t),
+	       "the gate asks again a second later");
+	pump(s);
+	ok(placed == 2 && nkeepers == 2 && keepers[1] == keepers[0],
+	   "the same keeper, alive but not in its scope, is placed again");
+	is_int(attaches + 2, pid1.attaches, "... PID 1 is asked");
+	is_int(0, t->prepare(t->arg, &v2, paths, 0, keeper_cb, (void *)t),
+	       "the gate closes");
+	pid_t r = 0;
+	for (int i = 0; i < 300 && r == 0; i++)
+		if ((r = waitpid(keepers[0], NULL, WNOHANG)) == 0)
+			usleep(10000);
+	is_int(keepers[0], r, "... and its keeper has exited");
+}
+
 int
 main(void)
 {
 	char sock[128], address[160];
 	struct sdplace *s = NULL;
 
-	plan(25);
+	plan(34);
 	snprintf(dir, sizeof(dir), "/tmp/cgetest-sdplace.XXXXXX");
 	if (mkdtemp(dir) == NULL)
 		bail("mkdtemp: %s", strerror(errno));
@@ -413,6 +464,7 @@ main(void)
 	test_cap(s, t);
 	test_gone(s, t);
 	test_description(s, t);
+	test_keeper(s, t);
 	test_reroot(s, t);
 
 	sdplace_free(s);
