@@ -49,6 +49,7 @@
 #define RETRY_PAUSE_US 100000 /* before a second retry, doubled for each next one */
 #define PROPS_MAX      16 /* properties of one unit */
 #define BACKOFF_MAX    30 /* seconds between reconnection attempts, at most */
+#define KNOWN_MAX      1024 /* scopes whose properties are remembered, at most */
 #define CALLS_MAX      512 /* calls in flight or held, at most: a move beyond waits
 			      for a rescan (a slow PID 1 must not grow the daemon) */
 #define PRIVATE_SOCKET "unix:path=/run/systemd/private"
@@ -60,6 +61,7 @@ struct unitdef {
 	size_t nprops;
 	TAILQ_ENTRY(unitdef) link;
 };
+TAILQ_HEAD(unitdef_head, unitdef);
 
 enum op { OP_SLICE, OP_SCOPE, OP_ATTACH, OP_SET, OP_STOP, OP_RESET };
 
@@ -88,7 +90,11 @@ struct sdplace {
 	char root[RULES_DEST_MAX]; /* the root slice's group, "/cgengine.slice" */
 	char prefix[SDUNIT_NAME_MAX];
 	char own[RULES_DEST_MAX]; /* the daemon's own unit's group */
-	TAILQ_HEAD(, unitdef) pending;
+	struct unitdef_head pending;
+	/* the properties of the scopes started, newest first: a scope
+	 * collected and started again by a retry gets them too */
+	struct unitdef_head known;
+	size_t nknown;
 	LIST_HEAD(, call) calls;
 	size_t ncalls, nheld;
 	bool full; /* a move was refused at CALLS_MAX: a rescan once below half */
@@ -279,6 +285,76 @@ pending_of(struct sdplace *s, const char *path)
 	return NULL;
 }
 
+/* ---- the properties of the scopes started ----------------------------------------- */
+
+static struct unitdef *
+known_of(struct sdplace *s, const char *path)
+{
+	struct unitdef *d;
+
+	TAILQ_FOREACH (d, &s->known, link)
+		if (strcmp(d->path, path) == 0)
+			return d;
+	return NULL;
+}
+
+/* Merge properties p[0..n-1] into what is known of the scope of path
+ * (a new one replaces the one of the same name). */
+static void
+know(struct sdplace *s, const char *path, const struct sdprop *p, size_t n)
+{
+	struct unitdef *d = known_of(s, path);
+
+	if (d != NULL) {
+		TAILQ_REMOVE(&s->known, d, link);
+	} else {
+		if ((d = calloc(1, sizeof(*d))) == NULL)
+			return;
+		snprintf(d->path, sizeof(d->path), "%s", path);
+		s->nknown++;
+	}
+	TAILQ_INSERT_HEAD(&s->known, d, link);
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+		while (j < d->nprops && strcmp(d->props[j].name, p[i].name) != 0)
+			j++;
+		if (j < PROPS_MAX)
+			d->props[j] = p[i];
+		if (j == d->nprops && j < PROPS_MAX)
+			d->nprops++;
+	}
+	if (s->nknown > KNOWN_MAX) {
+		struct unitdef *old = TAILQ_LAST(&s->known, unitdef_head);
+		TAILQ_REMOVE(&s->known, old, link);
+		free(old);
+		s->nknown--;
+	}
+}
+
+static void
+forget_known(struct sdplace *s)
+{
+	struct unitdef *d;
+
+	while ((d = TAILQ_FIRST(&s->known)) != NULL) {
+		TAILQ_REMOVE(&s->known, d, link);
+		free(d);
+	}
+	s->nknown = 0;
+}
+
+/* Move k, which was an attach, starts its scope: with the properties
+ * the scope had when it was started (or set since). */
+static void
+start_with_known(struct call *k)
+{
+	const struct unitdef *d = known_of(k->s, k->path);
+
+	k->op = OP_SCOPE;
+	if (k->def == NULL && d != NULL && (k->def = malloc(sizeof(*k->def))) != NULL)
+		*k->def = *d;
+}
+
 /* ---- calls ---------------------------------------------------------------------------- */
 
 static int reply_cb(sd_bus_message *m, void *userdata, sd_bus_error *ret);
@@ -457,6 +533,8 @@ call(struct sdplace *s, enum op op, const char *path, const char *unit, pid_t pi
 	snprintf(k->unit, sizeof(k->unit), "%s", unit);
 	LIST_INSERT_HEAD(&s->calls, k, link);
 	s->ncalls++;
+	if (op == OP_SCOPE && def != NULL)
+		know(s, path, def->props, def->nprops);
 	if (is_move(k) && blocked(s, k)) {
 		hold(k); /* sent by release() */
 		return 0;
@@ -499,7 +577,7 @@ retried(struct call *k, const sd_bus_error *e)
 	if (k->op == OP_SCOPE && is_error(e, "org.freedesktop.systemd1.UnitExists"))
 		k->op = OP_ATTACH; /* someone (a former run) made it: join it */
 	else if (k->op == OP_ATTACH && is_error(e, "org.freedesktop.systemd1.NoSuchUnit"))
-		k->op = OP_SCOPE; /* emptied and collected meanwhile: start it again */
+		start_with_known(k); /* emptied and collected meanwhile: start it again */
 	else if (k->op == OP_ATTACH &&
 		 (is_error(e, "org.freedesktop.systemd1.UnitInactive") ||
 		  (is_error(e, SD_BUS_ERROR_INVALID_ARGS) && e->message != NULL &&
@@ -708,7 +786,7 @@ reply_cb(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 	if (e == NULL && await_job(k, m))
 		return 0;	 /* job_end() says the rest */
 	if (k->op == OP_RESET) { /* whatever it said: start the scope again */
-		k->op = OP_SCOPE;
+		start_with_known(k);
 		if (k->tries < MAX_TRIES && send_call(k) == 0)
 			return 0;
 		s->hooks.done(s->hooks.arg, k->pid, -EIO);
@@ -779,6 +857,8 @@ t_set(void *arg, const struct hier *h, const char *path, const char *key,
 		return rc < 0 ? rc : -ENOMEM;
 	for (int i = 0; i < n; i++)
 		d->props[d->nprops++] = p[i];
+	if (kind != NULL && strcmp(kind, "scope") == 0)
+		know(s, path, p, (size_t)n);
 	return call(s, OP_SET, path, unit, 0, d);
 }
 
@@ -1338,6 +1418,7 @@ sdplace_new(struct sdplace **out, const struct sdplace_hooks *hooks)
 	s->hooks = *hooks;
 	s->address = hooks->address;
 	TAILQ_INIT(&s->pending);
+	TAILQ_INIT(&s->known);
 	LIST_INIT(&s->calls);
 	s->table = (struct core_cgfs){ .mkdir = t_mkdir,
 				       .set = t_set,
@@ -1374,6 +1455,8 @@ sdplace_configure(struct sdplace *s, const char *root)
 	if (root == NULL || sdunit_root_prefix(root, s->prefix, sizeof(s->prefix)) < 0)
 		return -EINVAL;
 	sdplace_flush(s); /* what the old root's levels noted */
+	if (strcmp(s->root, root) != 0)
+		forget_known(s);
 	snprintf(s->root, sizeof(s->root), "%s", root);
 	return 0;
 }
@@ -1402,6 +1485,7 @@ sdplace_free(struct sdplace *s)
 	}
 	while ((k = LIST_FIRST(&s->calls)) != NULL)
 		call_free(k);
+	forget_known(s);
 	sdgate_free(s->gate); /* the keepers exit; scopes with processes stay */
 	free(s);
 }

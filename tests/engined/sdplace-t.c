@@ -16,7 +16,9 @@
  *   - a reload that changes unified-root while a move is in flight does
  *     not crash the daemon when PID 1 then asks for the scope again;
  *   - the exec gate's keeper whose move PID 1 refused is placed again
- *     when the gate next asks for its group (at most once a second).
+ *     when the gate next asks for its group (at most once a second);
+ *   - a scope collected under a move is started again with its class's
+ *     settings.
  */
 #include "engined/daemon/sdplace.h"
 #include "tests/tap/tap.h"
@@ -53,14 +55,19 @@ static struct {
 	unsigned attaches, starts, jobs;
 	pid_t last_pid;
 	char last_desc[512];
+	char last_props[512]; /* "CPUWeight=300 " ...: the numbers a start set */
 	const char *error; /* answer with this error instead */
+	const char *error_once; /* ... the next call only */
 } pid1;
 
 static void
 reply(sd_bus_message *m)
 {
-	if (pid1.error != NULL) {
-		sd_bus_reply_method_errorf(m, pid1.error, "stand-in says %s", pid1.error);
+	const char *error = pid1.error_once ? pid1.error_once : pid1.error;
+
+	pid1.error_once = NULL;
+	if (error != NULL) {
+		sd_bus_reply_method_errorf(m, error, "stand-in says %s", error);
 		return;
 	}
 	if (strcmp(sd_bus_message_get_member(m), "StartTransientUnit") != 0) {
@@ -120,15 +127,26 @@ m_start(sd_bus_message *m, void *arg, sd_bus_error *e)
 
 	pid1.starts++;
 	pid1.last_desc[0] = '\0';
+	pid1.last_props[0] = '\0';
 	if (sd_bus_message_read(m, "ss", &unit, &mode) < 0 ||
 	    sd_bus_message_enter_container(m, 'a', "(sv)") < 0)
 		return take(m);
 	while (sd_bus_message_enter_container(m, 'r', "sv") > 0) {
 		if (sd_bus_message_read(m, "s", &name) < 0)
 			break;
+		const char *contents = NULL;
+		char type;
+		uint64_t u;
+		size_t n = strlen(pid1.last_props);
+		if (sd_bus_message_peek_type(m, &type, &contents) < 0)
+			break;
 		if (strcmp(name, "Description") == 0 &&
 		    sd_bus_message_read(m, "v", "s", &desc) >= 0)
 			snprintf(pid1.last_desc, sizeof(pid1.last_desc), "%s", desc);
+		else if (contents != NULL && strcmp(contents, "t") == 0 &&
+			 sd_bus_message_read(m, "v", "t", &u) >= 0)
+			snprintf(pid1.last_props + n, sizeof(pid1.last_props) - n,
+				 "%s=%llu ", name, (unsigned long long)u);
 		else
 			sd_bus_message_skip(m, "v");
 		sd_bus_message_exit_container(m);
@@ -147,6 +165,7 @@ static const sd_bus_vtable manager[] = {
 	SD_BUS_METHOD("AttachProcessesToUnit", "ssau", "", m_attach, 0),
 	SD_BUS_METHOD("StartTransientUnit", "ssa(sv)a(sa(sv))", "o", m_start, 0),
 	SD_BUS_METHOD("Subscribe", "", "", m_plain, 0),
+	SD_BUS_METHOD("SetUnitProperties", "sba(sv)", "", m_plain, 0),
 	SD_BUS_VTABLE_END,
 };
 
@@ -371,6 +390,38 @@ test_description(struct sdplace *s, const struct core_cgfs *t)
 		  "described by the unit's name, which sd-bus takes");
 }
 
+/* A scope collected under a move (the attach finds no unit) is started
+ * again with the properties it was started with, or set since. */
+static void
+test_props(struct sdplace *s, const struct core_cgfs *t)
+{
+	static const char lab[] = ROOT "/students/lab";
+	bool made;
+	unsigned starts = pid1.starts;
+
+	pid1.answer = true;
+	ok(t->mkdir(t->arg, &v2, ROOT "/students", &made) == 0 &&
+		   t->mkdir(t->arg, &v2, lab, &made) == 0 &&
+		   t->set(t->arg, &v2, lab, "cpu.weight", "300") == 0,
+	   "a class's leaf with a setting");
+	is_int(CORE_MOVE_QUEUED, t->move(t->arg, &v2, lab, 100800), "a move into it");
+	pump(s);
+	is_string("CPUWeight=300 ", pid1.last_props, "its scope is started with it");
+	group(ROOT "/cgengine-students.slice/cgengine-students-lab.scope");
+	pid1.error_once = "org.freedesktop.systemd1.NoSuchUnit";
+	is_int(CORE_MOVE_QUEUED, t->move(t->arg, &v2, lab, 100801),
+	       "another move: an attach, which finds the scope collected");
+	pump(s);
+	ok(pid1.starts >= starts + 2, "the scope is started again");
+	is_string("CPUWeight=300 ", pid1.last_props, "... with its setting");
+	t->set(t->arg, &v2, lab, "cpu.weight", "50"); /* runtime, at a reload */
+	pump(s);
+	pid1.error_once = "org.freedesktop.systemd1.NoSuchUnit";
+	t->move(t->arg, &v2, lab, 100802);
+	pump(s);
+	is_string("CPUWeight=50 ", pid1.last_props, "... or with the one set since");
+}
+
 static void
 test_reroot(struct sdplace *s, const struct core_cgfs *t)
 {
@@ -444,7 +495,7 @@ main(void)
 	char sock[128], address[160];
 	struct sdplace *s = NULL;
 
-	plan(34);
+	plan(41);
 	snprintf(dir, sizeof(dir), "/tmp/cgetest-sdplace.XXXXXX");
 	if (mkdtemp(dir) == NULL)
 		bail("mkdtemp: %s", strerror(errno));
@@ -465,6 +516,7 @@ main(void)
 	test_gone(s, t);
 	test_description(s, t);
 	test_keeper(s, t);
+	test_props(s, t);
 	test_reroot(s, t);
 
 	sdplace_free(s);
