@@ -18,7 +18,9 @@
  *   - the exec gate's keeper whose move PID 1 refused is placed again
  *     when the gate next asks for its group (at most once a second);
  *   - a scope collected under a move is started again with its class's
- *     settings.
+ *     settings;
+ *   - a scope being collected (refusing attach and start alike) is
+ *     tried again after a pause that doubles, eight calls at most.
  */
 #include "engined/daemon/sdplace.h"
 #include "tests/tap/tap.h"
@@ -33,6 +35,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-id128.h>
 #include <unistd.h>
@@ -58,13 +61,27 @@ static struct {
 	char last_props[512]; /* "CPUWeight=300 " ...: the numbers a start set */
 	const char *error; /* answer with this error instead */
 	const char *error_once; /* ... the next call only */
+	unsigned refusals;	/* refuse that many more moves as a collected scope does */
+	double at[16];		/* when the moves refused came (monotonic s) */
+	unsigned nat;
 } pid1;
 
 static void
 reply(sd_bus_message *m)
 {
 	const char *error = pid1.error_once ? pid1.error_once : pid1.error;
+	const char *member = sd_bus_message_get_member(m);
 
+	if (pid1.refusals > 0 && (strcmp(member, "AttachProcessesToUnit") == 0 ||
+				  strcmp(member, "StartTransientUnit") == 0)) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if (pid1.nat < 16)
+			pid1.at[pid1.nat++] = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+		pid1.refusals--; /* a scope being collected: not there, yet there */
+		error = member[0] == 'A' ? "org.freedesktop.systemd1.NoSuchUnit"
+					 : "org.freedesktop.systemd1.UnitExists";
+	}
 	pid1.error_once = NULL;
 	if (error != NULL) {
 		sd_bus_reply_method_errorf(m, error, "stand-in says %s", error);
@@ -422,6 +439,48 @@ test_props(struct sdplace *s, const struct core_cgfs *t)
 	is_string("CPUWeight=50 ", pid1.last_props, "... or with the one set since");
 }
 
+/* A scope being collected refuses both an attach (no such unit) and a
+ * start (it exists): the move is tried again after a pause that grows,
+ * at most eight calls. */
+static void
+test_retry(struct sdplace *s, const struct core_cgfs *t)
+{
+	unsigned ok0 = seen.done_ok, err0 = seen.done_err;
+	pid_t a = sleeper(), b = sleeper(); /* a waiting move checks its process */
+
+	pid1.answer = true;
+	pid1.nat = 0;
+	pid1.refusals = 3;
+	is_int(CORE_MOVE_QUEUED, t->move(t->arg, &v2, WWW, a),
+	       "a move into a scope being collected");
+	for (int i = 0; i < 20 && seen.done_ok == ok0; i++)
+		pump(s);
+	is_int(ok0 + 1, seen.done_ok, "refused three times, then done");
+	ok(pid1.nat == 3 && pid1.at[1] - pid1.at[0] < 0.09 &&
+		   pid1.at[2] - pid1.at[1] >= 0.09,
+	   "the first retry at once, the second after a pause (%.3f s, %.3f s)",
+	   pid1.nat == 3 ? pid1.at[1] - pid1.at[0] : -1.0,
+	   pid1.nat == 3 ? pid1.at[2] - pid1.at[1] : -1.0);
+
+	pid1.nat = 0;
+	pid1.refusals = 100;
+	is_int(CORE_MOVE_QUEUED, t->move(t->arg, &v2, WWW, b), "one never let in");
+	for (int i = 0; i < 200 && seen.done_err == err0; i++)
+		pump(s);
+	pid1.refusals = 0;
+	is_int(err0 + 1, seen.done_err, "is given up");
+	ok(pid1.nat == 8, "after eight calls (%u)", pid1.nat);
+	ok(pid1.nat == 8 && pid1.at[7] - pid1.at[6] >= 2 * (pid1.at[6] - pid1.at[5]) - 0.05 &&
+		   pid1.at[6] - pid1.at[5] >= 1.5,
+	   "the pause doubles each time (%.2f s, then %.2f s)",
+	   pid1.nat == 8 ? pid1.at[6] - pid1.at[5] : -1.0,
+	   pid1.nat == 8 ? pid1.at[7] - pid1.at[6] : -1.0);
+	kill(a, SIGKILL);
+	kill(b, SIGKILL);
+	waitpid(a, NULL, 0);
+	waitpid(b, NULL, 0);
+}
+
 static void
 test_reroot(struct sdplace *s, const struct core_cgfs *t)
 {
@@ -495,7 +554,7 @@ main(void)
 	char sock[128], address[160];
 	struct sdplace *s = NULL;
 
-	plan(41);
+	plan(48);
 	snprintf(dir, sizeof(dir), "/tmp/cgetest-sdplace.XXXXXX");
 	if (mkdtemp(dir) == NULL)
 		bail("mkdtemp: %s", strerror(errno));
@@ -517,6 +576,7 @@ main(void)
 	test_description(s, t);
 	test_keeper(s, t);
 	test_props(s, t);
+	test_retry(s, t);
 	test_reroot(s, t);
 
 	sdplace_free(s);
