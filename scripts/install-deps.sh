@@ -9,7 +9,7 @@ apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
     build-essential autoconf automake pkg-config \
     libconfuse-dev libnl-3-dev libev-dev liblua5.4-dev libjansson-dev \
-    libnftnl-dev libmnl-dev libsystemd-dev nftables \
+    libnftnl-dev libmnl-dev libsystemd-dev nftables dbus-daemon \
     cgroup-tools procps passwd util-linux jq valgrind \
     clang libclang-rt-14-dev \
     qemu-system-x86 qemu-utils mmdebstrap e2fsprogs xz-utils \

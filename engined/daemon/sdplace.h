@@ -38,6 +38,7 @@ struct sdplace_hooks {
 	/* PID 1's socket as a D-Bus address; NULL: its private socket,
 	 * else the system bus (tests give a stand-in's) */
 	const char *address;
+	bool address_is_bus; /* address is a message bus's (as the system bus) */
 };
 
 /* Connect to PID 1 (asynchronously); 0 or -errno.  Free with

@@ -20,12 +20,16 @@
  *   - a scope collected under a move is started again with its class's
  *     settings;
  *   - a scope being collected (refusing attach and start alike) is
- *     tried again after a pause that doubles, eight calls at most.
+ *     tried again after a pause that doubles, eight calls at most;
+ *   - on a message bus (the system bus when PID 1's private socket
+ *     cannot be used) a job's end sent by another client is not taken
+ *     (a private dbus-daemon stands in for the bus).
  */
 #include "engined/daemon/sdplace.h"
 #include "tests/tap/tap.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -64,6 +68,10 @@ static struct {
 	unsigned refusals;	/* refuse that many more moves as a collected scope does */
 	double at[16];		/* when the moves refused came (monotonic s) */
 	unsigned nat;
+	char caller[64];	/* the sender of the last call (on a bus) */
+	bool no_job_end;	/* keep a start job running until job_end() */
+	char job[64], unit[256];
+	sd_bus *job_bus;
 } pid1;
 
 static void
@@ -97,15 +105,34 @@ reply(sd_bus_message *m)
 	sd_bus_message_rewind(m, true);
 	(void)sd_bus_message_read(m, "s", &unit);
 	sd_bus_reply_method_return(m, "o", job);
+	if (pid1.no_job_end) {
+		snprintf(pid1.job, sizeof(pid1.job), "%s", job);
+		snprintf(pid1.unit, sizeof(pid1.unit), "%s", unit ? unit : "");
+		pid1.job_bus = sd_bus_message_get_bus(m);
+		return;
+	}
 	sd_bus_emit_signal(sd_bus_message_get_bus(m), "/org/freedesktop/systemd1",
 			   "org.freedesktop.systemd1.Manager", "JobRemoved", "uoss",
 			   pid1.jobs, job, unit ? unit : "", "done");
+}
+
+/* The start job kept running ends now. */
+static void
+job_end(void)
+{
+	sd_bus_emit_signal(pid1.job_bus, "/org/freedesktop/systemd1",
+			   "org.freedesktop.systemd1.Manager", "JobRemoved", "uoss", pid1.jobs,
+			   pid1.job, pid1.unit, "done");
 }
 
 /* Answer now, or keep the call for later. */
 static int
 take(sd_bus_message *m)
 {
+	const char *from = sd_bus_message_get_sender(m);
+
+	if (from != NULL)
+		snprintf(pid1.caller, sizeof(pid1.caller), "%s", from);
 	if (pid1.answer || pid1.nheld == HELD_MAX) {
 		reply(m);
 		return 1;
@@ -548,13 +575,126 @@ test_keeper(struct sdplace *s, const struct core_cgfs *t)
 	is_int(keepers[0], r, "... and its keeper has exited");
 }
 
+/* ---- on a message bus: a job's end only from PID 1 ------------------------------- */
+
+static const char busconf[] =
+	"<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"
+	" \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
+	"<busconfig><type>custom</type><listen>unix:path=%s</listen>"
+	"<auth>EXTERNAL</auth><policy context=\"default\">"
+	"<allow user=\"*\"/><allow own=\"*\"/><allow send_destination=\"*\"/>"
+	"<allow receive_sender=\"*\"/></policy></busconfig>\n";
+
+static sd_bus *
+bus_client(const char *address)
+{
+	sd_bus *b = NULL;
+
+	if (sd_bus_new(&b) < 0 || sd_bus_set_address(b, address) < 0 ||
+	    sd_bus_set_bus_client(b, 1) < 0 || sd_bus_start(b) < 0)
+		bail("cannot connect to the test's bus %s", address);
+	return b;
+}
+
+static void
+test_spoof(void)
+{
+	char conf[128], sock[128], address[160];
+	FILE *f;
+
+	snprintf(conf, sizeof(conf), "%s/bus.conf", dir);
+	snprintf(sock, sizeof(sock), "%s/bus.sock", dir);
+	snprintf(address, sizeof(address), "unix:path=%s", sock);
+	if (access("/usr/bin/dbus-daemon", X_OK) != 0) {
+		skip(8, "no dbus-daemon to stand in for the system bus");
+		return;
+	}
+	if ((f = fopen(conf, "w")) == NULL)
+		bail("cannot write %s", conf);
+	fprintf(f, busconf, sock);
+	fclose(f);
+	pid_t broker = fork();
+	if (broker == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		if (null >= 0)
+			dup2(null, 2); /* its complaints about limits */
+		execl("/usr/bin/dbus-daemon", "dbus-daemon", "--nofork", "--nosyslog",
+		      "--config-file", conf, (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 500 && access(sock, F_OK) != 0; i++)
+		usleep(10000);
+
+	/* PID 1's stand-in owns systemd's name on that bus */
+	sd_bus *standin = bus_client(address), *attacker = bus_client(address);
+	ok(sd_bus_add_object_vtable(standin, NULL, "/org/freedesktop/systemd1",
+				    "org.freedesktop.systemd1.Manager", manager, NULL) >= 0 &&
+		   sd_bus_request_name(standin, "org.freedesktop.systemd1", 0) >= 0,
+	   "a stand-in for PID 1 on a message bus");
+	pid1.peer[pid1.npeers++] = standin;
+	pid1.peer[pid1.npeers++] = attacker;
+
+	struct sdplace *s = NULL;
+	struct sdplace_hooks hooks = { .done = h_done,
+				       .lost = h_lost,
+				       .address = address,
+				       .address_is_bus = true };
+	if (sdplace_new(&s, &hooks) < 0 || sdplace_configure(s, ROOT) < 0)
+		bail("no backend on the test's bus");
+	const struct core_cgfs *t = sdplace_table(s);
+	static const char path[] = ROOT "/students/bus";
+	bool made;
+	unsigned done = seen.done_ok;
+
+	pid1.answer = true;
+	pid1.no_job_end = true;
+	pid1.job[0] = '\0';
+	is_int(CORE_MOVE_QUEUED,
+	       t->mkdir(t->arg, &v2, path, &made) < 0 ? -1
+						    : t->move(t->arg, &v2, path, getpid()),
+	       "a move that starts a scope, over the bus");
+	pump(s);
+	ok(pid1.job[0] != '\0' && pid1.caller[0] == ':',
+	   "PID 1 answered with its start job (%s), which has not ended", pid1.job);
+	is_int(done, seen.done_ok, "... so the move is not done");
+
+	/* another client of the bus sends the job's end, to the daemon only
+	 * (a broadcast would not pass the broker's match on the sender) */
+	sd_bus_message *m = NULL;
+	int rc = sd_bus_message_new_signal(attacker, &m, "/org/freedesktop/systemd1",
+					   "org.freedesktop.systemd1.Manager", "JobRemoved");
+	if (rc >= 0)
+		rc = sd_bus_message_set_destination(m, pid1.caller);
+	if (rc >= 0)
+		rc = sd_bus_message_append(m, "uoss", pid1.jobs, pid1.job, pid1.unit, "done");
+	if (rc >= 0)
+		rc = sd_bus_send(attacker, m, NULL);
+	sd_bus_message_unref(m);
+	is_int(1, rc >= 0, "another client sends the daemon that job's end");
+	pump(s);
+	is_int(done, seen.done_ok, "... which is not taken: the move is still not done");
+	job_end();
+	pump(s);
+	is_int(done + 1, seen.done_ok, "PID 1's own JobRemoved ends it");
+	pid1.no_job_end = false;
+
+	sdplace_free(s);
+	pid1.npeers -= 2;
+	sd_bus_flush_close_unref(standin);
+	sd_bus_flush_close_unref(attacker);
+	kill(broker, SIGTERM);
+	int st = 0;
+	waitpid(broker, &st, 0);
+	ok(WIFSIGNALED(st) || WIFEXITED(st), "the test's bus stopped");
+}
+
 int
 main(void)
 {
 	char sock[128], address[160];
 	struct sdplace *s = NULL;
 
-	plan(48);
+	plan(56);
 	snprintf(dir, sizeof(dir), "/tmp/cgetest-sdplace.XXXXXX");
 	if (mkdtemp(dir) == NULL)
 		bail("mkdtemp: %s", strerror(errno));
@@ -578,6 +718,7 @@ main(void)
 	test_props(s, t);
 	test_retry(s, t);
 	test_reroot(s, t);
+	test_spoof();
 
 	sdplace_free(s);
 	for (size_t i = 0; i < pid1.npeers; i++)
