@@ -10,6 +10,8 @@
 #   - N gated execs as a student and N as root each read their own
 #     /proc/self/cgroup as their first action: every one is already in
 #     its scope (0 misplaced), every one placed at the gate, none late
+#   - an exec that fails after the gate (ENOEXEC): the process is moved
+#     out of the gate's scope again, and classified as it is
 #   - a scope stopped by hand: the next gated exec is placed after its
 #     exec (late), a new keeper is started and the following ones are
 #     placed at the gate again
@@ -20,7 +22,7 @@
 #     process) and places at the gate again
 # The unit gets the gate's capabilities from a drop-in, as the docs say.
 . ./lib.sh
-plan 24
+plan 27
 
 install_dest
 getent group students >/dev/null || groupadd students || bail "groupadd students"
@@ -43,10 +45,13 @@ cat >/etc/cgrules.conf <<'EOF'
 @students                    cpu      /students
 *:/usr/local/bin/gateprobe   net_cls  /www
 *:/usr/local/bin/gatesleep   net_cls  /www
+*:/usr/local/bin/gatebad     net_cls  /www
 EOF
 # gateprobe's first action after the exec is to print its own group
 cp /bin/cat /usr/local/bin/gateprobe
 cp /usr/bin/sleep /usr/local/bin/gatesleep
+printf 'this is not a program\n' >/usr/local/bin/gatebad # ENOEXEC
+chmod 755 /usr/local/bin/gatebad
 cgengined --check >/dev/null || bail "cgengined --check refuses the configuration"
 
 R=/cgengine.slice
@@ -77,8 +82,8 @@ counter() { cgenginectl --json status | sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p";
 journal_mark
 timeout 120 systemctl start cgengined
 is active "$(prop cgengined ActiveState)" "the daemon runs on the systemd backend with exec-gate = true"
-ok "its gate is open, holds both binaries and keeps two groups ready" \
-	sh -c 'cgenginectl status | grep -q "exec gate: *2 of 2 binaries held" &&
+ok "its gate is open, holds the three binaries and keeps two groups ready" \
+	sh -c 'cgenginectl status | grep -q "exec gate: *3 of 3 binaries held" &&
 		cgenginectl status | grep -q "2 groups kept ready"'
 ok "the students' scope is made ahead, with its keeper in it" wait_for 30 keeper_in $SCOPE_S
 ok "and the default class's" wait_for 30 keeper_in $SCOPE_D
@@ -103,6 +108,18 @@ is 0 $((l1 - l0)) "none late"
 	cgenginectl status; systemctl list-units --no-pager --all 'cgengine*'
 	systemd-cgls --no-pager $R
 } >out/sdgate-diag.txt 2>&1
+
+# an exec that fails after the gate: execfail (tests/lib/execfail.c,
+# built by the host) execs the file that is not a program, then prints
+# its group at once and 4 s later
+u0=$(counter gate_undone)
+res=$(as_stud1 ./execfail /usr/local/bin/gatebad "" 4000)
+is 0 "$?" "a student's exec of a gated file that is not a program fails (ENOEXEC)"
+is "$SCOPE_S" "${res% *}" "the gate had placed the process in $ST"
+is "$R/cgengine-students.slice/cgengine-students-default.scope" "${res#* }" \
+	"... and it left that scope when the exec did not happen (classified as it is)"
+diag "undone by the gate: $(($(counter gate_undone) - u0)); $(journal_since -u cgengined |
+	grep 'did not run the binary' | tail -n 1)"
 
 # a scope stopped by hand: the keeper goes with it, and comes back
 systemctl stop $DF
