@@ -20,9 +20,12 @@
 #     collected, no cgengine unit is left failed and no keeper is left
 #   - a restart makes the scopes again (joining the one that has a
 #     process) and places at the gate again
+#   - the daemon stopped as a whole (SIGSTOP): a gated exec waits until
+#     systemd's watchdog ends the daemon, then runs; the unit restarts
+#     and keeps its groups ready again, with new keepers only
 # The unit gets the gate's capabilities from a drop-in, as the docs say.
 . ./lib.sh
-plan 27
+plan 31
 
 install_dest
 getent group students >/dev/null || groupadd students || bail "groupadd students"
@@ -156,6 +159,22 @@ ok "started again: a keeper joins the scope that has a process" \
 		keeper_in $SCOPE_S && keeper_in $SCOPE_D"
 sleep 1
 is 0 "$(misplaced 10 $SCOPE_S as_stud1)" "and gated execs are placed at the gate again"
+
+# the daemon stopped as a whole: systemd's watchdog (WatchdogSec=)
+MAIN=$(prop cgengined MainPID)
+kill -STOP "$MAIN"
+rm -f /tmp/sdgate-ran
+(/usr/local/bin/gateprobe /proc/self/cgroup >/tmp/sdgate-ran </dev/null &)
+sleep 3
+ok "a gated exec waits for the stopped daemon" test ! -s /tmp/sdgate-ran
+ok "until systemd's watchdog ends the daemon, and then it runs" \
+	wait_for 60 test -s /tmp/sdgate-ran
+ok "the unit is started again, its groups made ready again" \
+	wait_for 90 sh -c '[ "$(systemctl show -p MainPID --value cgengined)" != "'"$MAIN"'" ] &&
+		[ "$(systemctl show -p ActiveState --value cgengined)" = active ] &&
+		cgenginectl status | grep -q "2 groups kept ready"'
+ok "with new keepers only (the stopped daemon's exited with it)" \
+	wait_for 30 sh -c '[ "$(pgrep -c -x cgengine-keep)" = 2 ]'
 
 kill $S
 systemctl stop cgengined
