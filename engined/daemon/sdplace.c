@@ -98,8 +98,6 @@ struct sdplace {
 	LIST_HEAD(, call) calls;
 	size_t ncalls, nheld;
 	bool full; /* a move was refused at CALLS_MAX: a rescan once below half */
-	const char *address; /* PID 1's socket, or NULL (sdplace_hooks) */
-	bool address_is_bus;
 	uint64_t retry_at; /* reconnect then (monotonic us; 0: connected) */
 	bool direct;	   /* on PID 1's private socket (no broker, no sender names) */
 	char pid1[64];	   /* on the system bus: PID 1's unique name, from its answers */
@@ -275,36 +273,43 @@ blocked(const struct sdplace *s, const struct call *k)
 	return false;
 }
 
+/* The unit of group path in list (pending or known), or NULL. */
+static struct unitdef *
+def_of(struct unitdef_head *list, const char *path)
+{
+	struct unitdef *d;
+
+	TAILQ_FOREACH (d, list, link)
+		if (strcmp(d->path, path) == 0)
+			return d;
+	return NULL;
+}
+
 static struct unitdef *
 pending_of(struct sdplace *s, const char *path)
 {
-	struct unitdef *d;
-
-	TAILQ_FOREACH (d, &s->pending, link)
-		if (strcmp(d->path, path) == 0)
-			return d;
-	return NULL;
+	return def_of(&s->pending, path);
 }
 
-/* ---- the properties of the scopes started ----------------------------------------- */
-
-static struct unitdef *
-known_of(struct sdplace *s, const char *path)
+static void
+defs_free(struct unitdef_head *list)
 {
 	struct unitdef *d;
 
-	TAILQ_FOREACH (d, &s->known, link)
-		if (strcmp(d->path, path) == 0)
-			return d;
-	return NULL;
+	while ((d = TAILQ_FIRST(list)) != NULL) {
+		TAILQ_REMOVE(list, d, link);
+		free(d);
+	}
 }
+
+/* ---- the properties of the scopes started ----------------------------------------- */
 
 /* Merge properties p[0..n-1] into what is known of the scope of path
  * (a new one replaces the one of the same name). */
 static void
 know(struct sdplace *s, const char *path, const struct sdprop *p, size_t n)
 {
-	struct unitdef *d = known_of(s, path);
+	struct unitdef *d = def_of(&s->known, path);
 
 	if (d != NULL) {
 		TAILQ_REMOVE(&s->known, d, link);
@@ -335,12 +340,7 @@ know(struct sdplace *s, const char *path, const struct sdprop *p, size_t n)
 static void
 forget_known(struct sdplace *s)
 {
-	struct unitdef *d;
-
-	while ((d = TAILQ_FIRST(&s->known)) != NULL) {
-		TAILQ_REMOVE(&s->known, d, link);
-		free(d);
-	}
+	defs_free(&s->known);
 	s->nknown = 0;
 }
 
@@ -349,7 +349,7 @@ forget_known(struct sdplace *s)
 static void
 start_with_known(struct call *k)
 {
-	const struct unitdef *d = known_of(k->s, k->path);
+	const struct unitdef *d = def_of(&k->s->known, k->path);
 
 	k->op = OP_SCOPE;
 	if (k->def == NULL && d != NULL && (k->def = malloc(sizeof(*k->def))) != NULL)
@@ -1241,13 +1241,14 @@ watch_jobs(struct sdplace *s)
 static int
 connect_bus(struct sdplace *s)
 {
+	const char *address = s->hooks.address; /* a test's, or NULL */
 	sd_bus *b = NULL;
 	int rc;
 
 	if ((rc = sd_bus_new(&b)) < 0)
 		return rc;
-	if (s->address_is_bus) { /* a test's stand-in for the system bus */
-		if ((rc = sd_bus_set_address(b, s->address)) < 0 ||
+	if (address != NULL && s->hooks.address_is_bus) { /* the system bus's stand-in */
+		if ((rc = sd_bus_set_address(b, address)) < 0 ||
 		    (rc = sd_bus_set_bus_client(b, 1)) < 0 || (rc = sd_bus_start(b)) < 0) {
 			sd_bus_unref(b);
 			return rc;
@@ -1256,14 +1257,14 @@ connect_bus(struct sdplace *s)
 		s->direct = false;
 		return watch_jobs(s);
 	}
-	if ((rc = sd_bus_set_address(b, s->address ? s->address : PRIVATE_SOCKET)) >= 0 &&
+	if ((rc = sd_bus_set_address(b, address ? address : PRIVATE_SOCKET)) >= 0 &&
 	    (rc = sd_bus_start(b)) >= 0) {
 		s->bus = b;
 		s->direct = true;
 		return watch_jobs(s);
 	}
 	sd_bus_unref(b);
-	if (s->address != NULL)
+	if (address != NULL)
 		return rc; /* a test's: no system bus */
 	b = NULL;
 	log_info("systemd: %s: %s; using the system bus", PRIVATE_SOCKET, strerror(-rc));
@@ -1427,8 +1428,6 @@ sdplace_new(struct sdplace **out, const struct sdplace_hooks *hooks)
 	if (s == NULL)
 		return -ENOMEM;
 	s->hooks = *hooks;
-	s->address = hooks->address;
-	s->address_is_bus = hooks->address != NULL && hooks->address_is_bus;
 	TAILQ_INIT(&s->pending);
 	TAILQ_INIT(&s->known);
 	LIST_INIT(&s->calls);
@@ -1482,7 +1481,6 @@ sdplace_table(struct sdplace *s)
 void
 sdplace_free(struct sdplace *s)
 {
-	struct unitdef *d;
 	struct call *k;
 
 	if (s == NULL)
@@ -1491,10 +1489,7 @@ sdplace_free(struct sdplace *s)
 	 * does not read, and nothing is lost -- a process whose move was
 	 * not made stays where it is and the next start classifies it */
 	s->bus = sd_bus_close_unref(s->bus);
-	while ((d = TAILQ_FIRST(&s->pending)) != NULL) {
-		TAILQ_REMOVE(&s->pending, d, link);
-		free(d);
-	}
+	defs_free(&s->pending);
 	while ((k = LIST_FIRST(&s->calls)) != NULL)
 		call_free(k);
 	forget_known(s);
