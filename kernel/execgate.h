@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define EXECGATE_WUR __attribute__((warn_unused_result))
+#include "util/attr.h"
 
 /* A binary, as an event's descriptor or a path identifies it. */
 struct execgate_file {
@@ -43,13 +43,13 @@ struct execgate_file {
  * says so).  The descriptor, or -errno (-EINVAL/-ENOSYS: no fanotify
  * or no FAN_OPEN_EXEC_PERM, Linux < 5.0).
  */
-int execgate_open(bool *pidfds) EXECGATE_WUR;
+int execgate_open(bool *pidfds) ATTR_WUR;
 
 /* Mark the inode path names (links followed) so that its execs wait
  * for an answer; its identity into f.  0 or -errno. */
-int execgate_mark(int gfd, const char *path, struct execgate_file *f) EXECGATE_WUR;
+int execgate_mark(int gfd, const char *path, struct execgate_file *f) ATTR_WUR;
 /* Take the mark off the inode path names now; 0 or -errno. */
-int execgate_unmark(int gfd, const char *path) EXECGATE_WUR;
+int execgate_unmark(int gfd, const char *path) ATTR_WUR;
 
 /* One exec held by the kernel until it is answered. */
 struct execgate_event {
@@ -66,9 +66,9 @@ struct execgate_event {
  * closed (execgate_close).
  */
 int execgate_read(int gfd, void *buf, size_t len, struct execgate_event *ev,
-		  size_t max) EXECGATE_WUR;
+		  size_t max) ATTR_WUR;
 /* The binary of an event's descriptor; 0 or -errno. */
-int execgate_stat(int fd, struct execgate_file *f) EXECGATE_WUR;
+int execgate_stat(int fd, struct execgate_file *f) ATTR_WUR;
 /* Let the exec held by event descriptor fd go on.  0 or -errno. */
 int execgate_allow(int gfd, int fd);
 /* Close an event's descriptors. */
@@ -98,15 +98,15 @@ void execgate_creds(const struct execgate_file *f, bool no_new_privs, uid_t *eui
  * program until the exec is done.
  */
 int
-execgate_runs(const char *procroot, pid_t pid, uint64_t dev, uint64_t ino) EXECGATE_WUR;
+execgate_runs(const char *procroot, pid_t pid, uint64_t dev, uint64_t ino) ATTR_WUR;
 
 /* ---- the directories of the marked binaries (inotify) -------------------- */
 
 /* An inotify descriptor (non-blocking, close-on-exec), or -errno. */
-int execgate_dirs_open(void) EXECGATE_WUR;
+int execgate_dirs_open(void) ATTR_WUR;
 /* Watch directory dir for names made, renamed into place or removed;
  * the watch descriptor or -errno. */
-int execgate_dir_watch(int ifd, const char *dir) EXECGATE_WUR;
+int execgate_dir_watch(int ifd, const char *dir) ATTR_WUR;
 
 /* What happened to a name in a watched directory. */
 enum execgate_dir_change {
@@ -124,6 +124,6 @@ enum execgate_dir_change {
 int execgate_dirs_read(int ifd,
 		       void (*fn)(void *arg, int wd, enum execgate_dir_change change,
 				  const char *name),
-		       void *arg) EXECGATE_WUR;
+		       void *arg) ATTR_WUR;
 
 #endif

@@ -24,7 +24,6 @@
 
 #include "util/util.h"
 
-#define KERNEL_WUR __attribute__((warn_unused_result))
 
 /* ---- hierarchies ------------------------------------------------------ */
 
@@ -50,7 +49,7 @@ struct hier_list {
  * entry per hierarchy (the first mount of each, preferring mounts of
  * the hierarchy's root).  Free with hier_list_free.
  */
-int hier_discover(const char *mountinfo, struct hier_list *out) KERNEL_WUR;
+int hier_discover(const char *mountinfo, struct hier_list *out) ATTR_WUR;
 void hier_list_free(struct hier_list *l);
 
 /*
@@ -122,7 +121,7 @@ struct task {
  * Snapshot thread group pid from procroot (normally "/proc"): one read
  * of status, plus what `what` asks for.  -ESRCH when the task is gone.
  */
-int task_read(const char *procroot, pid_t pid, unsigned what, struct task *t) KERNEL_WUR;
+int task_read(const char *procroot, pid_t pid, unsigned what, struct task *t) ATTR_WUR;
 
 /*
  * Given the executable and the NUL-separated command line of a task,
@@ -134,13 +133,13 @@ void task_script_from_cmdline(const char *exe, const char *cmdline, size_t len, 
 			      size_t outlen);
 
 /* The NUL-separated command line of pid into buf; bytes or -errno. */
-int task_read_cmdline(const char *procroot, pid_t pid, char *buf, size_t len) KERNEL_WUR;
+int task_read_cmdline(const char *procroot, pid_t pid, char *buf, size_t len) ATTR_WUR;
 
 /*
  * Start time of pid (clock ticks since boot, field 22 of stat): with
  * the pid it identifies a process even after the pid is reused.
  */
-int task_start_time(const char *procroot, pid_t pid, uint64_t *start) KERNEL_WUR;
+int task_start_time(const char *procroot, pid_t pid, uint64_t *start) ATTR_WUR;
 
 /*
  * A process's identity: its pid and its start time.  A pid is reused
@@ -153,7 +152,7 @@ struct procid {
 };
 
 /* The identity of the process pid is now; -ESRCH when there is none. */
-int task_procid(const char *procroot, pid_t pid, struct procid *id) KERNEL_WUR;
+int task_procid(const char *procroot, pid_t pid, struct procid *id) ATTR_WUR;
 /* Same process? */
 static inline bool
 procid_eq(struct procid a, struct procid b)
@@ -174,7 +173,7 @@ bool task_exited(const char *procroot, struct procid id);
  * thread exits with pthread_exit the process lives on and this stays
  * above 1.
  */
-int task_threads(const char *procroot, pid_t pid) KERNEL_WUR;
+int task_threads(const char *procroot, pid_t pid) ATTR_WUR;
 
 /*
  * A task's current groups, parsed from /proc/PID/cgroup.  Large enough
@@ -193,9 +192,9 @@ struct task_cgroups {
 };
 
 int
-task_read_cgroups(const char *procroot, pid_t pid, struct task_cgroups *out) KERNEL_WUR;
+task_read_cgroups(const char *procroot, pid_t pid, struct task_cgroups *out) ATTR_WUR;
 /* Parse the text of a /proc/PID/cgroup file (copied into out). */
-int task_parse_cgroups(const char *text, size_t len, struct task_cgroups *out) KERNEL_WUR;
+int task_parse_cgroups(const char *text, size_t len, struct task_cgroups *out) ATTR_WUR;
 /* The path for hierarchy name hier, or NULL. */
 const char *task_cgroup_of(const struct task_cgroups *cg, const char *hier);
 
@@ -211,27 +210,27 @@ int task_foreach(const char *procroot, int (*fn)(void *arg, pid_t pid), void *ar
  * Create group path (relative to h's root), parents first.  *created
  * tells whether the last component was made by this call.
  */
-int cgfs_mkdir(const struct hier *h, const char *path, bool *created) KERNEL_WUR;
+int cgfs_mkdir(const struct hier *h, const char *path, bool *created) ATTR_WUR;
 /*
  * Is h's mount point still a cgroup file system?  0, or -ESTALE when it
  * was unmounted (the directory left behind is on another file system).
  * cgfs_mkdir, cgfs_set and cgfs_move check this first.
  */
-int cgfs_check(const struct hier *h) KERNEL_WUR;
+int cgfs_check(const struct hier *h) ATTR_WUR;
 /* Write value to the control file key of group path. */
 int cgfs_set(const struct hier *h, const char *path, const char *key,
-	     const char *value) KERNEL_WUR;
+	     const char *value) ATTR_WUR;
 /*
  * Read the first line of control file key of group path into buf (its
  * newline removed); 0 or -errno.
  */
 int cgfs_get(const struct hier *h, const char *path, const char *key, char *buf,
-	     size_t len) KERNEL_WUR;
+	     size_t len) ATTR_WUR;
 /*
  * Move thread group tgid into group path: cgroup.procs, or for v1
  * kernels without it every thread through "tasks".
  */
-int cgfs_move(const struct hier *h, const char *path, pid_t tgid) KERNEL_WUR;
+int cgfs_move(const struct hier *h, const char *path, pid_t tgid) ATTR_WUR;
 /*
  * A small cache of open cgroup.procs files, so moving a process costs
  * one write(2) instead of open, write and close.  A group removed
@@ -244,14 +243,14 @@ void cgfs_cache_flush(struct cgfs_cache *c);
 void cgfs_cache_free(struct cgfs_cache *c);
 /* As cgfs_move, through the cache. */
 int cgfs_move_cached(struct cgfs_cache *c, const struct hier *h, const char *path,
-		     pid_t tgid) KERNEL_WUR;
+		     pid_t tgid) ATTR_WUR;
 
 /* Remove an empty group; -EBUSY while it holds tasks or children. */
-int cgfs_rmdir(const struct hier *h, const char *path) KERNEL_WUR;
+int cgfs_rmdir(const struct hier *h, const char *path) ATTR_WUR;
 /* Call fn with the name of each child group of path (stopping when it
  * returns non-zero: that value); 0 or -errno. */
 int cgfs_children(const struct hier *h, const char *path,
-		  int (*fn)(void *arg, const char *name), void *arg) KERNEL_WUR;
+		  int (*fn)(void *arg, const char *name), void *arg) ATTR_WUR;
 /* True when group path has no task (and so may be removed). */
 bool cgfs_is_empty(const struct hier *h, const char *path);
 /*
@@ -260,14 +259,14 @@ bool cgfs_is_empty(const struct hier *h, const char *path);
  * versions with user.delegate as well), a boolean ("1").  1, 0 (neither
  * attribute, or both false), or -errno (-ENOENT: no such group).
  */
-int cgfs_delegated(const struct hier *h, const char *path) KERNEL_WUR;
+int cgfs_delegated(const struct hier *h, const char *path) ATTR_WUR;
 
 /* The id of v2 group path: its file handle (the inode of its directory
  * where handles are not supported); 0 or -errno. */
-int cgfs_id(const struct hier *h, const char *path, uint64_t *id) KERNEL_WUR;
+int cgfs_id(const struct hier *h, const char *path, uint64_t *id) ATTR_WUR;
 /* Does a group with this id still exist in v2 hierarchy h?  1, 0, or
  * -errno (e.g. -EPERM without CAP_DAC_READ_SEARCH). */
-int cgfs_id_live(const struct hier *h, uint64_t id) KERNEL_WUR;
+int cgfs_id_live(const struct hier *h, uint64_t id) ATTR_WUR;
 
 /* ---- the proc connector ---------------------------------------------------- */
 
@@ -295,12 +294,12 @@ struct procev_event {
  * Events the daemon has no use for (comm, sid, ptrace, ...) are skipped.
  */
 int procev_decode(const void *buf, size_t len, uint32_t sender, struct procev_event *ev,
-		  size_t max) KERNEL_WUR;
+		  size_t max) ATTR_WUR;
 
 struct procev;
 
 /* Open a socket, subscribe to process events.  -EPERM without root. */
-int procev_open(struct procev **out, int rcvbuf) KERNEL_WUR;
+int procev_open(struct procev **out, int rcvbuf) ATTR_WUR;
 void procev_close(struct procev *p);
 /*
  * Which events a proc connector socket delivers; every other one is
@@ -332,20 +331,20 @@ struct procev_want {
  * before this returns.  0, or -errno when a filter could not be set
  * (then more events than asked arrive: correct, only dearer).
  */
-int procev_want(struct procev *p, const struct procev_want *w) KERNEL_WUR;
+int procev_want(struct procev *p, const struct procev_want *w) ATTR_WUR;
 /*
  * The socket filter alone, attached to any socket fd whose datagrams
  * read as the proc connector's (netlink header, cn_msg, proc_event): for
  * tests, which run it on a socket pair.  0 or -errno.
  */
-int procev_want_attach(int fd, const struct procev_want *w) KERNEL_WUR;
+int procev_want_attach(int fd, const struct procev_want *w) ATTR_WUR;
 /*
  * The program itself: up to max instructions into code (struct
  * sock_filter, <linux/filter.h>); the count, or -E2BIG.
  */
 struct sock_filter;
 int procev_filter_build(const struct procev_want *w, struct sock_filter *code,
-			size_t max) KERNEL_WUR;
+			size_t max) ATTR_WUR;
 int procev_fd(const struct procev *p);
 /*
  * Receive and decode the datagrams waiting (up to 32, and up to max
@@ -354,7 +353,7 @@ int procev_fd(const struct procev *p);
  * events (the caller should rescan), another -errno on error.
  * Datagrams not from the kernel yield 0 events.
  */
-int procev_recv(struct procev *p, struct procev_event *ev, size_t max) KERNEL_WUR;
+int procev_recv(struct procev *p, struct procev_event *ev, size_t max) ATTR_WUR;
 /*
  * Did the last procev_recv() empty the socket (it got fewer datagrams
  * than it asked for)?  Then a caller woken by poll/epoll can wait again
@@ -362,7 +361,7 @@ int procev_recv(struct procev *p, struct procev_event *ev, size_t max) KERNEL_WU
  */
 bool procev_drained(const struct procev *p);
 /* Double the receive buffer (up to a limit); the new size or -errno. */
-int procev_grow(struct procev *p) KERNEL_WUR;
+int procev_grow(struct procev *p) ATTR_WUR;
 
 /* ---- nftables sets of cgroup ids ----------------------------------------------- */
 
@@ -376,14 +375,14 @@ struct nftset_ref {
 };
 
 /* Parse "FAMILY TABLE SET"; 0, or -EINVAL with the reason in err. */
-int nftset_parse(const char *spec, struct nftset_ref *r, char *err, size_t errlen) KERNEL_WUR;
+int nftset_parse(const char *spec, struct nftset_ref *r, char *err, size_t errlen) ATTR_WUR;
 /* "inet filter www" */
 void nftset_format(const struct nftset_ref *r, char *buf, size_t len);
 const char *nftset_family_name(uint8_t family);
 
 /* A netlink socket for changing sets (needs CAP_NET_ADMIN). */
 struct nftset_conn;
-int nftset_open(struct nftset_conn **out) KERNEL_WUR;
+int nftset_open(struct nftset_conn **out) ATTR_WUR;
 void nftset_close(struct nftset_conn *c);
 /* Its port id: the notifications its changes cause carry it. */
 uint32_t nftset_portid(const struct nftset_conn *c);
@@ -392,13 +391,13 @@ uint32_t nftset_portid(const struct nftset_conn *c);
  * table or set (or, deleting, an element) does not exist, -EINVAL when
  * the set's elements are not cgroup ids. */
 int nftset_add(struct nftset_conn *c, const struct nftset_ref *r, const uint64_t *ids,
-	       size_t n) KERNEL_WUR;
+	       size_t n) ATTR_WUR;
 int nftset_del(struct nftset_conn *c, const struct nftset_ref *r, const uint64_t *ids,
-	       size_t n) KERNEL_WUR;
+	       size_t n) ATTR_WUR;
 /* The elements of the set, in a malloc'd array; 0, -ENOENT, or
  * -EPROTOTYPE when its elements are not 8 bytes (not cgroupsv2). */
 int nftset_list(struct nftset_conn *c, const struct nftset_ref *r, uint64_t **ids,
-		size_t *n) KERNEL_WUR;
+		size_t *n) ATTR_WUR;
 
 /*
  * Watching the ruleset: a non-blocking socket that receives nf_tables'
@@ -409,7 +408,7 @@ int nftset_list(struct nftset_conn *c, const struct nftset_ref *r, uint64_t **id
  * were lost; 0 otherwise; -errno on error.
  */
 typedef bool nftset_ours_fn(void *arg, const struct nftset_ref *r);
-int nftset_monitor_open(void) KERNEL_WUR;
-int nftset_monitor_read(int fd, uint32_t self, nftset_ours_fn *ours, void *arg) KERNEL_WUR;
+int nftset_monitor_open(void) ATTR_WUR;
+int nftset_monitor_read(int fd, uint32_t self, nftset_ours_fn *ours, void *arg) ATTR_WUR;
 
 #endif

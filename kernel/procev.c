@@ -125,7 +125,7 @@ procev_decode(const void *buf, size_t len, uint32_t sender, struct procev_event 
 			const char *data = (const char *)buf + off + NLMSG_HDRLEN;
 			/* cn_msg header, then its data: copy to an aligned place */
 			char aligned[sizeof(struct cn_msg) + sizeof(struct proc_event)]
-				__attribute__((aligned(8)));
+				ATTR_ALIGNED(8);
 			size_t take =
 				payload < sizeof(aligned) ? payload : sizeof(aligned);
 
@@ -142,7 +142,7 @@ procev_decode(const void *buf, size_t len, uint32_t sender, struct procev_event 
 static int
 control(struct procev *p, const void *data, size_t len)
 {
-	char buf[NLMSG_SPACE(sizeof(struct cn_msg) + 16)] __attribute__((aligned(8)));
+	char buf[NLMSG_SPACE(sizeof(struct cn_msg) + 16)] ATTR_ALIGNED(8);
 	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
 	struct cn_msg *cn = NLMSG_DATA(nh);
 

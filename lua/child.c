@@ -34,8 +34,8 @@ send_msg(struct sandbox *s, const struct wbuf *w)
 		_exit(3); /* the caller is gone, or a bug: either way, stop */
 }
 
-static void __attribute__((noreturn)) fail(struct sandbox *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static void ATTR_NORETURN fail(struct sandbox *s, const char *fmt, ...)
+	ATTR_PRINTF(2, 3);
 
 static void
 fail(struct sandbox *s, const char *fmt, ...)
@@ -213,7 +213,7 @@ set_up(struct sandbox *s, struct hooks *h, pid_t parent)
 
 /* The error at the top of the stack, prefixed by the file name when
  * Lua did not put a position in it; then fail. */
-static void __attribute__((noreturn)) load_error(struct sandbox *s, const char *m)
+static void ATTR_NORETURN load_error(struct sandbox *s, const char *m)
 {
 	size_t n = strlen(s->script);
 
@@ -295,7 +295,7 @@ serve_call(struct sandbox *s, struct call_state *c, const unsigned char *msg, si
 	send_msg(s, &w);
 }
 
-static void __attribute__((noreturn)) serve(struct sandbox *s)
+static void ATTR_NORETURN serve(struct sandbox *s)
 {
 	unsigned char *in = malloc(HOOKS_MSG_MAX), *out = malloc(HOOKS_MSG_MAX);
 	struct call_state c = { 0 };

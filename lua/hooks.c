@@ -28,8 +28,10 @@
 #include <time.h>
 #include <unistd.h>
 
+/* A lost helper is started again at once, then after 1, 2, 4 ... 60 s. */
+static const struct backoff helper_backoff = { .first = 1, .max = 60, .free = 1 };
+
 #define SCRIPT_MAX  (1 << 20)
-#define BACKOFF_MAX 60.0 /* seconds between two helpers at most */
 
 double
 hooks_now(void)
@@ -112,6 +114,7 @@ hooks_load(const struct hooks_options *opts, char *err, size_t errlen)
 		return NULL;
 	}
 	h->opts = *opts;
+	h->restart = helper_backoff;
 	h->pid = -1;
 	h->pidfd = h->fd = -1;
 	h->cmdlen = -1;
@@ -145,6 +148,7 @@ hooks_clone(const struct hooks *h, const char *tag)
 	if (c == NULL)
 		return NULL;
 	c->opts = h->opts;
+	c->restart = helper_backoff;
 	c->pid = -1;
 	c->pidfd = c->fd = -1;
 	c->cmdlen = -1;
@@ -195,12 +199,7 @@ static void
 lost_helper(struct hooks *h)
 {
 	helper_stop(h);
-	double delay =
-		h->failures == 0 ? 0 : 1 << (h->failures < 7 ? h->failures - 1 : 6);
-	if (delay > BACKOFF_MAX)
-		delay = BACKOFF_MAX;
-	h->next_start = hooks_now() + delay;
-	h->failures++;
+	h->next_start = hooks_now() + backoff_fail(&h->restart);
 }
 
 /* Make sure a helper is there; 0, or -1 with err set. */
@@ -287,7 +286,7 @@ call(struct hooks *h, const struct hooks_task *task, struct hooks_slot *slots, s
 	}
 	if (rc == -EPROTO)
 		return -1;
-	h->failures = 0; /* a helper that answers is a healthy one */
+	backoff_reset(&h->restart); /* a helper that answers is a healthy one */
 	if (rc < 0)
 		return -1; /* the hook failed: its message is in err */
 	memcpy(slots, h->scratch, n * sizeof(*slots));

@@ -38,7 +38,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define HOOKS_WUR		 __attribute__((warn_unused_result))
+#include "util/util.h"
+
 #define HOOKS_DEST_MAX		 1024 /* as RULES_DEST_MAX */
 #define HOOKS_TIMEOUT_DEFAULT_MS 100  /* when hooks_options.timeout_ms is 0 */
 
@@ -114,7 +115,7 @@ struct hooks_stats {
  * into err.  Free with hooks_free.
  */
 struct hooks *
-hooks_load(const struct hooks_options *opts, char *err, size_t errlen) HOOKS_WUR;
+hooks_load(const struct hooks_options *opts, char *err, size_t errlen) ATTR_WUR;
 /* Kills and reaps the helper; never waits for Lua code. */
 void hooks_free(struct hooks *h);
 
@@ -127,7 +128,7 @@ void hooks_free(struct hooks *h);
  * real processes.  Each line it logs starts with tag (NULL: none).
  * NULL when out of memory (or h is NULL).  Free with hooks_free.
  */
-struct hooks *hooks_clone(const struct hooks *h, const char *tag) HOOKS_WUR;
+struct hooks *hooks_clone(const struct hooks *h, const char *tag) ATTR_WUR;
 
 /* Does the script define classify()? */
 bool hooks_has_classify(const struct hooks *h);
@@ -142,7 +143,7 @@ bool hooks_has_classify(const struct hooks *h);
  * to a minute while it keeps failing; meanwhile calls fail at once).
  */
 int hooks_classify(struct hooks *h, const struct hooks_task *task,
-		   struct hooks_slot *slots, size_t n) HOOKS_WUR;
+		   struct hooks_slot *slots, size_t n) ATTR_WUR;
 
 const struct hooks_stats *hooks_stats(const struct hooks *h);
 
@@ -169,6 +170,6 @@ pid_t hooks_helper_pid(const struct hooks *h);
  */
 int
 hooks_answer_parse(const void *buf, size_t len, const struct hooks_slot *in,
-		   struct hooks_slot *out, size_t n, char *err, size_t errlen) HOOKS_WUR;
+		   struct hooks_slot *out, size_t n, char *err, size_t errlen) ATTR_WUR;
 
 #endif

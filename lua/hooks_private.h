@@ -37,7 +37,7 @@ struct hooks {
 	bool has_cpuclock;
 	int fd;			      /* our end of the socketpair, or -1 */
 	pid_t owner;		      /* the process that started the helper */
-	unsigned failures;	      /* helpers lost in a row (for the back-off) */
+	struct backoff restart;	      /* helpers lost in a row: at once, 1, 2 ... 60 s */
 	double next_start;	      /* no new helper before this time */
 	bool fresh;		      /* no helper started yet (a clone): no restart */
 	char *tag;		      /* a clone's: starts each line it logs, or NULL */
@@ -103,7 +103,7 @@ struct sandbox {
 
 /* child.c */
 /* The helper's main: never returns. */
-void child_main(struct hooks *h, int fd) __attribute__((noreturn));
+void child_main(struct hooks *h, int fd) ATTR_NORETURN;
 /* Ask the caller (ASK_* below); the answer is copied into buf (NUL
  * added), its length returned, or -1 when there is none. */
 int child_ask(struct sandbox *s, int what, long long id, const char *key, char *buf,

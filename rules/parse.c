@@ -31,7 +31,7 @@ struct parser {
 	size_t nmembers;
 };
 
-static void __attribute__((format(printf, 3, 4)))
+static void ATTR_PRINTF(3, 4)
 report(struct parser *p, enum rules_severity sev, const char *fmt, ...)
 {
 	char msg[512], full[1024];

@@ -22,7 +22,6 @@
 
 #include "util/util.h"
 
-#define RULES_WUR __attribute__((warn_unused_result))
 
 /* Longest destination path after template expansion, NUL included. */
 #define RULES_DEST_MAX 1024
@@ -166,11 +165,11 @@ struct rules_decision {
  * order.  Returns a new set (free with rules_free) or NULL when any
  * error was reported (or memory ran out).
  */
-struct rules_set *rules_load(const struct rules_options *opts) RULES_WUR;
+struct rules_set *rules_load(const struct rules_options *opts) ATTR_WUR;
 
 /* Parse rules from memory; name is used in messages.  As rules_load. */
 struct rules_set *rules_parse_buffer(const char *name, const char *text, size_t len,
-				     const struct rules_options *opts) RULES_WUR;
+				     const struct rules_options *opts) ATTR_WUR;
 
 void rules_free(struct rules_set *set);
 
@@ -181,7 +180,7 @@ void rules_free(struct rules_set *set);
  * hierarchy's comma-separated parts; "*" names them all.
  * Returns 0, or -E2BIG beyond RULES_MAX_HIERS.
  */
-int rules_bind(struct rules_set *set, const char *const *hiers, size_t n) RULES_WUR;
+int rules_bind(struct rules_set *set, const char *const *hiers, size_t n) ATTR_WUR;
 
 /*
  * Decide, for each bound hierarchy i, what to do with the task; fills
@@ -238,7 +237,7 @@ void rules_paths(const struct rules_set *set, void (*fn)(void *arg, const char *
  * Returns 0 or -ENAMETOOLONG.
  */
 int rules_expand(const char *tmpl, const struct rules_task *task, char *buf,
-		 size_t len) RULES_WUR;
+		 size_t len) ATTR_WUR;
 
 /*
  * What is wrong with a destination path, or NULL if nothing: it must be

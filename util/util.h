@@ -7,6 +7,8 @@
  *   strbuf_  one growable printf buffer (strbuf.c)
  *   map_     the project's one hash table (map.c)
  *   nss_     the one wrapper around the passwd and group databases (nss.c)
+ *   backoff_ the one exponential back-off (backoff.c)
+ *   ratelimit_  the one per-user rate limiter (ratelimit.c)
  *   mkdir_parents  directories above a file (file.c)
  *
  * Functions return 0 or -errno unless they say otherwise.
@@ -21,10 +23,9 @@
 #include <string.h>
 #include <sys/types.h>
 
-#define UTIL_WUR __attribute__((warn_unused_result))
+#include "util/attr.h"
 
 /* ---- strings ------------------------------------------------------------ */
-
 
 /* Copy string src into dst of len bytes, cut if need be (snprintf "%s"). */
 static inline void
@@ -68,9 +69,9 @@ struct strbuf {
 /* Append n bytes of s; 0 or -ENOMEM. */
 int strbuf_add(struct strbuf *b, const void *s, size_t n);
 /* Append formatted text, whatever its length; 0, -ENOMEM or -EINVAL. */
-int strbuf_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int strbuf_printf(struct strbuf *b, const char *fmt, ...) ATTR_PRINTF(2, 3);
 int strbuf_vprintf(struct strbuf *b, const char *fmt, va_list ap)
-	__attribute__((format(printf, 2, 0)));
+	ATTR_PRINTF(2, 0);
 /* Empty it, keeping its memory (and clearing `failed`). */
 void strbuf_reset(struct strbuf *b);
 void strbuf_free(struct strbuf *b);
@@ -127,24 +128,74 @@ void *map_next(const struct map *m, size_t *cursor);
  * caller's buffer), -ENOMEM, or -EIO (NSS failed).
  */
 /* User by name: uid and primary gid (gid may be NULL). */
-int nss_user(const char *name, uid_t *uid, gid_t *gid) UTIL_WUR;
+int nss_user(const char *name, uid_t *uid, gid_t *gid) ATTR_WUR;
 /* User by uid: the name into buf[len] and primary gid (may be NULL). */
-int nss_user_name(uid_t uid, char *buf, size_t len, gid_t *gid) UTIL_WUR;
+int nss_user_name(uid_t uid, char *buf, size_t len, gid_t *gid) ATTR_WUR;
 /*
  * Group by name: gid, and (when members is not NULL) the uids of the
  * listed members that resolve, in a malloc'd array the caller frees
  * (NULL when there are none).
  */
-int nss_group(const char *name, gid_t *gid, uid_t **members, size_t *nmembers) UTIL_WUR;
+int nss_group(const char *name, gid_t *gid, uid_t **members, size_t *nmembers) ATTR_WUR;
 /* Group by gid: the name into buf[len]. */
-int nss_group_name(gid_t gid, char *buf, size_t len) UTIL_WUR;
+int nss_group_name(gid_t gid, char *buf, size_t len) ATTR_WUR;
 /* The groups of user (primary gid included) into groups; how many (at
  * most max: the first max when there are more). */
 size_t nss_grouplist(const char *user, gid_t gid, gid_t *groups, size_t max);
 
+/* ---- an exponential back-off ------------------------------------------------------ */
+
+/*
+ * How long to wait before the next attempt after n failures in a row:
+ * the first `free` failures are retried at once, then the pauses are
+ * first, 2 * first, 4 * first ... seconds, never longer than max.  A
+ * success resets the count.  Set first, max and free; failures starts
+ * at 0 (a zeroed count: nothing failed).
+ */
+struct backoff {
+	double first;	   /* the first pause, seconds */
+	double max;	   /* no pause is longer */
+	unsigned free;	   /* failures retried at once before the first pause */
+	unsigned failures; /* in a row, since the last success */
+};
+
+/* The pause after the n-th failure in a row (0 for n <= free).  Pure:
+ * a caller that counts its own attempts (one per request) asks this. */
+double backoff_delay(const struct backoff *b, unsigned n);
+/* One more failure: its pause. */
+double backoff_fail(struct backoff *b);
+/* A success: the next failure is the first again. */
+void backoff_reset(struct backoff *b);
+
+/* ---- a per-user rate limiter --------------------------------------------------------- */
+
+/*
+ * A token bucket per uid: a user may do something burst times at once
+ * and rate times a second after that; root is never limited.  At most
+ * max_users buckets are kept: when another user comes, every bucket is
+ * forgotten (all start full again).  Times are seconds of any one
+ * clock; a clock set back refills nothing.
+ */
+struct ratelimit {
+	double rate, burst;
+	size_t max_users;
+	struct map users; /* uid -> bucket (ratelimit.c) */
+};
+
+void ratelimit_init(struct ratelimit *r, double rate, double burst, size_t max_users);
+/*
+ * May uid go now (a token is taken when it may)?  When it may not and
+ * first is not NULL, *first says whether this refusal starts an
+ * episode (the user was not refused since its bucket was last full),
+ * so that a caller logs one line per episode, not one per refusal.
+ * Out of memory: refused.
+ */
+bool ratelimit_take(struct ratelimit *r, uid_t uid, double now, bool *first);
+void ratelimit_free(struct ratelimit *r);
+
 /* ---- files ----------------------------------------------------------------------- */
 
 /* Create the missing directories above path (mode 0755); 0 or -errno. */
-int mkdir_parents(const char *path) UTIL_WUR;
+int mkdir_parents(const char *path) ATTR_WUR;
 
 #endif

@@ -267,7 +267,7 @@ boost_new(const char *hier, const char *dest, const char *profile)
 /* Say why a request is refused, into err; rc (a negative errno). */
 static int
 refuse(int rc, char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+	ATTR_PRINTF(4, 5);
 
 static int
 refuse(int rc, char *err, size_t errlen, const char *fmt, ...)
@@ -762,17 +762,15 @@ static void
 save_failed(struct core *c, int rc, const char *why)
 {
 	c->stats.state_save_failures++;
-	c->save_backoff = c->save_backoff > 0 ? c->save_backoff * 2 : 1;
-	if (c->save_backoff > BOOST_SAVE_RETRY_MAX)
-		c->save_backoff = BOOST_SAVE_RETRY_MAX;
-	c->save_retry_at = c->now + c->save_backoff;
+	double pause = backoff_fail(&c->save_backoff);
+	unsigned n = c->save_backoff.failures;
+
+	c->save_retry_at = c->now + pause;
 	c->save_at = c->save_retry_at;
-	c->save_failures++;
-	if (c->save_failures == 1 || c->now >= c->save_logged + BOOST_SAVE_RETRY_MAX) {
-		log_warning("%s (%lu failed write%s; the boosts are kept and written again "
+	if (n == 1 || c->now >= c->save_logged + BOOST_SAVE_RETRY_MAX) {
+		log_warning("%s (%u failed write%s; the boosts are kept and written again "
 			    "in %.0f s)",
-			    why[0] ? why : strerror(-rc), c->save_failures,
-			    c->save_failures == 1 ? "" : "s in a row", c->save_backoff);
+			    why[0] ? why : strerror(-rc), n, n == 1 ? "" : "s in a row", pause);
 		c->save_logged = c->now;
 	}
 }
@@ -793,12 +791,11 @@ boost_save_now(struct core *c)
 		save_failed(c, rc, why);
 		return;
 	}
-	if (c->save_failures > 0)
-		log_notice("%s: the boost state is written again (after %lu failed write%s)",
-			   c->pol->cfg->state_file, c->save_failures,
-			   c->save_failures == 1 ? "" : "s");
-	c->save_failures = 0;
-	c->save_backoff = 0;
+	unsigned n = c->save_backoff.failures;
+	if (n > 0)
+		log_notice("%s: the boost state is written again (after %u failed write%s)",
+			   c->pol->cfg->state_file, n, n == 1 ? "" : "s");
+	backoff_reset(&c->save_backoff);
 	c->save_retry_at = 0;
 	c->members_dirty = false;
 	if (durable)

@@ -72,7 +72,7 @@ note_reasons(struct core *c, const char *note)
 /*
  * The hooks object a call uses: real classifications the policy's;
  * requests its clone, in a helper of their own, at most so often per
- * user (askrate.c).  NULL (and the reasons say why) when a request may
+ * user (c->askrate: ASK_RATE a second, ASK_BURST at once).  NULL (and the reasons say why) when a request may
  * not run the hook now.
  */
 static struct hooks *
@@ -86,7 +86,7 @@ hooks_for(struct core *c, const struct hook_view *view)
 		note_reasons(c, "Lua hook not run: out of memory");
 		return NULL;
 	}
-	if (!askrate_take(&c->askrate, view->asker, (double)c->env.wall())) {
+	if (!ratelimit_take(&c->askrate, view->asker, (double)c->env.wall(), NULL)) {
 		note_reasons(c, "Lua hook not run: too many requests of this user, "
 				"try again in a second");
 		return NULL;

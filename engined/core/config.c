@@ -40,7 +40,7 @@ static unsigned reported;
 
 /* libconfuse's messages: its own printf formats, passed on */
 static void confuse_error(cfg_t *cfg, const char *fmt, va_list ap)
-	__attribute__((format(printf, 2, 0)));
+	ATTR_PRINTF(2, 0);
 
 static void
 confuse_error(cfg_t *cfg, const char *fmt, va_list ap)

@@ -661,7 +661,8 @@ core_new(const struct core_options *o, const struct report *rep)
 		c->env.wall = real_wall;
 	LIST_INIT(&c->made);
 	TAILQ_INIT(&c->boosts);
-	askrate_init(&c->askrate);
+	ratelimit_init(&c->askrate, ASK_RATE, ASK_BURST, ASK_USERS);
+	c->save_backoff = (struct backoff){ .first = 1, .max = BOOST_SAVE_RETRY_MAX };
 	c->next_boost = 1;
 	c->started = c->env.wall();
 	c->last_rescan = -RESCAN_INTERVAL;
@@ -747,7 +748,7 @@ core_free(struct core *c)
 	policy_free(c->pol);
 	proctab_free(c->procs);
 	groups_forget_made(c);
-	askrate_free(&c->askrate);
+	ratelimit_free(&c->askrate);
 	free(c->dec);
 	free(c->slots);
 	free(c->verdicts);

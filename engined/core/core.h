@@ -35,7 +35,6 @@
 #include "rules/rules.h"
 #include "util/util.h"
 
-#define ENGINED_WUR __attribute__((warn_unused_result))
 
 /* ---- log.c ---------------------------------------------------------- */
 
@@ -48,7 +47,7 @@ enum log_level {
 };
 
 /* target: "-" or "stderr", "syslog", or a file path.  0 or -errno. */
-int log_open(const char *target, enum log_level level) ENGINED_WUR;
+int log_open(const char *target, enum log_level level) ATTR_WUR;
 void log_set_level(enum log_level level);
 enum log_level log_get_level(void);
 /* Parse "error", "warning", "notice", "info", "debug"; -1 if unknown. */
@@ -57,7 +56,7 @@ void log_close(void);
 /* Copy in to out with control characters written as \xNN; its length. */
 size_t log_escape(const char *in, char *out, size_t outlen);
 void
-log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+log_msg(enum log_level level, const char *fmt, ...) ATTR_PRINTF(2, 3);
 
 /*
  * The one rate limiter of log lines a hostile user could provoke
@@ -172,7 +171,7 @@ struct report {
 };
 
 void report_msg(const struct report *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+	ATTR_PRINTF(2, 3);
 
 /*
  * Read a daemon config.  A missing file is an error unless optional,
@@ -180,7 +179,7 @@ void report_msg(const struct report *r, const char *fmt, ...)
  * errors.  Free with config_free.
  */
 struct config *
-config_load(const char *path, bool optional, const struct report *rep) ENGINED_WUR;
+config_load(const char *path, bool optional, const struct report *rep) ATTR_WUR;
 void config_free(struct config *c);
 /* Parse "90s", "15m", "2h", "1d" (or plain seconds); -1 if invalid. */
 long parse_duration(const char *s);
@@ -411,7 +410,7 @@ struct core;
  * Build the policy and the tables.  Errors go to rep; NULL on failure.
  * Touches no process.  Free with core_free (which writes nothing).
  */
-struct core *core_new(const struct core_options *o, const struct report *rep) ENGINED_WUR;
+struct core *core_new(const struct core_options *o, const struct report *rep) ATTR_WUR;
 void core_free(struct core *c);
 /* Restore saved boosts, then classify every running process. */
 void core_start(struct core *c, double now);
@@ -468,7 +467,7 @@ double core_next_deadline(const struct core *c, double now);
  * pinned by root and the peer is not root; -EBUSY: the process is
  * boosted).
  */
-int core_make_sticky(struct core *c, pid_t pid, uid_t peer, int flag) ENGINED_WUR;
+int core_make_sticky(struct core *c, pid_t pid, uid_t peer, int flag) ATTR_WUR;
 
 enum decide_result {
 	DECIDE_OK,	/* verdicts filled in */
@@ -535,7 +534,7 @@ struct boost_info {
 
 /* Start a boost; 0 with info filled, or -errno with a message in err. */
 int core_boost_start(struct core *c, const struct boost_request *r, struct boost_info *info,
-		     char *err, size_t errlen) ENGINED_WUR;
+		     char *err, size_t errlen) ATTR_WUR;
 /* End boost id; 0, or -ENOENT. */
 int core_boost_end(struct core *c, unsigned id, const char *why);
 const struct boost_list *core_boosts(const struct core *c);
@@ -595,7 +594,7 @@ const struct config *core_config(const struct core *c);
  * rules, N managed hierarchies"), or -EINVAL.
  */
 int core_check(const struct overrides *o, const struct report *rep, char *buf,
-	       size_t len) ENGINED_WUR;
+	       size_t len) ATTR_WUR;
 
 const struct core_stats *core_stats(const struct core *c);
 /* Cached names for reports; NULL if unknown. */
@@ -605,7 +604,7 @@ bool core_paused(const struct core *c);
 /* Pause (moves nothing) or resume (and catch up with a rescan). */
 void core_set_paused(struct core *c, bool paused, double now);
 /* A snapshot of pid (status only) from the core's /proc; 0 or -errno. */
-int core_read_task(const struct core *c, pid_t pid, struct task *t) ENGINED_WUR;
+int core_read_task(const struct core *c, pid_t pid, struct task *t) ATTR_WUR;
 /* Flags of pid in the process table, if it is still that process. */
 unsigned core_proc_flags(struct core *c, pid_t pid);
 size_t core_proc_count(const struct core *c);

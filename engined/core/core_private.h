@@ -27,9 +27,9 @@ struct names_user {
 };
 
 /* The system's passwd/group databases; 0, -ENOENT or -ENAMETOOLONG. */
-int names_user_by_name(const char *name, struct names_user *out) ENGINED_WUR;
-int names_user_by_uid(uid_t uid, struct names_user *out) ENGINED_WUR;
-int names_group_by_name(const char *name, gid_t *gid) ENGINED_WUR;
+int names_user_by_name(const char *name, struct names_user *out) ATTR_WUR;
+int names_user_by_uid(uid_t uid, struct names_user *out) ATTR_WUR;
+int names_group_by_name(const char *name, gid_t *gid) ATTR_WUR;
 
 const char *names_user(struct name_table *t, uid_t uid);
 const char *names_group(struct name_table *t, gid_t gid);
@@ -83,7 +83,7 @@ struct policy {
  * on error.
  */
 struct policy *policy_build(const struct overrides *o, const char *mountinfo,
-			    const char *procroot, const struct report *rep) ENGINED_WUR;
+			    const char *procroot, const struct report *rep) ATTR_WUR;
 void policy_free(struct policy *p);
 /* Cached names (NSS asked once per id per policy); NULL if unknown. */
 const char *policy_user(struct policy *p, uid_t uid);
@@ -108,7 +108,7 @@ policy_settings(const struct policy *p, size_t h, const char *path);
 /* Add the virtual dimensions of the config's unified-layout to p and
  * find the delegated subtree (procroot: where /proc/self/cgroup is);
  * 0 or -EINVAL after reporting.  Before rules are bound. */
-int layout_build(struct policy *p, const char *procroot, const struct report *rep) ENGINED_WUR;
+int layout_build(struct policy *p, const char *procroot, const struct report *rep) ATTR_WUR;
 /* The depth of each virtual dimension and the controllers to enable,
  * from the bound rules, group settings and boost profiles. */
 void layout_finish(struct policy *p);
@@ -134,7 +134,7 @@ void layout_split(const struct policy *p, const char *cur, char *buf, size_t len
  * so; it is then left alone); -ENAMETOOLONG.
  */
 int layout_compose(const struct policy *p, const char *const *want, const char *const *cur,
-		   char *out, size_t len, size_t *bad) ENGINED_WUR;
+		   char *out, size_t len, size_t *bad) ATTR_WUR;
 /*
  * Does composed group path name a group the daemon reserves: its own
  * leaf (uroot/daemon, when uroot is the daemon's own group) or one
@@ -157,7 +157,7 @@ int layout_level(const struct policy *p, const char *path, unsigned k, char *dim
  * for v1 files that have no meaning in v2 (net_cls.*, net_prio.*, ...).
  */
 int layout_v2_setting(const char *key, const char *value, char *k2, size_t klen, char *v2,
-		      size_t vlen) ENGINED_WUR;
+		      size_t vlen) ATTR_WUR;
 
 /* The permission model's one ownership test: may asker (0 = root) act
  * on task t -- is it root, or t's real or effective uid? */
@@ -182,7 +182,7 @@ void proctab_free(struct proctab *t);
 struct proc *proctab_get(const struct proctab *t, pid_t pid);
 /* Set the flags of process id (replacing an entry of a reused pid);
  * flags 0 (or PROC_LEADER_GONE alone) removes it.  0 or -ENOMEM. */
-int proctab_set(struct proctab *t, struct procid id, unsigned flags) ENGINED_WUR;
+int proctab_set(struct proctab *t, struct procid id, unsigned flags) ATTR_WUR;
 void proctab_forget(struct proctab *t, pid_t pid);
 size_t proctab_count(const struct proctab *t);
 /* Call fn(arg) after every change of the table: an entry made, removed,
@@ -230,16 +230,18 @@ struct made_group {
 	LIST_ENTRY(made_group) link;
 };
 
-/* ---- askrate.c: how often one user's requests may run the Lua hook --------- */
-
-struct askrate {
-	struct map users; /* uid -> token bucket */
-};
-
-void askrate_init(struct askrate *r);
-/* May uid's request run the hook now (wall-clock seconds)?  Root may. */
-bool askrate_take(struct askrate *r, uid_t uid, double now);
-void askrate_free(struct askrate *r);
+/*
+ * How often one user's requests may run the Lua hook: "cgenginectl
+ * test" and "explain" run it like a classification, but in a helper of
+ * their own (policy.hooks_ask), so what a user asks can stall, kill or
+ * back off only that helper.  A call still holds the loop while it runs
+ * (up to lua-timeout of the helper's CPU), so each user but root may
+ * have it run at most ASK_RATE times a second (ASK_BURST at once);
+ * beyond that the rules alone answer, and the answer says so.
+ */
+#define ASK_RATE  1.0
+#define ASK_BURST 4.0
+#define ASK_USERS 4096 /* users remembered (util.h's ratelimit) */
 
 /* ---- expiry.c: active boosts ordered by expiry (a binary heap) -------------- */
 
@@ -249,7 +251,7 @@ struct expiry_heap {
 };
 
 /* Add boost b (its heap_at is kept up to date); 0 or -ENOMEM. */
-int expiry_add(struct expiry_heap *h, struct boost *b) ENGINED_WUR;
+int expiry_add(struct expiry_heap *h, struct boost *b) ATTR_WUR;
 /* Take b out (nothing if it is not in). */
 void expiry_remove(struct expiry_heap *h, struct boost *b);
 /* The boost that expires first (by id among equals), or NULL: O(1). */
@@ -279,9 +281,8 @@ struct core {
 	double save_at, last_save; /* boost state: write at save_at */
 	bool state_dirty;	   /* the boosts changed: write durably, soon */
 	bool members_dirty;	   /* only members changed: write lazily */
-	double save_backoff;	   /* a write failed: seconds to the retry */
+	struct backoff save_backoff; /* failed writes in a row: retried after 1, 2 ... 60 s */
 	double save_retry_at, save_logged;
-	unsigned long save_failures; /* in a row */
 	LIST_HEAD(, made_group) made;
 	struct boost_list boosts;
 	struct expiry_heap expiries; /* the same boosts, by expiry */
@@ -301,7 +302,7 @@ struct core {
 	char refusal[256];	       /* the backend leaves it alone: why ("" = no) */
 	bool root_ready;	       /* controllers enabled at the root (this policy) */
 	bool reserved_logged;	       /* a reserved group was refused and said so */
-	struct askrate askrate;	       /* Lua hook runs of requests, per user */
+	struct ratelimit askrate;      /* Lua hook runs of requests, per user */
 	struct nftsets *nft;	       /* nft sets of group ids (nftsets.c) */
 	struct core_wants wants[2];    /* the set handed to the loop, and a new one */
 	int wants_cur;		       /* which of them is the one handed over */
@@ -379,9 +380,9 @@ void groups_release(struct core *c);
 
 /* ---- nftsets.c: nftables sets of group ids ------------------------------------------ */
 
-int nftsets_new(struct core *c) ENGINED_WUR;
+int nftsets_new(struct core *c) ATTR_WUR;
 /* A new policy: its sets and the groups they hold (before the sync). */
-int nftsets_policy(struct core *c) ENGINED_WUR;
+int nftsets_policy(struct core *c) ATTR_WUR;
 void nftsets_free(struct core *c);
 /* A v2 group was made (or found made again) / removed by the daemon. */
 void nftsets_made(struct core *c, const struct hier *h, const char *path);

@@ -104,7 +104,7 @@ struct parser {
 };
 
 static void
-bad(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bad(struct parser *p, const char *fmt, ...) ATTR_PRINTF(2, 3);
 
 static void
 bad(struct parser *p, const char *fmt, ...)

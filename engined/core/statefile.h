@@ -85,7 +85,7 @@ struct statefile_parse_options {
  * passed to record(), -ENOMEM, or record()'s negative value.
  */
 int statefile_parse(const char *buf, size_t len,
-		    const struct statefile_parse_options *o) ENGINED_WUR;
+		    const struct statefile_parse_options *o) ATTR_WUR;
 
 /*
  * The highest id parse can deliver is STATEFILE_ID_MAX, so the next id
@@ -106,7 +106,7 @@ typedef const struct statefile_record *statefile_next_fn(void *arg);
  * expiry is not checked here.  0 or -ENOMEM.
  */
 int statefile_format(statefile_next_fn *next, void *arg, const char *name,
-		     const struct report *rep, char **out, size_t *outlen) ENGINED_WUR;
+		     const struct report *rep, char **out, size_t *outlen) ATTR_WUR;
 
 /*
  * Read path into a malloc'd buffer (*buf, freed by the caller).  Opens
@@ -117,7 +117,7 @@ int statefile_format(statefile_next_fn *next, void *arg, const char *name,
  * after a message.
  */
 int statefile_read(const char *path, const struct report *rep, char **buf,
-		   size_t *len) ENGINED_WUR;
+		   size_t *len) ATTR_WUR;
 
 /*
  * Replace path atomically with the records next() gives: path.tmp is
@@ -129,6 +129,6 @@ int statefile_read(const char *path, const struct report *rep, char **buf,
  * left as it was and no temporary file stays behind.
  */
 int statefile_save(const char *path, statefile_next_fn *next, void *arg,
-		   const struct report *rep, bool durable) ENGINED_WUR;
+		   const struct report *rep, bool durable) ATTR_WUR;
 
 #endif

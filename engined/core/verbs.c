@@ -41,7 +41,7 @@ typedef json_t *verb_fn(struct verb_ctx *x);
 typedef void text_fn(const json_t *r, struct strbuf *out);
 
 static json_t *
-fail(struct verb_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+fail(struct verb_ctx *x, const char *fmt, ...) ATTR_PRINTF(2, 3);
 
 static json_t *
 fail(struct verb_ctx *x, const char *fmt, ...)
@@ -55,7 +55,7 @@ fail(struct verb_ctx *x, const char *fmt, ...)
 }
 
 static json_t *
-deny(struct verb_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+deny(struct verb_ctx *x, const char *fmt, ...) ATTR_PRINTF(2, 3);
 
 /*
  * Log a denial: at most DENY_BURST lines a second; the next line let

@@ -27,19 +27,12 @@
 #define MAX_WORDS    64
 #define RATE_PER_SEC 20.0 /* requests a non-root user may make per second */
 #define RATE_BURST   40.0
-#define RATE_SLOTS   64
-
-struct rate {
-	uid_t uid;
-	double tokens;
-	ev_tstamp last;
-	bool limited; /* refused, and not yet back to a full bucket: logged once */
-};
+#define RATE_USERS   4096
 
 struct control_server {
 	struct core *core;
 	struct server *srv;
-	struct rate rates[RATE_SLOTS];
+	struct ratelimit rate; /* requests per user (util.h) */
 };
 
 
@@ -60,52 +53,22 @@ answer(struct server_client *c, bool ok, const struct strbuf *body, const char *
 	(void)rc; /* on failure the server drops the client */
 }
 
-/* The token bucket of uid, made (or recycled, oldest first) when missing. */
-static struct rate *
-rate_of(struct control_server *s, uid_t uid, ev_tstamp now)
-{
-	struct rate *oldest = &s->rates[0];
-
-	for (size_t i = 0; i < RATE_SLOTS; i++) {
-		if (s->rates[i].last != 0 && s->rates[i].uid == uid)
-			return &s->rates[i];
-		if (s->rates[i].last < oldest->last)
-			oldest = &s->rates[i];
-	}
-	*oldest = (struct rate){ .uid = uid, .tokens = RATE_BURST, .last = now };
-	return oldest;
-}
-
 /* Token bucket per uid; root is never limited.  A refusal is logged
  * when a user starts being limited, not for every request refused nor
  * whenever a token trickles in; only once its bucket has filled again. */
 static bool
 rate_ok(struct control_server *s, uid_t uid)
 {
-	ev_tstamp now = ev_now(server_loop(s->srv));
-	struct rate *r;
+	bool first;
 
-	if (uid == 0)
+	if (ratelimit_take(&s->rate, uid, ev_now(server_loop(s->srv)), &first))
 		return true;
-	r = rate_of(s, uid, now);
-	r->tokens += (now - r->last) * RATE_PER_SEC;
-	if (r->tokens >= RATE_BURST) {
-		r->tokens = RATE_BURST;
-		r->limited = false; /* it slowed down: a new episode is logged */
-	}
-	r->last = now;
-	if (r->tokens < 1.0) {
-		if (!r->limited)
-			server_log(
-				s->srv, LOG_LEVEL_WARNING,
-				"control socket: uid %u over its rate limit (not logged "
-				"again until it slows down)",
-				(unsigned)uid);
-		r->limited = true;
-		return false;
-	}
-	r->tokens -= 1.0;
-	return true;
+	if (first)
+		server_log(s->srv, LOG_LEVEL_WARNING,
+			   "control socket: uid %u over its rate limit (not logged "
+			   "again until it slows down)",
+			   (unsigned)uid);
+	return false;
 }
 
 int
@@ -199,6 +162,7 @@ control_open(const char *path, struct core *core)
 		return NULL;
 	}
 	s->core = core;
+	ratelimit_init(&s->rate, RATE_PER_SEC, RATE_BURST, RATE_USERS);
 	return s;
 }
 
@@ -214,5 +178,6 @@ control_close(struct control_server *s)
 	if (s == NULL)
 		return;
 	server_free(s->srv);
+	ratelimit_free(&s->rate);
 	free(s);
 }

@@ -31,7 +31,7 @@ struct engine_options {
  * Set up: build the policy, open the proc connector, open the sticky
  * socket.  Errors are logged; NULL on failure.  No process is touched.
  */
-struct engine *engine_new(const struct engine_options *opts) ENGINED_WUR;
+struct engine *engine_new(const struct engine_options *opts) ATTR_WUR;
 /* fd to write one byte to once classification has started (or -1). */
 void engine_set_ready_fd(struct engine *e, int fd);
 /* After a fork: write the pid file, scan /proc, run the loop until a
@@ -48,7 +48,7 @@ struct ev_loop;
 
 /* Listen on path; NULL after logging an error. */
 struct core;
-struct sticky_server *sticky_open(const char *path, struct core *core) ENGINED_WUR;
+struct sticky_server *sticky_open(const char *path, struct core *core) ATTR_WUR;
 void sticky_start(struct sticky_server *s, struct ev_loop *loop);
 void sticky_close(struct sticky_server *s, struct ev_loop *loop);
 
@@ -60,7 +60,7 @@ void notify_systemd(const char *state);
 double notify_watchdog_interval(void);
 
 /* pidfile.c */
-int pidfile_write(const char *path) ENGINED_WUR;
+int pidfile_write(const char *path) ATTR_WUR;
 void pidfile_remove(const char *path);
 
 /* control.c */

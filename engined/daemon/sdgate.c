@@ -120,7 +120,7 @@ close_all_but(int fd, int maxfd)
 			(void)close(i);
 }
 
-static void __attribute__((noreturn))
+static void ATTR_NORETURN
 keep(int rfd, int maxfd, pid_t parent)
 {
 	struct sigaction dfl = { .sa_handler = SIG_DFL };

@@ -46,9 +46,9 @@
 #define CALL_TIMEOUT_US                                                                  \
 	(10ull * 1000000) /* a call PID 1 has not answered by then is lost */
 #define MAX_TRIES      8  /* calls per move (start, attach, reset, start ...) */
-#define RETRY_PAUSE_US 100000 /* before a second retry, doubled for each next one */
+/* a retry is sent at once; from the second on, after 0.1 s, doubled for each next one */
+static const struct backoff retry_pause = { .first = 0.1, .max = 6.4, .free = 1 };
 #define PROPS_MAX      16 /* properties of one unit */
-#define BACKOFF_MAX    30 /* seconds between reconnection attempts, at most */
 #define KNOWN_MAX      1024 /* scopes whose properties are remembered, at most */
 #define CALLS_MAX      512 /* calls in flight or held, at most: a move beyond waits
 			      for a rescan (a slow PID 1 must not grow the daemon) */
@@ -101,7 +101,7 @@ struct sdplace {
 	uint64_t retry_at; /* reconnect then (monotonic us; 0: connected) */
 	bool direct;	   /* on PID 1's private socket (no broker, no sender names) */
 	char pid1[64];	   /* on the system bus: PID 1's unique name, from its answers */
-	unsigned backoff;
+	struct backoff reconnect; /* 1, 2, 4 ... 30 s between reconnection attempts */
 	bool lost; /* moves were lost: say so when connected again */
 	struct sdgate *gate; /* the exec gate's scopes made ahead, or NULL */
 };
@@ -360,7 +360,7 @@ start_with_known(struct call *k)
 
 static int reply_cb(sd_bus_message *m, void *userdata, sd_bus_error *ret);
 static int connect_bus(struct sdplace *s);
-static void backoff(struct sdplace *s);
+static double backoff(struct sdplace *s);
 
 static int
 append_props(sd_bus_message *m, const struct unitdef *d)
@@ -590,7 +590,7 @@ retried(struct call *k, const sd_bus_error *e)
 		  e->message, method[k->op]);
 	if (k->tries >= 2) { /* its unit is changing state: sent by release() */
 		hold(k);
-		k->send_at = now_us() + ((uint64_t)RETRY_PAUSE_US << (k->tries - 2));
+		k->send_at = now_us() + (uint64_t)(backoff_delay(&retry_pause, k->tries) * 1e6);
 		return true;
 	}
 	return send_call(k) == 0;
@@ -1275,15 +1275,15 @@ connect_bus(struct sdplace *s)
 	return watch_jobs(s);
 }
 
-/* Try to connect again later: 1, 2, 4 ... BACKOFF_MAX seconds. */
-static void
+/* Try to connect again later: 1, 2, 4 ... 30 seconds; that pause. */
+static double
 backoff(struct sdplace *s)
 {
-	s->backoff =
-		s->backoff ? (s->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : s->backoff * 2)
-			   : 1;
-	s->retry_at = now_us() + (uint64_t)s->backoff * 1000000;
+	double pause = backoff_fail(&s->reconnect);
+
+	s->retry_at = now_us() + (uint64_t)(pause * 1e6);
 	s->lost = true;
+	return pause;
 }
 
 /* The connection is gone: drop it (calls still unanswered are lost),
@@ -1305,10 +1305,10 @@ disconnected(struct sdplace *s, int err)
 		}
 		call_free(k);
 	}
-	backoff(s);
+	double pause = backoff(s);
 	log_warning("systemd: connection lost (%s); %zu more move%s lost, every process "
-		    "classified again once connected; reconnecting in %u s",
-		    strerror(-err), moves, moves == 1 ? "" : "s", s->backoff);
+		    "classified again once connected; reconnecting in %.0f s",
+		    strerror(-err), moves, moves == 1 ? "" : "s", pause);
 }
 
 static void
@@ -1350,7 +1350,7 @@ sdplace_process(struct sdplace *s)
 	}
 	if (s->lost && !s->full && sd_bus_is_ready(s->bus) > 0) {
 		s->lost = false;
-		s->backoff = 0;
+		backoff_reset(&s->reconnect);
 		s->hooks.lost(s->hooks.arg);
 	}
 }
@@ -1428,6 +1428,7 @@ sdplace_new(struct sdplace **out, const struct sdplace_hooks *hooks)
 	if (s == NULL)
 		return -ENOMEM;
 	s->hooks = *hooks;
+	s->reconnect = (struct backoff){ .first = 1, .max = 30 };
 	TAILQ_INIT(&s->pending);
 	TAILQ_INIT(&s->known);
 	LIST_INIT(&s->calls);

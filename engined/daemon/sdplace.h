@@ -43,10 +43,10 @@ struct sdplace_hooks {
 
 /* Connect to PID 1 (asynchronously); 0 or -errno.  Free with
  * sdplace_free (what is queued and not sent yet is dropped). */
-int sdplace_new(struct sdplace **out, const struct sdplace_hooks *hooks) ENGINED_WUR;
+int sdplace_new(struct sdplace **out, const struct sdplace_hooks *hooks) ATTR_WUR;
 void sdplace_free(struct sdplace *s);
 /* Take root as the layout's root slice's group; 0 or -EINVAL. */
-int sdplace_configure(struct sdplace *s, const char *root) ENGINED_WUR;
+int sdplace_configure(struct sdplace *s, const char *root) ATTR_WUR;
 /* The table the core calls (valid until sdplace_free). */
 const struct core_cgfs *sdplace_table(struct sdplace *s);
 

@@ -23,8 +23,6 @@
 #include <unistd.h>
 
 #define ACCEPT_BATCH  32	 /* clients accepted per wake-up: others get a turn */
-#define BACKOFF_FIRST 0.1	 /* seconds without accepting after a failure ... */
-#define BACKOFF_MAX   1.0	 /* ... doubling up to this */
 #define OUT_KEEP      (64 << 10) /* a larger output buffer is freed once written */
 
 struct server_client {
@@ -50,8 +48,8 @@ struct server {
 	struct ev_loop *loop;
 	struct listener lis;
 	bool listening;
-	ev_timer pause; /* accepting again after a failure */
-	double backoff;
+	ev_timer pause;		/* accepting again after a failure */
+	struct backoff backoff; /* 0.1 s without accepting, doubled up to 1 s */
 	unsigned nclients, nroot; /* connected clients, and those of root */
 	LIST_HEAD(, server_client) clients;
 	struct log_limit log_limit; /* SERVER_LOG_BURST lines a second */
@@ -434,14 +432,13 @@ server_adopt(struct server *s, int fd, uid_t uid, pid_t pid)
 static void
 server_pause(struct server *s, int err)
 {
-	s->backoff = s->backoff == 0 ? BACKOFF_FIRST : s->backoff * 2;
-	if (s->backoff > BACKOFF_MAX)
-		s->backoff = BACKOFF_MAX;
+	double pause = backoff_fail(&s->backoff);
+
 	ev_io_stop(s->loop, &s->lis.io);
-	ev_timer_set(&s->pause, s->backoff, 0.);
+	ev_timer_set(&s->pause, pause, 0.);
 	ev_timer_start(s->loop, &s->pause);
 	server_log(s, LOG_LEVEL_WARNING, "%s: cannot accept clients: %s; pausing %.1f s",
-		   s->proto->name, strerror(err), s->backoff);
+		   s->proto->name, strerror(err), pause);
 }
 
 static void
@@ -479,14 +476,14 @@ server_accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 		if (fd < 0 && (errno == EINTR || errno == ECONNABORTED))
 			continue;
 		if (fd < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			s->backoff = 0;
+			backoff_reset(&s->backoff);
 			return;
 		}
 		if (fd < 0) {
 			server_pause(s, errno); /* EMFILE, ENFILE, ENOBUFS, ENOMEM */
 			return;
 		}
-		s->backoff = 0;
+		backoff_reset(&s->backoff);
 		server_accepted(s, fd);
 	}
 }
@@ -502,6 +499,7 @@ server_new(const struct server_proto *proto, void *ctx)
 		return NULL;
 	s->proto = proto;
 	s->log_limit = (struct log_limit)LOG_LIMIT_INIT(SERVER_LOG_BURST);
+	s->backoff = (struct backoff){ .first = 0.1, .max = 1.0 };
 	s->ctx = ctx;
 	s->lis.fd = -1;
 	LIST_INIT(&s->clients);

@@ -62,9 +62,9 @@ struct server_proto {
 
 /* A server for proto (borrowed: it must outlive the server) with the
  * caller's ctx; NULL if out of memory.  Free with server_free. */
-struct server *server_new(const struct server_proto *proto, void *ctx) ENGINED_WUR;
+struct server *server_new(const struct server_proto *proto, void *ctx) ATTR_WUR;
 /* Listen on the Unix socket path (see listener_open); 0 or -errno after logging. */
-int server_listen(struct server *s, const char *path, int backlog) ENGINED_WUR;
+int server_listen(struct server *s, const char *path, int backlog) ATTR_WUR;
 /* Serve from loop: accept clients (if listening) and run the timers. */
 void server_start(struct server *s, struct ev_loop *loop);
 /* Close every client and the listener (unlinking its path).  NULL is fine. */
@@ -77,7 +77,7 @@ void server_free(struct server *s);
  * server's in every case: 0, -EUSERS when a cap turned the client away
  * (the refusal was sent and logged), or -ENOMEM.
  */
-int server_adopt(struct server *s, int fd, uid_t uid, pid_t pid) ENGINED_WUR;
+int server_adopt(struct server *s, int fd, uid_t uid, pid_t pid) ATTR_WUR;
 
 void *server_ctx(const struct server *s);
 struct ev_loop *server_loop(const struct server *s);
@@ -91,7 +91,7 @@ pid_t server_client_pid(const struct server_client *c);
  * is already being closed: the answer is dropped). */
 int server_send(struct server_client *c, const void *p, size_t n);
 int server_printf(struct server_client *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+	ATTR_PRINTF(2, 3);
 
 /*
  * Log through the server's limiter: at most SERVER_LOG_BURST lines a
@@ -100,6 +100,6 @@ int server_printf(struct server_client *c, const char *fmt, ...)
  */
 #define SERVER_LOG_BURST 5
 void server_log(struct server *s, enum log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+	ATTR_PRINTF(3, 4);
 
 #endif
