@@ -28,10 +28,10 @@ unit_tests="tests/rules/parse-t tests/rules/match-t tests/rules/template-t \
 	tests/rules/dir-t tests/rules/scale-t tests/util/nss-t tests/util/map-t tests/util/strbuf-t \
 	tests/kernel/mountinfo-t tests/kernel/task-t tests/kernel/procev-decode-t \
 	tests/kernel/nft-t tests/lua/hooks-t tests/lua/wire-t \
-	tests/engined/proctab-t tests/engined/config-t tests/engined/statefile-t \
-	tests/engined/core-t tests/engined/verbs-t tests/engined/server-t \
-	tests/engined/layout-t tests/engined/nftsets-t tests/engined/log-t tests/engined/expiry-t \
-	tests/engined/sdunit-t tests/engined/backend-t tests/engined/sdnft-t"
+	tests/engined/core/proctab-t tests/engined/core/config-t tests/engined/core/statefile-t \
+	tests/engined/core/core-t tests/engined/core/verbs-t tests/engined/daemon/server-t \
+	tests/engined/core/layout-t tests/engined/core/nftsets-t tests/engined/core/log-t tests/engined/core/expiry-t \
+	tests/engined/backend/sdunit-t tests/engined/backend/backend-t tests/engined/backend/sdnft-t"
 tally() { # $1 = make output file
 	p=$(sed -n 's/^# PASS: *//p' "$1" | tail -1)
 	f=$(sed -n 's/^# FAIL: *//p' "$1" | tail -1)

@@ -5,7 +5,7 @@
  * groups, the unit properties that stand for group settings, and which
  * processes systemd's tree lets it move.  Pure functions: no I/O, no
  * sd-bus (the backend that sends the calls is sdplace.c, linked into the
- * daemon only), so tests/engined/sdunit-t runs without root.
+ * daemon only), so tests/engined/backend/sdunit-t runs without root.
  *
  * Names.  The layout's root is a slice, by default /cgengine.slice; a
  * composed group root/students/default/www/students is the chain of

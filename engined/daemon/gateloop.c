@@ -18,7 +18,7 @@
  *
  * A test hook: CGENGINED_GATE_STALL_MS=N in the daemon's environment
  * makes the loop sleep N ms after reading each batch of held execs, as
- * a loop stuck elsewhere would (tests/engined/gate-t.sh).
+ * a loop stuck elsewhere would (tests/daemon/exec-gate-t.sh).
  */
 #include "gateloop.h"
 #include "daemon.h"

@@ -18,7 +18,7 @@ is "" "$(echo "$undef" | grep -E '^(server_|control_|sticky_|listener_|engine_|n
 # linked without -lev: the link itself would have failed otherwise;
 # ldd says what the dynamic linker would load
 if command -v ldd >/dev/null; then
-	is "" "$(ldd "$BUILDDIR/tests/engined/core-t" | grep -E 'libev|libsystemd')" \
+	is "" "$(ldd "$BUILDDIR/tests/engined/core/core-t" | grep -E 'libev|libsystemd')" \
 		"core-t loads neither libev nor libsystemd"
 else
 	skip 1 "needs ldd"
