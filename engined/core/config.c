@@ -93,6 +93,17 @@ parse_duration(const char *s)
 	return v * unit;
 }
 
+void
+format_duration(long secs, char *buf, size_t len)
+{
+	if (secs >= 3600)
+		snprintf(buf, len, "%ldh%02ldm%02lds", secs / 3600, secs / 60 % 60, secs % 60);
+	else if (secs >= 60)
+		snprintf(buf, len, "%ldm%02lds", secs / 60, secs % 60);
+	else
+		snprintf(buf, len, "%lds", secs);
+}
+
 static int
 check_match(cfg_t *cfg, cfg_opt_t *opt)
 {

@@ -183,6 +183,8 @@ config_load(const char *path, bool optional, const struct report *rep) ATTR_WUR;
 void config_free(struct config *c);
 /* Parse "90s", "15m", "2h", "1d" (or plain seconds); -1 if invalid. */
 long parse_duration(const char *s);
+/* Write secs for people into buf: "45s", "15m00s", "2h30m00s". */
+void format_duration(long secs, char *buf, size_t len);
 
 /* Command-line values that override the config file (NULL = keep). */
 struct overrides {
@@ -618,11 +620,20 @@ struct verbs_request {
 	double now; /* the loop's clock */
 	uid_t uid; /* of the peer, from SO_PEERCRED */
 	pid_t pid;
-	bool json;
+	bool json; /* the answer's form: read by the renderer, never by a verb */
 };
 
-/* Serve one request: 0 with the answer in body, or -errno with err set. */
-int verbs_dispatch(const struct verbs_request *rq, int argc, char **argv, struct strbuf *body,
-		     char *err, size_t errlen);
+struct json_t; /* jansson's json_t */
+
+/*
+ * Run one control verb (argv[0]) for rq->uid: 0 with its value in
+ * *result, which the caller frees (json_decref); or -EPERM (a root-only
+ * verb asked by a user) or -EINVAL (an unknown verb, a bad or refused
+ * request) with *result NULL and err set.  The verb decides, it never
+ * prints: engined/render/ writes the value as text or JSON.  err must
+ * be "" on entry.
+ */
+int verbs_run(const struct verbs_request *rq, int argc, char **argv, struct json_t **result,
+	      char *err, size_t errlen);
 
 #endif

@@ -8,8 +8,8 @@
  * list or end their own boosts.  Every denial is answered and logged.
  *
  * Each verb decides and returns its result as one JSON value (jansson);
- * it never prints.  verbs_dispatch() then writes that value either as
- * JSON or, through the verb's text renderer, as text for people -- one
+ * it never prints.  verbs_run() hands that value to its caller, and
+ * engined/render/ writes it either as JSON or as text for people -- one
  * result, two renderings, so the two can never disagree.  Strings from
  * the system (process names, paths) go through jstr(), which turns
  * bytes that are not UTF-8 into U+FFFD, so the JSON is always valid.
@@ -37,8 +37,6 @@ struct verb_ctx {
 
 /* A verb: its result (owned by the caller), or NULL with x->err set. */
 typedef json_t *verb_fn(struct verb_ctx *x);
-/* Its text rendering. */
-typedef void text_fn(const json_t *r, struct strbuf *out);
 
 static json_t *
 fail(struct verb_ctx *x, const char *fmt, ...) ATTR_PRINTF(2, 3);
@@ -156,20 +154,6 @@ jstr_or_null(const char *s)
 	return s != NULL ? jstr(s) : json_null();
 }
 
-static const char *
-get_s(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s != NULL ? s : "";
-}
-
-static long long
-get_i(const json_t *o, const char *key)
-{
-	return json_integer_value(json_object_get(o, key));
-}
-
 /* ---- helpers ------------------------------------------------------------------- */
 
 static bool
@@ -182,17 +166,6 @@ parse_pid(const char *s, pid_t *pid)
 		return false;
 	*pid = (pid_t)v;
 	return true;
-}
-
-static void
-duration_text(long secs, char *buf, size_t len)
-{
-	if (secs >= 3600)
-		snprintf(buf, len, "%ldh%02ldm%02lds", secs / 3600, secs / 60 % 60, secs % 60);
-	else if (secs >= 60)
-		snprintf(buf, len, "%ldm%02lds", secs / 60, secs % 60);
-	else
-		snprintf(buf, len, "%lds", secs);
 }
 
 static void
@@ -218,75 +191,50 @@ no_process(struct verb_ctx *x, pid_t pid)
 
 /* ---- status, metrics ------------------------------------------------------------- */
 
-/* Every counter once: its JSON key, its Prometheus name, its help text. */
+/* Every counter once: its JSON key and its field.  engined/render/metrics.c
+ * names each in Prometheus' terms, in this order. */
 static const struct counter {
-	const char *key;    /* in "json status": counters.KEY */
-	const char *metric; /* cgengine_METRIC; NULL = an events_total type */
-	const char *help;
-	size_t offset; /* in struct core_stats */
+	const char *key; /* in "json status": counters.KEY */
+	size_t offset;	 /* in struct core_stats */
 } counters[] = {
 /* clang-format off */
-#define C(key, metric, help, field) { key, metric, help, offsetof(struct core_stats, field) }
+#define C(key, field) { key, offsetof(struct core_stats, field) }
 	/* clang-format on */
-	C("fork", NULL, NULL, ev_fork),
-	C("exec", NULL, NULL, ev_exec),
-	C("uid", NULL, NULL, ev_uid),
-	C("gid", NULL, NULL, ev_gid),
-	C("exit", NULL, NULL, ev_exit),
-	C("classified", "classifications_total", "Processes classified.", classified),
-	C("moves", "moves_total", "Processes moved into a group.", moves),
-	C("failed_moves", "move_failures_total", "Moves that failed.", move_failures),
-	C("vanished", "vanished_total",
-	  "Processes that exited before they could be handled.", vanished),
-	C("lost_events", "lost_events_total", "Times the kernel dropped process events.",
-	  lost),
-	C("rescans", "rescans_total", "Full scans of /proc.", rescans),
-	C("reloads", "reloads_total", "Successful reloads.", reloads),
-	C("failed_reloads", "reload_failures_total", "Reloads refused because of errors.",
-	  reload_failures),
-	C("lua_calls", "lua_calls_total", "Calls of the Lua classify hook.", hook_calls),
-	C("lua_errors", "lua_errors_total", "Lua hook calls that failed.", hook_errors),
-	C("lua_timeouts", "lua_timeouts_total", "Lua hook calls stopped by lua-timeout.",
-	  hook_timeouts),
-	C("lua_restarts", "lua_restarts_total", "Lua helper processes started again.",
-	  hook_restarts),
-	C("groups_created", "groups_created_total", "Groups created.", groups_created),
-	C("groups_removed", "groups_removed_total", "Empty template groups removed.",
-	  groups_removed),
-	C("state_saves", "state_saves_total", "Writes of the boost state file.",
-	  state_saves),
-	C("failed_state_saves", "state_save_failures_total",
-	  "Writes of the boost state file that failed.", state_save_failures),
+	C("fork", ev_fork),
+	C("exec", ev_exec),
+	C("uid", ev_uid),
+	C("gid", ev_gid),
+	C("exit", ev_exit),
+	C("classified", classified),
+	C("moves", moves),
+	C("failed_moves", move_failures),
+	C("vanished", vanished),
+	C("lost_events", lost),
+	C("rescans", rescans),
+	C("reloads", reloads),
+	C("failed_reloads", reload_failures),
+	C("lua_calls", hook_calls),
+	C("lua_errors", hook_errors),
+	C("lua_timeouts", hook_timeouts),
+	C("lua_restarts", hook_restarts),
+	C("groups_created", groups_created),
+	C("groups_removed", groups_removed),
+	C("state_saves", state_saves),
+	C("failed_state_saves", state_save_failures),
 	/* placement latency, from the kernel's time of the exec (buckets) */
-	C("placed_0_50us", "placed_0_50us_total",
-	  "Processes classified 0-50 us after their exec.", placed_in[0]),
-	C("placed_50_100us", "placed_50_100us_total",
-	  "Processes classified 50-100 us after their exec.", placed_in[1]),
-	C("placed_100_250us", "placed_100_250us_total",
-	  "Processes classified 100-250 us after their exec.", placed_in[2]),
-	C("placed_250_500us", "placed_250_500us_total",
-	  "Processes classified 250-500 us after their exec.", placed_in[3]),
-	C("placed_500us_1ms", "placed_500us_1ms_total",
-	  "Processes classified 0.5-1 ms after their exec.", placed_in[4]),
-	C("placed_1_10ms", "placed_1_10ms_total",
-	  "Processes classified 1-10 ms after their exec.", placed_in[5]),
-	C("placed_over_10ms", "placed_over_10ms_total",
-	  "Processes classified more than 10 ms after their exec.", placed_in[6]),
+	C("placed_0_50us", placed_in[0]),
+	C("placed_50_100us", placed_in[1]),
+	C("placed_100_250us", placed_in[2]),
+	C("placed_250_500us", placed_in[3]),
+	C("placed_500us_1ms", placed_in[4]),
+	C("placed_1_10ms", placed_in[5]),
+	C("placed_over_10ms", placed_in[6]),
 	/* the exec gate */
-	C("gate_execs", "gate_execs_total", "Execs the exec gate held and let go.",
-	  gate_execs),
-	C("gate_moves", "gate_moves_total",
-	  "Moves made at the exec gate, before the program's first instruction.",
-	  gate_moves),
-	C("gate_watchdog", "gate_watchdog_total",
-	  "Gated execs the watchdog thread let go because the loop had not answered.",
-	  gate_watchdog),
-	C("gate_late", "gate_late_total",
-	  "Gated execs placed after the exec all the same: the watchdog answered first, or "
-	  "the backend's group was not ready for the gate.",
-	  gate_late),
-	C("gate_undone", "gate_undone_total",
-	  "Processes moved back because their exec failed after the gate.", gate_undone),
+	C("gate_execs", gate_execs),
+	C("gate_moves", gate_moves),
+	C("gate_watchdog", gate_watchdog),
+	C("gate_late", gate_late),
+	C("gate_undone", gate_undone),
 #undef C
 };
 
@@ -335,109 +283,6 @@ v_status(struct verb_ctx *x)
 			 "boosts", (json_int_t)core_boost_count(c), "hierarchies", hiers,
 			 "counters", counts, "lua", jstr_or_null(p->hooks ? p->cfg->lua_script : NULL),
 			 "exec_gate", gate_status(c));
-}
-
-static unsigned long long
-counter(const json_t *r, const char *key)
-{
-	return (unsigned long long)get_i(json_object_get(r, "counters"), key);
-}
-
-static void
-t_gate(const json_t *r, struct strbuf *out)
-{
-	const json_t *g = json_object_get(r, "exec_gate");
-
-	if (!json_is_object(g)) {
-		strbuf_printf(out, "exec gate:    off\n");
-		return;
-	}
-	if (!json_is_true(json_object_get(g, "running"))) {
-		strbuf_printf(out, "exec gate:    NOT RUNNING (%s)\n", get_s(g, "error"));
-		return;
-	}
-	long long ready = get_i(g, "ready_groups");
-	strbuf_printf(out, "exec gate:    %lld of %lld binaries held%s%s\n", get_i(g, "held"),
-		   get_i(g, "named"),
-		   json_is_true(json_object_get(g, "memory_locked")) ? ""
-								   : ", memory NOT locked",
-		   json_is_true(json_object_get(g, "pidfds")) ? "" : ", no pidfds");
-	strbuf_printf(out,
-		   "              execs %llu, placed at the gate %llu, watchdog %llu, "
-		   "late %llu, moved back %llu\n",
-		   counter(r, "gate_execs"), counter(r, "gate_moves"), counter(r, "gate_watchdog"),
-		   counter(r, "gate_late"), counter(r, "gate_undone"));
-	if (ready > 0)
-		strbuf_printf(out, "              %lld group%s kept ready for the gate\n",
-			      ready, ready == 1 ? "" : "s");
-}
-
-static void
-t_status(const json_t *r, struct strbuf *out)
-{
-	char up[64];
-	size_t i;
-	json_t *h;
-	const char *lua = json_string_value(json_object_get(r, "lua"));
-
-	duration_text((long)get_i(r, "uptime"), up, sizeof(up));
-	strbuf_printf(out, "cgengined %s, pid %lld, up %s%s\n", get_s(r, "version"),
-		   get_i(r, "pid"), up,
-		   json_is_true(json_object_get(r, "paused")) ? ", PAUSED (moves nothing)" : "");
-	strbuf_printf(out, "rules:        %lld (%s)\n", get_i(r, "rules"), get_s(r, "match"));
-	strbuf_printf(out, "hierarchies: ");
-	json_array_foreach(json_object_get(r, "hierarchies"), i, h)
-		strbuf_printf(out, " %s", json_string_value(h));
-	strbuf_printf(out, "\nevents:       fork %llu, exec %llu, uid %llu, gid %llu, exit %llu\n",
-		   counter(r, "fork"), counter(r, "exec"), counter(r, "uid"), counter(r, "gid"),
-		   counter(r, "exit"));
-	strbuf_printf(out, "classified:   %llu, moves %llu, failed moves %llu, exited first %llu\n",
-		   counter(r, "classified"), counter(r, "moves"), counter(r, "failed_moves"),
-		   counter(r, "vanished"));
-	strbuf_printf(out, "lost events:  %llu, rescans %llu, reloads %llu (%llu failed)\n",
-		   counter(r, "lost_events"), counter(r, "rescans"), counter(r, "reloads"),
-		   counter(r, "failed_reloads"));
-	strbuf_printf(out, "lua:          %s, calls %llu, errors %llu (timeouts %llu), restarts %llu\n",
-		   lua ? lua : "none", counter(r, "lua_calls"), counter(r, "lua_errors"),
-		   counter(r, "lua_timeouts"), counter(r, "lua_restarts"));
-	strbuf_printf(out, "boosts:       %lld active\n", get_i(r, "boosts"));
-	t_gate(r, out);
-}
-
-/* metrics: the status, rendered in Prometheus' text format */
-static void
-metric(struct strbuf *out, const char *name, const char *type, const char *help,
-       unsigned long long v)
-{
-	strbuf_printf(out, "# HELP cgengine_%s %s\n# TYPE cgengine_%s %s\ncgengine_%s %llu\n", name,
-		   help, name, type, name, v);
-}
-
-static void
-t_metrics(const json_t *r, struct strbuf *out)
-{
-	strbuf_printf(out, "# HELP cgengine_events_total Process events received, by type.\n"
-			"# TYPE cgengine_events_total counter\n");
-	for (size_t i = 0; i < NCOUNTERS; i++)
-		if (counters[i].metric == NULL)
-			strbuf_printf(out, "cgengine_events_total{type=\"%s\"} %llu\n",
-				   counters[i].key, counter(r, counters[i].key));
-	for (size_t i = 0; i < NCOUNTERS; i++)
-		if (counters[i].metric != NULL)
-			metric(out, counters[i].metric, "counter", counters[i].help,
-			       counter(r, counters[i].key));
-	metric(out, "boosts_active", "gauge", "Boosts in force.",
-	       (unsigned long long)get_i(r, "boosts"));
-	metric(out, "rules", "gauge", "Rules loaded.", (unsigned long long)get_i(r, "rules"));
-	metric(out, "paused", "gauge", "1 while paused.",
-	       json_is_true(json_object_get(r, "paused")));
-	metric(out, "uptime_seconds", "gauge", "Seconds since start.",
-	       (unsigned long long)get_i(r, "uptime"));
-	const json_t *g = json_object_get(r, "exec_gate");
-	metric(out, "gate_open", "gauge", "1 while the exec gate holds execs.",
-	       json_is_true(json_object_get(g, "running")));
-	metric(out, "gate_binaries", "gauge", "Binaries the exec gate holds.",
-	       (unsigned long long)get_i(g, "held"));
 }
 
 /* ---- explain, test ---------------------------------------------------------------- */
@@ -492,25 +337,6 @@ verdict_rows(struct core *c, const struct task_cgroups *cg)
 	if (p->v2 != NULL)
 		json_array_append_new(rows, composed_row(c, cg));
 	return rows;
-}
-
-static void
-t_rows(const json_t *rows, bool current, struct strbuf *out)
-{
-	size_t i;
-	json_t *row;
-
-	strbuf_printf(out, "%-20s %-24s %-24s %s\n", "HIERARCHY", current ? "CURRENT" : "",
-		   "WANTED", "WHY");
-	json_array_foreach(rows, i, row)
-	{
-		const char *cur = json_string_value(json_object_get(row, "current"));
-		const char *want = json_string_value(json_object_get(row, "wanted"));
-
-		strbuf_printf(out, "%-20s %-24s %-24s %s\n", get_s(row, "hierarchy"),
-			   current ? (cur ? cur : "?") : "", want ? want : "(left alone)",
-			   get_s(row, "why"));
-	}
 }
 
 static void
@@ -580,47 +406,6 @@ v_explain(struct verb_ctx *x)
 			 "sticky", r == DECIDE_STICKY, "paused", core_paused(c), "hierarchies",
 			 verdict_rows(c, core_snapshot_cgroups(c)), "nft_sets",
 			 nft_rows(c, core_snapshot_cgroups(c)), "placed_at_gate", gate);
-}
-
-static void
-t_explain(const json_t *r, struct strbuf *out)
-{
-	const char *user = get_s(r, "user");
-
-	strbuf_printf(out, "pid %lld (%s) %s, uid %lld (%s), gid %lld%s\n", get_i(r, "pid"),
-		   get_s(r, "comm"), get_s(r, "exe"), get_i(r, "uid"), user[0] ? user : "?",
-		   get_i(r, "gid"),
-		   json_is_true(json_object_get(r, "paused")) ? "; the daemon is PAUSED" : "");
-	t_rows(json_object_get(r, "hierarchies"), true, out);
-	const json_t *gated = json_object_get(r, "placed_at_gate");
-	if (json_is_integer(gated)) {
-		char when[64];
-		time_t at = (time_t)json_integer_value(gated);
-		struct tm tm;
-		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime_r(&at, &tm));
-		strbuf_printf(out, "placed at the exec gate at %s, before its first instruction\n",
-			   when);
-	}
-	size_t i;
-	json_t *row;
-	json_array_foreach(json_object_get(r, "hierarchies"), i, row)
-	{
-		const char *unit = json_string_value(json_object_get(row, "unit"));
-		const char *want = json_string_value(json_object_get(row, "unit_wanted"));
-		const char *why = json_string_value(json_object_get(row, "left_alone"));
-
-		if (unit != NULL)
-			strbuf_printf(out, "unit: %s, wanted: %s\n", unit,
-				   want != NULL ? want : "(left alone)");
-		if (why != NULL)
-			strbuf_printf(out, "left alone: %s\n", why);
-	}
-	json_array_foreach(json_object_get(r, "nft_sets"), i, row)
-	{
-		strbuf_printf(out, "nft sets: %s %s %s (level %lld, unified:%s)\n",
-			   get_s(row, "family"), get_s(row, "table"), get_s(row, "set"),
-			   get_i(row, "level"), get_s(row, "group"));
-	}
 }
 
 /*
@@ -739,16 +524,6 @@ v_test(struct verb_ctx *x)
 			 verdict_rows(x->rq->core, NULL));
 }
 
-static void
-t_test(const json_t *r, struct strbuf *out)
-{
-	const char *exe = get_s(r, "exe");
-
-	strbuf_printf(out, "uid %lld, gid %lld, exe %s\n", get_i(r, "uid"), get_i(r, "gid"),
-		   exe[0] ? exe : "(none)");
-	t_rows(json_object_get(r, "hierarchies"), false, out);
-}
-
 /* ---- boosts ------------------------------------------------------------------------- */
 
 /* Is the boost profile granted to uid (by name or by @group)? */
@@ -829,8 +604,8 @@ boost_profile(struct verb_ctx *x)
 		return no_process(x, pid);
 	if (uid != 0 && secs > p->max_seconds) {
 		char a[32], b[32];
-		duration_text(secs, a, sizeof(a));
-		duration_text(p->max_seconds, b, sizeof(b));
+		format_duration(secs, a, sizeof(a));
+		format_duration(p->max_seconds, b, sizeof(b));
 		return deny(x, "%s exceeds the maximum of profile '%s' (%s)", a, p->name, b);
 	}
 	struct boost_request br = { .pid = pid,
@@ -862,18 +637,6 @@ v_boost(struct verb_ctx *x)
 		.pid = pid, .hier = x->argv[2], .dest = colon + 1, .seconds = secs, .owner = 0
 	};
 	return start(x, &br);
-}
-
-static void
-t_boost(const json_t *r, struct strbuf *out)
-{
-	char when[64];
-	struct tm tm;
-	time_t t = (time_t)get_i(r, "expires");
-
-	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime_r(&t, &tm));
-	strbuf_printf(out, "boost #%lld: %s:%s until %s\n", get_i(r, "id"), get_s(r, "hierarchy"),
-		   get_s(r, "destination"), when);
 }
 
 static json_t *
@@ -915,18 +678,6 @@ v_unboost(struct verb_ctx *x)
 	return json_pack("{s:o}", "ended", ids);
 }
 
-static void
-t_unboost(const json_t *r, struct strbuf *out)
-{
-	size_t i;
-	json_t *id;
-
-	strbuf_printf(out, "ended:");
-	json_array_foreach(json_object_get(r, "ended"), i, id)
-		strbuf_printf(out, " #%lld", (long long)json_integer_value(id));
-	strbuf_printf(out, "\n");
-}
-
 static json_t *
 v_boosts(struct verb_ctx *x)
 {
@@ -950,31 +701,6 @@ v_boosts(struct verb_ctx *x)
 					"pids", pids));
 	}
 	return list;
-}
-
-static void
-t_boosts(const json_t *r, struct strbuf *out)
-{
-	size_t i, k;
-	json_t *b, *pid;
-
-	strbuf_printf(out, "%-5s %-20s %-24s %-10s %-6s %-12s %s\n", "ID", "HIERARCHY",
-		   "DESTINATION", "LEFT", "OWNER", "PROFILE", "PIDS");
-	json_array_foreach(r, i, b)
-	{
-		char left[32];
-		const char *prof = json_string_value(json_object_get(b, "profile"));
-		long l = (long)get_i(b, "left");
-
-		duration_text(l > 0 ? l : 0, left, sizeof(left));
-		strbuf_printf(out, "#%-4lld %-20s %-24s %-10s %-6lld %-12s", get_i(b, "id"),
-			   get_s(b, "hierarchy"), get_s(b, "destination"), left,
-			   get_i(b, "owner"), prof ? prof : "-");
-		json_array_foreach(json_object_get(b, "pids"), k, pid)
-			strbuf_printf(out, "%s%lld", k ? "," : " ",
-				   (long long)json_integer_value(pid));
-		strbuf_printf(out, "\n");
-	}
 }
 
 /* ---- nft sets: what the daemon put in them ---------------------------------------------- */
@@ -1087,46 +813,6 @@ v_nftsets(struct verb_ctx *x)
 			 sets);
 }
 
-static void
-t_nftsets(const json_t *r, struct strbuf *out)
-{
-	static const struct {
-		const char *state, *text;
-	} says[] = {
-		{ "ok", "ok" },
-		{ "missing", "missing: filled once the firewall makes it" },
-		{ "unnamed", "no longer configured: emptied at the next sync" },
-	};
-	size_t i;
-	json_t *row;
-
-	if (json_object_get(r, "groups") != NULL) {
-		strbuf_printf(out, "nft set %s %s %s: %lld group id%s put there by cgengined\n",
-			   get_s(r, "family"), get_s(r, "table"), get_s(r, "set"),
-			   get_i(r, "ids"), get_i(r, "ids") == 1 ? "" : "s");
-		strbuf_printf(out, "%-6s %-20s %s\n", "LEVEL", "ID", "GROUP");
-		json_array_foreach(json_object_get(r, "groups"), i, row)
-			strbuf_printf(out, "%-6lld %-20lld %s\n", get_i(row, "level"),
-				   get_i(row, "id"), get_s(row, "group"));
-		return;
-	}
-	strbuf_printf(out, "%-40s %8s  %s\n", "SET", "IDS", "STATE");
-	json_array_foreach(json_object_get(r, "sets"), i, row)
-	{
-		char name[3 * NFTSET_NAME_MAX + 4];
-		const char *state = get_s(row, "state");
-
-		for (size_t k = 0; k < sizeof(says) / sizeof(says[0]); k++)
-			if (strcmp(says[k].state, state) == 0)
-				state = says[k].text;
-		snprintf(name, sizeof(name), "%s %s %s", get_s(row, "family"), get_s(row, "table"),
-			 get_s(row, "set"));
-		strbuf_printf(out, "%-40s %8lld  %s\n", name, get_i(row, "ids"), state);
-	}
-	if (json_is_true(json_object_get(r, "syncing")))
-		strbuf_printf(out, "(a sync with the firewall's sets is in progress)\n");
-}
-
 /* ---- administration ------------------------------------------------------------------ */
 
 static json_t *
@@ -1136,12 +822,6 @@ v_reload(struct verb_ctx *x)
 		return fail(x, "reload failed; the previous configuration stays (see the log)");
 	return json_pack("{s:b, s:I}", "reloaded", 1, "rules",
 			 (json_int_t)rules_count(core_policy(x->rq->core)->rules));
-}
-
-static void
-t_reload(const json_t *r, struct strbuf *out)
-{
-	strbuf_printf(out, "reloaded: %lld rules\n", get_i(r, "rules"));
 }
 
 static json_t *
@@ -1159,12 +839,6 @@ v_resume(struct verb_ctx *x)
 		log_notice("resumed by uid %u; catching up", (unsigned)x->rq->uid);
 	core_set_paused(x->rq->core, false, x->rq->now);
 	return json_pack("{s:b}", "paused", 0);
-}
-
-static void
-t_paused(const json_t *r, struct strbuf *out)
-{
-	strbuf_printf(out, "%s\n", json_is_true(json_object_get(r, "paused")) ? "paused" : "resumed");
 }
 
 static json_t *
@@ -1195,21 +869,6 @@ v_rules(struct verb_ctx *x)
 	return list;
 }
 
-static void
-t_rules(const json_t *r, struct strbuf *out)
-{
-	size_t i;
-	json_t *rule;
-
-	json_array_foreach(r, i, rule)
-		strbuf_printf(out, "%s: %s %s %s%s%s  hits=%lld\n", get_s(rule, "where"),
-			   get_s(rule, "key"), get_s(rule, "controllers"),
-			   get_s(rule, "destination"),
-			   json_is_true(json_object_get(rule, "ignore")) ? " ignore" : "",
-			   json_is_true(json_object_get(rule, "ignore_rt")) ? " ignore_rt" : "",
-			   get_i(rule, "hits"));
-}
-
 static json_t *
 v_version(struct verb_ctx *x)
 {
@@ -1217,49 +876,29 @@ v_version(struct verb_ctx *x)
 			 CONTROL_PROTOCOL);
 }
 
-static void
-t_version(const json_t *r, struct strbuf *out)
-{
-	strbuf_printf(out, "cgengined %s, protocol %lld\n", get_s(r, "version"),
-		   get_i(r, "protocol"));
-}
-
 static json_t *v_help(struct verb_ctx *x);
-
-static void
-t_help(const json_t *r, struct strbuf *out)
-{
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(r, i, v)
-		strbuf_printf(out, "%s%s\n", get_s(v, "usage"),
-			   json_is_true(json_object_get(v, "root")) ? "   (root)" : "");
-}
 
 static const struct {
 	const char *name;
 	verb_fn *fn;
-	text_fn *text;
 	bool root_only;
 	const char *usage;
 } verbs[] = {
-	{ "status", v_status, t_status, false, "status" },
-	{ "explain", v_explain, t_explain, false, "explain PID" },
-	{ "test", v_test, t_test, false,
-	  "test --user U [--group G] [--exe PATH] [--cmdline ARG...]" },
-	{ "boost", v_boost, t_boost, false,
+	{ "status", v_status, false, "status" },
+	{ "explain", v_explain, false, "explain PID" },
+	{ "test", v_test, false, "test --user U [--group G] [--exe PATH] [--cmdline ARG...]" },
+	{ "boost", v_boost, false,
 	  "boost PID HIER:PATH DURATION | boost --profile NAME PID [DURATION]" },
-	{ "unboost", v_unboost, t_unboost, false, "unboost ID|PID" },
-	{ "boosts", v_boosts, t_boosts, false, "boosts" },
-	{ "reload", v_reload, t_reload, true, "reload" },
-	{ "pause", v_pause, t_paused, true, "pause" },
-	{ "resume", v_resume, t_paused, true, "resume" },
-	{ "rules", v_rules, t_rules, true, "rules" },
-	{ "nft-sets", v_nftsets, t_nftsets, true, "nft-sets [FAMILY TABLE SET]" },
-	{ "metrics", v_status, t_metrics, true, "metrics" },
-	{ "version", v_version, t_version, false, "version" },
-	{ "help", v_help, t_help, false, "help" },
+	{ "unboost", v_unboost, false, "unboost ID|PID" },
+	{ "boosts", v_boosts, false, "boosts" },
+	{ "reload", v_reload, true, "reload" },
+	{ "pause", v_pause, true, "pause" },
+	{ "resume", v_resume, true, "resume" },
+	{ "rules", v_rules, true, "rules" },
+	{ "nft-sets", v_nftsets, true, "nft-sets [FAMILY TABLE SET]" },
+	{ "metrics", v_status, true, "metrics" }, /* the status, in Prometheus' format */
+	{ "version", v_version, false, "version" },
+	{ "help", v_help, false, "help" },
 };
 
 #define NVERBS (sizeof(verbs) / sizeof(verbs[0]))
@@ -1276,26 +915,13 @@ v_help(struct verb_ctx *x)
 	return list;
 }
 
-/* Write result as JSON (one line) into out. */
-static void
-emit_json(const json_t *result, struct strbuf *out)
-{
-	char *s = json_dumps(result, JSON_COMPACT | JSON_ENCODE_ANY);
-
-	if (s == NULL) {
-		out->failed = true;
-		return;
-	}
-	strbuf_printf(out, "%s\n", s);
-	free(s);
-}
-
 int
-verbs_dispatch(const struct verbs_request *rq, int argc, char **argv, struct strbuf *body,
-		 char *err, size_t errlen)
+verbs_run(const struct verbs_request *rq, int argc, char **argv, json_t **result, char *err,
+	  size_t errlen)
 {
 	struct verb_ctx x = { rq, argc, argv, err, errlen };
 
+	*result = NULL;
 	for (size_t i = 0; i < NVERBS; i++) {
 		if (strcmp(argv[0], verbs[i].name) != 0)
 			continue;
@@ -1303,17 +929,11 @@ verbs_dispatch(const struct verbs_request *rq, int argc, char **argv, struct str
 			deny(&x, "'%s' needs root", verbs[i].name);
 			return -EPERM;
 		}
-		json_t *result = verbs[i].fn(&x);
-		if (result == NULL) {
+		if ((*result = verbs[i].fn(&x)) == NULL) {
 			if (err[0] == '\0')
 				snprintf(err, errlen, "out of memory");
 			return -EINVAL;
 		}
-		if (rq->json)
-			emit_json(result, body);
-		else
-			verbs[i].text(result, body);
-		json_decref(result);
 		return 0;
 	}
 	snprintf(err, errlen, "unknown request '%s' (try 'help')", argv[0]);

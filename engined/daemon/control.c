@@ -14,6 +14,7 @@
  */
 #include "daemon.h"
 #include "server.h"
+#include "engined/render/render.h"
 
 #include <errno.h>
 #include <ev.h>
@@ -126,7 +127,7 @@ control_request_cb(struct server_client *c, char *line, size_t len)
 		answer(c, false, NULL, "empty request");
 		return SERVER_NEXT;
 	}
-	int rc = verbs_dispatch(&rq, argc, argv, &body, err, sizeof(err));
+	int rc = render_answer(&rq, argc, argv, &body, err, sizeof(err));
 	answer(c, rc == 0, &body, err);
 	free(body.p);
 	return SERVER_NEXT;

@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The walls the build keeps: the core library (engined/core/libcore.a)
 # needs nothing of libev, sd-bus or the socket servers, its unit tests
-# link without libev, and only engined/daemon/ includes <ev.h>; every
-# source, script and build file carries the licence's SPDX line.
+# link without libev, and only engined/daemon/ includes <ev.h>; the
+# core's verbs return values and hold no renderer (engined/render/
+# writes them, on top of the core); every source, script and build file
+# carries the licence's SPDX line.
 . "$SRCDIR/tests/tap/tap.sh"
 command -v nm >/dev/null || skip_all "needs nm (binutils)"
-plan 7
+plan 9
 
 lib="$BUILDDIR/engined/core/libcore.a"
 undef=$(nm -u "$lib" 2>/dev/null | awk '{print $NF}' | sort -u)
@@ -23,10 +25,16 @@ if command -v ldd >/dev/null; then
 else
 	skip 1 "needs ldd"
 fi
-is "" "$(cd "$SRCDIR" && grep -l '#include <ev.h>' engined/core/*.[ch] rules/*.[ch] kernel/*.[ch] lua/*.[ch] util/*.[ch] 2>/dev/null)" \
+is "" "$(cd "$SRCDIR" && grep -l '#include <ev.h>' engined/core/*.[ch] engined/render/*.[ch] rules/*.[ch] kernel/*.[ch] lua/*.[ch] util/*.[ch] 2>/dev/null)" \
 	"<ev.h> only inside engined/daemon/"
 is "" "$(cd "$SRCDIR" && grep -lE '^#include "(engined/daemon/.*|daemon\.h|server\.h|listener\.h)"' engined/core/*.[ch] 2>/dev/null)" \
 	"no core file includes a header of the daemon"
+# the renderers live in engined/render/: the core defines none (not
+# even a static one) and includes nothing of theirs
+is "" "$(nm "$lib" 2>/dev/null | awk '$2 ~ /^[Tt]$/ { print $3 }' | grep -E '^(t_|render_)')" \
+	"the core library holds no text or Prometheus renderer"
+is "" "$(cd "$SRCDIR" && grep -lE '^#include "(engined/render/.*|render\.h)"' engined/core/*.[ch] 2>/dev/null)" \
+	"no core file includes a header of the renderers"
 
 # the licence: sources, scripts (anything starting with #!) and build
 # files of the tree; not the generated ones (Makefile.in, configure)

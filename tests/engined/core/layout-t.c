@@ -12,6 +12,7 @@
  */
 #include "engined/core/core_private.h"
 #include "engined/core/core.h"
+#include "engined/render/render.h"
 #include "tests/lib/fixture.h"
 #include "tests/tap/tap.h"
 
@@ -221,14 +222,14 @@ test_verb(struct core *c)
 	struct strbuf out = { 0 };
 	struct verbs_request rq = { .core = c, .now = 50.0, .uid = 0, .json = false };
 
-	is_int(0, verbs_dispatch(&rq, 2, argv, &out, err, sizeof(err)), "explain 200");
+	is_int(0, render_answer(&rq, 2, argv, &out, err, sizeof(err)), "explain 200");
 	ok(out.p != NULL && strstr(out.p, "\nunified ") != NULL &&
 		   strstr(out.p,
 			  "/svc/students/default/www composed from cpu, net_cls") != NULL,
 	   "the text has the unified row");
 	rq.json = true;
 	strbuf_reset(&out);
-	is_int(0, verbs_dispatch(&rq, 2, argv, &out, err, sizeof(err)),
+	is_int(0, render_answer(&rq, 2, argv, &out, err, sizeof(err)),
 	       "explain 200 --json");
 	json_t *r = json_loads(out.p ? out.p : "", 0, NULL);
 	json_t *rows = json_object_get(r, "hierarchies");

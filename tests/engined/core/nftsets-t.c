@@ -9,6 +9,7 @@
  * config's errors.
  */
 #include "engined/core/core_private.h"
+#include "engined/render/render.h"
 #include "tests/lib/fixture.h"
 #include "tests/tap/tap.h"
 
@@ -202,7 +203,7 @@ explain(struct core *c, pid_t pid, bool json)
 
 	snprintf(arg, sizeof(arg), "%d", (int)pid);
 	strbuf_reset(&out);
-	if (verbs_dispatch(&rq, 2, argv, &out, err, sizeof(err)) < 0 || out.p == NULL)
+	if (render_answer(&rq, 2, argv, &out, err, sizeof(err)) < 0 || out.p == NULL)
 		return err;
 	return out.p;
 }
@@ -223,7 +224,7 @@ ask(struct core *c, uid_t uid, bool json, const char *line)
 		argv[argc++] = w;
 	strbuf_reset(&out);
 	err[0] = '\0';
-	if (verbs_dispatch(&rq, argc, argv, &out, err, sizeof(err)) < 0 || out.p == NULL)
+	if (render_answer(&rq, argc, argv, &out, err, sizeof(err)) < 0 || out.p == NULL)
 		return err;
 	return out.p;
 }

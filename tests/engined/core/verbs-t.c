@@ -5,6 +5,7 @@
  * whatever bytes a process name holds.
  */
 #include "engined/core/core_private.h"
+#include "engined/render/render.h"
 #include "tests/lib/fixture.h"
 #include "tests/tap/tap.h"
 
@@ -44,7 +45,7 @@ ask(uid_t uid, bool json, const char *fmt, ...)
 	struct verbs_request rq = { .core = core, .now = now, .uid = uid, .json = json };
 	err[0] = '\0';
 	strbuf_reset(&out);
-	return verbs_dispatch(&rq, argc, argv, &out, err, sizeof(err));
+	return render_answer(&rq, argc, argv, &out, err, sizeof(err));
 }
 
 static void
@@ -250,10 +251,71 @@ test_denial_log(void)
 }
 
 
+/* Every verb "help" lists has a text renderer (engined/render/text.c). */
+static void
+test_every_verb_has_text(void)
+{
+	json_t *help, *v, *empty = json_object();
+	struct strbuf text = { 0 };
+	char missing[256] = "";
+	size_t i, used = 0;
+
+	is_int(0, ask(NOBODY, true, "help"), "json help");
+	help = json_loads(out.p ? out.p : "", 0, NULL);
+	json_array_foreach(help, i, v)
+	{
+		const char *verb = json_string_value(json_object_get(v, "verb"));
+
+		if (render_text(verb, empty, &text) < 0 && used < sizeof(missing))
+			used += (size_t)snprintf(missing + used, sizeof(missing) - used, " %s", verb);
+	}
+	ok(json_array_size(help) >= 14 && used == 0, "every verb has a text renderer (missing:%s)",
+	   missing);
+	strbuf_free(&text);
+	json_decref(empty);
+	json_decref(help);
+}
+
+/*
+ * The Prometheus text names every counter of the status once: the
+ * core's table of counters (verbs.c) and the metrics' table
+ * (render/metrics.c) list the same keys.  Each counter gets a value of
+ * its own; each value must show on exactly one line.
+ */
+static void
+test_metrics_name_every_counter(void)
+{
+	struct strbuf text = { 0 };
+	long long n = 0, lines = 0, once = 0;
+
+	is_int(0, ask(0, true, "status"), "json status");
+	json_t *st = json_loads(out.p ? out.p : "", 0, NULL);
+	json_t *counts = json_object_get(st, "counters");
+	for (void *it = json_object_iter(counts); it != NULL; it = json_object_iter_next(counts, it))
+		json_object_iter_set_new(counts, it, json_integer(1000 + n++));
+	json_object_set_new(st, "uptime", json_integer(0));
+	render_text("metrics", st, &text);
+	for (const char *l = text.p ? text.p : ""; *l != '\0'; l = strchr(l, '\n') + 1)
+		lines += l[0] != '#';
+	for (long long i = 0; i < n; i++) {
+		char want[32];
+		int seen = 0;
+
+		snprintf(want, sizeof(want), " %lld\n", 1000 + i);
+		for (const char *p = text.p ? text.p : ""; (p = strstr(p, want)) != NULL; p++)
+			seen++;
+		once += seen == 1;
+	}
+	ok(n >= 30 && once == n, "each of the %lld counters has one metric (%lld do)", n, once);
+	is_int(n + 6, lines, "... and six gauges follow them");
+	strbuf_free(&text);
+	json_decref(st);
+}
+
 int
 main(void)
 {
-	plan(43 + 8 + 16);
+	plan(43 + 8 + 16 + 5);
 	fixture_init(&fx);
 	fixture_files(&fx, fixture_profile, fixture_rules);
 	fixture_proc(&fx, 100, 0, 0, "/usr/bin/bash", 10, "/");
@@ -267,6 +329,8 @@ main(void)
 	test_no_oracle();
 	test_id_range();
 	test_denial_log();
+	test_every_verb_has_text();
+	test_metrics_name_every_counter();
 	core_free(core);
 	free(out.p);
 	fixture_done(&fx);
