@@ -79,7 +79,7 @@ child_ask(struct sandbox *s, int what, long long id, const char *key, char *buf,
 	wput_i64(&w, id);
 	wput_str(&w, key);
 	if (w.full)
-		return -1; /* a key that long names nothing */
+		return -ENAMETOOLONG; /* a key that long names nothing */
 	send_msg(s, &w);
 
 	ssize_t n = recv(s->fd, s->reply, HOOKS_MSG_MAX, 0);
@@ -94,7 +94,7 @@ child_ask(struct sandbox *s, int what, long long id, const char *key, char *buf,
 	if (r.bad)
 		_exit(2);
 	if (!present || len == 0)
-		return -1;
+		return -ENOENT;
 	if (blen > len - 1)
 		blen = len - 1;
 	memcpy(buf, b, blen);
@@ -116,13 +116,14 @@ reset_signals(void)
 	sigprocmask(SIG_SETMASK, &all, NULL);
 }
 
-/* Keep only stdin/out/err and the socket, as CHILD_FD. */
+/* Keep only stdin/out/err and the socket, as CHILD_FD; CHILD_FD or
+ * -errno. */
 static int
 close_fds(int fd)
 {
 	if (fd != CHILD_FD) {
 		if (dup2(fd, CHILD_FD) < 0)
-			return -1;
+			return -errno;
 	}
 #ifdef SYS_close_range
 	if (syscall(SYS_close_range, CHILD_FD + 1, ~0U, 0) == 0)
@@ -333,8 +334,10 @@ child_main(struct hooks *h, int fd)
 	s->instructions = h->opts.instructions;
 	s->mem_cap = (size_t)h->opts.memory;
 	s->classify_ref = LUA_NOREF;
-	if ((s->fd = close_fds(fd)) < 0)
-		fail(s, "%s: Lua helper: dup2: %s", h->script, strerror(errno));
+	int rc = close_fds(fd);
+	if (rc < 0)
+		fail(s, "%s: Lua helper: dup2: %s", h->script, strerror(-rc));
+	s->fd = rc;
 	set_up(s, h, parent);
 	if ((s->reply = malloc(HOOKS_MSG_MAX)) == NULL)
 		fail(s, "%s: out of memory", h->script);

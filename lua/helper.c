@@ -24,25 +24,28 @@
 
 #define REAP_WAIT_MS 1000 /* for a SIGKILLed helper to go */
 
+/* A pidfd for pid, or -errno. */
 static int
 pidfd_open_(pid_t pid)
 {
 #ifdef SYS_pidfd_open
-	return (int)syscall(SYS_pidfd_open, pid, 0);
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	return fd >= 0 ? fd : -errno;
 #else
-	errno = ENOSYS;
-	return -1;
+	(void)pid;
+	return -ENOSYS;
 #endif
 }
 
+/* SIGKILL to the process of pidfd; 0 or -errno. */
 static int
 pidfd_kill(int pidfd)
 {
 #ifdef SYS_pidfd_send_signal
-	return (int)syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+	return syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) == 0 ? 0 : -errno;
 #else
-	errno = ENOSYS;
-	return -1;
+	(void)pidfd;
+	return -ENOSYS;
 #endif
 }
 
@@ -130,14 +133,15 @@ ask_string(struct hooks *h, unsigned what, int64_t id, const char *key)
 	}
 }
 
-/* The command line, read once per call and only if asked for. */
+/* The command line, read once per call and only if asked for: its
+ * length, or -ENOENT when the task has none to give. */
 static int
 ask_cmdline(struct hooks *h, const void **p)
 {
 	const struct hooks_task *t = h->cur;
 
 	if (t == NULL || t->cmdline == NULL)
-		return -1;
+		return -ENOENT;
 	if (h->cmdlen < 0) {
 		int n = t->cmdline(t->arg, h->cmdline, HOOKS_CMDLINE_MAX);
 		h->cmdlen = n < 0 ? 0 : n > HOOKS_CMDLINE_MAX ? HOOKS_CMDLINE_MAX : n;
@@ -215,15 +219,19 @@ describe_death(struct hooks *h, char *err, size_t errlen)
 	h->pid = -1; /* reaped, or not ours to reap */
 }
 
-/* The helper's CPU time in ms, or -1 if it cannot be read. */
-static double
-helper_cpu_ms(struct hooks *h)
+/* The helper's CPU time in ms into *ms; 0, or -ENOTSUP (no CPU clock)
+ * or clock_gettime()'s -errno. */
+static int
+helper_cpu_ms(struct hooks *h, double *ms)
 {
 	struct timespec ts;
 
-	if (!h->has_cpuclock || clock_gettime(h->cpuclock, &ts) < 0)
-		return -1;
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+	if (!h->has_cpuclock)
+		return -ENOTSUP;
+	if (clock_gettime(h->cpuclock, &ts) < 0)
+		return -errno;
+	*ms = ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+	return 0;
 }
 
 /*
@@ -245,8 +253,9 @@ next_wait(struct hooks *h, double start, double cpu0, long cpu_ms, long wall_ms,
 	if (wall < cpu_ms) {
 		left = cpu_ms - wall; /* it cannot have used more CPU than that */
 	} else {
-		double now = helper_cpu_ms(h);
-		double used = now >= 0 && cpu0 >= 0 ? now - cpu0 : wall;
+		double now;
+		double used =
+			cpu0 >= 0 && helper_cpu_ms(h, &now) == 0 ? now - cpu0 : wall;
 		if (used >= cpu_ms) {
 			*rc = -ETIMEDOUT;
 			return 0;
@@ -261,7 +270,10 @@ next_wait(struct hooks *h, double start, double cpu0, long cpu_ms, long wall_ms,
 static ssize_t
 wait_loop(struct hooks *h, long cpu_ms, long wall_ms, char *err, size_t errlen)
 {
-	double start = hooks_now(), cpu0 = helper_cpu_ms(h);
+	double start = hooks_now(), cpu0;
+
+	if (helper_cpu_ms(h, &cpu0) < 0)
+		cpu0 = -1; /* unknown: the clock stands in for the CPU time */
 
 	for (;;) {
 		struct pollfd p = { .fd = h->fd, .events = POLLIN };
@@ -321,7 +333,8 @@ helper_wait(struct hooks *h, long cpu_ms, char *err, size_t errlen)
 
 /* ---- starting ------------------------------------------------------------- */
 
-/* After the helper's first message: loaded, or why not. */
+/* After the helper's first message: 0 (loaded), or -ECANCELED (the
+ * script failed to load) or -EPROTO, with err saying why. */
 static int
 loaded(struct hooks *h, ssize_t len, bool *has_classify, char *err, size_t errlen)
 {
@@ -339,14 +352,14 @@ loaded(struct hooks *h, ssize_t len, bool *has_classify, char *err, size_t errle
 		m = rget_bytes(&r, &mlen);
 		if (!r.bad) {
 			wire_clean(err, errlen, m, mlen);
-			return -1;
+			return -ECANCELED;
 		}
 		break;
 	default:
 		break;
 	}
 	snprintf(err, errlen, "%s: the Lua helper broke the protocol", h->script);
-	return -1;
+	return -EPROTO;
 }
 
 int
@@ -356,8 +369,10 @@ helper_start(struct hooks *h, bool *has_classify, char *err, size_t errlen)
 	long load_ms = h->timeout_ms * 10; /* CPU time; wall-clock 10 x that */
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
-		snprintf(err, errlen, "%s: socketpair: %s", h->script, strerror(errno));
-		return -1;
+		int rc = -errno;
+
+		snprintf(err, errlen, "%s: socketpair: %s", h->script, strerror(-rc));
+		return rc;
 	}
 	/* room for the largest message even where the default is small
 	 * (the kernel caps this at wmem_max; failing is harmless) */
@@ -371,14 +386,15 @@ helper_start(struct hooks *h, bool *has_classify, char *err, size_t errlen)
 	sigprocmask(SIG_SETMASK, &all, &old);
 	h->owner = getpid();
 	pid_t pid = fork();
+	int fork_rc = pid < 0 ? -errno : 0;
 	if (pid != 0)
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0) {
 		snprintf(err, errlen, "%s: cannot start the Lua helper: %s", h->script,
-			 strerror(errno));
+			 strerror(-fork_rc));
 		close(sv[0]);
 		close(sv[1]);
-		return -1;
+		return fork_rc;
 	}
 	if (pid == 0) {
 		close(sv[0]);
@@ -387,7 +403,8 @@ helper_start(struct hooks *h, bool *has_classify, char *err, size_t errlen)
 	close(sv[1]);
 	h->fd = sv[0];
 	h->pid = pid;
-	h->pidfd = pidfd_open_(pid);
+	int pidfd = pidfd_open_(pid);
+	h->pidfd = pidfd >= 0 ? pidfd : -1; /* without one, the pid is used */
 	h->has_cpuclock = clock_getcpuclockid(pid, &h->cpuclock) == 0;
 	h->cur = NULL;
 
@@ -405,9 +422,8 @@ helper_start(struct hooks *h, bool *has_classify, char *err, size_t errlen)
 			h->script, load_ms * HOOKS_WALL_FACTOR);
 	else if (len < 0)
 		snprintf(err, errlen, "%s: %s", h->script, why);
-	if (len < 0 || loaded(h, len, has_classify, err, errlen) < 0) {
+	int rc = len < 0 ? (int)len : loaded(h, len, has_classify, err, errlen);
+	if (rc < 0)
 		helper_stop(h);
-		return -1;
-	}
-	return 0;
+	return rc;
 }

@@ -202,11 +202,13 @@ lost_helper(struct hooks *h)
 	h->next_start = hooks_now() + backoff_fail(&h->restart);
 }
 
-/* Make sure a helper is there; 0, or -1 with err set. */
+/* Make sure a helper is there; 0, or -errno with err set: -EAGAIN
+ * while the back-off holds, else what helper_start() returned. */
 static int
 ensure_helper(struct hooks *h, char *err, size_t errlen)
 {
 	bool has_classify;
+	int rc;
 
 	if (helper_alive(h))
 		return 0;
@@ -221,13 +223,13 @@ ensure_helper(struct hooks *h, char *err, size_t errlen)
 			snprintf(err, errlen,
 				 "the Lua helper is down (next start in %.0f s)",
 				 wait < 1 ? 1 : wait);
-			return -1;
+			return -EAGAIN;
 		}
 		if (!h->fresh) /* a clone's first helper is no restart */
 			h->stats.restarts++;
 		h->fresh = false;
 	}
-	if (helper_start(h, &has_classify, err, errlen) < 0) {
+	if ((rc = helper_start(h, &has_classify, err, errlen)) < 0) {
 		char line[HOOKS_TEXT_MAX + 128];
 
 		lost_helper(h);
@@ -235,12 +237,14 @@ ensure_helper(struct hooks *h, char *err, size_t errlen)
 			 err);
 		hooks_log(h, HOOKS_ERROR, line);
 		snprintf(err, errlen, "the Lua helper failed to start");
-		return -1;
+		return rc;
 	}
 	return 0;
 }
 
-/* One exchange: send the call, wait for the answer, validate it. */
+/* One exchange: send the call, wait for the answer, validate it.  0, or
+ * -errno with err set: -EMSGSIZE, helper_send()'s, helper_wait()'s, or
+ * hooks_answer_parse()'s (-ECANCELED: the hook failed). */
 static int
 call(struct hooks *h, const struct hooks_task *task, struct hooks_slot *slots, size_t n,
      char *err, size_t errlen)
@@ -250,7 +254,7 @@ call(struct hooks *h, const struct hooks_task *task, struct hooks_slot *slots, s
 	wire_put_call(&w, task, slots, n);
 	if (w.full) {
 		snprintf(err, errlen, "the task and decision do not fit in one message");
-		return -1;
+		return -EMSGSIZE;
 	}
 	h->cur = task;
 	h->cmdlen = -1;
@@ -273,7 +277,7 @@ call(struct hooks *h, const struct hooks_task *task, struct hooks_slot *slots, s
 			h->timeout_ms * HOOKS_WALL_FACTOR, HOOKS_WALL_FACTOR);
 	if (len < 0) {
 		lost_helper(h);
-		return -1;
+		return (int)len;
 	}
 	rc = hooks_answer_parse(h->msg, (size_t)len, slots, h->scratch, n, err, errlen);
 	if (rc == -EPROTO) {
@@ -285,10 +289,10 @@ call(struct hooks *h, const struct hooks_task *task, struct hooks_slot *slots, s
 		lost_helper(h);
 	}
 	if (rc == -EPROTO)
-		return -1;
+		return rc;
 	backoff_reset(&h->restart); /* a helper that answers is a healthy one */
 	if (rc < 0)
-		return -1; /* the hook failed: its message is in err */
+		return rc; /* the hook failed: its message is in err */
 	memcpy(slots, h->scratch, n * sizeof(*slots));
 	return 0;
 }
@@ -298,6 +302,7 @@ hooks_classify(struct hooks *h, const struct hooks_task *task, struct hooks_slot
 	       size_t n)
 {
 	char err[HOOKS_TEXT_MAX];
+	int rc;
 
 	if (!hooks_has_classify(h))
 		return 0;
@@ -305,18 +310,18 @@ hooks_classify(struct hooks *h, const struct hooks_task *task, struct hooks_slot
 		struct hooks_slot *s = realloc(h->scratch, n * sizeof(*s));
 
 		if (s == NULL)
-			return -1;
+			return -ENOMEM;
 		h->scratch = s;
 		h->nscratch = n;
 	}
 	h->stats.calls++;
-	if (ensure_helper(h, err, sizeof(err)) < 0 ||
-	    call(h, task, slots, n, err, sizeof(err)) < 0) {
+	if ((rc = ensure_helper(h, err, sizeof(err))) == 0)
+		rc = call(h, task, slots, n, err, sizeof(err));
+	if (rc < 0) {
 		h->stats.errors++;
 		hooks_log_failure(h, "Lua hook classify() failed", err);
-		return -1;
 	}
-	return 0;
+	return rc;
 }
 
 const struct hooks_stats *
@@ -336,16 +341,19 @@ hooks_stack_depth(struct hooks *h)
 {
 	unsigned char q = W_DEPTH;
 	char err[HOOKS_TEXT_MAX];
+	int rc;
 
-	if (h->fd < 0 || helper_send(h, &q, 1) < 0)
-		return -1;
+	if (h->fd < 0)
+		return -ESRCH;
+	if ((rc = helper_send(h, &q, 1)) < 0)
+		return rc;
 	ssize_t len = helper_wait(h, h->timeout_ms, err, sizeof(err));
 	if (len < 0) {
 		lost_helper(h); /* an answer arriving later would confuse a call */
-		return -1;
+		return (int)len;
 	}
 	struct rbuf r = { .p = h->msg, .len = (size_t)len };
 	int type = (int)rget_u8(&r);
 	int64_t d = rget_i64(&r);
-	return type != W_DEPTH_IS || r.bad ? -1 : (int)d;
+	return type != W_DEPTH_IS || r.bad ? -EPROTO : (int)d;
 }

@@ -135,12 +135,22 @@ bool hooks_has_classify(const struct hooks *h);
 
 /*
  * Call classify(task, decision, why).  On success (0) the slots hold
- * the hook's decision and `changed` marks what it changed.  On a hook
- * error (-1) the slots are untouched, the error is logged (at most
- * once a second, with a count of those suppressed) and counted.  A call
- * that overruns timeout_ms is such an error; the helper is killed and
- * started again (at once the first time, then after 1 s, 2 s, ... up
- * to a minute while it keeps failing; meanwhile calls fail at once).
+ * the hook's decision and `changed` marks what it changed.  On an error
+ * (-errno) the slots are untouched, the error is logged (at most once a
+ * second, with a count of those suppressed) and counted:
+ *   -ECANCELED  the hook failed (raised an error, ran out of its
+ *               instruction budget or memory, decided something invalid)
+ *   -ETIMEDOUT  it overran timeout_ms of CPU time
+ *   -ETIME      no answer within five times timeout_ms of wall-clock
+ *               time (the helper got too little CPU time)
+ *   -EPIPE      the helper died;  -EPROTO  it broke the protocol
+ *   -EAGAIN     the helper is down, backing off (below)
+ *   -EMSGSIZE   the task and slots do not fit in one message
+ *   -ENOMEM, or the errno of starting a helper
+ * Any error but -ECANCELED, -EMSGSIZE and -ENOMEM loses the helper: it
+ * is killed and started again (at once the first time, then after 1 s,
+ * 2 s, ... up to a minute while it keeps failing; meanwhile calls fail
+ * at once with -EAGAIN).
  */
 int hooks_classify(struct hooks *h, const struct hooks_task *task,
 		   struct hooks_slot *slots, size_t n) ATTR_WUR;
@@ -148,8 +158,9 @@ int hooks_classify(struct hooks *h, const struct hooks_task *task,
 const struct hooks_stats *hooks_stats(const struct hooks *h);
 
 /* For tests: the Lua stack depth between calls (must stay constant),
- * asked of the helper; -1 if there is none or it does not answer in
- * time (then it is replaced, as after a failed call). */
+ * asked of the helper; -ESRCH if there is none; -ETIMEDOUT, -ETIME,
+ * -EPIPE or -EPROTO as hooks_classify() when it does not answer in time
+ * or not as asked (then it is replaced, as after a failed call). */
 int hooks_stack_depth(struct hooks *h);
 
 /* The helper's pid, or -1 while there is none. */

@@ -60,8 +60,10 @@ void hooks_log(struct hooks *h, enum hooks_level level, const char *msg);
 void hooks_log_failure(struct hooks *h, const char *what, const char *msg);
 
 /* helper.c: the helper process seen from the caller */
-/* Start a helper and wait until it has loaded the script; 0, or -1 with
- * err set ("file:line: message").  *has_classify tells what it found. */
+/* Start a helper and wait until it has loaded the script; 0, or -errno
+ * with err set ("file:line: message"): -ECANCELED when the script failed
+ * to load, socketpair()'s or fork()'s errno, or as helper_wait().
+ * *has_classify tells what it found. */
 int helper_start(struct hooks *h, bool *has_classify, char *err, size_t errlen);
 /* Kill and reap the helper (bounded wait), forget it. */
 void helper_stop(struct hooks *h);
@@ -105,7 +107,8 @@ struct sandbox {
 /* The helper's main: never returns. */
 void child_main(struct hooks *h, int fd) ATTR_NORETURN;
 /* Ask the caller (ASK_* below); the answer is copied into buf (NUL
- * added), its length returned, or -1 when there is none. */
+ * added), its length returned, or -ENOENT when there is none
+ * (-ENAMETOOLONG: key is too long to ask about). */
 int child_ask(struct sandbox *s, int what, long long id, const char *key, char *buf,
 	      size_t len);
 /* Send a log line to the caller. */
@@ -116,7 +119,8 @@ lua_State *sandbox_new(struct sandbox *s);
 /* Reset the instruction budget before a call. */
 void sandbox_arm(struct sandbox *s);
 /* Run the function below its nargs arguments under a message handler;
- * 0, or -1 with the error message in s->err.  The stack is restored. */
+ * 0, or with the error message in s->err -ENOMEM (the memory cap) or
+ * -ECANCELED (any other error).  The stack is restored. */
 int sandbox_pcall(struct sandbox *s, int nargs);
 struct sandbox *sandbox_of(lua_State *L);
 /* Names asked of the caller, pushed, or nil when unknown. */
@@ -182,7 +186,8 @@ const char *rget_str(struct rbuf *r);
 void wire_put_call(struct wbuf *w, const struct hooks_task *t,
 		   const struct hooks_slot *slots, size_t n);
 /* Decode a call into t (groups into *groups, realloc'd) and *slots
- * (realloc'd, *nslots updated); strings point into the buffer.  0 or -1. */
+ * (realloc'd, *nslots updated); strings point into the buffer.  0,
+ * -EPROTO (malformed) or -ENOMEM. */
 int wire_get_call(struct rbuf *r, struct hooks_task *t, gid_t **groups,
 		  struct hooks_slot **slots, size_t *nslots, size_t *n);
 void wire_put_answer(struct wbuf *w, const struct hooks_slot *slots, size_t n);

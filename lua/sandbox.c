@@ -8,6 +8,7 @@
  */
 #include "hooks_private.h"
 
+#include <errno.h>
 #include <lualib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,7 +88,7 @@ sandbox_pcall(struct sandbox *s, int nargs)
 		snprintf(s->err, sizeof(s->err), "%s",
 			 lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "error");
 	lua_settop(L, func - 1);
-	return rc == LUA_OK ? 0 : -1;
+	return rc == LUA_OK ? 0 : rc == LUA_ERRMEM ? -ENOMEM : -ECANCELED;
 }
 
 /* ---- the cgengine table ---------------------------------------------- */

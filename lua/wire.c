@@ -178,44 +178,46 @@ get_groups(struct rbuf *r, struct hooks_task *t, gid_t **groups)
 	uint32_t ng = rget_u32(r);
 
 	if (r->bad || ng > GROUPS_MAX)
-		return -1;
+		return -EPROTO;
 	gid_t *g = realloc(*groups, (ng + 1) * sizeof(*g));
 	if (g == NULL)
-		return -1;
+		return -ENOMEM;
 	*groups = g;
 	for (uint32_t i = 0; i < ng; i++)
 		g[i] = (gid_t)rget_i64(r);
 	t->groups = g;
 	t->ngroups = ng;
-	return r->bad ? -1 : 0;
+	return r->bad ? -EPROTO : 0;
 }
 
 int
 wire_get_call(struct rbuf *r, struct hooks_task *t, gid_t **groups,
 	      struct hooks_slot **slots, size_t *nslots, size_t *n)
 {
+	int rc;
+
 	memset(t, 0, sizeof(*t));
 	if (rget_u8(r) != W_CALL)
-		return -1;
+		return -EPROTO;
 	t->pid = (pid_t)rget_i64(r);
 	t->ppid = (pid_t)rget_i64(r);
 	t->uid = (uid_t)rget_i64(r);
 	t->euid = (uid_t)rget_i64(r);
 	t->gid = (gid_t)rget_i64(r);
 	t->egid = (gid_t)rget_i64(r);
-	if (get_groups(r, t, groups) < 0)
-		return -1;
+	if ((rc = get_groups(r, t, groups)) < 0)
+		return rc;
 	t->comm = rget_str(r);
 	t->exe = rget_str(r);
 	t->user = rget_str(r);
 	t->group = rget_str(r);
 	uint32_t ns = rget_u32(r);
 	if (r->bad || t->comm == NULL || t->exe == NULL || ns > SLOTS_MAX)
-		return -1;
+		return -EPROTO;
 	if (ns > *nslots) {
 		struct hooks_slot *s = realloc(*slots, ns * sizeof(*s));
 		if (s == NULL)
-			return -1;
+			return -ENOMEM;
 		*slots = s;
 		*nslots = ns;
 	}
@@ -228,13 +230,13 @@ wire_get_call(struct rbuf *r, struct hooks_task *t, gid_t **groups,
 		dest = rget_str(r);
 		s->why = rget_str(r);
 		if (s->hier == NULL || (dest != NULL && strlen(dest) >= HOOKS_DEST_MAX))
-			return -1;
+			return -EPROTO;
 		s->set = dest != NULL;
 		if (dest != NULL)
 			memcpy(s->dest, dest, strlen(dest) + 1);
 	}
 	*n = ns;
-	return r->bad || r->off != r->len ? -1 : 0;
+	return r->bad || r->off != r->len ? -EPROTO : 0;
 }
 
 /* ---- answers ------------------------------------------------------------------- */
