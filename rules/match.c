@@ -361,7 +361,7 @@ fm_ignores(const struct rules_set *set, const struct rules_rule *r,
 		return false;
 	if (strcmp(r->dest, "/*") == 0)
 		return true;
-	if (rules_expand(r->dest, t, dest, sizeof(dest)) < 0)
+	if (rules_expand(r->dest, t, set->key, dest, sizeof(dest)) < 0)
 		return false;
 	return fm_any_within(t->cgroups, set->nhiers, dest) ||
 	       fm_any_within(t->v1groups, t->nv1groups, dest);
@@ -369,7 +369,8 @@ fm_ignores(const struct rules_set *set, const struct rules_rule *r,
 
 /* Per-hierarchy: does ignore rule r hold the task in hierarchy h? */
 static bool
-ph_ignores(const struct rules_rule *r, size_t h, const struct rules_task *t)
+ph_ignores(const struct rules_set *set, const struct rules_rule *r, size_t h,
+	   const struct rules_task *t)
 {
 	char dest[RULES_DEST_MAX];
 
@@ -377,7 +378,7 @@ ph_ignores(const struct rules_rule *r, size_t h, const struct rules_task *t)
 		return false;
 	if (t->cgroups == NULL || t->cgroups[h] == NULL)
 		return false;
-	if (rules_expand(r->dest, t, dest, sizeof(dest)) < 0)
+	if (rules_expand(r->dest, t, set->key, dest, sizeof(dest)) < 0)
 		return false;
 	return within(t->cgroups[h], dest);
 }
@@ -403,7 +404,7 @@ decide_move(const struct rules_set *set, const struct rules_rule *r,
 	d->rule = r;
 	d->move = false;
 	d->create = false;
-	if (rules_expand(r->dest, t, d->dest, sizeof(d->dest)) < 0) {
+	if (rules_expand(r->dest, t, set->key, d->dest, sizeof(d->dest)) < 0) {
 		d->dest[0] = '\0'; /* too long: leave alone rather than guess */
 		return;
 	}
@@ -450,13 +451,13 @@ apply_rule(struct rules_set *set, uint32_t head, uint64_t open,
 
 /* Per-hierarchy: ignore rule r holds the task where it already is. */
 static uint64_t
-apply_ignore(struct rules_rule *r, uint64_t open, const struct rules_task *t,
-	     struct rules_decision *out)
+apply_ignore(const struct rules_set *set, struct rules_rule *r, uint64_t open,
+	     const struct rules_task *t, struct rules_decision *out)
 {
 	uint64_t todo = r->mask & open, done = 0;
 
 	for (size_t h = 0; h < RULES_MAX_HIERS && (todo >> h) != 0; h++)
-		if ((todo & (1ull << h)) && ph_ignores(r, h, t)) {
+		if ((todo & (1ull << h)) && ph_ignores(set, r, h, t)) {
 			leave_alone(r, &out[h]);
 			done |= 1ull << h;
 		}
@@ -511,7 +512,7 @@ rules_match(struct rules_set *set, const struct rules_task *t, struct rules_deci
 			continue;
 		}
 		if (r->options != 0)
-			decided |= apply_ignore(r, ~decided, t, out);
+			decided |= apply_ignore(set, r, ~decided, t, out);
 		else
 			decided |= apply_rule(set, no, ~decided, t, out);
 	}
@@ -527,6 +528,21 @@ const struct rules_rule *
 rules_get(const struct rules_set *set, size_t i)
 {
 	return i < set->n ? &set->rules[i] : NULL;
+}
+
+bool
+rules_templated(const struct rules_set *set)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (set->rules[i].templated)
+			return true;
+	return false;
+}
+
+void
+rules_set_key(struct rules_set *set, const unsigned char *key)
+{
+	memcpy(set->key, key, sizeof(set->key));
 }
 
 enum rules_semantics

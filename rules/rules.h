@@ -173,6 +173,15 @@ struct rules_set *rules_parse_buffer(const char *name, const char *text, size_t 
 
 void rules_free(struct rules_set *set);
 
+/* Does some rule's destination hold a template (%u %U %g %G %p %P)? */
+bool rules_templated(const struct rules_set *set);
+/*
+ * The installation's secret key (SIPHASH_KEY_LEN bytes, copied) for the
+ * hash that encodes long and unsafe template values (rules_expand); a
+ * new set has all zero bytes.
+ */
+void rules_set_key(struct rules_set *set, const unsigned char *key);
+
 /*
  * Tell the set which hierarchies it decides for: names as the second
  * field of /proc/PID/cgroup shows them ("cpu,cpuacct", "name=classes").
@@ -232,12 +241,17 @@ void rules_paths(const struct rules_set *set, void (*fn)(void *arg, const char *
 /*
  * Expand a destination template for a task into buf: %u %U %g %G %p
  * %P and backslash escapes; a '%' before any other character is kept
- * with that character, as written.  Expanded values never contain '/'
- * or a control character (each becomes '_') and are never "." or "..".
- * Returns 0 or -ENAMETOOLONG.
+ * with that character, as written.  Each value is one path component
+ * of at most 48 bytes: '/' and control characters become '_'; a value
+ * longer than that, empty, "." or "..", named like a cgroupfs control
+ * file ("tasks", "cgroup.procs", "cpu.shares" ...) or ending like an
+ * encoded one is encoded as its first bytes, '~' and 16 hex digits of
+ * SipHash-2-4 under key (SIPHASH_KEY_LEN bytes; NULL = zeros), so that
+ * no two values share a group (template.c says how).  Returns 0 or
+ * -ENAMETOOLONG.
  */
-int rules_expand(const char *tmpl, const struct rules_task *task, char *buf,
-		 size_t len) ATTR_WUR;
+int rules_expand(const char *tmpl, const struct rules_task *task, const unsigned char *key,
+		 char *buf, size_t len) ATTR_WUR;
 
 /*
  * What is wrong with a destination path, or NULL if nothing: it must be

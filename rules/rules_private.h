@@ -66,6 +66,7 @@ struct rules_set {
 	bool need_pname;   /* a destination expands %p: the process's name */
 	bool need_cgroups; /* an ignore rule: matching reads task.cgroups */
 	unsigned need_ids; /* RULES_NEED_* */
+	unsigned char key[SIPHASH_KEY_LEN]; /* template values' hash key (options) */
 };
 
 /*

@@ -40,62 +40,118 @@ rules_dest_problem(const char *dest)
 }
 
 /*
- * One expanded value is at most VALUE_MAX bytes: a longer one keeps its
- * first bytes (at most VALUE_KEEP, never half a UTF-8 character), then
- * '~' and 8 hex digits of a hash of the whole value.  Values come from
- * users (a program's name): unbounded, they could make a group name the
- * kernel or systemd refuses (a unit name is at most 255 bytes, and
- * systemd writes each byte outside [A-Za-z0-9:_.] as 4), and so escape
- * the class.  Two long names that start alike still differ.
+ * One expanded value is one path component of at most VALUE_MAX bytes.
+ * Values come from users (a program's name, a user's): unbounded, they
+ * could make a group name the kernel or systemd refuses (a unit name is
+ * at most 255 bytes, and systemd writes each byte outside
+ * [A-Za-z0-9:_.] as 4), name a control file of the group above
+ * ("tasks", "cgroup.procs": the move fails with ENOTDIR), or be made to
+ * share the group of another value.  So a value is written as it is,
+ * unless it is
+ *   - longer than VALUE_MAX bytes,
+ *   - empty, "." or "..",
+ *   - the name of a cgroupfs control file (control_file() below), or
+ *   - ends like an encoded value ('~' and 16 lowercase hex digits);
+ * then it is encoded: its first bytes (at most VALUE_KEEP, never half a
+ * UTF-8 character; "_" for an empty value, "." or ".."), '~' and 16 hex
+ * digits of SipHash-2-4 of the whole value under the installation's
+ * secret key (rules_options.template_key).  A value written as it is
+ * never ends like an encoded one, so the two can never meet; two
+ * encoded values meet only when their keyed 64-bit hashes do, which
+ * nobody without the key can arrange.  In both, '/' and control
+ * characters become '_' (a process may name itself "a\nb": that must
+ * not forge a log line, and cgroupfs refuses a newline).
  */
 #define VALUE_MAX  48
-#define VALUE_KEEP (VALUE_MAX - 9)
+#define TAIL_LEN   17 /* '~' and 16 hex digits */
+#define VALUE_KEEP (VALUE_MAX - TAIL_LEN)
 
-/* FNV-1a, 32 bits: short, stable across runs and machines. */
-static uint32_t
-value_hash(const char *v)
+/* Does v[0..n) end in '~' and 16 lowercase hex digits? */
+static bool
+ends_encoded(const char *v, size_t n)
 {
-	uint32_t h = 2166136261u;
-
-	for (; *v; v++)
-		h = (h ^ (unsigned char)*v) * 16777619u;
-	return h;
+	if (n < TAIL_LEN || v[n - TAIL_LEN] != '~')
+		return false;
+	for (size_t i = n - TAIL_LEN + 1; i < n; i++)
+		if (!((v[i] >= '0' && v[i] <= '9') || (v[i] >= 'a' && v[i] <= 'f')))
+			return false;
+	return true;
 }
 
 /*
- * Append one expanded value as a single path component: '/' and control
- * characters become '_' (a process may name itself "a\nb": that must not
- * forge a log line, and cgroupfs refuses a newline), and "." or ".."
- * (or an empty value) becomes "_"; a long one is cut (VALUE_MAX).
+ * Could v be a file the kernel puts in every group: v1's "tasks",
+ * "notify_on_release" and "release_agent", or "<controller>.<file>" for
+ * cgroup itself and every controller v1 or v2 has ("cgroup.procs",
+ * "cpu.shares", "memory.max" ...)?
  */
-static int
-put_value(char *buf, size_t len, size_t *o, const char *v)
+static bool
+control_file(const char *v)
 {
-	size_t n = strlen(v);
-	char tail[16] = "";
+	static const char *const plain[] = { "tasks", "notify_on_release", "release_agent" };
+	static const char *const prefix[] = {
+		"cgroup",  "cpu",	 "cpuacct",  "cpuset", "memory",     "io",	"blkio",
+		"devices", "freezer", "net_cls", "net_prio", "perf_event", "hugetlb", "pids",
+		"rdma",	   "misc",
+	};
+	const char *dot = strchr(v, '.');
 
-	if (v[0] == '\0' || strcmp(v, ".") == 0 || strcmp(v, "..") == 0) {
-		v = "_";
-		n = 1;
-	} else if (n > VALUE_MAX) {
-		snprintf(tail, sizeof(tail), "~%08x", (unsigned)value_hash(v));
-		n = VALUE_KEEP;
-		while (n > 0 && ((unsigned char)v[n] & 0xc0) == 0x80)
-			n--; /* v[n] continues a character: cut before it */
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (*o + 1 >= len)
-			return -ENAMETOOLONG;
-		unsigned char c = (unsigned char)v[i];
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+		if (strcmp(v, plain[i]) == 0)
+			return true;
+	if (dot == NULL)
+		return false;
+	for (size_t i = 0; i < sizeof(prefix) / sizeof(prefix[0]); i++)
+		if (strlen(prefix[i]) == (size_t)(dot - v) &&
+		    strncmp(v, prefix[i], (size_t)(dot - v)) == 0)
+			return true;
+	return false;
+}
 
-		buf[(*o)++] = c == '/' || c < 0x20 || c == 0x7f ? '_' : v[i];
-	}
-	for (const char *c = tail; *c; c++) {
-		if (*o + 1 >= len)
-			return -ENAMETOOLONG;
-		buf[(*o)++] = *c;
-	}
+static bool
+must_encode(const char *v, size_t n)
+{
+	return n > VALUE_MAX || n == 0 || strcmp(v, ".") == 0 || strcmp(v, "..") == 0 ||
+	       ends_encoded(v, n) || control_file(v);
+}
+
+/* Append byte c (or '_' for '/' and control characters); -ENAMETOOLONG. */
+static int
+put_byte(char *buf, size_t len, size_t *o, char c)
+{
+	unsigned char u = (unsigned char)c;
+
+	if (*o + 1 >= len)
+		return -ENAMETOOLONG;
+	buf[(*o)++] = u == '/' || u < 0x20 || u == 0x7f ? '_' : c;
 	return 0;
+}
+
+/* Append one expanded value as a single path component (see above). */
+static int
+put_value(char *buf, size_t len, size_t *o, const char *v, const unsigned char *key)
+{
+	static const unsigned char zero[SIPHASH_KEY_LEN];
+	size_t n = strlen(v);
+	char tail[TAIL_LEN + 1] = "";
+	int rc = 0;
+
+	if (must_encode(v, n)) {
+		snprintf(tail, sizeof(tail), "~%016llx",
+			 (unsigned long long)siphash24(key ? key : zero, v, n));
+		if (n == 0 || strcmp(v, ".") == 0 || strcmp(v, "..") == 0) {
+			v = "_"; /* never a name that starts with '.' */
+			n = 1;
+		} else if (n > VALUE_KEEP) {
+			n = VALUE_KEEP;
+			while (n > 0 && ((unsigned char)v[n] & 0xc0) == 0x80)
+				n--; /* v[n] continues a character: cut before it */
+		}
+	}
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = put_byte(buf, len, o, v[i]);
+	for (const char *c = tail; *c && rc == 0; c++)
+		rc = put_byte(buf, len, o, *c);
+	return rc;
 }
 
 /*
@@ -148,7 +204,8 @@ template_value(char c, const struct rules_task *t, char *num, size_t len)
  * (only first-match rules can hold one; see parse.c).
  */
 int
-rules_expand(const char *tmpl, const struct rules_task *t, char *buf, size_t len)
+rules_expand(const char *tmpl, const struct rules_task *t, const unsigned char *key, char *buf,
+	     size_t len)
 {
 	size_t o = 0;
 	char num[24];
@@ -161,7 +218,7 @@ rules_expand(const char *tmpl, const struct rules_task *t, char *buf, size_t len
 					: NULL;
 
 		if (v != NULL) {
-			int rc = put_value(buf, len, &o, v);
+			int rc = put_value(buf, len, &o, v, key);
 
 			if (rc < 0)
 				return rc;

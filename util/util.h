@@ -9,6 +9,7 @@
  *   nss_     the one wrapper around the passwd and group databases (nss.c)
  *   backoff_ the one exponential back-off (backoff.c)
  *   ratelimit_  the one per-user rate limiter (ratelimit.c)
+ *   siphash24   a keyed hash (siphash.c); secret_file  a key kept on disk (file.c)
  *   mkdir_parents  directories above a file (file.c)
  *
  * Functions return 0 or -errno unless they say otherwise.
@@ -197,5 +198,21 @@ void ratelimit_free(struct ratelimit *r);
 
 /* Create the missing directories above path (mode 0755); 0 or -errno. */
 int mkdir_parents(const char *path) ATTR_WUR;
+/*
+ * A secret of len bytes kept in file path (mode 0600, owner only): read
+ * it into buf; when the file is missing and create is true, make it
+ * first from the kernel's random bytes (directories above made, written
+ * durably, never over a file another process made meanwhile).  0,
+ * -ENOENT (missing, not created), -EINVAL (a file of another size, or
+ * not a regular file), -EPERM (others may read it) or -errno.
+ */
+int secret_file(const char *path, unsigned char *buf, size_t len, bool create) ATTR_WUR;
+
+/* ---- a keyed hash ------------------------------------------------------------------ */
+
+#define SIPHASH_KEY_LEN 16
+/* SipHash-2-4 of data under key (siphash.c): 64 bits nobody without the
+ * key can predict or make collide. */
+uint64_t siphash24(const unsigned char key[SIPHASH_KEY_LEN], const void *data, size_t len);
 
 #endif

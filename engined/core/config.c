@@ -238,6 +238,7 @@ static cfg_opt_t opts[] = {
 	CFG_STR("sticky-socket", "/var/run/cgred.socket", CFGF_NONE),
 	CFG_STR("pidfile", "/run/cgengined.pid", CFGF_NONE),
 	CFG_STR("state-file", LOCALSTATEDIR "/lib/cgengine/boosts.state", CFGF_NONE),
+	CFG_STR("template-key", LOCALSTATEDIR "/lib/cgengine/template.key", CFGF_NONE),
 	CFG_STR("log", "syslog", CFGF_NONE),
 	CFG_STR("log-level", "info", CFGF_NONE),
 	CFG_BOOL("remove-empty", cfg_true, CFGF_NONE),
@@ -297,6 +298,7 @@ copy_config(cfg_t *cfg, struct config *c)
 	c->sticky_socket = xstrdup(cfg_getstr(cfg, "sticky-socket"));
 	c->pidfile = xstrdup(cfg_getstr(cfg, "pidfile"));
 	c->state_file = xstrdup(cfg_getstr(cfg, "state-file"));
+	c->template_key = xstrdup(cfg_getstr(cfg, "template-key"));
 	c->log = xstrdup(cfg_getstr(cfg, "log"));
 	c->log_level = (enum log_level)log_level_parse(cfg_getstr(cfg, "log-level"));
 	c->remove_empty = cfg_getbool(cfg, "remove-empty");
@@ -310,7 +312,7 @@ copy_config(cfg_t *cfg, struct config *c)
 	c->exec_gate = cfg_getbool(cfg, "exec-gate");
 	c->boosts_per_user = cfg_getint(cfg, "boosts-per-user");
 	if (!c->rules || !c->rules_dir || !c->control_socket || !c->sticky_socket ||
-	    !c->pidfile || !c->state_file || !c->log || !c->lua_script)
+	    !c->pidfile || !c->state_file || !c->template_key || !c->log || !c->lua_script)
 		return -ENOMEM;
 	if (cfg_size(cfg, "hierarchies") > 0 &&
 	    config_copy_list(cfg, "hierarchies", &c->hierarchies, &c->nhierarchies) < 0)
@@ -434,6 +436,7 @@ config_free(struct config *c)
 	free(c->sticky_socket);
 	free(c->pidfile);
 	free(c->state_file);
+	free(c->template_key);
 	free(c->log);
 	free(c->lua_script);
 	for (size_t i = 0; c->groups != NULL && i < c->ngroups; i++) {

@@ -780,8 +780,10 @@ core_config(const struct core *c)
 int
 core_check(const struct overrides *o, const struct report *rep, char *buf, size_t len)
 {
-	struct policy *p = policy_build(o, NULL, NULL, rep);
+	struct overrides ov = *o;
 
+	ov.check = true;
+	struct policy *p = policy_build(&ov, NULL, NULL, rep);
 	if (p == NULL)
 		return -EINVAL;
 	snprintf(buf, len, "%s: %zu rules, %zu managed hierarchies", p->cfg->rules,

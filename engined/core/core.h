@@ -143,6 +143,7 @@ struct config {
 	char *sticky_socket; /* "" disables */
 	char *pidfile;
 	char *state_file;
+	char *template_key; /* the secret key of template values' hash (rules_set_key) */
 	char *log;
 	enum log_level log_level;
 	bool remove_empty;
@@ -196,6 +197,7 @@ struct overrides {
 	const char *log;
 	int verbosity; /* -v minus -q */
 	bool systemd_booted; /* PID 1 is systemd (backend "auto" asks) */
+	bool check; /* --check: read what is there, make nothing on disk */
 };
 
 /* The policy in force: config, hierarchies, rules, Lua hooks (opaque

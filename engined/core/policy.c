@@ -258,6 +258,33 @@ choose_backend(struct policy *p, const struct overrides *o, const struct report 
 	return 0;
 }
 
+/*
+ * Rules with templates hash long and unsafe values under the
+ * installation's secret key (rules_expand): read it, made at the first
+ * start (--check makes nothing: without the file, it checks with a key
+ * of zeros, which names no group).  0 or -errno after reporting.
+ */
+static int
+template_key(struct policy *p, const struct overrides *o, const struct report *rep)
+{
+	unsigned char key[SIPHASH_KEY_LEN];
+
+	if (!rules_templated(p->rules))
+		return 0;
+	int rc = secret_file(p->cfg->template_key, key, sizeof(key), !o->check);
+	if (rc == -ENOENT && o->check)
+		return 0;
+	if (rc < 0) {
+		report_msg(rep, "%s: template-key: %s", p->cfg->template_key,
+			   rc == -EINVAL  ? "not a file of 16 bytes"
+			   : rc == -EPERM ? "others may read it (chmod 600)"
+					  : strerror(-rc));
+		return rc;
+	}
+	rules_set_key(p->rules, key);
+	return 0;
+}
+
 struct policy *
 policy_build(const struct overrides *o, const char *mountinfo, const char *procroot,
 	     const struct report *rep)
@@ -296,7 +323,7 @@ policy_build(const struct overrides *o, const char *mountinfo, const char *procr
 	};
 	if ((p->rules = rules_load(&ro)) == NULL)
 		goto fail;
-	if (rules_bind(p->rules, p->labels, p->n) < 0)
+	if (rules_bind(p->rules, p->labels, p->n) < 0 || template_key(p, o, rep) < 0)
 		goto fail;
 	scan_rules(p);
 	layout_finish(p);

@@ -147,6 +147,7 @@ control-socket = "$T/control.sock"
 pidfile = "$T/cgengined.pid"
 log-level = "debug"
 $1
+template-key = "$T/template.key"
 EOC
 }
 
