@@ -8,7 +8,7 @@
  * group through an injected reader), and group settings as unit
  * properties of systemd 252.
  */
-#include "engined/core/sdunit.h"
+#include "engined/backend/systemd/sdunit.h"
 #include "tests/tap/tap.h"
 
 #include <errno.h>

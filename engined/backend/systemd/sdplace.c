@@ -29,9 +29,9 @@
  * lost connection (PID 1 re-executing, a timeout) ends the moves in
  * flight; the backend reconnects with a back-off and the core rescans.
  */
-#include "sdplace.h"
-#include "engined/core/sdunit.h"
-#include "sdgate.h"
+#include "engined/backend/systemd/sdplace.h"
+#include "engined/backend/systemd/sdunit.h"
+#include "engined/backend/systemd/sdgate.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -86,7 +86,7 @@ struct call {
 struct sdplace {
 	sd_bus *bus;
 	struct sdplace_hooks hooks;
-	struct core_cgfs table;
+	struct backend table;
 	char root[RULES_DEST_MAX]; /* the root slice's group, "/cgengine.slice" */
 	char prefix[SDUNIT_NAME_MAX];
 	char own[RULES_DEST_MAX]; /* the daemon's own unit's group */
@@ -911,7 +911,7 @@ t_move(void *arg, const struct hier *h, const char *path, pid_t tgid)
 	} else {
 		return -ENOENT; /* the core makes the levels, then moves again */
 	}
-	return rc < 0 ? rc : CORE_MOVE_QUEUED;
+	return rc < 0 ? rc : BACKEND_MOVE_QUEUED;
 }
 
 static int
@@ -1432,23 +1432,22 @@ sdplace_new(struct sdplace **out, const struct sdplace_hooks *hooks)
 	TAILQ_INIT(&s->pending);
 	TAILQ_INIT(&s->known);
 	LIST_INIT(&s->calls);
-	s->table = (struct core_cgfs){ .mkdir = t_mkdir,
-				       .set = t_set,
-				       .move = t_move,
-				       .rmdir = t_rmdir,
-				       .is_empty = t_is_empty,
-				       .flush = t_flush,
-				       .arg = s,
-				       .get = t_get,
-				       .children = t_children,
-				       .id = t_id,
-				       .id_live = t_id_live,
-				       .logical = t_logical,
-				       .may_move = t_may_move,
-				       .unit = t_unit,
-				       .move_now = t_move_now,
-				       .prepare = t_prepare,
-				       .restore = t_restore };
+	s->table = (struct backend){
+		.place = { .mkdir = t_mkdir,
+			   .set = t_set,
+			   .move = t_move,
+			   .rmdir = t_rmdir,
+			   .is_empty = t_is_empty,
+			   .flush = t_flush },
+		.look = { .get = t_get,
+			  .children = t_children,
+			  .logical = t_logical,
+			  .may_move = t_may_move,
+			  .unit = t_unit },
+		.ids = { .id = t_id, .id_live = t_id_live },
+		.gate = { .move_now = t_move_now, .prepare = t_prepare, .restore = t_restore },
+		.arg = s,
+	};
 	find_own(s);
 	/* reachable?  The connection itself is made at first use: sd-bus
 	 * refuses a connection made before the daemon forked */
@@ -1473,7 +1472,7 @@ sdplace_configure(struct sdplace *s, const char *root)
 	return 0;
 }
 
-const struct core_cgfs *
+const struct backend *
 sdplace_table(struct sdplace *s)
 {
 	return &s->table;

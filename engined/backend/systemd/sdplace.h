@@ -2,7 +2,7 @@
 /*
  * sdplace.h -- the systemd backend: the daemon decides, PID 1 places.
  *
- * It is a struct core_cgfs like the real cgroupfs, over the unified
+ * It is a struct backend like the real cgroupfs, over the unified
  * layout's groups: each level a slice systemd owns (transient units made
  * with StartTransientUnit, with the group's settings as unit
  * properties), each leaf a scope under them; a process moves by
@@ -48,7 +48,7 @@ void sdplace_free(struct sdplace *s);
 /* Take root as the layout's root slice's group; 0 or -EINVAL. */
 int sdplace_configure(struct sdplace *s, const char *root) ATTR_WUR;
 /* The table the core calls (valid until sdplace_free). */
-const struct core_cgfs *sdplace_table(struct sdplace *s);
+const struct backend *sdplace_table(struct sdplace *s);
 
 /* ---- for the loop ------------------------------------------------------------- */
 
