@@ -14,8 +14,7 @@
  *            unit by its control group); else -EAGAIN, and the exec is
  *            placed after it through PID 1
  *
- * Linked into the daemon only; sdplace.c gives its table these two
- * functions.
+ * No sd-bus here; sdplace.c gives its table these two functions.
  */
 #ifndef CGENGINE_SDGATE_H
 #define CGENGINE_SDGATE_H

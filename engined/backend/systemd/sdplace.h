@@ -11,8 +11,10 @@
  * (sd-bus, on systemd's private socket /run/systemd/private, else the
  * system bus); the loop (engine.c) waits on sdplace_fd() and calls
  * sdplace_process().  v1 hierarchies, if any are managed, are still
- * written directly.  Linked into the daemon only (libsystemd): the
- * core knows it as a table of functions.
+ * written directly.  Made by the daemon only (its transport, sdbus.c,
+ * links libsystemd): the core knows it as a table of functions
+ * (engined/backend/backend.h).  sdplace.c holds the table and the
+ * names; the queue of calls is movequeue.c's, the calls sdbus.c's.
  */
 #ifndef CGENGINE_SDPLACE_H
 #define CGENGINE_SDPLACE_H
