@@ -261,10 +261,32 @@ test_retry(void)
 		mq_process(&q);
 	}
 	is_int(MQ_MAX_TRIES, (long long)nsent, "%d calls at most", MQ_MAX_TRIES);
-	mq_answered(k, error(MQ_NO_SUCH_UNIT, ENOENT));
-	ok(ndone == 1 && dones[0].pid == 400 && dones[0].rc == -ENOENT,
+	mq_answered(k, error(MQ_UNIT_EXISTS, EEXIST)); /* an attach, were it allowed */
+	ok(ndone == 1 && dones[0].pid == 400 && dones[0].rc == -EEXIST,
 	   "then given up with PID 1's error");
 	is_int(0, (long long)q.ncalls, "nothing left");
+}
+
+/* A scope collected under another process's attach: started again with
+ * the properties it was started with (remembered, not the move's). */
+static void
+test_known(void)
+{
+	reset();
+	proc(451, 75);
+	(void)mq_call(&q, MQ_SCOPE, X, "x.scope", 450, props(X, "CPUWeight", 512));
+	mq_answered(last_sent(MQ_SCOPE, 450), NULL);
+	(void)mq_call(&q, MQ_ATTACH, X, "x.scope", 451, NULL);
+	struct mq_call *k = last_sent(MQ_ATTACH, 451);
+	mq_answered(k, error(MQ_NO_SUCH_UNIT, ENOENT));
+	ok(last_sent(MQ_SCOPE, 451) == k && k->def != NULL && k->def->nprops == 1 &&
+		   k->def->props[0].u == 512,
+	   "another process's attach to a collected scope starts it with its properties");
+	mq_forget_known(&q);
+	(void)mq_call(&q, MQ_ATTACH, Y, "y.scope", 452, NULL);
+	k = last_sent(MQ_ATTACH, 452);
+	mq_answered(k, error(MQ_NO_SUCH_UNIT, ENOENT));
+	ok(last_sent(MQ_SCOPE, 452) == k && k->def == NULL, "none known: none given");
 }
 
 static void
@@ -341,11 +363,12 @@ main(void)
 	if (mkdtemp(tmpl) == NULL)
 		bail("mkdtemp");
 	snprintf(procroot, sizeof(procroot), "%s", tmpl);
-	plan(56);
+	plan(58);
 	test_cap();
 	test_one_at_a_time();
 	test_attach_waits();
 	test_retry();
+	test_known();
 	test_gone();
 	test_lost();
 	test_gate();

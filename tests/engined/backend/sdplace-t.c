@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * sdplace-t.c -- the systemd backend (engined/daemon/sdplace.c) against
- * a stand-in for PID 1, without root: a D-Bus peer on a socket of the
+ * sdplace-t.c -- the systemd backend (engined/backend/systemd/: the
+ * table, its move queue and its sd-bus transport) against a stand-in
+ * for PID 1, without root: a D-Bus peer on a socket of the
  * test's own that answers the Manager calls the backend makes
  * (StartTransientUnit, AttachProcessesToUnit, Subscribe) when the test
  * says so, over a directory that plays the unified hierarchy.  What a
