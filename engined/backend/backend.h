@@ -86,8 +86,8 @@ struct backend_introspection {
 	/* The unit holding v2 group path (logical false: a process's real
 	 * group) or standing for the layout's group path (true).  NULL:
 	 * the backend has no units, and explain shows none. */
-	int (*unit)(void *arg, const struct hier *h, const char *path, bool logical, char *buf,
-		    size_t len);
+	int (*unit)(void *arg, const struct hier *h, const char *path, bool logical,
+		    char *buf, size_t len);
 };
 
 /* Ids: the numbers nftables knows a v2 group by. */
@@ -127,8 +127,9 @@ struct backend_gate {
 	 * given exists once mkdir made it), so the core keeps no groups
 	 * ready and gives execs the short wait for their events.
 	 */
-	int (*prepare)(void *arg, const struct hier *h, const char *const *paths, size_t n,
-		       void (*keeper)(void *karg, pid_t pid, const char *path), void *karg);
+	int (*prepare)(void *arg, const struct hier *h, const char *const *paths,
+		       size_t n, void (*keeper)(void *karg, pid_t pid, const char *path),
+		       void *karg);
 	/*
 	 * The undo when an exec failed after the gate: put tgid back into
 	 * v2 group real, the group outside the layout (logical says
@@ -169,14 +170,15 @@ struct backend_nft {
 /* ---- how the core calls a table --------------------------------------------------- */
 
 static inline int
-backend_mkdir(const struct backend *b, const struct hier *h, const char *path, bool *created)
+backend_mkdir(const struct backend *b, const struct hier *h, const char *path,
+	      bool *created)
 {
 	return b->place.mkdir(b->arg, h, path, created);
 }
 
 static inline int
-backend_set(const struct backend *b, const struct hier *h, const char *path, const char *key,
-	    const char *value)
+backend_set(const struct backend *b, const struct hier *h, const char *path,
+	    const char *key, const char *value)
 {
 	return b->place.set(b->arg, h, path, key, value);
 }
@@ -206,8 +208,8 @@ backend_flush(const struct backend *b)
 }
 
 static inline int
-backend_get(const struct backend *b, const struct hier *h, const char *path, const char *key,
-	    char *buf, size_t len)
+backend_get(const struct backend *b, const struct hier *h, const char *path,
+	    const char *key, char *buf, size_t len)
 {
 	return b->look.get(b->arg, h, path, key, buf, len);
 }
@@ -220,22 +222,22 @@ backend_children(const struct backend *b, const struct hier *h, const char *path
 }
 
 static inline int
-backend_logical(const struct backend *b, const struct hier *h, const char *real, char *buf,
-		size_t len)
+backend_logical(const struct backend *b, const struct hier *h, const char *real,
+		char *buf, size_t len)
 {
 	return b->look.logical(b->arg, h, real, buf, len);
 }
 
 static inline int
-backend_may_move(const struct backend *b, const struct hier *h, const char *real, char *why,
-		 size_t len)
+backend_may_move(const struct backend *b, const struct hier *h, const char *real,
+		 char *why, size_t len)
 {
 	return b->look.may_move(b->arg, h, real, why, len);
 }
 
 static inline int
-backend_unit(const struct backend *b, const struct hier *h, const char *path, bool logical,
-	     char *buf, size_t len)
+backend_unit(const struct backend *b, const struct hier *h, const char *path,
+	     bool logical, char *buf, size_t len)
 {
 	return b->look.unit(b->arg, h, path, logical, buf, len);
 }
@@ -253,20 +255,23 @@ backend_id_live(const struct backend *b, const struct hier *h, uint64_t id)
 }
 
 static inline int
-backend_move_now(const struct backend *b, const struct hier *h, const char *path, pid_t tgid)
+backend_move_now(const struct backend *b, const struct hier *h, const char *path,
+		 pid_t tgid)
 {
 	return b->gate.move_now(b->arg, h, path, tgid);
 }
 
 static inline int
 backend_prepare(const struct backend *b, const struct hier *h, const char *const *paths,
-		size_t n, void (*keeper)(void *karg, pid_t pid, const char *path), void *karg)
+		size_t n, void (*keeper)(void *karg, pid_t pid, const char *path),
+		void *karg)
 {
 	return b->gate.prepare(b->arg, h, paths, n, keeper, karg);
 }
 
 static inline int
-backend_restore(const struct backend *b, const struct hier *h, const char *real, pid_t tgid)
+backend_restore(const struct backend *b, const struct hier *h, const char *real,
+		pid_t tgid)
 {
 	return b->gate.restore(b->arg, h, real, tgid);
 }

@@ -29,7 +29,8 @@ fs_mkdir(void *arg, const struct hier *h, const char *path, bool *created)
 }
 
 static int
-fs_set(void *arg, const struct hier *h, const char *path, const char *key, const char *value)
+fs_set(void *arg, const struct hier *h, const char *path, const char *key,
+       const char *value)
 {
 	return cgfs_set(h, path, key, value);
 }
@@ -165,9 +166,11 @@ cgroupfs_new(struct cgroupfs **out)
 		.gate = { .move_now = fs_move },
 		.arg = fs,
 	};
-	fs->nft = (struct backend_nft){
-		.add = nft_add, .del = nft_del, .list = nft_list, .self = nft_self, .arg = fs
-	};
+	fs->nft = (struct backend_nft){ .add = nft_add,
+					.del = nft_del,
+					.list = nft_list,
+					.self = nft_self,
+					.arg = fs };
 	*out = fs;
 	return 0;
 }

@@ -96,7 +96,8 @@ b_mkdir(void *arg, const struct hier *h, const char *path, bool *created)
 }
 
 static int
-b_set(void *arg, const struct hier *h, const char *path, const char *key, const char *value)
+b_set(void *arg, const struct hier *h, const char *path, const char *key,
+      const char *value)
 {
 	struct sdprop p[SDPROP_MAX];
 	int n = sdunit_props(key, value, p);
@@ -183,7 +184,8 @@ b_unit(void *arg, const struct hier *h, const char *path, bool logical, char *bu
 {
 	if (!logical)
 		return sdunit_unit_of(path, buf, len);
-	return sdunit_name("cgengine", path + strlen(FAKEBACKEND_ROOT), "scope", buf, len);
+	return sdunit_name("cgengine", path + strlen(FAKEBACKEND_ROOT), "scope", buf,
+			   len);
 }
 
 /* ---- ids ----------------------------------------------------------------------- */
@@ -243,9 +245,10 @@ is_ready(const char *path)
 
 	for (size_t i = 0; i < f->nready; i++)
 		if (strcmp(f->ready[i], path) == 0)
-			for (pid_t k = FAKEBACKEND_KEEPER; k < FAKEBACKEND_KEEPER + f->keepers;
-			     k++) {
-				snprintf(moved, sizeof(moved), "move %d %s", (int)k, path);
+			for (pid_t k = FAKEBACKEND_KEEPER;
+			     k < FAKEBACKEND_KEEPER + f->keepers; k++) {
+				snprintf(moved, sizeof(moved), "move %d %s", (int)k,
+					 path);
 				if (fakebackend_called(moved))
 					return true;
 			}

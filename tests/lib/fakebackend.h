@@ -15,8 +15,8 @@
 
 #include "engined/core/core.h"
 
-#define FAKEBACKEND_ROOT "/cgengine.slice"
-#define FAKEBACKEND_OWN	 "/system.slice/cgengined.service" /* the daemon's own group */
+#define FAKEBACKEND_ROOT   "/cgengine.slice"
+#define FAKEBACKEND_OWN	   "/system.slice/cgengined.service" /* the daemon's own group */
 #define FAKEBACKEND_KEEPER 900 /* the first keeper's (fake) pid */
 #define FAKEBACKEND_CALLS  256
 #define FAKEBACKEND_UNITS  32
@@ -39,8 +39,8 @@ struct fakebackend {
 	size_t ncalls;
 	struct fakebackend_unit units[FAKEBACKEND_UNITS];
 	uint64_t next_id;
-	unsigned moves;	 /* moves asked for */
-	int asked;	 /* times the core asked for a backend */
+	unsigned moves; /* moves asked for */
+	int asked;	/* times the core asked for a backend */
 	/* the exec gate's groups made ahead: the paths handed over last,
 	 * how often they were, keepers started so far */
 	char ready[FAKEBACKEND_READY][300];

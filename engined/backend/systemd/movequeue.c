@@ -174,7 +174,8 @@ same_process(const struct mq_call *k)
 	uint64_t start;
 
 	return !mq_is_move(k) || k->start == 0 ||
-	       (task_start_time(k->q->env.procroot, k->pid, &start) == 0 && start == k->start);
+	       (task_start_time(k->q->env.procroot, k->pid, &start) == 0 &&
+		start == k->start);
 }
 
 bool
@@ -350,9 +351,10 @@ mq_gate_placed(struct movequeue *q, pid_t pid, const char *path, const char *uni
 		if (!mq_is_move(k) || k->pid != pid)
 			continue;
 		if (k->held) {
-			log_debug("systemd: the move of pid %d into %s is dropped: the exec "
-				  "gate placed it",
-				  (int)pid, k->unit);
+			log_debug(
+				"systemd: the move of pid %d into %s is dropped: the exec "
+				"gate placed it",
+				(int)pid, k->unit);
 			call_free(k);
 			continue;
 		}
@@ -368,8 +370,8 @@ mq_gate_placed(struct movequeue *q, pid_t pid, const char *path, const char *uni
 	q->ncalls++;
 	if (job)
 		hold(n);
-	log_debug("systemd: pid %d has a move in flight; %s is asked for after it", (int)pid,
-		  unit);
+	log_debug("systemd: pid %d has a move in flight; %s is asked for after it",
+		  (int)pid, unit);
 	if (!job && send_call(n) < 0)
 		call_free(n);
 }
@@ -390,12 +392,12 @@ retried(struct mq_call *k, const struct mq_error *e)
 		k->op = MQ_RESET; /* loaded but dead (failed): forget it, then start it */
 	else
 		return false;
-	log_debug("systemd: %s for pid %d: %s; trying %s", k->unit, (int)k->pid, e->message,
-		  method[k->op]);
+	log_debug("systemd: %s for pid %d: %s; trying %s", k->unit, (int)k->pid,
+		  e->message, method[k->op]);
 	if (k->tries >= 2) { /* its unit is changing state: sent by release() */
 		hold(k);
-		k->send_at =
-			mq_now(k->q) + (uint64_t)(backoff_delay(&retry_pause, k->tries) * 1e6);
+		k->send_at = mq_now(k->q) +
+			     (uint64_t)(backoff_delay(&retry_pause, k->tries) * 1e6);
 		return true;
 	}
 	return send_call(k) == 0;
@@ -415,7 +417,8 @@ failed(struct mq_call *k, const struct mq_error *e)
 			done(q, k->pid, -ETIMEDOUT);
 		}
 		log_warning("systemd: %s of %s got no answer (%s: %s)%s", method[k->op],
-			    k->unit, e->name, msg, move ? "; it is classified again later" : "");
+			    k->unit, e->name, msg,
+			    move ? "; it is classified again later" : "");
 		return false;
 	}
 	if (k->op == MQ_SLICE && e->kind == MQ_UNIT_EXISTS) {
@@ -435,8 +438,8 @@ failed(struct mq_call *k, const struct mq_error *e)
 			"its next exec or a rescan",
 			(int)k->pid, k->unit, msg, e->name);
 	else
-		log_warning("systemd refused %s of %s: %s (%s)", method[k->op], k->unit, msg,
-			    e->name);
+		log_warning("systemd refused %s of %s: %s (%s)", method[k->op], k->unit,
+			    msg, e->name);
 	if (move)
 		done(q, k->pid, e->err > 0 ? -e->err : -EIO);
 	return false;
@@ -537,8 +540,8 @@ job_end(struct mq_call *k, const char *result)
 	if (strcmp(result, "done") == 0) {
 		succeeded(k);
 	} else {
-		log_warning("systemd: the start job of %s ended \"%s\"%s", k->unit, result,
-			    scope ? "; its process was not moved" : "");
+		log_warning("systemd: the start job of %s ended \"%s\"%s", k->unit,
+			    result, scope ? "; its process was not moved" : "");
 		if (scope)
 			done(q, k->pid, -EIO);
 	}

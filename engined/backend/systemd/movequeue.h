@@ -33,9 +33,10 @@
 
 #define MQ_PROPS_MAX 16	  /* properties of one unit */
 #define MQ_KNOWN_MAX 1024 /* scopes whose properties are remembered, at most */
-#define MQ_CALLS_MAX 512  /* calls in flight or held, at most: a move beyond waits
-			     for a rescan (a slow PID 1 must not grow the daemon) */
-#define MQ_MAX_TRIES 8	  /* calls per move (start, attach, reset, start ...) */
+/* calls in flight or held, at most: a move beyond waits for a rescan (a
+ * slow PID 1 must not grow the daemon) */
+#define MQ_CALLS_MAX   512
+#define MQ_MAX_TRIES   8 /* calls per move (start, attach, reset, start ...) */
 #define MQ_JOB_WAIT_US (10ull * 1000000) /* a start job's end, awaited that long */
 
 /* A unit mkdir() noted (not yet asked for), or a scope started. */
@@ -55,11 +56,11 @@ struct mq_call {
 	enum mq_op op;
 	pid_t pid; /* MQ_SCOPE, MQ_ATTACH, MQ_RESET */
 	unsigned tries;
-	bool held;	  /* waiting to be sent (mq_release) */
-	uint64_t send_at; /* held until then: a retry while its unit changes state */
-	uint64_t start;	  /* held: its process's start time (UINT64_MAX: gone), so
+	bool held;	    /* waiting to be sent (mq_release) */
+	uint64_t send_at;   /* held until then: a retry while its unit changes state */
+	uint64_t start;	    /* held: its process's start time (UINT64_MAX: gone), so
 			     that a pid reused meanwhile is never moved */
-	char job[128];	  /* a start call answered: its job, until it ends */
+	char job[128];	    /* a start call answered: its job, until it ends */
 	uint64_t job_until; /* wait that long for it (monotonic us) */
 	char path[RULES_DEST_MAX]; /* the layout's group it is about */
 	char unit[SDUNIT_NAME_MAX];
@@ -69,12 +70,12 @@ struct mq_call {
 
 /* What PID 1's answer to a call was, as the transport read it. */
 enum mq_answer {
-	MQ_DONE,	   /* success */
-	MQ_NO_ANSWER,	   /* the connection, not PID 1, failed the call */
-	MQ_UNIT_EXISTS,	   /* a start: the unit exists */
-	MQ_NO_SUCH_UNIT,   /* an attach: no such unit */
-	MQ_UNIT_INACTIVE,  /* an attach: the unit is loaded but not active */
-	MQ_REFUSED,	   /* any other error */
+	MQ_DONE,	  /* success */
+	MQ_NO_ANSWER,	  /* the connection, not PID 1, failed the call */
+	MQ_UNIT_EXISTS,	  /* a start: the unit exists */
+	MQ_NO_SUCH_UNIT,  /* an attach: no such unit */
+	MQ_UNIT_INACTIVE, /* an attach: the unit is loaded but not active */
+	MQ_REFUSED,	  /* any other error */
 };
 struct mq_error {
 	enum mq_answer kind;

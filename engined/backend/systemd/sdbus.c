@@ -25,7 +25,7 @@ struct sdbus {
 	struct movequeue *q;
 	struct sdplace_hooks hooks;
 	sdbus_describe_fn *describe;
-	void *arg; /* describe's */
+	void *arg;	   /* describe's */
 	uint64_t retry_at; /* reconnect then (monotonic us; 0: connected) */
 	bool direct;	   /* on PID 1's private socket (no broker, no sender names) */
 	char pid1[64];	   /* on the system bus: PID 1's unique name, from its answers */
@@ -132,9 +132,9 @@ sdbus_send(void *arg, struct mq_call *k)
 		b->q->lost = true; /* classify again once connected */
 		return -ENOTCONN;
 	}
-	rc = sd_bus_message_new_method_call(b->bus, &m, "org.freedesktop.systemd1",
-					    "/org/freedesktop/systemd1",
-					    "org.freedesktop.systemd1.Manager", mq_method(k->op));
+	rc = sd_bus_message_new_method_call(
+		b->bus, &m, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+		"org.freedesktop.systemd1.Manager", mq_method(k->op));
 	if (rc >= 0)
 		rc = msg_body(b, k, m);
 	if (rc >= 0)
@@ -157,9 +157,9 @@ answer_of(const sd_bus_error *e)
 {
 	int err = sd_bus_error_get_errno(e);
 
-	if (is_error(e, SD_BUS_ERROR_NO_REPLY) || is_error(e, SD_BUS_ERROR_DISCONNECTED) ||
-	    is_error(e, SD_BUS_ERROR_TIMEOUT) || err == ECONNRESET || err == ENOTCONN ||
-	    err == ETIMEDOUT)
+	if (is_error(e, SD_BUS_ERROR_NO_REPLY) ||
+	    is_error(e, SD_BUS_ERROR_DISCONNECTED) || is_error(e, SD_BUS_ERROR_TIMEOUT) ||
+	    err == ECONNRESET || err == ENOTCONN || err == ETIMEDOUT)
 		return MQ_NO_ANSWER; /* the connection, not PID 1, failed the call */
 	if (is_error(e, "org.freedesktop.systemd1.UnitExists"))
 		return MQ_UNIT_EXISTS;
@@ -270,7 +270,8 @@ connect_bus(struct sdbus *b)
 		return rc;
 	if (address != NULL && b->hooks.address_is_bus) { /* the system bus's stand-in */
 		if ((rc = sd_bus_set_address(bus, address)) < 0 ||
-		    (rc = sd_bus_set_bus_client(bus, 1)) < 0 || (rc = sd_bus_start(bus)) < 0) {
+		    (rc = sd_bus_set_bus_client(bus, 1)) < 0 ||
+		    (rc = sd_bus_start(bus)) < 0) {
 			sd_bus_unref(bus);
 			return rc;
 		}
@@ -355,7 +356,8 @@ sdbus_process(struct sdbus *b)
 		return;
 	}
 	mq_process(b->q);
-	if (b->q->lost && !b->q->full && sd_bus_is_ready(b->bus) > 0 && mq_take_lost(b->q)) {
+	if (b->q->lost && !b->q->full && sd_bus_is_ready(b->bus) > 0 &&
+	    mq_take_lost(b->q)) {
 		backoff_reset(&b->reconnect);
 		b->hooks.lost(b->hooks.arg);
 	}

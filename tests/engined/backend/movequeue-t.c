@@ -127,7 +127,9 @@ error(enum mq_answer kind, int err)
 {
 	static struct mq_error e;
 
-	e = (struct mq_error){ .kind = kind, .err = err, .name = "fx.Error", .message = "fx" };
+	e = (struct mq_error){
+		.kind = kind, .err = err, .name = "fx.Error", .message = "fx"
+	};
 	return &e;
 }
 
@@ -153,7 +155,8 @@ test_cap(void)
 {
 	reset();
 	for (pid_t pid = 1000; pid < 1000 + MQ_CALLS_MAX; pid++)
-		if (mq_room(&q) < 0 || mq_call(&q, MQ_ATTACH, X, "x.scope", pid, NULL) < 0)
+		if (mq_room(&q) < 0 ||
+		    mq_call(&q, MQ_ATTACH, X, "x.scope", pid, NULL) < 0)
 			break;
 	is_int(MQ_CALLS_MAX, (long long)nsent, "%d moves in flight", MQ_CALLS_MAX);
 	is_int(-ENOBUFS, mq_room(&q), "one more is refused");
@@ -177,7 +180,8 @@ test_one_at_a_time(void)
 {
 	reset();
 	proc(200, 50);
-	is_int(0, mq_call(&q, MQ_SCOPE, X, "x.scope", 200, NULL), "a scope started with pid 200");
+	is_int(0, mq_call(&q, MQ_SCOPE, X, "x.scope", 200, NULL),
+	       "a scope started with pid 200");
 	struct mq_call *first = last_sent(MQ_SCOPE, 200);
 	ok(first != NULL, "sent");
 	is_int(0, mq_call(&q, MQ_ATTACH, Y, "y.scope", 200, NULL), "another move of it");
@@ -189,7 +193,8 @@ test_one_at_a_time(void)
 	mq_job_end(&q, "/job/2", "done");
 	is_int(1, (long long)nsent, "another job's end changes nothing");
 	mq_job_end(&q, "/job/1", "done");
-	ok(ndone == 1 && dones[0].pid == 200 && dones[0].rc == 0, "the first move is done");
+	ok(ndone == 1 && dones[0].pid == 200 && dones[0].rc == 0,
+	   "the first move is done");
 	ok(nmade == 1 && strcmp(made[0], X) == 0, "its scope is made");
 	struct mq_call *k = last_sent(MQ_ATTACH, 200);
 	ok(k != NULL && strcmp(k->unit, "x.scope") == 0, "then the newest move is sent");
@@ -211,11 +216,14 @@ test_attach_waits(void)
 	clock_us += MQ_JOB_WAIT_US - 1;
 	mq_process(&q);
 	is_int(1, (long long)nsent, "the job's end is awaited");
-	is_int(clock_us + 1, (long long)mq_deadline(&q, UINT64_MAX), "until its deadline");
+	is_int(clock_us + 1, (long long)mq_deadline(&q, UINT64_MAX),
+	       "until its deadline");
 	clock_us += 1;
 	mq_process(&q);
-	ok(last_sent(MQ_ATTACH, 300) != NULL, "no end seen in time: taken as done, the attach sent");
-	ok(ndone == 1 && dones[0].pid == 301 && dones[0].rc == 0, "and the scope's move done");
+	ok(last_sent(MQ_ATTACH, 300) != NULL,
+	   "no end seen in time: taken as done, the attach sent");
+	ok(ndone == 1 && dones[0].pid == 301 && dones[0].rc == 0,
+	   "and the scope's move done");
 }
 
 static void
@@ -251,7 +259,8 @@ test_retry(void)
 	mq_process(&q);
 	ok(last_sent(MQ_RESET, 400) == k, "the reset is sent");
 	mq_answered(k, error(MQ_REFUSED, EPERM));
-	ok(last_sent(MQ_SCOPE, 400) == k, "whatever it answered: the scope is started again");
+	ok(last_sent(MQ_SCOPE, 400) == k,
+	   "whatever it answered: the scope is started again");
 	while (k->tries < MQ_MAX_TRIES) {
 		mq_answered(k, error(MQ_UNIT_EXISTS, EEXIST));
 		clock_us += 10000000;
@@ -303,7 +312,8 @@ test_gone(void)
 	proc(500, 90); /* exited, its pid reused */
 	proc_gone(501);
 	mq_answered(start, error(MQ_REFUSED, EPERM));
-	is_int(1, (long long)nsent, "neither is sent: not the processes they were held for");
+	is_int(1, (long long)nsent,
+	       "neither is sent: not the processes they were held for");
 	ok(ndone == 3 && dones[0].pid == 502 && dones[0].rc == -EPERM,
 	   "the scope's move refused");
 	ok(dones[1].rc == -ESRCH && dones[2].rc == -ESRCH, "the held ones: gone");
@@ -312,7 +322,8 @@ test_gone(void)
 	start = last_sent(MQ_SCOPE, 504);
 	(void)mq_call(&q, MQ_ATTACH, Y, "y.scope", 503, NULL);
 	mq_answered(start, error(MQ_REFUSED, ESRCH));
-	ok(dones[3].pid == 504 && dones[3].rc == -ESRCH, "a process PID 1 did not find: gone");
+	ok(dones[3].pid == 504 && dones[3].rc == -ESRCH,
+	   "a process PID 1 did not find: gone");
 	ok(last_sent(MQ_ATTACH, 503) != NULL, "one that lives is sent");
 	mq_answered(last_sent(MQ_ATTACH, 503), error(MQ_NO_ANSWER, ETIMEDOUT));
 	ok(dones[4].pid == 503 && dones[4].rc == -ETIMEDOUT && mq_take_lost(&q),
@@ -327,7 +338,8 @@ test_lost(void)
 	(void)mq_call(&q, MQ_SCOPE, X, "x.scope", 600, NULL);
 	(void)mq_call(&q, MQ_ATTACH, Y, "y.scope", 601, NULL);
 	is_int(2, (long long)mq_lose_all(&q), "a lost connection: two moves lost");
-	ok(ndone == 2 && dones[0].rc == -ETIMEDOUT && q.ncalls == 0, "each ends, nothing left");
+	ok(ndone == 2 && dones[0].rc == -ETIMEDOUT && q.ncalls == 0,
+	   "each ends, nothing left");
 	ok(mq_take_lost(&q), "a rescan once connected");
 	refuse_send = -ENOTCONN;
 	is_int(-ENOTCONN, mq_call(&q, MQ_ATTACH, Y, "y.scope", 601, NULL),
