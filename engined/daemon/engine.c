@@ -22,6 +22,10 @@
  *                               watched like any other), which reports
  *                               to core_move_done() / core_moves_lost()
  *                               / core_group_made() (a unit started)
+ *
+ * It makes the backends the core is handed (engined/backend/backend.h):
+ * the cgroupfs one and the kernel's nft sets at start, the systemd one
+ * when a policy asks for it (backend_cb), and frees them after the core.
  */
 #include "daemon.h"
 #include "gateloop.h"
