@@ -156,7 +156,7 @@ main(int argc, char **argv)
 	for (unsigned long i = 0; i < procs; i++)
 		fixture_proc(&f, (pid_t)(FIRST_PID + i), 0, 0, "/usr/bin/probe", 200 + i,
 			     "/");
-	f.cgfs.move = count_move;
+	f.cgfs.place.move = count_move;
 	f.want_events = want_events;
 	struct core *c = fixture_core(&f);
 	if (c == NULL) {

@@ -172,7 +172,7 @@ mem_list(void *arg, const struct nftset_ref *r, uint64_t **ids, size_t *n)
 	return 0;
 }
 
-static const struct core_nft mem_nft = { mem_add, mem_del, mem_list, NULL };
+static const struct backend_nft mem_nft = { .add = mem_add, .del = mem_del, .list = mem_list };
 
 /* The v2 tree as the real daemon reads it: a group's id by one system
  * call (its inode here, name_to_handle_at there), children by readdir's
@@ -227,8 +227,8 @@ bench_nft(unsigned long n)
 	f.nft = &mem_nft;
 	fixture_v2(&f, "cpu", "/svc");
 	tree = f.cg2;
-	f.cgfs.id = inode_id;
-	f.cgfs.children = list_children;
+	f.cgfs.ids.id = inode_id;
+	f.cgfs.look.children = list_children;
 	fixture_files(&f,
 		      "log-level = \"warning\"\nunified-layout = {\"net_cls\"}\n"
 		      "remove-empty = false\n" /* the groups stand for groups in use */

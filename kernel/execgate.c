@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * execgate.c -- fanotify exec permission events, their inode marks,
- * inotify on the marked binaries' directories, and the credentials an
- * exec runs with.  See execgate.h.
+ * inotify on the marked binaries' directories.  See execgate.h; what
+ * the core asks without fanotify (execgate_alive, _creds, _runs) is in
+ * execproc.c, so a link of the core carries no fanotify call.
  *
  * Inode marks, not mount or filesystem marks: a mount mark misses the
  * same file seen through another mount namespace, a filesystem mark
@@ -15,7 +16,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <stdalign.h>
 #include <stdio.h>
 #include <string.h>
@@ -123,15 +123,6 @@ execgate_close(const struct execgate_event *ev)
 		close(ev->pidfd);
 }
 
-bool
-execgate_alive(int pidfd)
-{
-	struct pollfd p = { .fd = pidfd, .events = POLLIN };
-
-	/* a pidfd becomes readable when its process exits */
-	return pidfd < 0 || poll(&p, 1, 0) != 1;
-}
-
 /* The pidfd in the info records after the metadata, or -1. */
 static int
 event_pidfd(const struct fanotify_event_metadata *m)
@@ -233,32 +224,6 @@ execgate_allow_all(int gfd)
 			execgate_close(&e);
 		}
 	}
-}
-
-void
-execgate_creds(const struct execgate_file *f, bool no_new_privs, uid_t *euid, gid_t *egid)
-{
-	if (f->nosuid || no_new_privs || !S_ISREG(f->mode))
-		return;
-	if (f->mode & S_ISUID)
-		*euid = f->uid;
-	/* set-group-ID without group execute marks mandatory locking */
-	if ((f->mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
-		*egid = f->gid;
-}
-
-int
-execgate_runs(const char *procroot, pid_t pid, uint64_t dev, uint64_t ino)
-{
-	char path[PATH_MAX];
-	struct stat st;
-
-	if ((size_t)snprintf(path, sizeof(path), "%s/%d/exe", procroot, (int)pid) >=
-	    sizeof(path))
-		return -ENAMETOOLONG;
-	if (stat(path, &st) < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	return (uint64_t)st.st_dev == dev && (uint64_t)st.st_ino == ino;
 }
 
 /* ---- the directories (inotify) ---------------------------------------------- */

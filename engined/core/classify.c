@@ -378,12 +378,12 @@ again:
 static const char *
 v2_current(struct core *c)
 {
-	const struct core_cgfs *fs = c->env.cgfs;
+	const struct backend *fs = c->env.cgfs;
 	const char *real = task_cgroup_of(&c->snap_cg, c->pol->v2->name);
 
-	if (real == NULL || fs->logical == NULL)
+	if (real == NULL || fs->look.logical == NULL)
 		return real;
-	if (fs->logical(fs->arg, c->pol->v2, real, c->v2cur, sizeof(c->v2cur)) < 0)
+	if (backend_logical(fs, c->pol->v2, real, c->v2cur, sizeof(c->v2cur)) < 0)
 		return NULL;
 	return c->v2cur;
 }
@@ -394,14 +394,14 @@ v2_current(struct core *c)
 static void
 backend_refuses(struct core *c)
 {
-	const struct core_cgfs *fs = c->env.cgfs;
+	const struct backend *fs = c->env.cgfs;
 	const struct policy *p = c->pol;
 	const char *real;
 
-	if (c->composed[0] == '\0' || fs->may_move == NULL ||
+	if (c->composed[0] == '\0' || fs->look.may_move == NULL ||
 	    (real = task_cgroup_of(&c->snap_cg, p->v2->name)) == NULL)
 		return;
-	if (fs->may_move(fs->arg, p->v2, real, c->refusal, sizeof(c->refusal)) == 0) {
+	if (backend_may_move(fs, p->v2, real, c->refusal, sizeof(c->refusal)) == 0) {
 		c->refusal[0] = '\0';
 		return;
 	}

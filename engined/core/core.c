@@ -27,70 +27,7 @@
  * placements take longer than that anyway) */
 #define DEFER_DELAY_GATE 0.050
 
-/* ---- the real cgroupfs, through a cache of open cgroup.procs files ----------- */
-
-static int
-real_mkdir(void *arg, const struct hier *h, const char *path, bool *created)
-{
-	return cgfs_mkdir(h, path, created);
-}
-
-static int
-real_set(void *arg, const struct hier *h, const char *path, const char *key,
-	 const char *value)
-{
-	return cgfs_set(h, path, key, value);
-}
-
-static int
-real_move(void *arg, const struct hier *h, const char *path, pid_t tgid)
-{
-	return cgfs_move_cached(arg, h, path, tgid);
-}
-
-static int
-real_rmdir(void *arg, const struct hier *h, const char *path)
-{
-	return cgfs_rmdir(h, path);
-}
-
-static bool
-real_is_empty(void *arg, const struct hier *h, const char *path)
-{
-	return cgfs_is_empty(h, path);
-}
-
-static void
-real_flush(void *arg)
-{
-	cgfs_cache_flush(arg);
-}
-
-static int
-real_get(void *arg, const struct hier *h, const char *path, const char *key, char *buf,
-	 size_t len)
-{
-	return cgfs_get(h, path, key, buf, len);
-}
-
-static int
-real_children(void *arg, const struct hier *h, const char *path,
-	      int (*fn)(void *fnarg, const char *name), void *fnarg)
-{
-	return cgfs_children(h, path, fn, fnarg);
-}
-
-static int
-real_id(void *arg, const struct hier *h, const char *path, uint64_t *id)
-{
-	return cgfs_id(h, path, id);
-}
-
-static int
-real_id_live(void *arg, const struct hier *h, uint64_t id)
-{
-	return cgfs_id_live(h, id);
-}
+/* ---- the real clock ---------------------------------------------------------- */
 
 static time_t
 real_wall(void)
@@ -129,7 +66,7 @@ request_rescan(struct core *c)
 static double
 defer_delay(const struct core *c)
 {
-	return c->env.cgfs->prepare != NULL && core_gate_state(c)->running ? DEFER_DELAY_GATE
+	return c->env.cgfs->gate.prepare != NULL && core_gate_state(c)->running ? DEFER_DELAY_GATE
 									   : DEFER_DELAY;
 }
 
@@ -465,11 +402,25 @@ core_timeout(struct core *c, double now)
 
 /* ---- reload ------------------------------------------------------------------------ */
 
+/* Has backend b every slot of its placement part (backend.h)?  0, or
+ * -1 after reporting to rep. */
+static int
+placement_complete(const struct backend *b, const struct report *rep)
+{
+	const struct backend_placement *pl = b != NULL ? &b->place : NULL;
+
+	if (pl != NULL && pl->mkdir != NULL && pl->set != NULL && pl->move != NULL &&
+	    pl->rmdir != NULL && pl->is_empty != NULL && pl->flush != NULL)
+		return 0;
+	report_msg(rep, "no placement backend: cannot place processes");
+	return -1;
+}
+
 /* Ask the loop for the placement backend policy p names; 0 or -1. */
 static int
 choose_backend(struct core *c, const struct policy *p, const struct report *rep)
 {
-	const struct core_cgfs *b = NULL;
+	const struct backend *b = NULL;
 
 	if (c->env.backend == NULL)
 		return 0;
@@ -479,10 +430,9 @@ choose_backend(struct core *c, const struct policy *p, const struct report *rep)
 			   p->cfg->file[0] ? p->cfg->file : "built-in config", strerror(-rc));
 		return -1;
 	}
-	if (b != NULL)
-		c->env.cgfs = b;
-	else if (c->fds != NULL)
-		c->env.cgfs = &c->real_cgfs;
+	if (b != NULL && placement_complete(b, rep) < 0)
+		return -1;
+	c->env.cgfs = b != NULL ? b : c->base;
 	return 0;
 }
 
@@ -529,7 +479,7 @@ core_reload(struct core *c, double now)
 		return -EINVAL;
 	}
 	gate_forget(c); /* its records name the old policy's hierarchies */
-	c->env.cgfs->flush(c->env.cgfs->arg); /* mounts may have changed */
+	backend_flush(c->env.cgfs); /* mounts may have changed */
 	memset(c->dropped, 0, sizeof(c->dropped));
 	c->pol = np;
 	policy_free(old);
@@ -671,27 +621,12 @@ core_new(const struct core_options *o, const struct report *rep)
 	c->dec = calloc(RULES_MAX_HIERS, sizeof(*c->dec));
 	c->slots = calloc(RULES_MAX_HIERS, sizeof(*c->slots));
 	c->verdicts = calloc(RULES_MAX_HIERS, sizeof(*c->verdicts));
-	if (c->env.cgfs == NULL) {
-		c->fds = cgfs_cache_new();
-		c->real_cgfs = (struct core_cgfs){ .mkdir = real_mkdir,
-						   .set = real_set,
-						   .move = real_move,
-						   .rmdir = real_rmdir,
-						   .is_empty = real_is_empty,
-						   .flush = real_flush,
-						   .arg = c->fds,
-						   .get = real_get,
-						   .children = real_children,
-						   .id = real_id,
-						   .id_live = real_id_live,
-						   .move_now = real_move };
-		c->env.cgfs = &c->real_cgfs;
-	}
+	c->base = c->env.cgfs;
 	if (c->procs != NULL)
 		proctab_watch(c->procs, wants_changed, c);
 	c->wants_dirty = true; /* the first set is handed over at start */
 	if (c->procs == NULL || c->dec == NULL || c->slots == NULL || c->verdicts == NULL ||
-	    (c->env.cgfs == &c->real_cgfs && c->fds == NULL) || nftsets_new(c) < 0)
+	    placement_complete(c->base, rep) < 0 || nftsets_new(c) < 0)
 		goto fail;
 	if ((c->pol = build_policy(c, rep)) == NULL || choose_backend(c, c->pol, rep) < 0 ||
 	    nftsets_policy(c) < 0)
@@ -752,7 +687,6 @@ core_free(struct core *c)
 	free(c->dec);
 	free(c->slots);
 	free(c->verdicts);
-	cgfs_cache_free(c->fds);
 	free(c->pending);
 	free(c);
 }
@@ -853,17 +787,17 @@ core_refusal(const struct core *c)
 int
 core_units(const struct core *c, char *cur, size_t curlen, char *want, size_t wantlen)
 {
-	const struct core_cgfs *fs = c->env.cgfs;
+	const struct backend *fs = c->env.cgfs;
 	const struct policy *p = c->pol;
 	const char *real = p->v2 != NULL ? task_cgroup_of(&c->snap_cg, p->v2->name) : NULL;
 
-	if (fs->unit == NULL || p->v2 == NULL)
+	if (fs->look.unit == NULL || p->v2 == NULL)
 		return -ENOTSUP;
-	if (real == NULL || fs->unit(fs->arg, p->v2, real, false, cur, curlen) < 0)
+	if (real == NULL || backend_unit(fs, p->v2, real, false, cur, curlen) < 0)
 		snprintf(cur, curlen, "?");
 	want[0] = '\0';
 	if (c->composed[0] != '\0' &&
-	    fs->unit(fs->arg, p->v2, c->composed, true, want, wantlen) < 0)
+	    backend_unit(fs, p->v2, c->composed, true, want, wantlen) < 0)
 		want[0] = '\0';
 	return 0;
 }

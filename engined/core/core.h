@@ -31,6 +31,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "engined/backend/backend.h"
 #include "kernel/kernel.h"
 #include "rules/rules.h"
 #include "util/util.h"
@@ -205,102 +206,21 @@ struct overrides {
 struct policy;
 
 /*
- * How the core writes cgroupfs: a placement backend.  Every function
- * returns 0 or -errno.  The real cgroupfs is one implementation; the
- * systemd backend (daemon/sdplace.c) is another, which has PID 1 place
- * processes in units: there move() may answer CORE_MOVE_QUEUED and
- * report the outcome later through core_move_done(), and the optional
- * members at the end translate between the layout's groups and
- * systemd's.
+ * What the core is given.  The backends (engined/backend/backend.h)
+ * are always given: the daemon passes the real ones, tests their
+ * stand-ins; the core links none of them.  Other NULL members take the
+ * real system's.
  */
-#define CORE_MOVE_QUEUED 1 /* move(): asked for; the outcome comes later */
-struct core_cgfs {
-	int (*mkdir)(void *arg, const struct hier *h, const char *path, bool *created);
-	int (*set)(void *arg, const struct hier *h, const char *path, const char *key,
-		   const char *value);
-	/* ... -ENOBUFS: a queued move's backend is full; it asks for a
-	 * rescan once it drained (core_moves_lost) */
-	int (*move)(void *arg, const struct hier *h, const char *path, pid_t tgid);
-	int (*rmdir)(void *arg, const struct hier *h, const char *path);
-	bool (*is_empty)(void *arg, const struct hier *h, const char *path);
-	void (*flush)(void *arg); /* forget cached open files */
-	void *arg;
-	/* the first line of a control file (NULL: none can be read) */
-	int (*get)(void *arg, const struct hier *h, const char *path, const char *key,
-		   char *buf, size_t len);
-	/* fn(fnarg, name) for each child group of path (NULL: none listed) */
-	int (*children)(void *arg, const struct hier *h, const char *path,
-			int (*fn)(void *fnarg, const char *name), void *fnarg);
-	/* the id of v2 group path (NULL: nft sets are not kept); -EINPROGRESS
-	 * while the backend is still making it (it says when it has made
-	 * it: core_group_made) */
-	int (*id)(void *arg, const struct hier *h, const char *path, uint64_t *id);
-	/* does a v2 group with this id exist: 1, 0 or -errno (NULL: unknown) */
-	int (*id_live)(void *arg, const struct hier *h, uint64_t id);
-	/* The unified layout's group that the process's v2 group real
-	 * stands for, into buf; -ENOENT when none (NULL: the same path). */
-	int (*logical)(void *arg, const struct hier *h, const char *real, char *buf,
-		       size_t len);
-	/* May a process in v2 group real be moved by this backend?  0, or
-	 * -EPERM with the reason in why (NULL: always). */
-	int (*may_move)(void *arg, const struct hier *h, const char *real, char *why,
-			size_t len);
-	/* The unit holding v2 group path (logical false: a process's real
-	 * group) or standing for the layout's group path (true) (NULL: the
-	 * backend has no units). */
-	int (*unit)(void *arg, const struct hier *h, const char *path, bool logical, char *buf,
-		    size_t len);
-	/*
-	 * The exec gate's move (gate.h): it runs while the exec'ing
-	 * process waits, so it may not wait on another process (PID 1, a
-	 * bus peer) -- a write of cgroup.procs into a group that exists,
-	 * or made ahead for this.  -EAGAIN when it cannot place without
-	 * waiting: the asynchronous path places the process after its
-	 * exec.  The direct cgroupfs backend's is its move; the systemd
-	 * backend's writes cgroup.procs of a scope made ahead (prepare
-	 * below).  NULL: the backend cannot place without waiting, and the
-	 * exec gate stays closed.
-	 */
-	int (*move_now)(void *arg, const struct hier *h, const char *path, pid_t tgid);
-	/*
-	 * The groups a backend's move_now needs made ahead (the systemd
-	 * backend: a delegated scope, held by a process of the daemon's
-	 * own, a keeper): keep exactly the layout's groups paths[0..n-1]
-	 * ready (n 0: none), release the others.  For each keeper started
-	 * now, keeper(karg, pid, path): the core places it into path
-	 * through move (asynchronously) and never classifies it.  A group
-	 * becomes ready once its keeper is in it; until then move_now says
-	 * -EAGAIN.  NULL: move_now needs nothing made ahead.
-	 */
-	int (*prepare)(void *arg, const struct hier *h, const char *const *paths, size_t n,
-		       void (*keeper)(void *karg, pid_t pid, const char *path), void *karg);
-	/*
-	 * The exec gate's undo when an exec failed after the gate: put tgid
-	 * back into v2 group real, the group outside the layout (logical
-	 * says -ENOENT) that the gate took it from a moment before.  A
-	 * group of the layout goes back through move.  NULL: move with the
-	 * path (a backend whose paths are cgroupfs's).
-	 */
-	int (*restore)(void *arg, const struct hier *h, const char *real, pid_t tgid);
-};
-
-/* How the core changes nftables sets of cgroup ids; 0 or -errno (as
- * nftset_add, nftset_del, nftset_list in kernel.h). */
-struct core_nft {
-	int (*add)(void *arg, const struct nftset_ref *s, const uint64_t *ids, size_t n);
-	int (*del)(void *arg, const struct nftset_ref *s, const uint64_t *ids, size_t n);
-	int (*list)(void *arg, const struct nftset_ref *s, uint64_t **ids, size_t *n);
-	void *arg;
-};
-
-/* What the core is given; NULL members take the real system's. */
 struct core_env {
 	const char *procroot;		/* "/proc" */
 	const char *mountinfo;		/* "/proc/self/mountinfo" */
-	const struct core_cgfs *cgfs;	/* the real cgroupfs (with a cache
-					   of open cgroup.procs files) */
+	/* how groups are made and processes placed: the cgroupfs backend,
+	 * or another the backend callback below chooses (required) */
+	const struct backend *cgfs;
 	time_t (*wall)(void);		/* time(NULL) */
-	const struct core_nft *nft;	/* the kernel's sets, through libnftnl */
+	/* the kernel's nftables sets (NULL: none can be changed, and a
+	 * policy that names sets has each change fail with -EOPNOTSUPP) */
+	const struct backend_nft *nft;
 	/*
 	 * Which kernel events the core needs (kernel.h's struct
 	 * procev_want): EXEC always, UID and GID when a decision can
@@ -335,7 +255,7 @@ struct core_env {
 	 * fails, a reload keeps the old policy).  NULL: cgfs always.
 	 */
 	int (*backend)(void *arg, enum backend_kind kind, const char *root,
-		       const struct core_cgfs **out);
+		       const struct backend **out);
 	void *loop_arg; /* the argument of want_events, apply, reloading and backend */
 	/* the most processes one boost may hold (0: what the state file
 	 * keeps, STATEFILE_MAX_MEMBERS; tests lower it) */
@@ -443,7 +363,7 @@ bool core_waiting_exec(const struct core *c);
 void core_lost_events(struct core *c, double now);
 /* Classify every process now (and forget those that are gone). */
 void core_rescan(struct core *c, double now);
-/* The outcome of a move the backend queued (CORE_MOVE_QUEUED): 0,
+/* The outcome of a move the backend queued (BACKEND_MOVE_QUEUED): 0,
  * -ESRCH (the process is gone) or another -errno (the backend logged
  * why).  Only counted. */
 void core_move_done(struct core *c, pid_t pid, int rc);

@@ -264,8 +264,7 @@ struct core {
 	struct core_env env;
 	struct overrides ov;
 	bool dry_run;
-	struct core_cgfs real_cgfs;	/* env.cgfs when none was injected */
-	struct cgfs_cache *fds;		/* its open cgroup.procs files */
+	const struct backend *base; /* env.cgfs as given: when the policy chooses none */
 	struct policy *pol;
 	struct proctab *procs;
 	struct rules_decision *dec; /* RULES_MAX_HIERS of them */

@@ -196,14 +196,14 @@ plan_moves(struct core *c, struct back **v, size_t *n)
 		       (cur == NULL || add_back(v, n, (int)i, cur, vd->dest) == 0);
 	}
 	if (c->composed[0] != '\0') {
-		const struct core_cgfs *fs = c->env.cgfs;
+		const struct backend *fs = c->env.cgfs;
 		const char *real = task_cgroup_of(&c->snap_cg, p->v2->name), *cur = real;
 		char logical[RULES_DEST_MAX];
 
 		/* a backend whose groups stand for the layout's (systemd's
 		 * units) compares the layout's */
-		if (real != NULL && fs->logical != NULL)
-			cur = fs->logical(fs->arg, p->v2, real, logical, sizeof(logical)) == 0
+		if (real != NULL && fs->look.logical != NULL)
+			cur = backend_logical(fs, p->v2, real, logical, sizeof(logical)) == 0
 				      ? logical
 				      : NULL;
 		if (cur == NULL || strcmp(cur, c->composed) != 0) {
@@ -302,7 +302,7 @@ core_gate_exec(struct core *c, const struct gate_exec *x, double now)
 	return GATE_PLACED;
 }
 
-/* ---- groups made ahead for a backend's move_now (core_cgfs.prepare) ----------------
+/* ---- groups made ahead for a backend's move_now (backend.h's prepare) ----------------
  *
  * The systemd backend's move_now writes cgroup.procs of a scope made
  * ahead, held by a keeper process.  Which composed groups: those a
@@ -478,11 +478,11 @@ keeper_started(void *karg, pid_t pid, const char *path)
 static void
 ready_hand_over(struct core *c)
 {
-	const struct core_cgfs *fs = c->env.cgfs;
+	const struct backend *fs = c->env.cgfs;
 	struct gate *g = c->gate;
 
 	g->ready_due = false;
-	int rc = fs->prepare(fs->arg, c->pol->v2, (const char *const *)g->ready, g->nready,
+	int rc = backend_prepare(fs, c->pol->v2, (const char *const *)g->ready, g->nready,
 			     keeper_started, c);
 	if (rc < 0)
 		log_warning("exec gate: cannot keep groups ready for the gate: %s; gated "
@@ -493,10 +493,10 @@ ready_hand_over(struct core *c)
 void
 core_gate_prepare(struct core *c, bool on)
 {
-	const struct core_cgfs *fs = c->env.cgfs;
+	const struct backend *fs = c->env.cgfs;
 	struct gate *g = gate_get(c);
 
-	if (fs->prepare == NULL || c->pol->v2 == NULL || g == NULL)
+	if (fs->gate.prepare == NULL || c->pol->v2 == NULL || g == NULL)
 		return;
 	ready_clear(g);
 	g->ready_full = false;
@@ -521,7 +521,7 @@ gate_unready(struct core *c)
 	struct gate *g = c->gate;
 
 	c->stats.gate_late++;
-	if (c->env.cgfs->prepare == NULL || g == NULL || c->composed[0] == '\0')
+	if (c->env.cgfs->gate.prepare == NULL || g == NULL || c->composed[0] == '\0')
 		return;
 	for (size_t k = 0; k < p->nlayout; k++) {
 		const struct verdict *v = &c->verdicts[p->layout[k]];
@@ -573,20 +573,20 @@ gate_deadline(const struct core *c)
  * Put pid back into the group b says the gate took it from.  The
  * composed v2 group of a backend whose groups stand for the layout's
  * (systemd's units): a unit of the layout by its layout name, through
- * move (PID 1), any other group through restore.  0, CORE_MOVE_QUEUED
+ * move (PID 1), any other group through restore.  0, BACKEND_MOVE_QUEUED
  * or -errno.
  */
 static int
 put_back(struct core *c, const struct hier *h, const struct back *b, pid_t pid)
 {
-	const struct core_cgfs *fs = c->env.cgfs;
+	const struct backend *fs = c->env.cgfs;
 	char logical[RULES_DEST_MAX];
 
-	if (b->idx >= 0 || fs->logical == NULL)
-		return fs->move(fs->arg, h, b->from, pid);
-	if (fs->logical(fs->arg, h, b->from, logical, sizeof(logical)) == 0)
-		return fs->move(fs->arg, h, logical, pid);
-	return fs->restore != NULL ? fs->restore(fs->arg, h, b->from, pid) : -EOPNOTSUPP;
+	if (b->idx >= 0 || fs->look.logical == NULL)
+		return backend_move(fs, h, b->from, pid);
+	if (backend_logical(fs, h, b->from, logical, sizeof(logical)) == 0)
+		return backend_move(fs, h, logical, pid);
+	return fs->gate.restore != NULL ? backend_restore(fs, h, b->from, pid) : -EOPNOTSUPP;
 }
 
 /* Move pid back out of the groups the gate put it in (those it is
@@ -595,7 +595,7 @@ static unsigned
 move_back(struct core *c, const struct flight *f)
 {
 	const struct policy *p = c->pol;
-	const struct core_cgfs *fs = c->env.cgfs;
+	const struct backend *fs = c->env.cgfs;
 	pid_t pid = f->id.pid;
 	unsigned moved = 0;
 
@@ -608,8 +608,8 @@ move_back(struct core *c, const struct flight *f)
 		char logical[RULES_DEST_MAX];
 
 		/* b->to of the composed group is the layout's name (remember) */
-		if (cur != NULL && b->idx < 0 && fs->logical != NULL)
-			cur = fs->logical(fs->arg, h, cur, logical, sizeof(logical)) == 0
+		if (cur != NULL && b->idx < 0 && fs->look.logical != NULL)
+			cur = backend_logical(fs, h, cur, logical, sizeof(logical)) == 0
 				      ? logical
 				      : NULL;
 		if (cur == NULL || strcmp(cur, b->to) != 0)
@@ -680,7 +680,7 @@ gate_timeout(struct core *c)
 bool
 core_gate_can_place(const struct core *c)
 {
-	return c->env.cgfs->move_now != NULL;
+	return c->env.cgfs->gate.move_now != NULL;
 }
 
 void

@@ -53,12 +53,12 @@ enum gate_result {
 enum gate_result core_gate_exec(struct core *c, const struct gate_exec *x, double now);
 
 /* Can the placement backend place a process without waiting on
- * another process (core_cgfs.move_now)?  Else the gate stays closed. */
+ * another process (backend.h's move_now)?  Else the gate stays closed. */
 bool core_gate_can_place(const struct core *c);
 
 /*
  * Keep the groups ready that a backend's move_now needs made ahead
- * (core_cgfs.prepare; the systemd backend's scopes): those the gated
+ * (backend.h's prepare; the systemd backend's scopes): those the gated
  * rules can compose, at most 64 (on), or none (off, the gate closed).
  * The loop calls it once the gate is open and its binaries marked, at
  * start and after every reload, and with off when it closes.  Groups a

@@ -6,7 +6,7 @@
  * layout's tree (the composed group of a process, made level by level
  * with controllers enabled on inner levels; the daemon's own leaf;
  * handing the tree back on exit).  Everything goes through the
- * injected cgroupfs operations (struct core_cgfs).
+ * injected cgroupfs operations (struct backend).
  */
 #include "core_private.h"
 
@@ -24,7 +24,7 @@ static void
 apply_settings(struct core *c, const struct hier *h, const char *path,
 	       const struct group_conf *g)
 {
-	const struct core_cgfs *fs = c->env.cgfs;
+	const struct backend *fs = c->env.cgfs;
 
 	for (size_t i = 0; g != NULL && i < g->nset; i++) {
 		char key[256];
@@ -54,7 +54,7 @@ apply_settings(struct core *c, const struct hier *h, const char *path,
 			value = v2;
 		}
 		const char *hn = hier_label(h);
-		int rc = fs->set(fs->arg, h, path, key, value);
+		int rc = backend_set(fs, h, path, key, value);
 		if (rc < 0)
 			log_warning("cannot set %s=%s on %s:%s: %s", key, value, hn, path,
 				    strerror(-rc));
@@ -69,9 +69,9 @@ create_group(struct core *c, size_t i, const char *path, const struct rules_rule
 {
 	const struct policy *p = c->pol;
 	const struct hier *h = p->managed[i];
-	const struct core_cgfs *fs = c->env.cgfs;
+	const struct backend *fs = c->env.cgfs;
 	bool created;
-	int rc = fs->mkdir(fs->arg, h, path, &created);
+	int rc = backend_mkdir(fs, h, path, &created);
 
 	if (rc < 0 || !created)
 		return rc;
@@ -92,11 +92,11 @@ create_group(struct core *c, size_t i, const char *path, const struct rules_rule
 static int
 move(struct core *c, const struct hier *h, const char *path, pid_t pid)
 {
-	const struct core_cgfs *fs = c->env.cgfs;
+	const struct backend *fs = c->env.cgfs;
 
 	if (c->at_gate) /* the gate opens only with a move_now */
-		return fs->move_now != NULL ? fs->move_now(fs->arg, h, path, pid) : -EAGAIN;
-	return fs->move(fs->arg, h, path, pid);
+		return fs->gate.move_now != NULL ? backend_move_now(fs, h, path, pid) : -EAGAIN;
+	return backend_move(fs, h, path, pid);
 }
 
 void
@@ -114,7 +114,7 @@ groups_move(struct core *c, size_t i, const struct task *t, const struct verdict
 	bool may_create = v->rule == NULL || c->dec[i].create;
 	if (rc == -ENOENT && may_create && (rc = create_group(c, i, v->dest, v->rule)) == 0)
 		rc = move(c, h, v->dest, t->pid);
-	if (rc == CORE_MOVE_QUEUED) { /* counted when the backend reports back (core_move_done) */
+	if (rc == BACKEND_MOVE_QUEUED) { /* counted when the backend reports back (core_move_done) */
 		log_info("moving pid %d (%s) to %s:%s (%s)", (int)t->pid, t->comm,
 			 hier_label(h), v->dest, v->reason);
 	} else if (rc == 0) {
@@ -161,19 +161,19 @@ static void
 enable_below(struct core *c, const char *path)
 {
 	const struct policy *p = c->pol;
-	const struct core_cgfs *fs = c->env.cgfs;
+	const struct backend *fs = c->env.cgfs;
 	char avail[512], on[512] = "", want[256] = "";
 	size_t used = 0, n;
 
-	if (fs->get == NULL || p->controllers[0] == '\0')
+	if (fs->look.get == NULL || p->controllers[0] == '\0')
 		return;
-	int rc = fs->get(fs->arg, p->v2, path, "cgroup.controllers", avail, sizeof(avail));
+	int rc = backend_get(fs, p->v2, path, "cgroup.controllers", avail, sizeof(avail));
 	if (rc < 0) {
 		log_warning("cannot read unified:%s/cgroup.controllers: %s", path,
 			    strerror(-rc));
 		return;
 	}
-	if (fs->get(fs->arg, p->v2, path, "cgroup.subtree_control", on, sizeof(on)) < 0)
+	if (backend_get(fs, p->v2, path, "cgroup.subtree_control", on, sizeof(on)) < 0)
 		on[0] = '\0';
 	for (const char *s = p->controllers; *s; s += n + (s[n] != '\0')) {
 		n = strcspn(s, " ");
@@ -186,7 +186,7 @@ enable_below(struct core *c, const char *path)
 	}
 	if (want[0] == '\0')
 		return;
-	rc = fs->set(fs->arg, p->v2, path, "cgroup.subtree_control", want);
+	rc = backend_set(fs, p->v2, path, "cgroup.subtree_control", want);
 	if (rc < 0)
 		log_warning("cannot enable %s below unified:%s: %s%s", want, path[0] ? path : "/",
 			    strerror(-rc),
@@ -225,11 +225,11 @@ walk_child(void *arg, const char *name)
 static void
 disable_below(struct core *c, const char *path)
 {
-	const struct core_cgfs *fs = c->env.cgfs;
+	const struct backend *fs = c->env.cgfs;
 	char on[512], off[600] = "";
 	size_t used = 0, n;
 
-	if (fs->get(fs->arg, c->pol->v2, path, "cgroup.subtree_control", on, sizeof(on)) < 0)
+	if (backend_get(fs, c->pol->v2, path, "cgroup.subtree_control", on, sizeof(on)) < 0)
 		return;
 	for (const char *s = on; *s; s += n + (s[n] != '\0')) {
 		n = strcspn(s, " ");
@@ -238,7 +238,7 @@ disable_below(struct core *c, const char *path)
 		if (used >= sizeof(off))
 			return;
 	}
-	int rc = off[0] ? fs->set(fs->arg, c->pol->v2, path, "cgroup.subtree_control", off)
+	int rc = off[0] ? backend_set(fs, c->pol->v2, path, "cgroup.subtree_control", off)
 			: 0;
 	if (rc < 0)
 		log_warning("cannot disable %s below unified:%s: %s", off, path, strerror(-rc));
@@ -249,15 +249,15 @@ disable_below(struct core *c, const char *path)
 static void
 walk_inner(struct core *c, const char *path, unsigned depth, bool enable)
 {
-	const struct core_cgfs *fs = c->env.cgfs;
+	const struct backend *fs = c->env.cgfs;
 	struct walk w = { c, path, depth, enable };
 
 	if (depth >= layout_levels(c->pol))
 		return; /* a leaf */
 	if (enable)
 		enable_below(c, path);
-	if (fs->children != NULL)
-		(void)fs->children(fs->arg, c->pol->v2, path, walk_child, &w);
+	if (fs->look.children != NULL)
+		(void)backend_children(fs, c->pol->v2, path, walk_child, &w);
 	if (!enable)
 		disable_below(c, path);
 }
@@ -267,7 +267,7 @@ groups_release(struct core *c)
 {
 	const struct policy *p = c->pol;
 
-	if (p->v2 == NULL || !p->uroot_own || c->dry_run || c->env.cgfs->get == NULL)
+	if (p->v2 == NULL || !p->uroot_own || c->dry_run || c->env.cgfs->look.get == NULL)
 		return;
 	walk_inner(c, p->uroot, 0, false);
 	log_notice("controllers below unified:%s disabled for a restart; classified "
@@ -279,7 +279,7 @@ void
 groups_prepare(struct core *c)
 {
 	const struct policy *p = c->pol;
-	const struct core_cgfs *fs = c->env.cgfs;
+	const struct backend *fs = c->env.cgfs;
 	char leaf[RULES_DEST_MAX];
 	bool created;
 
@@ -288,13 +288,13 @@ groups_prepare(struct core *c)
 		return;
 	if (p->uroot_own) { /* keep the daemon out of the inner group it manages */
 		snprintf(leaf, sizeof(leaf), "%s/%s", p->uroot, LAYOUT_DAEMON_LEAF);
-		int rc = fs->mkdir(fs->arg, p->v2, leaf, &created);
+		int rc = backend_mkdir(fs, p->v2, leaf, &created);
 		if (rc == 0)
-			rc = fs->move(fs->arg, p->v2, leaf, getpid());
+			rc = backend_move(fs, p->v2, leaf, getpid());
 		/* and our Lua helper, started before: it must not stay in
 		 * the inner group either */
 		pid_t helper = p->hooks != NULL ? hooks_helper_pid(p->hooks) : -1;
-		int hrc = rc == 0 && helper > 0 ? fs->move(fs->arg, p->v2, leaf, helper) : 0;
+		int hrc = rc == 0 && helper > 0 ? backend_move(fs, p->v2, leaf, helper) : 0;
 		if (rc < 0)
 			log_warning("cannot move the daemon into unified:%s: %s", leaf,
 				    strerror(-rc));
@@ -305,7 +305,7 @@ groups_prepare(struct core *c)
 				    strerror(-hrc));
 	}
 	if (!p->uroot_own) { /* a root of the admin's choice: made if missing */
-		int rc = fs->mkdir(fs->arg, p->v2, p->uroot, &created);
+		int rc = backend_mkdir(fs, p->v2, p->uroot, &created);
 		if (rc < 0)
 			log_warning("cannot create unified:%s: %s", p->uroot, strerror(-rc));
 		else if (created)
@@ -379,7 +379,7 @@ static int
 create_composed(struct core *c)
 {
 	const struct policy *p = c->pol;
-	const struct core_cgfs *fs = c->env.cgfs;
+	const struct backend *fs = c->env.cgfs;
 	unsigned levels = layout_levels(p);
 	char path[RULES_DEST_MAX];
 	const char *s = c->composed + strlen(p->uroot);
@@ -393,7 +393,7 @@ create_composed(struct core *c)
 		s += 1 + strcspn(s + 1, "/");
 		snprintf(path, sizeof(path), "%.*s", (int)(s - c->composed), c->composed);
 		made = made || level_templated(c, path, k);
-		int rc = fs->mkdir(fs->arg, p->v2, path, &created);
+		int rc = backend_mkdir(fs, p->v2, path, &created);
 		if (rc < 0)
 			return rc;
 		if (created)
@@ -435,7 +435,7 @@ groups_move_composed(struct core *c, const struct task *t)
 	rc = move(c, p->v2, c->composed, t->pid);
 	if (rc == -ENOENT && (rc = create_composed(c)) == 0)
 		rc = move(c, p->v2, c->composed, t->pid);
-	if (rc == CORE_MOVE_QUEUED) { /* counted when the backend reports back (core_move_done) */
+	if (rc == BACKEND_MOVE_QUEUED) { /* counted when the backend reports back (core_move_done) */
 		log_info("moving pid %d (%s) to unified:%s (%s)", (int)t->pid, t->comm,
 			 c->composed, why);
 	} else if (rc == 0) {
@@ -467,7 +467,7 @@ void
 groups_keep(struct core *c, pid_t pid, const char *path)
 {
 	const struct policy *p = c->pol;
-	const struct core_cgfs *fs = c->env.cgfs;
+	const struct backend *fs = c->env.cgfs;
 	int rc;
 
 	for (size_t i = 0; i < p->n; i++) { /* no verdict: no template level made */
@@ -475,9 +475,9 @@ groups_keep(struct core *c, pid_t pid, const char *path)
 		c->verdicts[i].rule = NULL;
 	}
 	snprintf(c->composed, sizeof(c->composed), "%s", path);
-	rc = fs->move(fs->arg, p->v2, path, pid);
+	rc = backend_move(fs, p->v2, path, pid);
 	if (rc == -ENOENT && (rc = create_composed(c)) == 0)
-		rc = fs->move(fs->arg, p->v2, path, pid);
+		rc = backend_move(fs, p->v2, path, pid);
 	if (rc < 0)
 		log_warning("exec gate: cannot place the keeper of unified:%s (pid %d): %s",
 			    path, (int)pid, strerror(-rc));
@@ -530,7 +530,7 @@ groups_adopt(struct core *c, const struct hier *h, const char *path)
 void
 groups_cleanup(struct core *c)
 {
-	const struct core_cgfs *fs = c->env.cgfs;
+	const struct backend *fs = c->env.cgfs;
 	struct made_group *g, *next;
 
 	for (g = LIST_FIRST(&c->made); g != NULL; g = next) {
@@ -542,10 +542,10 @@ groups_cleanup(struct core *c)
 		    strcmp(g->hier, c->pol->v2->name) == 0)
 			h = c->pol->v2; /* a composed group */
 		if (h != NULL) {
-			if (!fs->is_empty(fs->arg, h, g->path))
+			if (!backend_is_empty(fs, h, g->path))
 				continue;
-			fs->flush(fs->arg); /* no open file inside it */
-			rc = fs->rmdir(fs->arg, h, g->path);
+			backend_flush(fs); /* no open file inside it */
+			rc = backend_rmdir(fs, h, g->path);
 		}
 		if (rc == -EBUSY)
 			continue; /* has sub-groups, or a task just arrived */

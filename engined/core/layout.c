@@ -18,7 +18,7 @@
  * node.
  */
 #include "core_private.h"
-#include "sdunit.h"
+#include "engined/backend/systemd/sdunit.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -275,11 +275,11 @@ settle(struct leftovers *l, const char *path)
 {
 	struct core *c = l->c;
 	const struct hier *h = c->pol->v2;
-	const struct core_cgfs *fs = c->env.cgfs;
+	const struct backend *fs = c->env.cgfs;
 	uint64_t id = 0;
-	bool has_id = fs->id != NULL && fs->id(fs->arg, h, path, &id) == 0;
+	bool has_id = fs->ids.id != NULL && backend_id(fs, h, path, &id) == 0;
 
-	if (fs->is_empty(fs->arg, h, path) && fs->rmdir(fs->arg, h, path) == 0) {
+	if (backend_is_empty(fs, h, path) && backend_rmdir(fs, h, path) == 0) {
 		c->stats.groups_removed++;
 		l->removed++;
 		if (has_id)
@@ -297,11 +297,11 @@ settle(struct leftovers *l, const char *path)
 static void
 visit(struct leftovers *l, const char *path, unsigned k, bool made)
 {
-	const struct core_cgfs *fs = l->c->env.cgfs;
+	const struct backend *fs = l->c->env.cgfs;
 	struct level v = { .l = l, .path = path, .k = k, .made = made };
 	char sub[RULES_DEST_MAX];
 
-	if (k > l->levels || fs->children(fs->arg, l->c->pol->v2, path, collect, &v) < 0)
+	if (k > l->levels || backend_children(fs, l->c->pol->v2, path, collect, &v) < 0)
 		goto out;
 	for (size_t i = 0; i < v.n; i++) {
 		if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", path, v.names[i]) >=
@@ -325,7 +325,7 @@ groups_leftovers(struct core *c)
 	struct leftovers l = { .c = c, .levels = layout_levels(p) };
 
 	if (p->v2 == NULL || c->dry_run || !p->cfg->remove_empty ||
-	    c->env.cgfs->children == NULL)
+	    c->env.cgfs->look.children == NULL)
 		return;
 	if (shapes_build(&l) == 0)
 		visit(&l, p->uroot, 1, false);

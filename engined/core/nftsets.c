@@ -87,9 +87,6 @@ struct nftsets {
 	struct map mem;  /* struct nft_member, keyed by path */
 	struct map gone; /* ids of groups removed at start: uint64_t */
 	const struct hier *h;  /* the v2 hierarchy the patterns are in */
-	struct core_nft real;
-	struct nftset_conn *conn; /* for real: opened when first needed */
-	bool conn_logged;
 	double sync_at; /* a sync is wanted then (0: none) */
 	/* the sync in progress */
 	bool syncing;
@@ -101,50 +98,23 @@ struct nftsets {
 	size_t next_set; /* sets brought in line so far */
 };
 
-/* ---- the kernel's sets, through libnftnl ------------------------------------ */
+/* ---- no sets at all (core_env.nft NULL) -------------------------------------- */
 
 static int
-conn_get(struct nftsets *n, struct nftset_conn **out)
+none_change(void *arg, const struct nftset_ref *s, const uint64_t *ids, size_t k)
 {
-	int rc = 0;
-
-	if (n->conn == NULL && (rc = nftset_open(&n->conn)) < 0) {
-		if (!n->conn_logged)
-			log_error("cannot talk to nftables: %s", strerror(-rc));
-		n->conn_logged = true;
-		return rc;
-	}
-	n->conn_logged = false;
-	*out = n->conn;
-	return 0;
+	return -EOPNOTSUPP;
 }
 
 static int
-real_add(void *arg, const struct nftset_ref *s, const uint64_t *ids, size_t k)
+none_list(void *arg, const struct nftset_ref *s, uint64_t **ids, size_t *k)
 {
-	struct nftset_conn *conn;
-	int rc = conn_get(arg, &conn);
-
-	return rc < 0 ? rc : nftset_add(conn, s, ids, k);
+	return -EOPNOTSUPP;
 }
 
-static int
-real_del(void *arg, const struct nftset_ref *s, const uint64_t *ids, size_t k)
-{
-	struct nftset_conn *conn;
-	int rc = conn_get(arg, &conn);
-
-	return rc < 0 ? rc : nftset_del(conn, s, ids, k);
-}
-
-static int
-real_list(void *arg, const struct nftset_ref *s, uint64_t **ids, size_t *k)
-{
-	struct nftset_conn *conn;
-	int rc = conn_get(arg, &conn);
-
-	return rc < 0 ? rc : nftset_list(conn, s, ids, k);
-}
+static const struct backend_nft none = { .add = none_change,
+					 .del = none_change,
+					 .list = none_list };
 
 /* ---- small helpers ----------------------------------------------------------------- */
 
@@ -439,7 +409,7 @@ static void
 change_sets(struct core *c, const char *path, uint64_t id, bool add)
 {
 	struct nftsets *n = c->nft;
-	const struct core_nft *ops = c->env.nft;
+	const struct backend_nft *ops = c->env.nft;
 
 	for (size_t s = 0; s < n->nsets; s++) {
 		struct nft_set *set = &n->sets[s];
@@ -479,13 +449,13 @@ void
 nftsets_made(struct core *c, const struct hier *h, const char *path)
 {
 	struct nftsets *n = c->nft;
-	const struct core_cgfs *fs = c->env.cgfs;
+	const struct backend *fs = c->env.cgfs;
 	uint64_t id;
 
-	if (n == NULL || n->npat == 0 || h->version != HIER_V2 || fs->id == NULL ||
+	if (n == NULL || n->npat == 0 || h->version != HIER_V2 || fs->ids.id == NULL ||
 	    !matches_any(n, path))
 		return;
-	int rc = fs->id(fs->arg, h, path, &id);
+	int rc = backend_id(fs, h, path, &id);
 	if (rc == -EINPROGRESS)
 		return; /* the backend says when it is made: core_group_made */
 	if (rc < 0) {
@@ -590,11 +560,11 @@ walk_one(struct core *c, const struct nft_todo *t)
 {
 	struct nftsets *n = c->nft;
 	const struct nft_pattern *p = &n->pat[t->pat];
-	const struct core_cgfs *fs = c->env.cgfs;
+	const struct backend *fs = c->env.cgfs;
 	uint64_t id;
 
 	if (t->j == p->nseg) {
-		if (fs->id(fs->arg, n->h, t->path, &id) == 0) /* else not there */
+		if (backend_id(fs, n->h, t->path, &id) == 0) /* else not there */
 			(void)member_add(n, t->path, id);
 		return 1;
 	}
@@ -604,8 +574,8 @@ walk_one(struct core *c, const struct nft_todo *t)
 		return 1;
 	}
 	struct listing l = { n, t, 0 };
-	if (fs->children != NULL)
-		(void)fs->children(fs->arg, n->h, t->path, todo_child, &l);
+	if (fs->look.children != NULL)
+		(void)backend_children(fs, n->h, t->path, todo_child, &l);
 	return 1 + l.children / NFT_UNIT;
 }
 
@@ -686,8 +656,8 @@ sync_set(struct core *c, size_t s)
 {
 	struct nftsets *n = c->nft;
 	struct nft_set *set = &n->sets[s];
-	const struct core_nft *ops = c->env.nft;
-	const struct core_cgfs *fs = c->env.cgfs;
+	const struct backend_nft *ops = c->env.nft;
+	const struct backend *fs = c->env.cgfs;
 	uint64_t *have, *want = NULL, *add = NULL, *del = NULL;
 	size_t nhave, nwant = 0, nadd = 0, ndel = 0;
 	int rc = ops->list(ops->arg, &set->ref, &have, &nhave);
@@ -716,9 +686,9 @@ sync_set(struct core *c, size_t s)
 			continue;
 		if (set_has(set, have[i]) ||
 		    map_find(&n->gone, have[i], NULL, NULL) != NULL ||
-		    (set->configured && fs->id_live != NULL && n->h != NULL &&
+		    (set->configured && fs->ids.id_live != NULL && n->h != NULL &&
 		     checks++ < NFT_LIVE_CHECKS &&
-		     fs->id_live(fs->arg, n->h, have[i]) == 0))
+		     backend_id_live(fs, n->h, have[i]) == 0))
 			del[ndel++] = have[i];
 	}
 	if (checks > NFT_LIVE_CHECKS)
@@ -825,7 +795,7 @@ nftsets_sync(struct core *c)
 	n->syncing = true;
 	n->gen++;
 	/* nothing to walk without a v2 tree whose ids can be read */
-	n->next_pat = n->h != NULL && c->env.cgfs->id != NULL ? 0 : n->npat;
+	n->next_pat = n->h != NULL && c->env.cgfs->ids.id != NULL ? 0 : n->npat;
 	n->swept = false;
 	n->next_set = 0;
 	sync_step(c);
@@ -856,12 +826,8 @@ nftsets_new(struct core *c)
 	map_init(&n->mem, sizeof(struct nft_member));
 	map_init(&n->gone, sizeof(uint64_t));
 	c->nft = n;
-	if (c->env.nft == NULL) {
-		n->real = (struct core_nft){
-			.add = real_add, .del = real_del, .list = real_list, .arg = n
-		};
-		c->env.nft = &n->real;
-	}
+	if (c->env.nft == NULL)
+		c->env.nft = &none;
 	return 0;
 }
 
@@ -900,7 +866,6 @@ nftsets_free(struct core *c)
 	map_free(&n->gone);
 	todo_clear(n);
 	free(n->todo);
-	nftset_close(n->conn);
 	free(n);
 	c->nft = NULL;
 }
@@ -926,7 +891,9 @@ core_nft_wanted(const struct core *c)
 uint32_t
 core_nft_self(const struct core *c)
 {
-	return c->nft != NULL ? nftset_portid(c->nft->conn) : 0;
+	const struct backend_nft *ops = c->env.nft;
+
+	return ops != NULL && ops->self != NULL ? ops->self(ops->arg) : 0;
 }
 
 bool

@@ -22,10 +22,14 @@
  *                               watched like any other), which reports
  *                               to core_move_done() / core_moves_lost()
  *                               / core_group_made() (a unit started)
+ *
+ * It makes the backends the core is handed (engined/backend/backend.h):
+ * the cgroupfs one and the kernel's nft sets at start, the systemd one
+ * when a policy asks for it (backend_cb), and frees them after the core.
  */
 #include "daemon.h"
 #include "gateloop.h"
-#include "sdplace.h"
+#include "engined/backend/systemd/sdplace.h"
 
 #include <errno.h>
 #include <ev.h>
@@ -85,6 +89,7 @@ struct engine {
 	int nft_fd;
 	int ready_fd;
 	bool ids_wanted; /* the core wants UID or GID events */
+	struct cgroupfs *fs; /* the cgroupfs backend, and the kernel's nft sets */
 	struct sdplace *sd; /* the systemd backend, when the policy asks for it */
 	ev_io sd_watcher;   /* its sd-bus descriptor (fd -1: not watched) */
 	ev_timer sd_timer;  /* its deadline (a call's timeout, a reconnection) */
@@ -293,7 +298,7 @@ sd_made(void *arg, const char *path)
  * connected once, its root taken again at each reload. */
 static int
 backend_cb(void *arg, enum backend_kind kind, const char *root,
-	   const struct core_cgfs **out)
+	   const struct backend **out)
 {
 	struct engine *e = arg;
 	struct sdplace_hooks hooks = {
@@ -509,6 +514,12 @@ engine_new(const struct engine_options *opts)
 	e->opts = *opts;
 	e->ready_fd = -1;
 	e->nft_fd = -1;
+	if ((rc = cgroupfs_new(&e->fs)) < 0) {
+		log_error("cannot start: %s", strerror(-rc));
+		goto fail;
+	}
+	co.env.cgfs = cgroupfs_table(e->fs);
+	co.env.nft = cgroupfs_nft(e->fs);
 	if ((e->core = core_new(&co, &rep)) == NULL)
 		goto fail;
 	const struct config *cfg = core_config(e->core);
@@ -644,7 +655,8 @@ engine_free(struct engine *e)
 	if (e->nft_fd >= 0)
 		close(e->nft_fd);
 	core_free(e->core);
-	sdplace_free(e->sd); /* after the core: nothing calls the table any more */
+	sdplace_free(e->sd); /* after the core: nothing calls the tables any more */
+	cgroupfs_free(e->fs);
 	free(e->pidfile);
 	free(e);
 }

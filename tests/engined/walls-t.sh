@@ -1,14 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The walls the build keeps: the core library (engined/core/libcore.a)
-# needs nothing of libev, sd-bus or the socket servers, its unit tests
-# link without libev, and only engined/daemon/ includes <ev.h>; the
+# needs nothing of libev, sd-bus, nf_tables' socket, fanotify or the
+# socket servers, its unit test links none of libev, libsystemd, libmnl
+# and libnftnl, the systemd backend's move queue is tested without
+# libsystemd, only engined/daemon/ includes <ev.h> and only the systemd
+# backend's transport <systemd/sd-bus.h> (at most 800 lines of it); the
 # core's verbs return values and hold no renderer (engined/render/
-# writes them, on top of the core); every source, script and build file
-# carries the licence's SPDX line.
+# writes them, on top of the core); no file of engined/ is longer than
+# 1,000 lines; every source, script and build file carries the
+# licence's SPDX line.
 . "$SRCDIR/tests/tap/tap.sh"
 command -v nm >/dev/null || skip_all "needs nm (binutils)"
-plan 9
+plan 16
 
 lib="$BUILDDIR/engined/core/libcore.a"
 undef=$(nm -u "$lib" 2>/dev/null | awk '{print $NF}' | sort -u)
@@ -17,13 +21,27 @@ is "" "$(echo "$undef" | grep -E '^(ev_|ev[A-Z]|sd_bus_|sd_notify)')" \
 	"the core calls nothing of libev or sd-bus"
 is "" "$(echo "$undef" | grep -E '^(server_|control_|sticky_|listener_|engine_|notify_|pidfile_)')" \
 	"nor of the loop, the servers, notification or the pid file"
+# the backends' part of the kernel library: nf_tables' socket (kernel/nft.c)
+# and the fanotify group (kernel/execgate.c) -- the names of sets
+# (nftref.c) and what the gate asks of /proc (execproc.c) are the core's
+kernel_io='^(fanotify_|inotify_|mnl_|nftnl_|sd_|cgroupfs_|sdplace_|nftset_(open|close|add|del|list|portid|monitor_)|execgate_(open|mark|unmark|read|stat|allow|close|dir))'
+is "" "$(echo "$undef" | grep -E "$kernel_io")" \
+	"nor of fanotify, nf_tables' socket or a backend (they are handed to it)"
+# what a link of the core alone carries, defined or not: its unit test
+is "" "$(nm "$BUILDDIR/tests/engined/core/core-t" | awk '{print $NF}' |
+	grep -E '^(fanotify_|mnl_|nftnl_|sd_bus_|ev_)')" \
+	"core-t carries no fanotify, libmnl, libnftnl, sd-bus or libev symbol"
 # linked without -lev: the link itself would have failed otherwise;
 # ldd says what the dynamic linker would load
 if command -v ldd >/dev/null; then
-	is "" "$(ldd "$BUILDDIR/tests/engined/core/core-t" | grep -E 'libev|libsystemd')" \
-		"core-t loads neither libev nor libsystemd"
+	is "" "$(ldd "$BUILDDIR/tests/engined/core/core-t" | grep -E 'libev|libsystemd|libmnl|libnftnl')" \
+		"core-t loads none of libev, libsystemd, libmnl, libnftnl"
+	mq="$BUILDDIR/tests/engined/backend/movequeue-t"
+	ok "the move queue's test is built" test -x "$mq"
+	is "" "$(ldd "$mq" 2>&1 | grep -E 'libsystemd|not a dynamic|No such file')" \
+		"movequeue-t loads no libsystemd"
 else
-	skip 1 "needs ldd"
+	skip 3 "needs ldd"
 fi
 is "" "$(cd "$SRCDIR" && grep -l '#include <ev.h>' engined/core/*.[ch] engined/render/*.[ch] rules/*.[ch] kernel/*.[ch] lua/*.[ch] util/*.[ch] 2>/dev/null)" \
 	"<ev.h> only inside engined/daemon/"
@@ -35,6 +53,13 @@ is "" "$(nm "$lib" 2>/dev/null | awk '$2 ~ /^[Tt]$/ { print $3 }' | grep -E '^(t
 	"the core library holds no text or Prometheus renderer"
 is "" "$(cd "$SRCDIR" && grep -lE '^#include "(engined/render/.*|render\.h)"' engined/core/*.[ch] 2>/dev/null)" \
 	"no core file includes a header of the renderers"
+sdbus=$(cd "$SRCDIR" && grep -rl '#include <systemd/sd-bus.h>' engined | sort)
+is "engined/backend/systemd/sdbus.c" "$(echo $sdbus)" \
+	"only the systemd backend's transport includes <systemd/sd-bus.h>"
+lines=$(cd "$SRCDIR" && cat $sdbus /dev/null | wc -l)
+ok "the files that call sd-bus are at most 800 lines ($lines)" test "$lines" -le 800
+is "" "$(cd "$SRCDIR" && find engined -name '*.[ch]' -exec wc -l {} + | awk '$2 != "total" && $1 > 1000')" \
+	"no file of engined/ is longer than 1,000 lines"
 
 # the licence: sources, scripts (anything starting with #!) and build
 # files of the tree; not the generated ones (Makefile.in, configure)

@@ -476,18 +476,18 @@ fixture_init(struct fixture *f)
 	put(f->mountinfo,
 	    "35 25 0:99 / %s rw,relatime shared:99 - cgroup cgroup rw,%s\n", f->cg,
 	    FIXTURE_HIER);
-	f->cgfs = (struct core_cgfs){ .mkdir = fake_mkdir,
-				      .set = fake_set,
-				      .move = fake_move,
-				      .rmdir = fake_rmdir,
-				      .is_empty = fake_is_empty,
-				      .flush = fake_flush,
-				      .arg = f,
-				      .get = fake_get,
-				      .children = fake_children,
-				      .id = fake_id,
-				      .id_live = fake_id_live,
-				      .move_now = fake_move };
+	f->cgfs = (struct backend){
+		.place = { .mkdir = fake_mkdir,
+			   .set = fake_set,
+			   .move = fake_move,
+			   .rmdir = fake_rmdir,
+			   .is_empty = fake_is_empty,
+			   .flush = fake_flush },
+		.look = { .get = fake_get, .children = fake_children },
+		.ids = { .id = fake_id, .id_live = fake_id_live },
+		.gate = { .move_now = fake_move },
+		.arg = f,
+	};
 	f->wall = 1700000000;
 	fixture_current = f;
 }

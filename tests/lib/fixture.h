@@ -21,7 +21,7 @@ struct fixture {
 	char cg[128];	     /* the fake hierarchy's mount point */
 	char mountinfo[128];
 	char conf[128], rules[128], state[128];
-	struct core_cgfs cgfs;
+	struct backend cgfs;
 	time_t wall;	     /* what the core's clock says */
 	pid_t vanish_on_wall; /* remove this pid when the clock is next read */
 	int fail_move;	      /* -errno every move returns (0 = succeed) */
@@ -29,9 +29,9 @@ struct fixture {
 	char cg2[128];	      /* its mount point ("" = none) */
 	char sets[128][256];  /* "path key value" of every write, in order */
 	size_t nsets;
-	/* nftables sets: the test's stand-in (NULL: the kernel's, which a
-	 * test without nft sets in its config never calls) */
-	const struct core_nft *nft;
+	/* nftables sets: the test's stand-in (NULL: none, which a test
+	 * without nft sets in its config never calls) */
+	const struct backend_nft *nft;
 	size_t boost_members; /* core_env.boost_members */
 	/* core_env.want_events, called with want_arg (NULL: none) */
 	void (*want_events)(void *arg, const struct procev_want *w);

@@ -18,7 +18,7 @@
 #include "engined/core/core_private.h"
 #include "engined/core/core.h"
 #include "engined/core/gate.h"
-#include "engined/core/sdunit.h"
+#include "tests/lib/fakebackend.h"
 #include "tests/lib/fixture.h"
 #include "tests/tap/tap.h"
 
@@ -30,207 +30,14 @@
 #include <unistd.h>
 
 #define NOBODY 65534
-#define ROOT   "/cgengine.slice"
+#define ROOT   FAKEBACKEND_ROOT
 #define SCOPE  ROOT "/cgengine-students.slice/cgengine-students-www.scope"
 
 static struct fixture fx;
-static char calls[256][300]; /* what the stand-in was asked, in order */
-static size_t ncalls;
-static int asked; /* times the core asked for a backend */
 
-static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void
-note(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (ncalls == 256)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(calls[ncalls++], sizeof(calls[0]), fmt, ap);
-	va_end(ap);
-}
-
-/* Was the stand-in asked for what (since call number from)? */
-static bool
-called_since(size_t from, const char *what)
-{
-	for (size_t i = from; i < ncalls; i++)
-		if (strcmp(calls[i], what) == 0)
-			return true;
-	return false;
-}
-
-static bool
-called(const char *what)
-{
-	for (size_t i = 0; i < ncalls; i++)
-		if (strcmp(calls[i], what) == 0)
-			return true;
-	return false;
-}
-
-static int
-b_mkdir(void *arg, const struct hier *h, const char *path, bool *created)
-{
-	*created = !called(path);
-	note("%s", path);
-	return 0;
-}
-
-static int
-b_set(void *arg, const struct hier *h, const char *path, const char *key,
-      const char *value)
-{
-	struct sdprop p[SDPROP_MAX];
-	int n = sdunit_props(key, value, p);
-
-	if (n < 0)
-		return n;
-	note("%s %s", path, p[0].name);
-	return 0;
-}
-
-static int
-b_move(void *arg, const struct hier *h, const char *path, pid_t pid)
-{
-	if (!called(path))
-		return -ENOENT; /* as sdplace.c: the core makes the levels first */
-	note("move %d %s", (int)pid, path);
-	return CORE_MOVE_QUEUED;
-}
-
-static int
-b_rmdir(void *arg, const struct hier *h, const char *path)
-{
-	return 0;
-}
-
-static bool
-b_is_empty(void *arg, const struct hier *h, const char *path)
-{
-	return false;
-}
-
-static void
-b_flush(void *arg)
-{
-}
-
-static int
-b_logical(void *arg, const struct hier *h, const char *real, char *buf, size_t len)
-{
-	char rel[512];
-	int rc = sdunit_logical(ROOT, "cgengine", real, rel, sizeof(rel));
-
-	if (rc < 0)
-		return rc;
-	snprintf(buf, len, "%s%s", ROOT, rel);
-	return 0;
-}
-
-static int
-b_may_move(void *arg, const struct hier *h, const char *real, char *why, size_t len)
-{
-	const char *no = sdunit_refusal(real, "/system.slice/cgengined.service");
-
-	if (no == NULL)
-		return 0;
-	snprintf(why, len, "%s", no);
-	return -EPERM;
-}
-
-static int
-b_unit(void *arg, const struct hier *h, const char *path, bool logical, char *buf,
-       size_t len)
-{
-	if (!logical)
-		return sdunit_unit_of(path, buf, len);
-	return sdunit_name("cgengine", path + strlen(ROOT), "scope", buf, len);
-}
-
-/* The exec gate's groups made ahead: the paths handed over, a keeper
- * (fake pid KEEPER + i) per path, ready once the core asked to move it. */
-#define KEEPER 900
-static char ready[8][300];
-static size_t nready, handed;
-static pid_t keepers;
-
-static int
-b_prepare(void *arg, const struct hier *h, const char *const *paths, size_t n,
-	  void (*keeper)(void *karg, pid_t pid, const char *path), void *karg)
-{
-	char had[8][300];
-	size_t nhad = nready;
-
-	memcpy(had, ready, sizeof(had));
-	handed++;
-	nready = 0;
-	for (size_t i = 0; i < n && i < 8; i++) {
-		bool kept = false;
-		snprintf(ready[nready++], sizeof(ready[0]), "%s", paths[i]);
-		for (size_t j = 0; j < nhad; j++)
-			kept = kept || strcmp(had[j], paths[i]) == 0;
-		if (!kept)
-			keeper(karg, KEEPER + keepers++, paths[i]);
-	}
-	return 0;
-}
-
-static bool
-is_ready(const char *path)
-{
-	char moved[400];
-
-	for (size_t i = 0; i < nready; i++)
-		if (strcmp(ready[i], path) == 0)
-			for (pid_t k = KEEPER; k < KEEPER + keepers; k++) {
-				snprintf(moved, sizeof(moved), "move %d %s", (int)k, path);
-				if (called(moved))
-					return true;
-			}
-	return false;
-}
-
-static int
-b_move_now(void *arg, const struct hier *h, const char *path, pid_t pid)
-{
-	if (!is_ready(path))
-		return -EAGAIN;
-	note("now %d %s", (int)pid, path);
-	return 0;
-}
-
-static int
-b_restore(void *arg, const struct hier *h, const char *real, pid_t pid)
-{
-	note("restore %d %s", (int)pid, real);
-	return 0;
-}
-
-static const struct core_cgfs table = {
-	.mkdir = b_mkdir,
-	.set = b_set,
-	.move = b_move,
-	.rmdir = b_rmdir,
-	.is_empty = b_is_empty,
-	.flush = b_flush,
-	.logical = b_logical,
-	.may_move = b_may_move,
-	.unit = b_unit,
-	.move_now = b_move_now,
-	.prepare = b_prepare,
-	.restore = b_restore,
-};
-
-static int
-choose(void *arg, enum backend_kind kind, const char *root, const struct core_cgfs **out)
-{
-	asked++;
-	*out = kind == BACKEND_SYSTEMD && strcmp(root, ROOT) == 0 ? &table : NULL;
-	return 0;
-}
+#define called(what)		   fakebackend_called(what)
+#define called_since(from, what) fakebackend_called_since(from, what)
+#define KEEPER			   FAKEBACKEND_KEEPER
 
 static void
 report_diag(void *arg, const char *msg)
@@ -247,7 +54,7 @@ new_core(void)
 		.env = { .procroot = fx.proc,
 			 .mountinfo = fx.mountinfo,
 			 .cgfs = &fx.cgfs,
-			 .backend = choose },
+			 .backend = fakebackend_choose },
 	};
 
 	fixture_current = &fx;
@@ -267,7 +74,7 @@ test_place(struct core *c)
 {
 	const struct policy *p = core_policy(c);
 
-	ok(p->backend == BACKEND_SYSTEMD && asked == 1,
+	ok(p->backend == BACKEND_SYSTEMD && fakebackend.asked == 1,
 	   "the policy asked for the backend");
 	is_string(ROOT, p->uroot, "the layout's root is the root slice");
 	core_start(c, 1.0);
@@ -327,14 +134,14 @@ test_gate(struct core *c)
 	ok(core_next_deadline(c, 10.0) >= 0 && core_next_deadline(c, 10.0) <= 10.0,
 	   "the core wants to hand it over at once");
 	core_timeout(c, 10.0);
-	ok(handed == 1 && nready == 1 && strcmp(ready[0], ROOT "/students/www") == 0,
+	ok(fakebackend.handed == 1 && fakebackend.nready == 1 && strcmp(fakebackend.ready[0], ROOT "/students/www") == 0,
 	   "and hands the backend that group");
 	ok(called("move 900 " ROOT "/students/www"), "its keeper is placed there");
 	ok(core_proc_flags(c, KEEPER) & PROC_STICKY, "and never classified (sticky)");
 
 	core_gate_prepare(c, true);
-	ok(nready == 2 && strcmp(ready[0], ROOT "/default/www") == 0 &&
-		   strcmp(ready[1], ROOT "/students/www") == 0,
+	ok(fakebackend.nready == 2 && strcmp(fakebackend.ready[0], ROOT "/default/www") == 0 &&
+		   strcmp(fakebackend.ready[1], ROOT "/students/www") == 0,
 	   "at start and reload: every group the gated rules compose, with each fixed "
 	   "destination of the other dimension (not the template's)");
 	ok(called(ROOT "/default") && called(ROOT "/default/www"),
@@ -389,7 +196,7 @@ test_undo(struct core *c)
 	   "one moved elsewhere meanwhile stays");
 	is_int((long long)undone + 2, (long long)st->gate_undone, "two execs undone");
 	core_gate_prepare(c, false);
-	ok(nready == 0 && core_gate_ready(c) == 0, "the gate closed: no group kept ready");
+	ok(fakebackend.nready == 0 && core_gate_ready(c) == 0, "the gate closed: no group kept ready");
 }
 
 static void
@@ -401,9 +208,9 @@ test_reload(struct core *c)
 	is_int(-EINVAL, core_reload(c, 5.0), "a reload cannot change backends");
 	ok(core_policy(c)->backend == BACKEND_SYSTEMD, "the running policy stays");
 	fixture_files(&fx, conf, rules);
-	size_t before = ncalls;
+	size_t before = fakebackend.ncalls;
 	is_int(0, core_reload(c, 6.0), "a reload with the same backend works");
-	is_int(2, asked, "and asks for the backend again (its root may change)");
+	is_int(2, fakebackend.asked, "and asks for the backend again (its root may change)");
 	ok(called_since(before, "move 603 " ROOT "/students/default") &&
 		   !called_since(before, "move 900 " ROOT "/students/default") &&
 		   !called_since(before, "move 901 " ROOT "/students/default"),

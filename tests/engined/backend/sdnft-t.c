@@ -11,7 +11,7 @@
  */
 #include "engined/core/core.h"
 #include "engined/core/core_private.h"
-#include "engined/core/sdunit.h"
+#include "tests/lib/fakebackend.h"
 #include "tests/lib/fixture.h"
 #include "tests/tap/tap.h"
 
@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #define NOBODY 65534
-#define ROOT   "/cgengine.slice"
+#define ROOT   FAKEBACKEND_ROOT
 #define STUD   ROOT "/students"
 #define WWW    STUD "/www"
 #define SCOPE  ROOT "/cgengine-students.slice/cgengine-students-www.scope"
@@ -94,159 +94,7 @@ n_list(void *arg, const struct nftset_ref *r, uint64_t **ids, size_t *n)
 	return 0;
 }
 
-static const struct core_nft nft = { n_add, n_del, n_list, NULL };
-
-/* ---- a stand-in for systemd: units that start when asked ----------------------- */
-
-static struct unit {
-	char path[128]; /* the layout's group it stands for */
-	bool noted;	/* mkdir() noted it: started at the move */
-	bool started;	/* its group exists, with id */
-	uint64_t id;
-} units[8];
-static uint64_t next_id = 100;
-static unsigned moves; /* moves asked for */
-
-static struct unit *
-unit(const char *path, bool make)
-{
-	for (size_t i = 0; i < 8; i++)
-		if (strcmp(units[i].path, path) == 0)
-			return &units[i];
-	for (size_t i = 0; make && i < 8; i++)
-		if (units[i].path[0] == '\0') {
-			snprintf(units[i].path, sizeof(units[i].path), "%s", path);
-			return &units[i];
-		}
-	return NULL;
-}
-
-static int
-b_mkdir(void *arg, const struct hier *h, const char *path, bool *created)
-{
-	struct unit *u = unit(path, true);
-
-	*created = !u->started && !u->noted;
-	u->noted = !u->started;
-	return 0;
-}
-
-static int
-b_set(void *arg, const struct hier *h, const char *path, const char *key,
-      const char *value)
-{
-	return 0;
-}
-
-static int
-b_move(void *arg, const struct hier *h, const char *path, pid_t pid)
-{
-	struct unit *u = unit(path, false);
-
-	if (u == NULL || (!u->noted && !u->started))
-		return -ENOENT;
-	moves++;
-	return CORE_MOVE_QUEUED;
-}
-
-static int
-b_rmdir(void *arg, const struct hier *h, const char *path)
-{
-	return 0;
-}
-
-static bool
-b_is_empty(void *arg, const struct hier *h, const char *path)
-{
-	return false;
-}
-
-static void
-b_flush(void *arg)
-{
-}
-
-static int
-b_id(void *arg, const struct hier *h, const char *path, uint64_t *id)
-{
-	struct unit *u = unit(path, false);
-
-	if (u != NULL && u->started) {
-		*id = u->id;
-		return 0;
-	}
-	return u != NULL && u->noted ? -EINPROGRESS : -ENOENT;
-}
-
-static int
-b_id_live(void *arg, const struct hier *h, uint64_t id)
-{
-	for (size_t i = 0; i < 8; i++)
-		if (units[i].started && units[i].id == id)
-			return 1;
-	return 0;
-}
-
-static int
-b_children(void *arg, const struct hier *h, const char *path,
-	   int (*fn)(void *fnarg, const char *name), void *fnarg)
-{
-	size_t n = strlen(path);
-
-	for (size_t i = 0; i < 8; i++) {
-		const char *p = units[i].path;
-		if (units[i].started && strncmp(p, path, n) == 0 && p[n] == '/' &&
-		    strchr(p + n + 1, '/') == NULL)
-			(void)fn(fnarg, p + n + 1);
-	}
-	return 0;
-}
-
-static int
-b_logical(void *arg, const struct hier *h, const char *real, char *buf, size_t len)
-{
-	char rel[512];
-	int rc = sdunit_logical(ROOT, "cgengine", real, rel, sizeof(rel));
-
-	if (rc < 0)
-		return rc;
-	snprintf(buf, len, "%s%s", ROOT, rel);
-	return 0;
-}
-
-static const struct core_cgfs table = {
-	.mkdir = b_mkdir,
-	.set = b_set,
-	.move = b_move,
-	.rmdir = b_rmdir,
-	.is_empty = b_is_empty,
-	.flush = b_flush,
-	.id = b_id,
-	.id_live = b_id_live,
-	.children = b_children,
-	.logical = b_logical,
-};
-
-/* The start jobs run: each noted unit's group is made, and the backend
- * says so (sdplace.c: JobRemoved "done" -> sdplace_hooks.made). */
-static void
-start_jobs(struct core *c)
-{
-	for (size_t i = 0; i < 8; i++)
-		if (units[i].noted) {
-			units[i].noted = false;
-			units[i].started = true;
-			units[i].id = next_id++;
-			core_group_made(c, units[i].path);
-		}
-}
-
-static int
-choose(void *arg, enum backend_kind kind, const char *root, const struct core_cgfs **out)
-{
-	*out = kind == BACKEND_SYSTEMD ? &table : NULL;
-	return 0;
-}
+static const struct backend_nft nft = { .add = n_add, .del = n_del, .list = n_list };
 
 /* ---- the tests -------------------------------------------------------------------- */
 
@@ -268,7 +116,7 @@ new_core(void)
 			 .mountinfo = fx.mountinfo,
 			 .cgfs = &fx.cgfs,
 			 .nft = &nft,
-			 .backend = choose },
+			 .backend = fakebackend_choose },
 	};
 
 	fixture_current = &fx;
@@ -295,31 +143,31 @@ static void
 test_made_later(struct core *c)
 {
 	core_start(c, 1.0);
-	is_int(1, moves, "the browser's move is asked for");
-	ok(unit(WWW, false) != NULL && unit(WWW, false)->noted,
+	is_int(1, fakebackend.moves, "the browser's move is asked for");
+	ok(fakebackend_unit(WWW, false) != NULL && fakebackend_unit(WWW, false)->noted,
 	   "its scope is noted, not started yet");
 	is_int(0, sets[0].n + sets[1].n, "no id goes into a set before its unit is started");
-	start_jobs(c);
-	ok(sets[0].n == 1 && holds(0, unit(WWW, false)->id),
+	fakebackend_start_jobs(c);
+	ok(sets[0].n == 1 && holds(0, fakebackend_unit(WWW, false)->id),
 	   "the scope's id goes into its set once it is started");
-	ok(sets[1].n == 1 && holds(1, unit(STUD, false)->id),
+	ok(sets[1].n == 1 && holds(1, fakebackend_unit(STUD, false)->id),
 	   "so does the slice's, into the set its group block names");
 }
 
 static void
 test_made_again(struct core *c)
 {
-	uint64_t old = unit(WWW, false)->id;
+	uint64_t old = fakebackend_unit(WWW, false)->id;
 
-	unit(WWW, false)->started = false; /* emptied: systemd collected it */
+	fakebackend_unit(WWW, false)->started = false; /* emptied: systemd collected it */
 	fixture_proc(&fx, 210, NOBODY, NOBODY, "/usr/bin/fx-www", 21, "/");
 	fixture_proc_v2(&fx, 210, "/user.slice/user-65534.slice/session-2.scope");
 	exec_event(c, 210, 2.0);
-	is_int(2, moves, "a new browser's move is asked for");
-	ok(unit(WWW, false)->noted, "and the scope is started again");
+	is_int(2, fakebackend.moves, "a new browser's move is asked for");
+	ok(fakebackend_unit(WWW, false)->noted, "and the scope is started again");
 	ok(holds(0, old), "the old id stays until the new scope is there");
-	start_jobs(c);
-	uint64_t id = unit(WWW, false)->id;
+	fakebackend_start_jobs(c);
+	uint64_t id = fakebackend_unit(WWW, false)->id;
 	ok(id != old && holds(0, id), "the new scope's id is in the set");
 	ok(!holds(0, old) && sets[0].n == 1, "and the old one is not");
 }
@@ -327,19 +175,19 @@ test_made_again(struct core *c)
 static void
 test_restart(void)
 {
-	uint64_t www = unit(WWW, false)->id, stud = unit(STUD, false)->id;
+	uint64_t www = fakebackend_unit(WWW, false)->id, stud = fakebackend_unit(STUD, false)->id;
 
 	sets[0].n = sets[1].n = 0; /* emptied meanwhile (a firewall reload) */
 	fixture_proc_v2(&fx, 200, SCOPE);
 	fixture_proc_v2(&fx, 210, SCOPE);
-	moves = 0;
+	fakebackend.moves = 0;
 	struct core *c = new_core();
 	if (c == NULL)
 		bail("cannot build a core over the fixture");
 	core_start(c, 10.0);
 	for (int i = 0; i < 100 && core_nft_syncing(c); i++)
 		core_timeout(c, 10.0 + i * 0.01);
-	is_int(0, moves, "a restart moves nothing: the processes are in their scope");
+	is_int(0, fakebackend.moves, "a restart moves nothing: the processes are in their scope");
 	ok(sets[0].n == 1 && holds(0, www), "it finds the scope that is there and its id");
 	ok(sets[1].n == 1 && holds(1, stud), "and the slice's");
 	core_free(c);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * sdplace-t.c -- the systemd backend (engined/daemon/sdplace.c) against
- * a stand-in for PID 1, without root: a D-Bus peer on a socket of the
+ * sdplace-t.c -- the systemd backend (engined/backend/systemd/: the
+ * table, its move queue and its sd-bus transport) against a stand-in
+ * for PID 1, without root: a D-Bus peer on a socket of the
  * test's own that answers the Manager calls the backend makes
  * (StartTransientUnit, AttachProcessesToUnit, Subscribe) when the test
  * says so, over a directory that plays the unified hierarchy.  What a
@@ -25,7 +26,7 @@
  *     cannot be used) a job's end sent by another client is not taken
  *     (a private dbus-daemon stands in for the bus).
  */
-#include "engined/daemon/sdplace.h"
+#include "engined/backend/systemd/sdplace.h"
 #include "tests/tap/tap.h"
 
 #include <errno.h>
@@ -354,16 +355,16 @@ sleeper(void)
 }
 
 static void
-test_cap(struct sdplace *s, const struct core_cgfs *t)
+test_cap(struct sdplace *s, const struct backend *t)
 {
 	unsigned refused = 0, queued = 0, other = 0;
 
 	pid1.answer = false;
 	for (pid_t pid = 100000; pid < 100600; pid++) {
-		int rc = t->move(t->arg, &v2, WWW, pid);
+		int rc = backend_move(t, &v2, WWW, pid);
 		if (rc == -ENOBUFS)
 			refused++;
-		else if (rc == CORE_MOVE_QUEUED)
+		else if (rc == BACKEND_MOVE_QUEUED)
 			queued++;
 		else
 			other++;
@@ -378,7 +379,7 @@ test_cap(struct sdplace *s, const struct core_cgfs *t)
 	pump(s);
 	is_int(512, seen.done_ok, "PID 1 answers: 512 moves done");
 	is_int(1, seen.lost, "... and a rescan is asked for, once");
-	is_int(CORE_MOVE_QUEUED, t->move(t->arg, &v2, WWW, 100600),
+	is_int(BACKEND_MOVE_QUEUED, backend_move(t, &v2, WWW, 100600),
 	       "a move is taken again");
 	pump(s);
 	answer_held();
@@ -386,17 +387,17 @@ test_cap(struct sdplace *s, const struct core_cgfs *t)
 }
 
 static void
-test_gone(struct sdplace *s, const struct core_cgfs *t)
+test_gone(struct sdplace *s, const struct backend *t)
 {
 	pid_t a = sleeper(), b = sleeper();
 	unsigned attaches = pid1.attaches, gone = seen.done_gone, done = seen.done_ok;
 
 	pid1.answer = false;
-	is_int(CORE_MOVE_QUEUED, t->move(t->arg, &v2, WWW, a), "a move of a process");
-	is_int(CORE_MOVE_QUEUED, t->move(t->arg, &v2, WWW, a),
+	is_int(BACKEND_MOVE_QUEUED, backend_move(t, &v2, WWW, a), "a move of a process");
+	is_int(BACKEND_MOVE_QUEUED, backend_move(t, &v2, WWW, a),
 	       "... and a second while the first is in flight (held)");
-	is_int(CORE_MOVE_QUEUED, t->move(t->arg, &v2, WWW, b), "the same for another");
-	is_int(CORE_MOVE_QUEUED, t->move(t->arg, &v2, WWW, b), "... twice");
+	is_int(BACKEND_MOVE_QUEUED, backend_move(t, &v2, WWW, b), "the same for another");
+	is_int(BACKEND_MOVE_QUEUED, backend_move(t, &v2, WWW, b), "... twice");
 	pump(s);
 	is_int(attaches + 2, pid1.attaches, "PID 1 is asked once for each");
 	kill(a, SIGKILL);
@@ -416,17 +417,17 @@ test_gone(struct sdplace *s, const struct core_cgfs *t)
 }
 
 static void
-test_description(struct sdplace *s, const struct core_cgfs *t)
+test_description(struct sdplace *s, const struct backend *t)
 {
 	static const char name[] = ROOT "/students/\xff\xfe";
 	bool made = false;
 	unsigned starts = pid1.starts;
 
 	pid1.answer = true;
-	int rc = t->mkdir(t->arg, &v2, ROOT "/students", &made);
-	rc = rc < 0 ? rc : t->mkdir(t->arg, &v2, name, &made);
+	int rc = backend_mkdir(t, &v2, ROOT "/students", &made);
+	rc = rc < 0 ? rc : backend_mkdir(t, &v2, name, &made);
 	is_int(0, rc, "a group named with bytes that are not UTF-8 is noted");
-	is_int(CORE_MOVE_QUEUED, t->move(t->arg, &v2, name, getpid()),
+	is_int(BACKEND_MOVE_QUEUED, backend_move(t, &v2, name, getpid()),
 	       "... and a move into it is asked for");
 	pump(s);
 	ok(pid1.starts > starts, "PID 1 was asked to start its scope");
@@ -437,31 +438,31 @@ test_description(struct sdplace *s, const struct core_cgfs *t)
 /* A scope collected under a move (the attach finds no unit) is started
  * again with the properties it was started with, or set since. */
 static void
-test_props(struct sdplace *s, const struct core_cgfs *t)
+test_props(struct sdplace *s, const struct backend *t)
 {
 	static const char lab[] = ROOT "/students/lab";
 	bool made;
 	unsigned starts = pid1.starts;
 
 	pid1.answer = true;
-	ok(t->mkdir(t->arg, &v2, ROOT "/students", &made) == 0 &&
-		   t->mkdir(t->arg, &v2, lab, &made) == 0 &&
-		   t->set(t->arg, &v2, lab, "cpu.weight", "300") == 0,
+	ok(backend_mkdir(t, &v2, ROOT "/students", &made) == 0 &&
+		   backend_mkdir(t, &v2, lab, &made) == 0 &&
+		   backend_set(t, &v2, lab, "cpu.weight", "300") == 0,
 	   "a class's leaf with a setting");
-	is_int(CORE_MOVE_QUEUED, t->move(t->arg, &v2, lab, 100800), "a move into it");
+	is_int(BACKEND_MOVE_QUEUED, backend_move(t, &v2, lab, 100800), "a move into it");
 	pump(s);
 	is_string("CPUWeight=300 ", pid1.last_props, "its scope is started with it");
 	group(ROOT "/cgengine-students.slice/cgengine-students-lab.scope");
 	pid1.error_once = "org.freedesktop.systemd1.NoSuchUnit";
-	is_int(CORE_MOVE_QUEUED, t->move(t->arg, &v2, lab, 100801),
+	is_int(BACKEND_MOVE_QUEUED, backend_move(t, &v2, lab, 100801),
 	       "another move: an attach, which finds the scope collected");
 	pump(s);
 	ok(pid1.starts >= starts + 2, "the scope is started again");
 	is_string("CPUWeight=300 ", pid1.last_props, "... with its setting");
-	t->set(t->arg, &v2, lab, "cpu.weight", "50"); /* runtime, at a reload */
+	backend_set(t, &v2, lab, "cpu.weight", "50"); /* runtime, at a reload */
 	pump(s);
 	pid1.error_once = "org.freedesktop.systemd1.NoSuchUnit";
-	t->move(t->arg, &v2, lab, 100802);
+	backend_move(t, &v2, lab, 100802);
 	pump(s);
 	is_string("CPUWeight=50 ", pid1.last_props, "... or with the one set since");
 }
@@ -470,7 +471,7 @@ test_props(struct sdplace *s, const struct core_cgfs *t)
  * start (it exists): the move is tried again after a pause that grows,
  * at most eight calls. */
 static void
-test_retry(struct sdplace *s, const struct core_cgfs *t)
+test_retry(struct sdplace *s, const struct backend *t)
 {
 	unsigned ok0 = seen.done_ok, err0 = seen.done_err;
 	pid_t a = sleeper(), b = sleeper(); /* a waiting move checks its process */
@@ -478,7 +479,7 @@ test_retry(struct sdplace *s, const struct core_cgfs *t)
 	pid1.answer = true;
 	pid1.nat = 0;
 	pid1.refusals = 3;
-	is_int(CORE_MOVE_QUEUED, t->move(t->arg, &v2, WWW, a),
+	is_int(BACKEND_MOVE_QUEUED, backend_move(t, &v2, WWW, a),
 	       "a move into a scope being collected");
 	for (int i = 0; i < 20 && seen.done_ok == ok0; i++)
 		pump(s);
@@ -491,7 +492,7 @@ test_retry(struct sdplace *s, const struct core_cgfs *t)
 
 	pid1.nat = 0;
 	pid1.refusals = 100;
-	is_int(CORE_MOVE_QUEUED, t->move(t->arg, &v2, WWW, b), "one never let in");
+	is_int(BACKEND_MOVE_QUEUED, backend_move(t, &v2, WWW, b), "one never let in");
 	for (int i = 0; i < 200 && seen.done_err == err0; i++)
 		pump(s);
 	pid1.refusals = 0;
@@ -509,12 +510,12 @@ test_retry(struct sdplace *s, const struct core_cgfs *t)
 }
 
 static void
-test_reroot(struct sdplace *s, const struct core_cgfs *t)
+test_reroot(struct sdplace *s, const struct backend *t)
 {
 	unsigned err = seen.done_err;
 
 	pid1.answer = false;
-	is_int(CORE_MOVE_QUEUED, t->move(t->arg, &v2, WWW, 100700), "a move in flight");
+	is_int(BACKEND_MOVE_QUEUED, backend_move(t, &v2, WWW, 100700), "a move in flight");
 	pump(s);
 	is_int(0, sdplace_configure(s, "/other.slice"), "a reload changes unified-root");
 	pid1.error = "org.freedesktop.systemd1.NoSuchUnit"; /* start it, then */
@@ -533,40 +534,40 @@ static size_t nkeepers, placed;
 static void
 keeper_cb(void *karg, pid_t pid, const char *path)
 {
-	const struct core_cgfs *t = karg;
+	const struct backend *t = karg;
 
 	if (nkeepers < 8)
 		keepers[nkeepers++] = pid;
 	placed++;
-	if (t->move(t->arg, &v2, path, pid) != CORE_MOVE_QUEUED)
+	if (backend_move(t, &v2, path, pid) != BACKEND_MOVE_QUEUED)
 		diag("the keeper's move was not asked for");
 }
 
 static void
-test_keeper(struct sdplace *s, const struct core_cgfs *t)
+test_keeper(struct sdplace *s, const struct backend *t)
 {
 	const char *paths[] = { WWW };
 	unsigned attaches = pid1.attaches, err = seen.done_err;
 
 	pid1.answer = true;
 	pid1.error = "org.freedesktop.DBus.Error.AccessDenied";
-	is_int(0, t->prepare(t->arg, &v2, paths, 1, keeper_cb, (void *)t),
+	is_int(0, backend_prepare(t, &v2, paths, 1, keeper_cb, (void *)t),
 	       "the gate wants a group ready: a keeper");
 	pump(s);
 	pid1.error = NULL;
 	ok(nkeepers == 1 && pid1.attaches == attaches + 1 && seen.done_err == err + 1,
 	   "its move is refused by PID 1");
-	is_int(0, t->prepare(t->arg, &v2, paths, 1, keeper_cb, (void *)t),
+	is_int(0, backend_prepare(t, &v2, paths, 1, keeper_cb, (void *)t),
 	   "the gate asks again at once");
 	is_int(1, placed, "... not placed again within a second");
 	usleep(1100 * 1000);
-	is_int(0, t->prepare(t->arg, &v2, paths, 1, keeper_cb, (void *)t),
+	is_int(0, backend_prepare(t, &v2, paths, 1, keeper_cb, (void *)t),
 	       "the gate asks again a second later");
 	pump(s);
 	ok(placed == 2 && nkeepers == 2 && keepers[1] == keepers[0],
 	   "the same keeper, alive but not in its scope, is placed again");
 	is_int(attaches + 2, pid1.attaches, "... PID 1 is asked");
-	is_int(0, t->prepare(t->arg, &v2, paths, 0, keeper_cb, (void *)t),
+	is_int(0, backend_prepare(t, &v2, paths, 0, keeper_cb, (void *)t),
 	       "the gate closes");
 	pid_t r = 0;
 	for (int i = 0; i < 300 && r == 0; i++)
@@ -641,7 +642,7 @@ test_spoof(void)
 				       .address_is_bus = true };
 	if (sdplace_new(&s, &hooks) < 0 || sdplace_configure(s, ROOT) < 0)
 		bail("no backend on the test's bus");
-	const struct core_cgfs *t = sdplace_table(s);
+	const struct backend *t = sdplace_table(s);
 	static const char path[] = ROOT "/students/bus";
 	bool made;
 	unsigned done = seen.done_ok;
@@ -649,9 +650,9 @@ test_spoof(void)
 	pid1.answer = true;
 	pid1.no_job_end = true;
 	pid1.job[0] = '\0';
-	is_int(CORE_MOVE_QUEUED,
-	       t->mkdir(t->arg, &v2, path, &made) < 0 ? -1
-						    : t->move(t->arg, &v2, path, getpid()),
+	is_int(BACKEND_MOVE_QUEUED,
+	       backend_mkdir(t, &v2, path, &made) < 0 ? -1
+						    : backend_move(t, &v2, path, getpid()),
 	       "a move that starts a scope, over the bus");
 	pump(s);
 	ok(pid1.job[0] != '\0' && pid1.caller[0] == ':',
@@ -709,7 +710,7 @@ main(void)
 	struct sdplace_hooks hooks = { .done = h_done, .lost = h_lost, .address = address };
 	if (sdplace_new(&s, &hooks) < 0 || sdplace_configure(s, ROOT) < 0)
 		bail("no backend over the stand-in");
-	const struct core_cgfs *t = sdplace_table(s);
+	const struct backend *t = sdplace_table(s);
 
 	test_cap(s, t);
 	test_gone(s, t);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * sdunit-t.c -- engined/sdunit.c without root: the unit names standing
+ * sdunit-t.c -- engined/backend/systemd/sdunit.c without root: the names
  * for the unified layout's groups (escaping as systemd-escape does, the
  * chain of nested slices, and back), the root slice's prefix, the unit
  * a control group belongs to, the processes the systemd backend leaves
@@ -8,7 +8,7 @@
  * group through an injected reader), and group settings as unit
  * properties of systemd 252.
  */
-#include "engined/core/sdunit.h"
+#include "engined/backend/systemd/sdunit.h"
 #include "tests/tap/tap.h"
 
 #include <errno.h>

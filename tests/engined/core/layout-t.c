@@ -192,9 +192,9 @@ test_compose(struct core *c)
 	       "a rescan moves nothing already in place");
 	bool created;
 	is_int(-EBUSY,
-	       fx.cgfs.move(fx.cgfs.arg, core_policy(c)->v2, "/svc/students", 400),
+	       backend_move(&fx.cgfs, core_policy(c)->v2, "/svc/students", 400),
 	       "the fake tree refuses a process in an inner group, as the kernel does");
-	ok(fx.cgfs.mkdir(fx.cgfs.arg, core_policy(c)->v2, "/svc/students", &created) == 0,
+	ok(backend_mkdir(&fx.cgfs, core_policy(c)->v2, "/svc/students", &created) == 0,
 	   "(it exists)");
 }
 

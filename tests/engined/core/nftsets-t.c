@@ -136,7 +136,7 @@ fake_list(void *arg, const struct nftset_ref *r, uint64_t **ids, size_t *n)
 	return 0;
 }
 
-static const struct core_nft fake_nft = { fake_add, fake_del, fake_list, NULL };
+static const struct backend_nft fake_nft = { .add = fake_add, .del = fake_del, .list = fake_list };
 
 /* ---- the world ---------------------------------------------------------------- */
 
@@ -162,7 +162,7 @@ id_of(const struct core *c, const char *path)
 {
 	uint64_t id = 0;
 
-	if (fx.cgfs.id(fx.cgfs.arg, core_policy(c)->v2, path, &id) < 0)
+	if (backend_id(&fx.cgfs, core_policy(c)->v2, path, &id) < 0)
 		return 0;
 	return id;
 }
@@ -346,9 +346,9 @@ test_sets(void)
 	/* the group removed and made again behind the daemon's back */
 	fixture_proc_v2(&fx, 100, "/");
 	is_int(0,
-	       fx.cgfs.rmdir(fx.cgfs.arg, core_policy(c)->v2, "/svc/profs/www/default"),
+	       backend_rmdir(&fx.cgfs, core_policy(c)->v2, "/svc/profs/www/default"),
 	       "(someone removes the group)");
-	is_int(0, fx.cgfs.rmdir(fx.cgfs.arg, core_policy(c)->v2, "/svc/profs/www"),
+	is_int(0, backend_rmdir(&fx.cgfs, core_policy(c)->v2, "/svc/profs/www"),
 	       "(and its parent)");
 	exec_event(c, 100, 6.0);
 	uint64_t pw2 = id_of(c, "/svc/profs/www");
@@ -492,8 +492,8 @@ test_many(void)
 		if (mkdir(dir, 0755) < 0)
 			bail("mkdir %s", dir);
 	}
-	real_id = fx.cgfs.id;
-	fx.cgfs.id = counting_id;
+	real_id = fx.cgfs.ids.id;
+	fx.cgfs.ids.id = counting_id;
 	struct core *c = fixture_core(&fx);
 	if (c == NULL)
 		bail("core");
@@ -553,7 +553,7 @@ former(const char *path)
 			mkdir(dir, 0755);
 			*p = '/';
 		}
-	if (mkdir(dir, 0755) < 0 || fx.cgfs.id(fx.cgfs.arg, &v2, path, &id) < 0)
+	if (mkdir(dir, 0755) < 0 || backend_id(&fx.cgfs, &v2, path, &id) < 0)
 		bail("cannot make %s", dir);
 	return id;
 }

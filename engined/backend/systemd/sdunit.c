@@ -3,7 +3,7 @@
  * sdunit.c -- unit names, unit properties and the processes the systemd
  * backend may move (see sdunit.h).  Pure: strings in, strings out.
  */
-#include "sdunit.h"
+#include "engined/backend/systemd/sdunit.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -14,8 +14,7 @@
  *            unit by its control group); else -EAGAIN, and the exec is
  *            placed after it through PID 1
  *
- * Linked into the daemon only; sdplace.c gives its table these two
- * functions.
+ * No sd-bus here; sdplace.c gives its table these two functions.
  */
 #ifndef CGENGINE_SDGATE_H
 #define CGENGINE_SDGATE_H
@@ -35,14 +34,14 @@ typedef bool (*sdgate_busy_fn)(void *arg, pid_t pid);
 int sdgate_new(struct sdgate **out, sdgate_scope_fn scope, sdgate_busy_fn busy, void *arg);
 /* Every keeper goes (they exit when they read the end of their pipe). */
 void sdgate_free(struct sdgate *g);
-/* As core_cgfs.prepare: keepers for exactly paths[0..n-1]; a keeper
+/* As backend.h's prepare: keepers for exactly paths[0..n-1]; a keeper
  * that has died is started again, and one that lives outside its scope
  * with no move of it on its way (PID 1 refused it, or the connection
  * was lost) is handed to the core to be placed again -- either at most
  * once a second per group. */
 int sdgate_prepare(struct sdgate *g, const char *const *paths, size_t n,
 		   void (*keeper)(void *karg, pid_t pid, const char *path), void *karg);
-/* As core_cgfs.move_now for the layout's group path. */
+/* As backend.h's move_now for the layout's group path. */
 int sdgate_move(struct sdgate *g, const struct hier *h, const char *path, pid_t tgid);
 
 #endif

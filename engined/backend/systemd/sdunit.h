@@ -4,7 +4,7 @@
  * systemd: the names of the units that stand for the unified layout's
  * groups, the unit properties that stand for group settings, and which
  * processes systemd's tree lets it move.  Pure functions: no I/O, no
- * sd-bus (the backend that sends the calls is sdplace.c, linked into the
+ * sd-bus (the backend's calls go through sdbus.c, linked into the
  * daemon only), so tests/engined/backend/sdunit-t runs without root.
  *
  * Names.  The layout's root is a slice, by default /cgengine.slice; a

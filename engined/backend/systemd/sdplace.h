@@ -2,7 +2,7 @@
 /*
  * sdplace.h -- the systemd backend: the daemon decides, PID 1 places.
  *
- * It is a struct core_cgfs like the real cgroupfs, over the unified
+ * It is a struct backend like the real cgroupfs, over the unified
  * layout's groups: each level a slice systemd owns (transient units made
  * with StartTransientUnit, with the group's settings as unit
  * properties), each leaf a scope under them; a process moves by
@@ -11,8 +11,10 @@
  * (sd-bus, on systemd's private socket /run/systemd/private, else the
  * system bus); the loop (engine.c) waits on sdplace_fd() and calls
  * sdplace_process().  v1 hierarchies, if any are managed, are still
- * written directly.  Linked into the daemon only (libsystemd): the
- * core knows it as a table of functions.
+ * written directly.  Made by the daemon only (its transport, sdbus.c,
+ * links libsystemd): the core knows it as a table of functions
+ * (engined/backend/backend.h).  sdplace.c holds the table and the
+ * names; the queue of calls is movequeue.c's, the calls sdbus.c's.
  */
 #ifndef CGENGINE_SDPLACE_H
 #define CGENGINE_SDPLACE_H
@@ -48,7 +50,7 @@ void sdplace_free(struct sdplace *s);
 /* Take root as the layout's root slice's group; 0 or -EINVAL. */
 int sdplace_configure(struct sdplace *s, const char *root) ATTR_WUR;
 /* The table the core calls (valid until sdplace_free). */
-const struct core_cgfs *sdplace_table(struct sdplace *s);
+const struct backend *sdplace_table(struct sdplace *s);
 
 /* ---- for the loop ------------------------------------------------------------- */
 

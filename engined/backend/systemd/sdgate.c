@@ -21,7 +21,7 @@
  * started.  A keeper that lives but never reached its scope (PID 1
  * refused the move, the connection was lost) is placed again then.
  */
-#include "sdgate.h"
+#include "engined/backend/systemd/sdgate.h"
 #include "kernel/execgate.h"
 
 #include <errno.h>
