@@ -324,13 +324,13 @@ check_limits(const struct core *c, const struct boost_request *r, char *err, siz
 	return 0;
 }
 
-/* Why r cannot start, into err, and -errno; 0 if it can (id is the process). */
+/* Why r cannot start, into err, and -errno; 0 if it can (id is the
+ * process, t its snapshot). */
 static int
 check_request(struct core *c, const struct boost_request *r, const struct hier **h,
-	      struct procid *id, char *err, size_t errlen)
+	      struct procid *id, struct task *t, char *err, size_t errlen)
 {
 	const char *why;
-	struct task *t = &c->snap;
 
 	*h = policy_find(c->pol, r->hier);
 	if (*h == NULL)
@@ -369,9 +369,10 @@ boost_start(struct core *c, const struct boost_request *r, struct boost_info *in
 {
 	const struct hier *h;
 	struct procid id;
+	struct task t;
 	int rc;
 
-	if ((rc = check_request(c, r, &h, &id, err, errlen)) < 0)
+	if ((rc = check_request(c, r, &h, &id, &t, err, errlen)) < 0)
 		return rc;
 	struct boost *b = boost_new(h->name, r->dest, r->profile);
 	if (b == NULL || add_member(b, id) < 0) {
@@ -388,7 +389,7 @@ boost_start(struct core *c, const struct boost_request *r, struct boost_info *in
 	TAILQ_INSERT_TAIL(&c->boosts, b, link);
 	update_flag(c, id);
 	log_notice("boost #%u: pid %d (%s) to %s:%s for %lds, asked by uid %u%s%s", b->id,
-		   (int)r->pid, c->snap.comm, b->hier, b->dest, r->seconds,
+		   (int)r->pid, t.comm, b->hier, b->dest, r->seconds,
 		   (unsigned)r->owner, r->profile ? ", profile " : "",
 		   r->profile ? r->profile : "");
 	/* a copy: the boost may end before the caller answers */
@@ -700,26 +701,6 @@ boost_free_all(struct core *c)
 		boost_free(b);
 	}
 	expiry_free(&c->expiries);
-}
-
-struct proc *
-proc_known(struct core *c, pid_t pid)
-{
-	struct proc *p = proctab_get(c->procs, pid);
-
-	if (p == NULL || task_alive(c->env.procroot, p->id))
-		return p;
-	struct procid gone = p->id;
-	boost_exit(c, gone); /* it exited unseen; the pid may be reused */
-	proctab_forget(c->procs, pid);
-	return NULL;
-}
-
-void
-proc_set_flags(struct core *c, struct procid id, unsigned flags)
-{
-	if (proctab_set(c->procs, id, flags) < 0)
-		log_warning("out of memory: pid %d not tracked", (int)id.pid);
 }
 
 /* ---- when to write the state file ------------------------------------------------ */

@@ -216,6 +216,7 @@ drop_pending(struct core *c, pid_t tgid)
 static void
 run_pending(struct core *c)
 {
+	struct decision *d = NULL; /* one for the batch, made at its first process */
 	size_t kept = 0;
 	double next = 0;
 
@@ -230,11 +231,18 @@ run_pending(struct core *c)
 			c->pending[kept++] = *p;
 			continue;
 		}
+		if (d == NULL && (d = decision_new(c->pol)) == NULL) {
+			log_warning("out of memory: %zu processes are classified at a rescan",
+				    c->npending - i);
+			request_rescan(c);
+			break;
+		}
 		uint64_t before = c->stats.classified;
-		classify_ids(c, p->tgid, p->ids_state == PENDING_IDS_SEEN ? &p->ids : NULL);
+		classify_ids(c, p->tgid, p->ids_state == PENDING_IDS_SEEN ? &p->ids : NULL, d);
 		if (c->stats.classified != before)
 			count_latency(c, p->exec_ns);
 	}
+	decision_free(d);
 	c->npending = kept;
 	c->defer_at = next;
 }
@@ -278,7 +286,7 @@ on_fork(struct core *c, const struct procev_event *ev)
 	/* a child a full boost did not admit sits in the boost's group
 	 * (the kernel put it next to its parent): out with it, at once */
 	if ((pflags & PROC_BOOSTED) && boost_fork(c, pid, child)) {
-		classify(c, child.pid);
+		classify_alone(c, child.pid);
 		return;
 	}
 	if (!(pflags & PROC_STICKY_CHILDREN))
@@ -366,10 +374,17 @@ core_lost_events(struct core *c, double now)
 
 /* ---- rescans ----------------------------------------------------------------------- */
 
+struct rescan {
+	struct core *c;
+	struct decision *d; /* one for the whole scan */
+};
+
 static int
 classify_cb(void *arg, pid_t pid)
 {
-	classify(arg, pid);
+	struct rescan *r = arg;
+
+	classify(r->c, pid, r->d);
 	return 0;
 }
 
@@ -406,9 +421,16 @@ core_rescan(struct core *c, double now)
 	c->rescan_why = NULL;
 	c->stats.rescans++;
 	prune_procs(c);
-	int rc = task_foreach(c->env.procroot, classify_cb, c);
+	struct rescan r = { .c = c, .d = decision_new(c->pol) };
+	if (r.d == NULL) {
+		log_error("cannot scan %s: out of memory; trying again soon", c->env.procroot);
+		core_rescan_soon(c, RESCAN_INTERVAL);
+		return;
+	}
+	int rc = task_foreach(c->env.procroot, classify_cb, &r);
 	if (rc < 0)
 		log_error("cannot scan %s: %s", c->env.procroot, strerror(-rc));
+	decision_free(r.d);
 }
 
 /* ---- deadlines ------------------------------------------------------------------------ */
@@ -561,7 +583,7 @@ core_boost_start(struct core *c, const struct boost_request *r, struct boost_inf
 
 	if (rc < 0)
 		return rc;
-	classify(c, r->pid); /* the process may be gone by now: info is a copy */
+	classify_alone(c, r->pid); /* the process may be gone by now: info is a copy */
 	core_sync_wants(c);  /* forks reported before the answer */
 	return 0;
 }
@@ -575,9 +597,17 @@ core_boost_end(struct core *c, unsigned id, const char *why)
 		return -ENOENT;
 	log_notice("boost #%u ended (%s); %zu process%s back to the rules", b->id, why, b->n,
 		   b->n == 1 ? "" : "es");
+	struct decision *d = decision_new(c->pol);
 	for (size_t i = 0; i < b->n; i++)
-		if (task_alive(c->env.procroot, b->m[i]))
-			classify(c, b->m[i].pid);
+		if (d != NULL && task_alive(c->env.procroot, b->m[i]))
+			classify(c, b->m[i].pid, d);
+	if (d == NULL) {
+		log_warning("out of memory: the processes of boost #%u are classified at a "
+			    "rescan",
+			    b->id);
+		request_rescan(c);
+	}
+	decision_free(d);
 	/* a full boost's group may still hold children of the children it
 	 * refused, forked before those were placed: a rescan finds them */
 	if (b->full) {
@@ -599,7 +629,7 @@ core_owns(uid_t asker, const struct task *t)
 int
 core_make_sticky(struct core *c, pid_t pid, uid_t peer, int flag)
 {
-	struct task *t = &c->snap;
+	struct task task, *t = &task;
 	struct procid id;
 	int rc;
 
@@ -668,9 +698,6 @@ core_new(const struct core_options *o, const struct report *rep)
 	c->last_rescan = -RESCAN_INTERVAL;
 	c->last_save = -BOOST_SAVE_INTERVAL;
 	c->procs = proctab_new();
-	c->dec = calloc(RULES_MAX_HIERS, sizeof(*c->dec));
-	c->slots = calloc(RULES_MAX_HIERS, sizeof(*c->slots));
-	c->verdicts = calloc(RULES_MAX_HIERS, sizeof(*c->verdicts));
 	if (c->env.cgfs == NULL) {
 		c->fds = cgfs_cache_new();
 		c->real_cgfs = (struct core_cgfs){ .mkdir = real_mkdir,
@@ -690,8 +717,8 @@ core_new(const struct core_options *o, const struct report *rep)
 	if (c->procs != NULL)
 		proctab_watch(c->procs, wants_changed, c);
 	c->wants_dirty = true; /* the first set is handed over at start */
-	if (c->procs == NULL || c->dec == NULL || c->slots == NULL || c->verdicts == NULL ||
-	    (c->env.cgfs == &c->real_cgfs && c->fds == NULL) || nftsets_new(c) < 0)
+	if (c->procs == NULL || (c->env.cgfs == &c->real_cgfs && c->fds == NULL) ||
+	    nftsets_new(c) < 0)
 		goto fail;
 	if ((c->pol = build_policy(c, rep)) == NULL || choose_backend(c, c->pol, rep) < 0 ||
 	    nftsets_policy(c) < 0)
@@ -749,9 +776,6 @@ core_free(struct core *c)
 	proctab_free(c->procs);
 	groups_forget_made(c);
 	ratelimit_free(&c->askrate);
-	free(c->dec);
-	free(c->slots);
-	free(c->verdicts);
 	cgfs_cache_free(c->fds);
 	free(c->pending);
 	free(c);
@@ -822,48 +846,6 @@ int
 core_read_task(const struct core *c, pid_t pid, struct task *t)
 {
 	return task_read(c->env.procroot, pid, 0, t);
-}
-
-const struct verdict *
-core_verdicts(const struct core *c)
-{
-	return c->verdicts;
-}
-
-const char *
-core_composed(const struct core *c)
-{
-	return c->composed;
-}
-
-const char *
-core_part(const struct core *c, size_t i)
-{
-	return i < RULES_MAX_HIERS ? c->parts[i] : NULL;
-}
-
-const char *
-core_refusal(const struct core *c)
-{
-	return c->refusal[0] ? c->refusal : NULL;
-}
-
-int
-core_units(const struct core *c, char *cur, size_t curlen, char *want, size_t wantlen)
-{
-	const struct core_cgfs *fs = c->env.cgfs;
-	const struct policy *p = c->pol;
-	const char *real = p->v2 != NULL ? task_cgroup_of(&c->snap_cg, p->v2->name) : NULL;
-
-	if (fs->unit == NULL || p->v2 == NULL)
-		return -ENOTSUP;
-	if (real == NULL || fs->unit(fs->arg, p->v2, real, false, cur, curlen) < 0)
-		snprintf(cur, curlen, "?");
-	want[0] = '\0';
-	if (c->composed[0] != '\0' &&
-	    fs->unit(fs->arg, p->v2, c->composed, true, want, wantlen) < 0)
-		want[0] = '\0';
-	return 0;
 }
 
 void

@@ -194,6 +194,45 @@ size_t proctab_count_flag(const struct proctab *t, unsigned flag);
 void proctab_foreach(const struct proctab *t, void (*fn)(void *arg, const struct proc *p),
 		     void *arg);
 
+/* ---- proc.c: the core's queries of the process table ------------------------ */
+
+/* Is pid in the table and still the same process?  A reused or
+ * vanished pid is forgotten (with its boost memberships). */
+struct proc *proc_known(struct core *c, pid_t pid);
+/* Set flags for process id, logging when memory runs out. */
+void proc_set_flags(struct core *c, struct procid id, unsigned flags);
+
+/* ---- decision.c: what one classification reads and decides ------------------ */
+
+/*
+ * One classification, from the snapshot of the task to the groups it
+ * is wanted in: decide() fills it, act() moves by it, explain and test
+ * render it.  Its arrays hold one entry per managed hierarchy of the
+ * policy it was made for (n); it is one block of memory, made once per
+ * batch of events or per request and reused for each process of it,
+ * and nothing in it is cleared between two uses: each step sets what
+ * it reads (see decide() in classify.c).
+ */
+struct decision {
+	size_t n;		      /* managed hierarchies: the arrays' length */
+	struct verdict *verdicts;     /* what is wanted in each */
+	struct rules_decision *rules; /* the rules' decisions, before hook and boosts */
+	struct hooks_slot *slots;     /* the same, as the Lua hook sees them */
+	const char **parts;	      /* current part of each virtual dimension, or NULL */
+	bool cg_read;		      /* cg was read (else cg.n is 0) */
+	bool at_gate;		      /* acting while an exec is held (gate.c) */
+	char composed[RULES_DEST_MAX]; /* the v2 group wanted, "" = none */
+	char refusal[256];	       /* the backend leaves it alone: why ("" = no) */
+	char v2cur[RULES_DEST_MAX];    /* the layout's group the task is in */
+	char partbuf[2 * RULES_DEST_MAX]; /* where parts point */
+	struct task task;	       /* the task as read */
+	struct task_cgroups cg;	       /* its current groups */
+};
+
+/* A decision for policy p (its parts NULL); NULL without memory.  Free
+ * with decision_free. */
+struct decision *decision_new(const struct policy *p) ATTR_WUR;
+
 /* ---- core.c --------------------------------------------------------------------- */
 
 /* A thread group an event asked to classify. */
@@ -268,9 +307,6 @@ struct core {
 	struct cgfs_cache *fds;		/* its open cgroup.procs files */
 	struct policy *pol;
 	struct proctab *procs;
-	struct rules_decision *dec; /* RULES_MAX_HIERS of them */
-	struct hooks_slot *slots;   /* the same, as the Lua hook sees them */
-	struct verdict *verdicts;   /* RULES_MAX_HIERS of them */
 	struct pending *pending;    /* thread groups to classify after a batch */
 	size_t npending, cap;
 	double now;		    /* monotonic time of the current call */
@@ -291,15 +327,6 @@ struct core {
 	bool dropped[RULES_MAX_HIERS]; /* hierarchy unmounted: left alone until a reload */
 	time_t started;
 	struct core_stats stats;
-	struct task snap;	     /* the snapshot being classified */
-	struct task_cgroups snap_cg; /* its current groups */
-	bool snap_cg_read;	     /* snap_cg was read (else it is empty) */
-	/* the unified layout (layout.c), for the snapshot: */
-	const char *parts[RULES_MAX_HIERS]; /* current part of each virtual dimension */
-	char partbuf[2 * RULES_DEST_MAX];
-	char composed[RULES_DEST_MAX]; /* the v2 group wanted, "" = none */
-	char v2cur[RULES_DEST_MAX];    /* the layout's group the snapshot is in */
-	char refusal[256];	       /* the backend leaves it alone: why ("" = no) */
 	bool root_ready;	       /* controllers enabled at the root (this policy) */
 	bool reserved_logged;	       /* a reserved group was refused and said so */
 	struct ratelimit askrate;      /* Lua hook runs of requests, per user */
@@ -309,7 +336,6 @@ struct core {
 	bool wants_applied;	       /* one was handed over */
 	bool wants_dirty;	       /* the table or the policy changed since */
 	struct gate *gate;	       /* the exec gate's records (gate.c), or NULL */
-	bool at_gate;		       /* moving while an exec is held */
 };
 
 
@@ -336,28 +362,39 @@ void core_exit(struct core *c, pid_t pid, pid_t tgid);
 
 /* ---- classify.c ------------------------------------------------------------------ */
 
-/* Decide and act for one process (thread group). */
-void classify(struct core *c, pid_t pid);
+/*
+ * Decide and act for one process (thread group), into d (a decision for
+ * the policy in force, made by the caller for a batch of processes).
+ */
+void classify(struct core *c, pid_t pid, struct decision *d);
 /* The same, with its uid and euid known from the kernel's events (NULL:
  * not known): then, when the policy needs no other credential, comm is
  * read instead of status. */
-void classify_ids(struct core *c, pid_t pid, const struct task_ids *ids);
-/* Decide only: verdicts for pid into c->verdicts, snapshot in c->snap. */
-enum decide_result classify_decide(struct core *c, pid_t pid, uid_t asker);
-/* Decide for the snapshot already in c->snap (the exec gate makes it):
- * its current groups read, the rules and boosts, no Lua hook. */
-enum decide_result classify_decide_snapshot(struct core *c);
-/* Make the moves the verdicts ask for (c->snap_cg read). */
-void classify_act(struct core *c);
+void classify_ids(struct core *c, pid_t pid, const struct task_ids *ids,
+		  struct decision *d);
+/* The same for one process, with a decision of its own (a request, a
+ * child a full boost refused). */
+void classify_alone(struct core *c, pid_t pid);
+/* Decide only: the task as read and its verdicts into d. */
+enum decide_result classify_decide(struct core *c, pid_t pid, uid_t asker,
+				   struct decision *d);
+/* Decide for the task already in d->task (the exec gate makes it): its
+ * current groups read, the rules and boosts, no Lua hook. */
+enum decide_result classify_decide_snapshot(struct core *c, struct decision *d);
+/* Will some verdict of d move the task (in a hierarchy not dropped)? */
+bool classify_wants_move(const struct core *c, const struct decision *d);
+/* Make the moves d's verdicts ask for (d->cg read). */
+void classify_act(struct core *c, struct decision *d);
 void classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen,
-		     uid_t asker);
+		     uid_t asker, struct decision *d);
 
 /* ---- groups.c: acting on cgroupfs -------------------------------------------------- */
 
-/* Move t into the group of verdict v in managed hierarchy i (creating it). */
-void groups_move(struct core *c, size_t i, const struct task *t, const struct verdict *v);
-/* Move t into c->composed in the v2 tree (creating its levels). */
-void groups_move_composed(struct core *c, const struct task *t);
+/* Move d's task into the group of its verdict in managed hierarchy i
+ * (creating it). */
+void groups_move(struct core *c, size_t i, const struct decision *d);
+/* Move d's task into d->composed in the v2 tree (creating its levels). */
+void groups_move_composed(struct core *c, const struct decision *d);
 /* Place a backend's keeper pid into composed group path (made with its
  * settings if missing), with no verdict of its own (gate.c). */
 void groups_keep(struct core *c, pid_t pid, const char *path);
@@ -411,21 +448,15 @@ bool gate_pending(const struct core *c, pid_t pid);
 double gate_deadline(const struct core *c);
 /* Undo the moves of execs that never happened. */
 void gate_timeout(struct core *c);
-/* A move at the gate found the backend's group not ready (-EAGAIN): a
- * late move; the composed group is kept ready from now on unless a
- * template made it. */
-void gate_unready(struct core *c);
+/* A move at the gate of d's task found the backend's group not ready
+ * (-EAGAIN): a late move; the composed group is kept ready from now on
+ * unless a template made it. */
+void gate_unready(struct core *c, const struct decision *d);
 /* A new policy: the records name the old one's hierarchies. */
 void gate_forget(struct core *c);
 void gate_free(struct core *c);
 
-/* ---- boost.c: boosts and the process table's bookkeeping -------------------------- */
-
-/* Is pid in the table and still the same process?  A reused or
- * vanished pid is forgotten (with its boost memberships). */
-struct proc *proc_known(struct core *c, pid_t pid);
-/* Set flags for process id, logging when memory runs out. */
-void proc_set_flags(struct core *c, struct procid id, unsigned flags);
+/* ---- boost.c: boosts ---------------------------------------------------------------- */
 
 #define BOOST_SAVE_INTERVAL    0.5  /* the state file is written at most this often */
 #define BOOST_MEMBERS_INTERVAL 10.0 /* STATE.members at most this often */
