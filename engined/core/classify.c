@@ -283,7 +283,7 @@ cannot_read(struct core *c, pid_t pid, int rc)
 	static struct log_limit limit = LOG_LIMIT_INIT(1);
 	unsigned long held;
 
-	core_rescan_soon(c, 1.0);
+	rescan_soon(c, 1.0);
 	if (log_limit_pass(&limit, c->now, &held))
 		log_warning("cannot read %s/%d: %s; rescanning soon (%lu more not reported)",
 			    c->env.procroot, (int)pid, strerror(-rc), held);
@@ -623,7 +623,7 @@ classify_alone(struct core *c, pid_t pid)
 
 	if (d == NULL) {
 		log_warning("out of memory: pid %d is classified at a rescan", (int)pid);
-		core_rescan_soon(c, 1.0);
+		rescan_soon(c, 1.0);
 		return;
 	}
 	classify(c, pid, d);

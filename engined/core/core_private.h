@@ -253,6 +253,20 @@ struct pending {
 #define PENDING_IDS_SEEN 0x1u /* a UID event of the main thread */
 #define PENDING_IDS_BAD	 0x2u /* another thread's, or events were lost */
 
+/* The thread groups to classify after a batch (pending.c's alone). */
+struct pending_set {
+	struct pending *v;
+	size_t n, cap;
+	double defer_at; /* classify deferred entries then (0 = nothing) */
+};
+
+/* The rescans of /proc (rescan.c's alone). */
+struct rescans {
+	double at;	 /* the next (0 = none asked for) */
+	double last;	 /* the last */
+	const char *why; /* for the log: "after lost events", ... (or NULL) */
+};
+
 /* The kernel events the core needs (wants.c): lists sorted. */
 struct core_wants {
 	bool uid, gid, forks;
@@ -268,6 +282,15 @@ struct made_group {
 	char *path;
 	LIST_ENTRY(made_group) link;
 };
+
+/* The groups made from templates (groups.c's alone), looked at from
+ * time to time while there are some. */
+struct made_groups {
+	LIST_HEAD(, made_group) list;
+	double cleanup_at; /* when to look for empty ones (0 = none listed) */
+};
+
+struct boosts; /* boost.c's */
 
 /*
  * How often one user's requests may run the Lua hook: "cgenginectl
@@ -307,22 +330,12 @@ struct core {
 	struct cgfs_cache *fds;		/* its open cgroup.procs files */
 	struct policy *pol;
 	struct proctab *procs;
-	struct pending *pending;    /* thread groups to classify after a batch */
-	size_t npending, cap;
-	double now;		    /* monotonic time of the current call */
-	double defer_at;	    /* flush deferred entries (0 = nothing) */
-	double rescan_at, last_rescan;
-	const char *rescan_why; /* for the log: "after lost events", ... (or NULL) */
-	double cleanup_at;
-	double save_at, last_save; /* boost state: write at save_at */
-	bool state_dirty;	   /* the boosts changed: write durably, soon */
-	bool members_dirty;	   /* only members changed: write lazily */
-	struct backoff save_backoff; /* failed writes in a row: retried after 1, 2 ... 60 s */
-	double save_retry_at, save_logged;
-	LIST_HEAD(, made_group) made;
-	struct boost_list boosts;
-	struct expiry_heap expiries; /* the same boosts, by expiry */
-	unsigned next_boost;
+	double now;		      /* monotonic time of the current call */
+	/* the subsystems, each with its state and its deadline: */
+	struct pending_set pending;   /* thread groups to classify (pending.c) */
+	struct rescans rescan;	      /* rescans of /proc (rescan.c) */
+	struct made_groups made;      /* groups made from templates (groups.c) */
+	struct boosts *boosts;	      /* boosts and their state file (boost.c) */
 	bool paused;
 	bool dropped[RULES_MAX_HIERS]; /* hierarchy unmounted: left alone until a reload */
 	time_t started;
@@ -339,20 +352,42 @@ struct core {
 };
 
 
-/* Rescan /proc in delay seconds, unless a rescan is due already (a
- * process could not be read or moved for want of descriptors).  Inline:
- * classify.c and groups.c use it, and core.c calls them. */
-static inline void
-core_rescan_soon(struct core *c, double delay)
-{
-	if (c->rescan_at == 0)
-		c->rescan_at = c->now + delay;
-}
-
 /* ---- wants.c --------------------------------------------------------------------- */
 
 /* The process table or the policy changed (a proctab watch). */
 void wants_changed(void *arg);
+
+/* ---- pending.c: thread groups to classify ------------------------------------------ */
+
+/* The entry of tgid, made if new (an EXEC event: exec set, with the
+ * kernel's time ts); NULL without memory (a rescan is asked for). */
+struct pending *pending_add(struct core *c, pid_t tgid, bool exec, uint64_t ts);
+/* A UID event: the ids it reports, if its main thread's (p may be NULL). */
+void pending_note_ids(struct pending *p, const struct procev_event *ev);
+/* tgid exited: not classified. */
+void pending_drop(struct core *c, pid_t tgid);
+/* Events were lost: no entry's ids can be trusted. */
+void pending_ids_lost(struct core *c);
+/* Classify what is pending (uid/gid-only entries wait for their exec
+ * until their due time), with one decision for them all. */
+void pending_run(struct core *c);
+/* When pending_timeout has something to do (monotonic; 0 = nothing). */
+double pending_deadline(const struct core *c, double now);
+void pending_timeout(struct core *c, double now);
+void pending_free(struct core *c);
+
+/* ---- rescan.c ---------------------------------------------------------------------- */
+
+void rescan_init(struct core *c);
+/* Rescan soon, at most RESCAN_INTERVAL after the last (events or moves
+ * were lost, memory ran out); why, if not NULL, is logged. */
+void rescan_request(struct core *c, const char *why);
+/* Rescan /proc in delay seconds, unless a rescan is due already (a
+ * process could not be read or moved for want of descriptors). */
+void rescan_soon(struct core *c, double delay);
+/* When rescan_timeout has something to do (monotonic; 0 = nothing). */
+double rescan_deadline(const struct core *c, double now);
+void rescan_timeout(struct core *c, double now);
 
 /* ---- core.c: events ---------------------------------------------------------------- */
 
@@ -406,7 +441,10 @@ void groups_adopt(struct core *c, const struct hier *h, const char *path);
 /* leftovers.c: at start, the template groups a former run made in the
  * unified layout's tree: removed if empty, else remembered like made. */
 void groups_leftovers(struct core *c);
-void groups_cleanup(struct core *c);
+/* When groups_timeout looks for empty groups (monotonic; 0 = never);
+ * it removes those it finds. */
+double groups_deadline(const struct core *c, double now);
+void groups_timeout(struct core *c, double now);
 void groups_forget_made(struct core *c);
 /* The unified layout: the daemon into its leaf, controllers enabled at
  * the root and along the existing tree (at start and after a reload). */
@@ -445,9 +483,9 @@ void gate_exec_seen(struct core *c, pid_t tgid);
  * program. */
 bool gate_pending(const struct core *c, pid_t pid);
 /* When gate_timeout() has something to do (monotonic; 0 = no). */
-double gate_deadline(const struct core *c);
+double gate_deadline(const struct core *c, double now);
 /* Undo the moves of execs that never happened. */
-void gate_timeout(struct core *c);
+void gate_timeout(struct core *c, double now);
 /* A move at the gate of d's task found the backend's group not ready
  * (-EAGAIN): a late move; the composed group is kept ready from now on
  * unless a template made it. */
@@ -458,28 +496,8 @@ void gate_free(struct core *c);
 
 /* ---- boost.c: boosts ---------------------------------------------------------------- */
 
-#define BOOST_SAVE_INTERVAL    0.5  /* the state file is written at most this often */
-#define BOOST_MEMBERS_INTERVAL 10.0 /* STATE.members at most this often */
-#define BOOST_SAVE_RETRY_MAX   60.0 /* a failed write is retried at least this often */
-/* A boost started, ended or was restored: write the state file durably
- * soon (at most twice a second). */
-void boost_changed(struct core *c);
-/* Only members changed (fork, exit): write STATE.members, without fsync,
- * at most every BOOST_MEMBERS_INTERVAL seconds. */
-void boost_members_changed(struct core *c);
-/* Write what changed, now (a failure is retried later). */
-void boost_save_now(struct core *c);
-/* Check a request and start the boost (the caller then classifies the
- * process); 0 with info filled, or -errno with a message in err. */
-int boost_start(struct core *c, const struct boost_request *r, struct boost_info *info,
-		char *err, size_t errlen);
-/* Take boost id out of the list; the caller reclassifies its members
- * and frees it with boost_free.  NULL if there is none. */
-struct boost *boost_take(struct core *c, unsigned id);
-void boost_free(struct boost *b);
-/* The id of a boost whose time has come, or 0. */
-unsigned boost_expired(const struct core *c);
-
+/* The boosts (c->boosts) made; 0 or -ENOMEM. */
+int boost_init(struct core *c) ATTR_WUR;
 /* The boost of member pid on hierarchy hier, or NULL. */
 const struct boost *boost_of(const struct core *c, pid_t pid, const char *hier);
 /* A boosted parent forked: the child joins its boosts.  True when a
@@ -488,9 +506,14 @@ const struct boost *boost_of(const struct core *c, pid_t pid, const char *hier);
 bool boost_fork(struct core *c, struct procid parent, struct procid child);
 /* Process id is gone: it leaves its boosts (a boost left empty ends). */
 void boost_exit(struct core *c, struct procid id);
-/* Earliest expiry, wall clock; 0 if none. */
-time_t boost_next_expiry(const struct core *c);
 void boost_restore(struct core *c);
+/* When boost_timeout has something to do (monotonic; 0 = nothing): the
+ * earliest expiry (wall clock, seen from now) or the state file's write. */
+double boost_deadline(const struct core *c, double now);
+/* End the boosts that expired, write the state file if it is time. */
+void boost_timeout(struct core *c, double now);
+/* Before exit: write the state, durably, if it changed. */
+void boost_stop(struct core *c);
 void boost_free_all(struct core *c);
 
 #endif

@@ -139,7 +139,7 @@ groups_move(struct core *c, size_t i, const struct decision *d)
 	} else {
 		c->stats.move_failures++;
 		if (rc == -EMFILE || rc == -ENFILE)
-			core_rescan_soon(c, 1.0); /* try again when descriptors are back */
+			rescan_soon(c, 1.0); /* try again when descriptors are back */
 		log_warning("cannot move pid %d (%s) to %s:%s: %s (%s%s/cgroup.procs)",
 			    (int)t->pid, t->comm, hier_label(h), v->dest, strerror(-rc),
 			    h->mount, v->dest);
@@ -504,7 +504,7 @@ groups_made(struct core *c, const struct hier *h, const char *path)
 {
 	struct made_group *g;
 
-	LIST_FOREACH(g, &c->made, link)
+	LIST_FOREACH(g, &c->made.list, link)
 	if (strcmp(g->hier, h->name) == 0 && strcmp(g->path, path) == 0)
 		return;
 	groups_adopt(c, h, path);
@@ -523,19 +523,19 @@ groups_adopt(struct core *c, const struct hier *h, const char *path)
 		made_free(g);
 		return;
 	}
-	LIST_INSERT_HEAD(&c->made, g, link);
-	if (c->cleanup_at == 0)
-		c->cleanup_at = c->now + CLEANUP_INTERVAL;
+	LIST_INSERT_HEAD(&c->made.list, g, link);
+	if (c->made.cleanup_at == 0)
+		c->made.cleanup_at = c->now + CLEANUP_INTERVAL;
 }
 
 /* Remove the template groups that are empty now. */
-void
+static void
 groups_cleanup(struct core *c)
 {
 	const struct core_cgfs *fs = c->env.cgfs;
 	struct made_group *g, *next;
 
-	for (g = LIST_FIRST(&c->made); g != NULL; g = next) {
+	for (g = LIST_FIRST(&c->made.list); g != NULL; g = next) {
 		next = LIST_NEXT(g, link);
 		const struct hier *h = policy_managed(c->pol, g->hier);
 		int rc = -ENOENT;
@@ -560,7 +560,21 @@ groups_cleanup(struct core *c)
 		LIST_REMOVE(g, link);
 		made_free(g);
 	}
-	c->cleanup_at = LIST_EMPTY(&c->made) ? 0 : c->now + CLEANUP_INTERVAL;
+	c->made.cleanup_at = LIST_EMPTY(&c->made.list) ? 0 : c->now + CLEANUP_INTERVAL;
+}
+
+double
+groups_deadline(const struct core *c, double now)
+{
+	(void)now;
+	return c->made.cleanup_at;
+}
+
+void
+groups_timeout(struct core *c, double now)
+{
+	if (c->made.cleanup_at > 0 && now >= c->made.cleanup_at)
+		groups_cleanup(c);
 }
 
 void
@@ -568,7 +582,7 @@ groups_forget_made(struct core *c)
 {
 	struct made_group *g;
 
-	while ((g = LIST_FIRST(&c->made)) != NULL) {
+	while ((g = LIST_FIRST(&c->made.list)) != NULL) {
 		LIST_REMOVE(g, link);
 		made_free(g);
 	}
