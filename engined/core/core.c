@@ -350,7 +350,7 @@ core_reload(struct core *c, double now)
 		   np->n);
 	if (c->env.apply != NULL)
 		c->env.apply(c->env.loop_arg, np->cfg);
-	c->wants_dirty = true; /* the rules may need other credentials */
+	wants_changed(c); /* the rules may need other credentials */
 	core_sync_wants(c);
 	core_rescan(c, now); /* apply the new rules to running processes */
 	nftsets_sync(c);     /* sets added, sets no longer named emptied */
@@ -453,7 +453,7 @@ core_new(const struct core_options *o, const struct report *rep)
 	}
 	if (c->procs != NULL)
 		proctab_watch(c->procs, wants_changed, c);
-	c->wants_dirty = true; /* the first set is handed over at start */
+	wants_changed(c); /* the first set is handed over at start */
 	if (c->procs == NULL || (c->env.cgfs == &c->real_cgfs && c->fds == NULL) ||
 	    boost_init(c) < 0 || nftsets_new(c) < 0)
 		goto fail;

@@ -276,6 +276,14 @@ struct core_wants {
 	size_t ntrack, ngone;
 };
 
+/* What the loop was told of the events the core needs (wants.c's alone). */
+struct wants_state {
+	struct core_wants set[2]; /* the set handed to the loop, and a new one */
+	int cur;		  /* which of them is the one handed over */
+	bool applied;		  /* one was handed over */
+	bool dirty;		  /* the table or the policy changed since */
+};
+
 /* A group the daemon made from a template, removed once empty. */
 struct made_group {
 	char *hier; /* hierarchy name, as in /proc/PID/cgroup */
@@ -344,10 +352,7 @@ struct core {
 	bool reserved_logged;	       /* a reserved group was refused and said so */
 	struct ratelimit askrate;      /* Lua hook runs of requests, per user */
 	struct nftsets *nft;	       /* nft sets of group ids (nftsets.c) */
-	struct core_wants wants[2];    /* the set handed to the loop, and a new one */
-	int wants_cur;		       /* which of them is the one handed over */
-	bool wants_applied;	       /* one was handed over */
-	bool wants_dirty;	       /* the table or the policy changed since */
+	struct wants_state wants;      /* the kernel events asked for (wants.c) */
 	struct gate *gate;	       /* the exec gate's records (gate.c), or NULL */
 };
 
