@@ -233,9 +233,9 @@ struct decision {
  * with decision_free. */
 struct decision *decision_new(const struct policy *p) ATTR_WUR;
 
-/* ---- core.c --------------------------------------------------------------------- */
+/* ---- the state of the core's subsystems (each file's own) ---------------------- */
 
-/* A thread group an event asked to classify. */
+/* A thread group an event asked to classify (pending.c). */
 struct pending {
 	pid_t tgid;	  /* 0 = dropped (it exited) */
 	bool exec;	  /* an EXEC was seen, not only a uid/gid change */
