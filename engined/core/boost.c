@@ -7,6 +7,12 @@
  * by the rules again.  Processes are identified by pid and start time,
  * so a reused pid never inherits a boost.  Active boosts are kept in a
  * state file, written atomically, and restored after a restart.
+ *
+ * The boosts and the writing of their state are this file's alone
+ * (struct boosts): a request enters by core_boost_start() or
+ * core_boost_end(), which classify the processes concerned; expiry and
+ * the state file's writes are due at boost_deadline(), done by
+ * boost_timeout().
  */
 #include "core_private.h"
 #include "statefile.h"
