@@ -7,6 +7,12 @@
  * by the rules again.  Processes are identified by pid and start time,
  * so a reused pid never inherits a boost.  Active boosts are kept in a
  * state file, written atomically, and restored after a restart.
+ *
+ * The boosts and the writing of their state are this file's alone
+ * (struct boosts): a request enters by core_boost_start() or
+ * core_boost_end(), which classify the processes concerned; expiry and
+ * the state file's writes are due at boost_deadline(), done by
+ * boost_timeout().
  */
 #include "core_private.h"
 #include "statefile.h"
@@ -25,12 +31,46 @@
 #define BOOST_MAX_SECONDS (366L * 86400)
 #define BOOST_MAX_ID	  STATEFILE_ID_MAX
 
+#define BOOST_SAVE_INTERVAL    0.5  /* the state file is written at most this often */
+#define BOOST_MEMBERS_INTERVAL 10.0 /* STATE.members at most this often */
+#define BOOST_SAVE_RETRY_MAX   60.0 /* a failed write is retried at least this often */
+
+/* The boosts and the writing of their state (c->boosts). */
+struct boosts {
+	struct boost_list list;
+	struct expiry_heap expiries; /* the same boosts, by expiry */
+	unsigned next_id;
+	double save_at, last_save; /* the state file: write at save_at (0: nothing to) */
+	bool state_dirty;	   /* the boosts changed: write durably, soon */
+	bool members_dirty;	   /* only members changed: write lazily */
+	struct backoff save_backoff; /* failed writes in a row: retried after 1, 2 ... 60 s */
+	double save_retry_at, save_logged;
+};
+
+static void boost_changed(struct core *c);
+static void boost_members_changed(struct core *c);
+
+int
+boost_init(struct core *c)
+{
+	struct boosts *bs = calloc(1, sizeof(*bs));
+
+	if (bs == NULL)
+		return -ENOMEM;
+	TAILQ_INIT(&bs->list);
+	bs->next_id = 1;
+	bs->last_save = -BOOST_SAVE_INTERVAL;
+	bs->save_backoff = (struct backoff){ .first = 1, .max = BOOST_SAVE_RETRY_MAX };
+	c->boosts = bs;
+	return 0;
+}
+
 static struct boost *
 find(const struct core *c, unsigned id)
 {
 	struct boost *b;
 
-	TAILQ_FOREACH(b, &c->boosts, link)
+	TAILQ_FOREACH(b, &c->boosts->list, link)
 	if (b->id == id)
 		return b;
 	return NULL;
@@ -45,13 +85,13 @@ core_boost_find(const struct core *c, unsigned id)
 const struct boost_list *
 core_boosts(const struct core *c)
 {
-	return &c->boosts;
+	return &c->boosts->list;
 }
 
 size_t
 core_boost_count(const struct core *c)
 {
-	return expiry_count(&c->expiries);
+	return expiry_count(&c->boosts->expiries);
 }
 
 static bool
@@ -71,7 +111,7 @@ boost_of(const struct core *c, pid_t pid, const char *hier)
 
 	if (p == NULL || !(p->flags & PROC_BOOSTED))
 		return NULL;
-	TAILQ_FOREACH(b, &c->boosts, link)
+	TAILQ_FOREACH(b, &c->boosts->list, link)
 	if (strcmp(b->hier, hier) == 0 && has_member(b, p->id))
 		return b;
 	return NULL;
@@ -110,12 +150,12 @@ update_flag(struct core *c, struct procid id)
 			return; /* id is gone; the entry is another process's */
 		flags = 0;	/* the entry is a gone process's: replace it */
 	}
-	TAILQ_FOREACH(b, &c->boosts, link)
+	TAILQ_FOREACH(b, &c->boosts->list, link)
 	member = member || has_member(b, id);
 	proc_set_flags(c, id, flags | (member ? PROC_BOOSTED : 0));
 }
 
-void
+static void
 boost_free(struct boost *b)
 {
 	if (b == NULL)
@@ -207,7 +247,7 @@ boost_save(struct core *c, bool durable, char *why, size_t len)
 {
 	const char *path = c->pol->cfg->state_file;
 	struct report rep = { .fn = save_report, .arg = why };
-	struct save_cursor cur = { .b = TAILQ_FIRST(&c->boosts) };
+	struct save_cursor cur = { .b = TAILQ_FIRST(&c->boosts->list) };
 	char *mpath;
 	int rc;
 
@@ -306,7 +346,7 @@ check_limits(const struct core *c, const struct boost_request *r, char *err, siz
 
 	if (r->owner == 0)
 		return 0; /* root is not limited */
-	TAILQ_FOREACH(b, &c->boosts, link)
+	TAILQ_FOREACH(b, &c->boosts->list, link)
 	{
 		mine += b->owner == r->owner;
 		same += prof != NULL && b->profile != NULL && strcmp(b->profile, prof->name) == 0;
@@ -324,13 +364,13 @@ check_limits(const struct core *c, const struct boost_request *r, char *err, siz
 	return 0;
 }
 
-/* Why r cannot start, into err, and -errno; 0 if it can (id is the process). */
+/* Why r cannot start, into err, and -errno; 0 if it can (id is the
+ * process, t its snapshot). */
 static int
 check_request(struct core *c, const struct boost_request *r, const struct hier **h,
-	      struct procid *id, char *err, size_t errlen)
+	      struct procid *id, struct task *t, char *err, size_t errlen)
 {
 	const char *why;
-	struct task *t = &c->snap;
 
 	*h = policy_find(c->pol, r->hier);
 	if (*h == NULL)
@@ -346,7 +386,7 @@ check_request(struct core *c, const struct boost_request *r, const struct hier *
 			      r->hier);
 	if (r->seconds <= 0 || r->seconds > BOOST_MAX_SECONDS)
 		return refuse(-EINVAL, err, errlen, "the duration must be between 1s and 366d");
-	if (c->next_boost > BOOST_MAX_ID)
+	if (c->boosts->next_id > BOOST_MAX_ID)
 		return refuse(-ENOSPC, err, errlen, "no boost ids left; restart the daemon");
 	if (task_read(c->env.procroot, r->pid, 0, t) < 0 ||
 	    task_procid(c->env.procroot, r->pid, id) < 0)
@@ -363,32 +403,35 @@ check_request(struct core *c, const struct boost_request *r, const struct hier *
 	return check_limits(c, r, err, errlen);
 }
 
-int
+/* Check a request and start the boost (the caller then classifies the
+ * process); 0 with info filled, or -errno with a message in err. */
+static int
 boost_start(struct core *c, const struct boost_request *r, struct boost_info *info,
 	    char *err, size_t errlen)
 {
 	const struct hier *h;
 	struct procid id;
+	struct task t;
 	int rc;
 
-	if ((rc = check_request(c, r, &h, &id, err, errlen)) < 0)
+	if ((rc = check_request(c, r, &h, &id, &t, err, errlen)) < 0)
 		return rc;
 	struct boost *b = boost_new(h->name, r->dest, r->profile);
 	if (b == NULL || add_member(b, id) < 0) {
 		boost_free(b);
 		return refuse(-ENOMEM, err, errlen, "out of memory");
 	}
-	b->id = c->next_boost++;
+	b->id = c->boosts->next_id++;
 	b->owner = r->owner;
 	b->expires = c->env.wall() + r->seconds;
-	if (expiry_add(&c->expiries, b) < 0) {
+	if (expiry_add(&c->boosts->expiries, b) < 0) {
 		boost_free(b);
 		return refuse(-ENOMEM, err, errlen, "out of memory");
 	}
-	TAILQ_INSERT_TAIL(&c->boosts, b, link);
+	TAILQ_INSERT_TAIL(&c->boosts->list, b, link);
 	update_flag(c, id);
 	log_notice("boost #%u: pid %d (%s) to %s:%s for %lds, asked by uid %u%s%s", b->id,
-		   (int)r->pid, c->snap.comm, b->hier, b->dest, r->seconds,
+		   (int)r->pid, t.comm, b->hier, b->dest, r->seconds,
 		   (unsigned)r->owner, r->profile ? ", profile " : "",
 		   r->profile ? r->profile : "");
 	/* a copy: the boost may end before the caller answers */
@@ -399,36 +442,72 @@ boost_start(struct core *c, const struct boost_request *r, struct boost_info *in
 	return 0;
 }
 
-struct boost *
+/* Take boost id out of the list; the caller reclassifies its members
+ * and frees it with boost_free.  NULL if there is none. */
+static struct boost *
 boost_take(struct core *c, unsigned id)
 {
 	struct boost *b = find(c, id);
 
 	if (b == NULL)
 		return NULL;
-	TAILQ_REMOVE(&c->boosts, b, link);
-	expiry_remove(&c->expiries, b);
+	TAILQ_REMOVE(&c->boosts->list, b, link);
+	expiry_remove(&c->boosts->expiries, b);
 	for (size_t i = 0; i < b->n; i++)
 		update_flag(c, b->m[i]);
 	boost_changed(c);
 	return b;
 }
 
-/* The heap's root: constant time, however many boosts there are. */
-unsigned
-boost_expired(const struct core *c)
+int
+core_boost_start(struct core *c, const struct boost_request *r, struct boost_info *info,
+		 char *err, size_t errlen)
 {
-	const struct boost *b = expiry_first(&c->expiries);
+	int rc = boost_start(c, r, info, err, errlen);
 
-	return b != NULL && b->expires <= c->env.wall() ? b->id : 0;
+	if (rc < 0)
+		return rc;
+	classify_alone(c, r->pid); /* the process may be gone by now: info is a copy */
+	core_sync_wants(c);	   /* forks reported before the answer */
+	return 0;
 }
 
-time_t
-boost_next_expiry(const struct core *c)
+int
+core_boost_end(struct core *c, unsigned id, const char *why)
 {
-	const struct boost *b = expiry_first(&c->expiries);
+	struct boost *b = boost_take(c, id);
 
-	return b != NULL ? b->expires : 0;
+	if (b == NULL)
+		return -ENOENT;
+	log_notice("boost #%u ended (%s); %zu process%s back to the rules", b->id, why, b->n,
+		   b->n == 1 ? "" : "es");
+	struct decision *d = decision_new(c->pol);
+	for (size_t i = 0; i < b->n; i++)
+		if (d != NULL && task_alive(c->env.procroot, b->m[i]))
+			classify(c, b->m[i].pid, d);
+	if (d == NULL) {
+		log_warning("out of memory: the processes of boost #%u are classified at a "
+			    "rescan",
+			    b->id);
+		rescan_request(c, NULL);
+	}
+	decision_free(d);
+	/* a full boost's group may still hold children of the children it
+	 * refused, forked before those were placed: a rescan finds them */
+	if (b->full)
+		rescan_request(c, "for the processes a full boost did not admit");
+	boost_free(b);
+	return 0;
+}
+
+/* The id of a boost whose time has come, or 0: the heap's root, in
+ * constant time however many boosts there are. */
+static unsigned
+boost_expired(const struct core *c)
+{
+	const struct boost *b = expiry_first(&c->boosts->expiries);
+
+	return b != NULL && b->expires <= c->env.wall() ? b->id : 0;
 }
 
 /* The most processes one boost holds: what the state file keeps. */
@@ -444,7 +523,7 @@ boost_fork(struct core *c, struct procid parent, struct procid child)
 	struct boost *b;
 	bool joined = false, refused = false;
 
-	TAILQ_FOREACH(b, &c->boosts, link)
+	TAILQ_FOREACH(b, &c->boosts->list, link)
 	{
 		if (!has_member(b, parent))
 			continue;
@@ -474,7 +553,7 @@ boost_exit(struct core *c, struct procid id)
 	struct boost *b, *next;
 	bool changed = false, ended = false;
 
-	for (b = TAILQ_FIRST(&c->boosts); b != NULL; b = next) {
+	for (b = TAILQ_FIRST(&c->boosts->list); b != NULL; b = next) {
 		next = TAILQ_NEXT(b, link);
 		for (size_t i = 0; i < b->n; i++) {
 			if (!procid_eq(b->m[i], id))
@@ -484,8 +563,8 @@ boost_exit(struct core *c, struct procid id)
 			break;
 		}
 		if (b->n == 0) {
-			TAILQ_REMOVE(&c->boosts, b, link);
-			expiry_remove(&c->expiries, b);
+			TAILQ_REMOVE(&c->boosts->list, b, link);
+			expiry_remove(&c->boosts->expiries, b);
 			log_notice("boost #%u ended: its processes exited", b->id);
 			boost_free(b);
 			ended = true;
@@ -621,11 +700,11 @@ restore_record(void *arg, const struct statefile_record *r)
 		boost_free(b);
 		return 0;
 	}
-	if (expiry_add(&c->expiries, b) < 0) {
+	if (expiry_add(&c->boosts->expiries, b) < 0) {
 		boost_free(b);
 		return -ENOMEM;
 	}
-	TAILQ_INSERT_TAIL(&c->boosts, b, link);
+	TAILQ_INSERT_TAIL(&c->boosts->list, b, link);
 	for (size_t i = 0; i < b->n; i++)
 		update_flag(c, b->m[i]);
 	log_notice("boost #%u restored: %zu process%s in %s:%s for %.0fs more", b->id, b->n,
@@ -683,8 +762,8 @@ boost_restore(struct core *c)
 		free(mpath);
 	}
 	if (read_records(c, path, restore_record, &rs)) {
-		if (rs.max_id >= c->next_boost)
-			c->next_boost = rs.max_id + 1;
+		if (rs.max_id >= c->boosts->next_id)
+			c->boosts->next_id = rs.max_id + 1;
 		boost_changed(c); /* without the dropped ones */
 	}
 	newer_free(&rs.newer);
@@ -695,31 +774,15 @@ boost_free_all(struct core *c)
 {
 	struct boost *b;
 
-	while ((b = TAILQ_FIRST(&c->boosts)) != NULL) {
-		TAILQ_REMOVE(&c->boosts, b, link);
+	if (c->boosts == NULL)
+		return;
+	while ((b = TAILQ_FIRST(&c->boosts->list)) != NULL) {
+		TAILQ_REMOVE(&c->boosts->list, b, link);
 		boost_free(b);
 	}
-	expiry_free(&c->expiries);
-}
-
-struct proc *
-proc_known(struct core *c, pid_t pid)
-{
-	struct proc *p = proctab_get(c->procs, pid);
-
-	if (p == NULL || task_alive(c->env.procroot, p->id))
-		return p;
-	struct procid gone = p->id;
-	boost_exit(c, gone); /* it exited unseen; the pid may be reused */
-	proctab_forget(c->procs, pid);
-	return NULL;
-}
-
-void
-proc_set_flags(struct core *c, struct procid id, unsigned flags)
-{
-	if (proctab_set(c->procs, id, flags) < 0)
-		log_warning("out of memory: pid %d not tracked", (int)id.pid);
+	expiry_free(&c->boosts->expiries);
+	free(c->boosts);
+	c->boosts = NULL;
 }
 
 /* ---- when to write the state file ------------------------------------------------ */
@@ -729,27 +792,31 @@ proc_set_flags(struct core *c, struct procid id, unsigned flags)
 static void
 schedule(struct core *c, double interval)
 {
-	double at = c->last_save + interval;
+	double at = c->boosts->last_save + interval;
 
 	if (at < c->now)
 		at = c->now;
-	if (c->save_retry_at > at)
-		at = c->save_retry_at;
-	if (c->save_at == 0 || at < c->save_at)
-		c->save_at = at;
+	if (c->boosts->save_retry_at > at)
+		at = c->boosts->save_retry_at;
+	if (c->boosts->save_at == 0 || at < c->boosts->save_at)
+		c->boosts->save_at = at;
 }
 
-void
+/* A boost started, ended or was restored: write the state file durably
+ * soon (at most twice a second). */
+static void
 boost_changed(struct core *c)
 {
-	c->state_dirty = true;
+	c->boosts->state_dirty = true;
 	schedule(c, BOOST_SAVE_INTERVAL);
 }
 
-void
+/* Only members changed (fork, exit): write STATE.members, without fsync,
+ * at most every BOOST_MEMBERS_INTERVAL seconds. */
+static void
 boost_members_changed(struct core *c)
 {
-	c->members_dirty = true;
+	c->boosts->members_dirty = true;
 	schedule(c, BOOST_MEMBERS_INTERVAL);
 }
 
@@ -762,42 +829,78 @@ static void
 save_failed(struct core *c, int rc, const char *why)
 {
 	c->stats.state_save_failures++;
-	double pause = backoff_fail(&c->save_backoff);
-	unsigned n = c->save_backoff.failures;
+	double pause = backoff_fail(&c->boosts->save_backoff);
+	unsigned n = c->boosts->save_backoff.failures;
 
-	c->save_retry_at = c->now + pause;
-	c->save_at = c->save_retry_at;
-	if (n == 1 || c->now >= c->save_logged + BOOST_SAVE_RETRY_MAX) {
+	c->boosts->save_retry_at = c->now + pause;
+	c->boosts->save_at = c->boosts->save_retry_at;
+	if (n == 1 || c->now >= c->boosts->save_logged + BOOST_SAVE_RETRY_MAX) {
 		log_warning("%s (%u failed write%s; the boosts are kept and written again "
 			    "in %.0f s)",
 			    why[0] ? why : strerror(-rc), n, n == 1 ? "" : "s in a row", pause);
-		c->save_logged = c->now;
+		c->boosts->save_logged = c->now;
 	}
 }
 
-void
+/* Write what changed, now (a failure is retried later). */
+static void
 boost_save_now(struct core *c)
 {
 	char why[SAVE_WHY_MAX];
 
-	c->save_at = 0;
-	if (!c->state_dirty && !c->members_dirty)
+	c->boosts->save_at = 0;
+	if (!c->boosts->state_dirty && !c->boosts->members_dirty)
 		return;
-	bool durable = c->state_dirty;
+	bool durable = c->boosts->state_dirty;
 	c->stats.state_saves++;
-	c->last_save = c->now;
+	c->boosts->last_save = c->now;
 	int rc = boost_save(c, durable, why, sizeof(why));
 	if (rc < 0) {
 		save_failed(c, rc, why);
 		return;
 	}
-	unsigned n = c->save_backoff.failures;
+	unsigned n = c->boosts->save_backoff.failures;
 	if (n > 0)
 		log_notice("%s: the boost state is written again (after %u failed write%s)",
 			   c->pol->cfg->state_file, n, n == 1 ? "" : "s");
-	backoff_reset(&c->save_backoff);
-	c->save_retry_at = 0;
-	c->members_dirty = false;
+	backoff_reset(&c->boosts->save_backoff);
+	c->boosts->save_retry_at = 0;
+	c->boosts->members_dirty = false;
 	if (durable)
-		c->state_dirty = false;
+		c->boosts->state_dirty = false;
+}
+
+/* ---- the boosts' deadline -------------------------------------------------------- */
+
+double
+boost_deadline(const struct core *c, double now)
+{
+	const struct boost *b = expiry_first(&c->boosts->expiries);
+	double t = c->boosts->save_at;
+
+	if (b != NULL) {
+		double left = difftime(b->expires, c->env.wall());
+		double at = now + (left > 0 ? left : 0) + 1e-6;
+		if (t <= 0 || at < t)
+			t = at;
+	}
+	return t;
+}
+
+void
+boost_timeout(struct core *c, double now)
+{
+	for (unsigned id; (id = boost_expired(c)) != 0;)
+		(void)core_boost_end(c, id, "expired");
+	if (c->boosts->save_at > 0 && now >= c->boosts->save_at)
+		boost_save_now(c);
+}
+
+void
+boost_stop(struct core *c)
+{
+	if (c->boosts->state_dirty || c->boosts->members_dirty) {
+		c->boosts->state_dirty = true; /* the last write before exit is durable */
+		boost_save_now(c);
+	}
 }

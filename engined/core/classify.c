@@ -59,10 +59,10 @@ hook_cgroup(void *arg, const char *hier)
 
 /* Append " (note)" to the reason of every verdict. */
 static void
-note_reasons(struct core *c, const char *note)
+note_reasons(struct decision *d, const char *note)
 {
-	for (size_t i = 0; i < c->pol->n; i++) {
-		struct verdict *v = &c->verdicts[i];
+	for (size_t i = 0; i < d->n; i++) {
+		struct verdict *v = &d->verdicts[i];
 		size_t n = strlen(v->reason);
 
 		snprintf(v->reason + n, sizeof(v->reason) - n, " (%s)", note);
@@ -76,18 +76,18 @@ note_reasons(struct core *c, const char *note)
  * not run the hook now.
  */
 static struct hooks *
-hooks_for(struct core *c, const struct hook_view *view)
+hooks_for(struct core *c, const struct hook_view *view, struct decision *d)
 {
 	struct policy *p = c->pol;
 
 	if (!view->ask)
 		return p->hooks;
 	if (p->hooks_ask == NULL) {
-		note_reasons(c, "Lua hook not run: out of memory");
+		note_reasons(d, "Lua hook not run: out of memory");
 		return NULL;
 	}
 	if (!ratelimit_take(&c->askrate, view->asker, (double)c->env.wall(), NULL)) {
-		note_reasons(c, "Lua hook not run: too many requests of this user, "
+		note_reasons(d, "Lua hook not run: too many requests of this user, "
 				"try again in a second");
 		return NULL;
 	}
@@ -96,10 +96,11 @@ hooks_for(struct core *c, const struct hook_view *view)
 
 /* Let the Lua hook revise the verdicts. */
 static void
-run_hook(struct core *c, const struct task *t, const struct hook_view *view)
+run_hook(struct core *c, const struct task *t, const struct hook_view *view,
+	 struct decision *d)
 {
 	struct policy *p = c->pol;
-	struct hooks *hk = hooks_for(c, view);
+	struct hooks *hk = hooks_for(c, view, d);
 
 	if (hk == NULL)
 		return;
@@ -120,8 +121,8 @@ run_hook(struct core *c, const struct task *t, const struct hook_view *view)
 	};
 
 	for (size_t i = 0; i < p->n; i++) {
-		const struct verdict *v = &c->verdicts[i];
-		struct hooks_slot *s = &c->slots[i];
+		const struct verdict *v = &d->verdicts[i];
+		struct hooks_slot *s = &d->slots[i];
 
 		s->hier = p->labels[i]; /* "unified" for the v2 tree, as everywhere */
 		s->set = v->move;
@@ -132,18 +133,18 @@ run_hook(struct core *c, const struct task *t, const struct hook_view *view)
 	const struct hooks_stats *hs = hooks_stats(p->hooks);
 	uint64_t timeouts = hs->timeouts, restarts = hs->restarts;
 	c->stats.hook_calls += !view->ask;
-	int rc = hooks_classify(hk, &ht, c->slots, p->n);
+	int rc = hooks_classify(hk, &ht, d->slots, p->n);
 	c->stats.hook_timeouts += hs->timeouts - timeouts;
 	c->stats.hook_restarts += hs->restarts - restarts;
 	if (rc < 0) {
 		c->stats.hook_errors += !view->ask;
 		if (view->ask)
-			note_reasons(c, "Lua hook failed, see the log; the rules decided");
+			note_reasons(d, "Lua hook failed, see the log; the rules decided");
 		return; /* the rules' decision stands */
 	}
 	for (size_t i = 0; i < p->n; i++) {
-		struct verdict *v = &c->verdicts[i];
-		const struct hooks_slot *s = &c->slots[i];
+		struct verdict *v = &d->verdicts[i];
+		const struct hooks_slot *s = &d->slots[i];
 
 		if (!s->changed)
 			continue;
@@ -174,17 +175,17 @@ rule_reason(char *buf, size_t len, const struct rules_rule *r)
 
 /* Verdicts from the rules' decisions (every classification: no printf). */
 static void
-from_rules(struct core *c)
+from_rules(struct decision *d)
 {
-	for (size_t i = 0; i < c->pol->n; i++) {
-		const struct rules_decision *d = &c->dec[i];
-		struct verdict *v = &c->verdicts[i];
+	for (size_t i = 0; i < d->n; i++) {
+		const struct rules_decision *r = &d->rules[i];
+		struct verdict *v = &d->verdicts[i];
 
-		v->move = d->move;
-		v->rule = d->rule;
-		str_copy(v->dest, sizeof(v->dest), d->move ? d->dest : "");
-		if (d->rule != NULL)
-			rule_reason(v->reason, sizeof(v->reason), d->rule);
+		v->move = r->move;
+		v->rule = r->rule;
+		str_copy(v->dest, sizeof(v->dest), r->move ? r->dest : "");
+		if (r->rule != NULL)
+			rule_reason(v->reason, sizeof(v->reason), r->rule);
 		else
 			str_copy(v->reason, sizeof(v->reason), "no rule");
 	}
@@ -192,11 +193,11 @@ from_rules(struct core *c)
 
 /* Boosts override everything else on their hierarchy. */
 static void
-apply_boosts(struct core *c, pid_t pid)
+apply_boosts(struct core *c, pid_t pid, struct decision *d)
 {
 	for (size_t i = 0; i < c->pol->n; i++) {
 		const struct boost *b = boost_of(c, pid, c->pol->names[i]);
-		struct verdict *v = &c->verdicts[i];
+		struct verdict *v = &d->verdicts[i];
 
 		if (b == NULL)
 			continue;
@@ -208,10 +209,10 @@ apply_boosts(struct core *c, pid_t pid)
 }
 
 static void
-all_sticky(struct core *c)
+all_sticky(struct decision *d)
 {
-	for (size_t i = 0; i < c->pol->n; i++) {
-		struct verdict *v = &c->verdicts[i];
+	for (size_t i = 0; i < d->n; i++) {
+		struct verdict *v = &d->verdicts[i];
 
 		v->move = false;
 		v->rule = NULL;
@@ -239,7 +240,7 @@ v1_groups(const struct task_cgroups *cg, const char **v, size_t max)
  * a snapshot. */
 static void
 decide_rules(struct core *c, const struct task *t, const char *const *current,
-	     const struct hook_view *view, bool hook)
+	     const struct hook_view *view, bool hook, struct decision *d)
 {
 	struct policy *p = c->pol;
 	const char *v1[RULES_MAX_HIERS];
@@ -265,10 +266,10 @@ decide_rules(struct core *c, const struct task *t, const char *const *current,
 		rt.user = policy_user(p, t->euid);
 		rt.group = t->egid != (gid_t)-1 ? policy_group(p, t->egid) : NULL;
 	}
-	rules_match(p->rules, &rt, c->dec);
-	from_rules(c);
+	rules_match(p->rules, &rt, d->rules);
+	from_rules(d);
 	if (hook && hooks_has_classify(p->hooks))
-		run_hook(c, t, view);
+		run_hook(c, t, view, d);
 }
 
 /*
@@ -282,7 +283,7 @@ cannot_read(struct core *c, pid_t pid, int rc)
 	static struct log_limit limit = LOG_LIMIT_INIT(1);
 	unsigned long held;
 
-	core_rescan_soon(c, 1.0);
+	rescan_soon(c, 1.0);
 	if (log_limit_pass(&limit, c->now, &held))
 		log_warning("cannot read %s/%d: %s; rescanning soon (%lu more not reported)",
 			    c->env.procroot, (int)pid, strerror(-rc), held);
@@ -297,23 +298,23 @@ cannot_read(struct core *c, pid_t pid, int rc)
  * refuse (the default segment itself is reserved).
  */
 static bool
-refuse_reserved(struct core *c, unsigned k, const char *why, const char **want,
-		const char **cur)
+refuse_reserved(struct core *c, struct decision *d, unsigned k, const char *why,
+		const char **want, const char **cur)
 {
 	const struct policy *p = c->pol;
 	char dimpath[RULES_DEST_MAX];
-	int i = layout_level(p, c->composed, k, dimpath, sizeof(dimpath));
+	int i = layout_level(p, d->composed, k, dimpath, sizeof(dimpath));
 	enum log_level level = c->reserved_logged ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARNING;
 
 	log_msg(level,
-		"pid %d (%s): unified:%s is %s; %s:%s refused for it%s", (int)c->snap.pid,
-		c->snap.comm, c->composed, why, i >= 0 ? p->names[i] : "?", dimpath,
+		"pid %d (%s): unified:%s is %s; %s:%s refused for it%s", (int)d->task.pid,
+		d->task.comm, d->composed, why, i >= 0 ? p->names[i] : "?", dimpath,
 		c->reserved_logged ? "" : " (further refusals are logged at debug level)");
 	c->reserved_logged = true;
 	if (i < 0)
 		return false;
 	if (want[i] != NULL) {
-		struct verdict *v = &c->verdicts[i];
+		struct verdict *v = &d->verdicts[i];
 		size_t n = strlen(v->reason);
 
 		snprintf(v->reason + n, sizeof(v->reason) - n, " (refused: %s)", why);
@@ -328,34 +329,34 @@ refuse_reserved(struct core *c, unsigned k, const char *why, const char **want,
 	return false;
 }
 
-/* Compose the verdicts of the virtual dimensions into c->composed. */
+/* Compose the verdicts of the virtual dimensions into d->composed. */
 static void
-compose(struct core *c, pid_t pid)
+compose(struct core *c, pid_t pid, struct decision *d)
 {
 	const struct policy *p = c->pol;
 	const char *want[RULES_MAX_HIERS] = { 0 }, *cur[RULES_MAX_HIERS];
 	size_t bad;
 	int rc;
 
-	c->composed[0] = '\0';
+	d->composed[0] = '\0';
 	if (p->v2 == NULL || (pid == getpid() && p->uroot_own))
 		return; /* the daemon stays in its leaf */
-	memcpy(cur, c->parts, sizeof(cur));
+	memcpy(cur, d->parts, p->n * sizeof(*cur));
 	for (size_t k = 0; k < p->nlayout; k++) {
 		size_t i = p->layout[k];
 
-		want[i] = c->verdicts[i].move ? c->verdicts[i].dest : NULL;
+		want[i] = d->verdicts[i].move ? d->verdicts[i].dest : NULL;
 	}
 again:
-	while ((rc = layout_compose(p, want, cur, c->composed, sizeof(c->composed),
+	while ((rc = layout_compose(p, want, cur, d->composed, sizeof(d->composed),
 				    &bad)) == -EMLINK) {
-		struct verdict *v = &c->verdicts[bad];
+		struct verdict *v = &d->verdicts[bad];
 		size_t n = strlen(v->reason);
 
 		log_warning(
 			"pid %d: %s:%s is deeper than the unified layout's %u level%s "
 			"for %s; %s left alone",
-			(int)c->snap.pid, p->names[bad], v->dest, p->depth[bad],
+			(int)d->task.pid, p->names[bad], v->dest, p->depth[bad],
 			p->depth[bad] == 1 ? "" : "s", p->names[bad], p->names[bad]);
 		snprintf(v->reason + n, sizeof(v->reason) - n,
 			 " (too deep for the layout)");
@@ -363,51 +364,51 @@ again:
 		want[bad] = NULL;
 	}
 	const char *why;
-	unsigned k = rc == 0 ? layout_reserved(p, c->composed, &why) : 0;
-	if (k > 0 && refuse_reserved(c, k, why, want, cur))
+	unsigned k = rc == 0 ? layout_reserved(p, d->composed, &why) : 0;
+	if (k > 0 && refuse_reserved(c, d, k, why, want, cur))
 		goto again;
 	if (rc != 0 || k > 0)
-		c->composed[0] = '\0';
+		d->composed[0] = '\0';
 }
 
 /*
- * The unified layout's group the snapshot is in (c->snap_cg read), as
- * the backend sees it: the same path for cgroupfs, the group a unit
- * stands for with systemd; NULL when it is in none of the layout's.
+ * The unified layout's group the task is in (d->cg read), as the
+ * backend sees it: the same path for cgroupfs, the group a unit stands
+ * for with systemd; NULL when it is in none of the layout's.
  */
 static const char *
-v2_current(struct core *c)
+v2_current(struct core *c, struct decision *d)
 {
 	const struct backend *fs = c->env.cgfs;
-	const char *real = task_cgroup_of(&c->snap_cg, c->pol->v2->name);
+	const char *real = task_cgroup_of(&d->cg, c->pol->v2->name);
 
 	if (real == NULL || fs->look.logical == NULL)
 		return real;
-	if (backend_logical(fs, c->pol->v2, real, c->v2cur, sizeof(c->v2cur)) < 0)
+	if (backend_logical(fs, c->pol->v2, real, d->v2cur, sizeof(d->v2cur)) < 0)
 		return NULL;
-	return c->v2cur;
+	return d->v2cur;
 }
 
-/* Does the backend refuse to move the snapshot out of its v2 group (PID
+/* Does the backend refuse to move the task out of its v2 group (PID
  * 1's, a delegated subtree, ...)?  Then the composed group is dropped and
  * the reason kept for explain. */
 static void
-backend_refuses(struct core *c)
+backend_refuses(struct core *c, struct decision *d)
 {
 	const struct backend *fs = c->env.cgfs;
 	const struct policy *p = c->pol;
 	const char *real;
 
-	if (c->composed[0] == '\0' || fs->look.may_move == NULL ||
-	    (real = task_cgroup_of(&c->snap_cg, p->v2->name)) == NULL)
+	if (d->composed[0] == '\0' || fs->look.may_move == NULL ||
+	    (real = task_cgroup_of(&d->cg, p->v2->name)) == NULL)
 		return;
-	if (backend_may_move(fs, p->v2, real, c->refusal, sizeof(c->refusal)) == 0) {
-		c->refusal[0] = '\0';
+	if (backend_may_move(fs, p->v2, real, d->refusal, sizeof(d->refusal)) == 0) {
+		d->refusal[0] = '\0';
 		return;
 	}
-	log_debug("pid %d (%s) left in unified:%s: %s", (int)c->snap.pid, c->snap.comm, real,
-		  c->refusal);
-	c->composed[0] = '\0';
+	log_debug("pid %d (%s) left in unified:%s: %s", (int)d->task.pid, d->task.comm, real,
+		  d->refusal);
+	d->composed[0] = '\0';
 }
 
 /*
@@ -425,7 +426,8 @@ decision_needs_groups(const struct policy *p)
 }
 
 static enum decide_result decide_known(struct core *c, unsigned flags, uid_t asker,
-				       bool lazy, bool groups, bool hook);
+				       bool lazy, bool groups, bool hook,
+				       struct decision *d);
 
 /*
  * May a snapshot take uid and euid from the kernel's events instead of
@@ -439,16 +441,17 @@ ids_suffice(const struct policy *p)
 }
 
 /*
- * Decide for pid into c->verdicts; the snapshot in c->snap and, unless
- * lazy and the decision does not need them (then c->snap_cg.n is 0 and
- * c->snap_cg_read false), its current groups in c->snap_cg.  ids, when
- * not NULL: uid and euid from the kernel's events (see ids_suffice).
+ * Decide for pid into d: the task as read in d->task and, unless lazy
+ * and the decision does not need them (then d->cg.n is 0 and
+ * d->cg_read false), its current groups in d->cg.  ids, when not NULL:
+ * uid and euid from the kernel's events (see ids_suffice).
  */
 static enum decide_result
-decide(struct core *c, pid_t pid, uid_t asker, bool lazy, const struct task_ids *ids)
+decide(struct core *c, pid_t pid, uid_t asker, bool lazy, const struct task_ids *ids,
+       struct decision *d)
 {
 	struct policy *p = c->pol;
-	struct task *t = &c->snap;
+	struct task *t = &d->task;
 	unsigned what = 0;
 	const struct proc *known = proc_known(c, pid);
 	unsigned flags = known != NULL ? known->flags : 0;
@@ -458,8 +461,8 @@ decide(struct core *c, pid_t pid, uid_t asker, bool lazy, const struct task_ids 
 		what |= TASK_EXE | TASK_SCRIPT;
 	if (!sticky && rules_need_realtime(p->rules))
 		what |= TASK_RT;
-	c->snap_cg.n = 0;
-	c->snap_cg_read = false;
+	d->cg.n = 0;
+	d->cg_read = false;
 	if (ids != NULL && ids_suffice(p)) {
 		what |= TASK_IDS_KNOWN;
 		t->uid = ids->uid;
@@ -479,77 +482,78 @@ decide(struct core *c, pid_t pid, uid_t asker, bool lazy, const struct task_ids 
 		return DECIDE_KTHREAD;
 	if (pid == 1)
 		return DECIDE_INIT; /* its group is the service manager's business */
-	return decide_known(c, flags, asker, lazy, !lazy || decision_needs_groups(p), true);
+	return decide_known(c, flags, asker, lazy, !lazy || decision_needs_groups(p), true, d);
 }
 
 /*
- * The rest of decide() for the snapshot in c->snap, whose table flags
- * are flags: its current groups (when groups is set), the rules, the
- * Lua hook (when hook is set), boosts, the composed group.
+ * The rest of decide() for the task in d->task, whose table flags are
+ * flags: its current groups (when groups is set), the rules, the Lua
+ * hook (when hook is set), boosts, the composed group.
  */
 static enum decide_result
-decide_known(struct core *c, unsigned flags, uid_t asker, bool lazy, bool groups, bool hook)
+decide_known(struct core *c, unsigned flags, uid_t asker, bool lazy, bool groups, bool hook,
+	     struct decision *d)
 {
 	struct policy *p = c->pol;
-	struct task *t = &c->snap;
-	struct task_cgroups *cg = &c->snap_cg;
+	struct task *t = &d->task;
+	struct task_cgroups *cg = &d->cg;
 	const char *current[RULES_MAX_HIERS] = { 0 };
 	pid_t pid = t->pid;
 
 	if (groups) {
 		if (task_read_cgroups(c->env.procroot, pid, cg) < 0)
 			return DECIDE_GONE;
-		c->snap_cg_read = true;
+		d->cg_read = true;
 	}
-	c->composed[0] = '\0';
-	c->refusal[0] = '\0';
+	d->composed[0] = '\0';
+	d->refusal[0] = '\0';
 	if (p->v2 != NULL)
-		layout_split(p, v2_current(c), c->partbuf, sizeof(c->partbuf), c->parts);
+		layout_split(p, v2_current(c, d), d->partbuf, sizeof(d->partbuf), d->parts);
 	if (flags & PROC_STICKY) {
-		all_sticky(c);
+		all_sticky(d);
 		return DECIDE_STICKY;
 	}
 	for (size_t i = 0; i < p->n; i++)
-		current[i] = p->virt[i] ? c->parts[i] : task_cgroup_of(cg, p->names[i]);
+		current[i] = p->virt[i] ? d->parts[i] : task_cgroup_of(cg, p->names[i]);
 	struct hook_view view = { .pol = p,
-				  .parts = c->parts,
+				  .parts = d->parts,
 				  .procroot = c->env.procroot,
 				  .t = t,
 				  .cg = cg,
 				  .ask = !lazy, /* explain */
 				  .asker = asker };
-	decide_rules(c, t, current, &view, hook);
+	decide_rules(c, t, current, &view, hook, d);
 	if (flags & PROC_BOOSTED)
-		apply_boosts(c, pid);
-	compose(c, pid);
-	backend_refuses(c);
+		apply_boosts(c, pid, d);
+	compose(c, pid, d);
+	backend_refuses(c, d);
 	return DECIDE_OK;
 }
 
 enum decide_result
-classify_decide(struct core *c, pid_t pid, uid_t asker)
+classify_decide(struct core *c, pid_t pid, uid_t asker, struct decision *d)
 {
-	return decide(c, pid, asker, false, NULL);
+	return decide(c, pid, asker, false, NULL, d);
 }
 
 enum decide_result
-classify_decide_snapshot(struct core *c)
+classify_decide_snapshot(struct core *c, struct decision *d)
 {
-	const struct proc *known = proc_known(c, c->snap.pid);
+	const struct proc *known = proc_known(c, d->task.pid);
 
-	c->snap_cg.n = 0;
-	c->snap_cg_read = false;
-	return decide_known(c, known != NULL ? known->flags : 0, 0, true, true, false);
+	d->cg.n = 0;
+	d->cg_read = false;
+	return decide_known(c, known != NULL ? known->flags : 0, 0, true, true, false, d);
 }
 
 void
 classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen,
-		uid_t asker)
+		uid_t asker, struct decision *d)
 {
 	static const struct task_cgroups none;
 	const char *current[RULES_MAX_HIERS] = { 0 };
 	struct hook_view view = { .pol = c->pol,
-				  .parts = c->parts,
+				  .parts = d->parts,
 				  .procroot = c->env.procroot,
 				  .t = t,
 				  .cg = &none,
@@ -558,37 +562,37 @@ classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cm
 				  .ask = true,
 				  .asker = asker };
 
-	for (size_t i = 0; i < RULES_MAX_HIERS; i++)
-		c->parts[i] = NULL;
-	c->refusal[0] = '\0';
-	decide_rules(c, t, current, &view, true);
-	compose(c, t->pid);
+	for (size_t i = 0; i < d->n; i++)
+		d->parts[i] = NULL;
+	d->refusal[0] = '\0';
+	decide_rules(c, t, current, &view, true, d);
+	compose(c, t->pid, d);
 }
 
-/* Will some verdict move the snapshot in a managed v1 or v2 hierarchy? */
-static bool
-wants_move(const struct core *c)
+/* Will some verdict of d move the task in a managed v1 or v2 hierarchy? */
+bool
+classify_wants_move(const struct core *c, const struct decision *d)
 {
 	for (size_t i = 0; i < c->pol->n; i++)
-		if (c->verdicts[i].move && !c->dropped[i] && !c->pol->virt[i])
+		if (d->verdicts[i].move && !c->dropped[i] && !c->pol->virt[i])
 			return true;
-	return c->composed[0] != '\0';
+	return d->composed[0] != '\0';
 }
 
 void
-classify(struct core *c, pid_t pid)
+classify(struct core *c, pid_t pid, struct decision *d)
 {
-	classify_ids(c, pid, NULL);
+	classify_ids(c, pid, NULL, d);
 }
 
 void
-classify_ids(struct core *c, pid_t pid, const struct task_ids *ids)
+classify_ids(struct core *c, pid_t pid, const struct task_ids *ids, struct decision *d)
 {
 	if (c->paused)
 		return;
 	if (c->gate != NULL && gate_pending(c, pid))
 		return; /* its exec is on its way: its EXEC event classifies it */
-	switch (decide(c, pid, 0, true, ids)) {
+	switch (decide(c, pid, 0, true, ids, d)) {
 	case DECIDE_GONE:
 		c->stats.vanished++;
 		return;
@@ -601,69 +605,71 @@ classify_ids(struct core *c, pid_t pid, const struct task_ids *ids)
 		break;
 	}
 	/* where it is now, so nothing already in place is moved or logged */
-	if (!c->snap_cg_read && wants_move(c)) {
-		if (task_read_cgroups(c->env.procroot, pid, &c->snap_cg) < 0) {
+	if (!d->cg_read && classify_wants_move(c, d)) {
+		if (task_read_cgroups(c->env.procroot, pid, &d->cg) < 0) {
 			c->stats.vanished++;
 			return;
 		}
-		c->snap_cg_read = true;
+		d->cg_read = true;
 	}
 	c->stats.classified++;
-	classify_act(c);
+	classify_act(c, d);
 }
 
 void
-classify_act(struct core *c)
+classify_alone(struct core *c, pid_t pid)
 {
-	pid_t pid = c->snap.pid;
+	struct decision *d = decision_new(c->pol);
+
+	if (d == NULL) {
+		log_warning("out of memory: pid %d is classified at a rescan", (int)pid);
+		rescan_soon(c, 1.0);
+		return;
+	}
+	classify(c, pid, d);
+	decision_free(d);
+}
+
+void
+classify_act(struct core *c, struct decision *d)
+{
+	const struct task *t = &d->task;
 
 	for (size_t i = 0; i < c->pol->n; i++) {
-		const struct verdict *v = &c->verdicts[i];
-		const char *now = task_cgroup_of(&c->snap_cg, c->pol->names[i]);
+		const struct verdict *v = &d->verdicts[i];
+		const char *now = task_cgroup_of(&d->cg, c->pol->names[i]);
 
 		if (!v->move || c->dropped[i] || c->pol->virt[i])
 			continue;
 		if (now != NULL && strcmp(now, v->dest) == 0) {
-			log_debug("pid %d (%s) already in %s:%s", (int)pid, c->snap.comm,
+			log_debug("pid %d (%s) already in %s:%s", (int)t->pid, t->comm,
 				  c->pol->names[i], v->dest);
 			continue;
 		}
-		groups_move(c, i, &c->snap, v);
+		groups_move(c, i, d);
 	}
-	if (c->composed[0] != '\0') {
-		const char *now = v2_current(c);
+	if (d->composed[0] != '\0') {
+		const char *now = v2_current(c, d);
 
-		if (now != NULL && strcmp(now, c->composed) == 0)
-			log_debug("pid %d (%s) already in unified:%s", (int)pid,
-				  c->snap.comm, c->composed);
+		if (now != NULL && strcmp(now, d->composed) == 0)
+			log_debug("pid %d (%s) already in unified:%s", (int)t->pid, t->comm,
+				  d->composed);
 		else
-			groups_move_composed(c, &c->snap);
+			groups_move_composed(c, d);
 	}
 }
 
 /* ---- the core's entry points for requests ---------------------------------------- */
 
 enum decide_result
-core_explain(struct core *c, pid_t pid, uid_t asker)
+core_explain(struct core *c, pid_t pid, uid_t asker, struct decision *d)
 {
-	return classify_decide(c, pid, asker);
-}
-
-const struct task *
-core_snapshot(const struct core *c)
-{
-	return &c->snap;
-}
-
-const struct task_cgroups *
-core_snapshot_cgroups(const struct core *c)
-{
-	return &c->snap_cg;
+	return classify_decide(c, pid, asker, d);
 }
 
 void
 core_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen,
-	    uid_t asker)
+	    uid_t asker, struct decision *d)
 {
-	classify_whatif(c, t, cmd, cmdlen, asker);
+	classify_whatif(c, t, cmd, cmdlen, asker, d);
 }

@@ -5,27 +5,19 @@
  *
  *   kernel event ──▶ core_event(): bookkeeping, pending thread groups
  *   end of batch ──▶ core_batch_done(): classify() each of them once
- *   deadline     ──▶ core_timeout(): deferred entries, rescans, boost
- *                    expiry, empty groups, the boost state file
+ *   deadline     ──▶ core_timeout(): each subsystem's own (deferred
+ *                    entries, rescans, boosts, empty groups, nft sets,
+ *                    the exec gate), each with its *_deadline()
  *
  * The loop owns every watcher and timer; the core only says, through
  * core_next_deadline(), when it next wants to be called.
  */
 #include "core_private.h"
-#include "gate.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define RESCAN_INTERVAL	 1.0   /* seconds between two rescans at most */
-#define DEFER_DELAY	 0.002 /* how long a uid/gid-only entry may wait */
-/* ... with the exec gate on a backend that makes groups ahead (PID 1
- * places): a move decided before the exec would be made by PID 1 after
- * the gate's placement, so the exec is given longer to come (PID 1's
- * placements take longer than that anyway) */
-#define DEFER_DELAY_GATE 0.050
 
 /* ---- the real clock ---------------------------------------------------------- */
 
@@ -51,145 +43,13 @@ core_proc_count(const struct core *c)
 	return proctab_count(c->procs);
 }
 
-/* ---- pending thread groups ----------------------------------------------------- */
-
-static void
-request_rescan(struct core *c)
-{
-	if (c->rescan_at > 0)
-		return;
-	double at = c->last_rescan + RESCAN_INTERVAL;
-	c->rescan_at = at > c->now ? at : c->now;
-}
-
-/* How long a uid/gid-only entry waits for its exec. */
-static double
-defer_delay(const struct core *c)
-{
-	return c->env.cgfs->gate.prepare != NULL && core_gate_state(c)->running ? DEFER_DELAY_GATE
-									   : DEFER_DELAY;
-}
-
-/* The pending entry of tgid, made if new; NULL without memory. */
-static struct pending *
-add_pending(struct core *c, pid_t tgid, bool exec, uint64_t ts)
-{
-	for (size_t i = 0; i < c->npending; i++)
-		if (c->pending[i].tgid == tgid) {
-			c->pending[i].exec |= exec;
-			if (exec && c->pending[i].exec_ns == 0)
-				c->pending[i].exec_ns = ts;
-			return &c->pending[i];
-		}
-	if (c->npending == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 256;
-		struct pending *v = realloc(c->pending, cap * sizeof(*v));
-
-		if (v == NULL) {
-			request_rescan(c); /* cannot remember: catch up later */
-			return NULL;
-		}
-		c->pending = v;
-		c->cap = cap;
-	}
-	c->pending[c->npending] = (struct pending){ .tgid = tgid,
-						    .exec = exec,
-						    .due = c->now + defer_delay(c),
-						    .exec_ns = exec ? ts : 0 };
-	return &c->pending[c->npending++];
-}
-
-/* A UID event: the ids it reports, if its main thread's. */
-static void
-note_ids(struct pending *p, const struct procev_event *ev)
-{
-	if (p == NULL)
-		return;
-	if (ev->pid != ev->tgid) {
-		p->ids_state |= PENDING_IDS_BAD;
-		return;
-	}
-	p->ids = (struct task_ids){ .uid = ev->rid, .euid = ev->eid };
-	p->ids_state |= PENDING_IDS_SEEN;
-}
-
-const unsigned core_latency_us[CORE_LATENCY_BUCKETS - 1] = {
-	50, 100, 250, 500, 1000, 10000,
-};
-
-/* Count how long after its exec a process was classified. */
-static void
-count_latency(struct core *c, uint64_t exec_ns)
-{
-	struct timespec ts;
-
-	if (exec_ns == 0 || clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
-		return;
-	uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	uint64_t us = now > exec_ns ? (now - exec_ns) / 1000 : 0;
-	size_t i = 0;
-
-	while (i < CORE_LATENCY_BUCKETS - 1 && us > core_latency_us[i])
-		i++;
-	c->stats.placed_in[i]++;
-}
-
-static void
-drop_pending(struct core *c, pid_t tgid)
-{
-	for (size_t i = 0; i < c->npending; i++)
-		if (c->pending[i].tgid == tgid)
-			c->pending[i].tgid = 0;
-}
-
-/*
- * Classify what the batch asked for.  A uid/gid change is usually
- * followed at once by an exec (su, sudo, login, setpriv, a spawner
- * dropping privileges: setresgid, setresuid, execve -- often one
- * wake-up each): such entries wait until their exec, at most
- * DEFER_DELAY, so the process is classified once, after its exec,
- * instead of once per event.
- */
-static void
-run_pending(struct core *c)
-{
-	size_t kept = 0;
-	double next = 0;
-
-	for (size_t i = 0; i < c->npending; i++) {
-		struct pending *p = &c->pending[i];
-
-		if (p->tgid == 0)
-			continue;
-		if (!p->exec && p->due > c->now) {
-			if (next == 0 || p->due < next)
-				next = p->due;
-			c->pending[kept++] = *p;
-			continue;
-		}
-		uint64_t before = c->stats.classified;
-		classify_ids(c, p->tgid, p->ids_state == PENDING_IDS_SEEN ? &p->ids : NULL);
-		if (c->stats.classified != before)
-			count_latency(c, p->exec_ns);
-	}
-	c->npending = kept;
-	c->defer_at = next;
-}
-
-bool
-core_waiting_exec(const struct core *c)
-{
-	for (size_t i = 0; i < c->npending; i++)
-		if (c->pending[i].tgid != 0 && !c->pending[i].exec)
-			return true;
-	return false;
-}
+/* ---- pending thread groups (pending.c) ------------------------------------------ */
 
 void
 core_batch_done(struct core *c, double now)
 {
 	c->now = now;
-	run_pending(c);
+	pending_run(c);
 }
 
 /* ---- events ------------------------------------------------------------------------ */
@@ -215,7 +75,7 @@ on_fork(struct core *c, const struct procev_event *ev)
 	/* a child a full boost did not admit sits in the boost's group
 	 * (the kernel put it next to its parent): out with it, at once */
 	if ((pflags & PROC_BOOSTED) && boost_fork(c, pid, child)) {
-		classify(c, child.pid);
+		classify_alone(c, child.pid);
 		return;
 	}
 	if (!(pflags & PROC_STICKY_CHILDREN))
@@ -237,7 +97,7 @@ on_exit_event(struct core *c, const struct procev_event *ev)
 	struct proc *p = proctab_get(c->procs, ev->tgid);
 
 	if (ev->pid == ev->tgid)
-		drop_pending(c, ev->tgid);
+		pending_drop(c, ev->tgid);
 	if (p == NULL)
 		return;
 	if (ev->pid != ev->tgid && !(p->flags & PROC_LEADER_GONE))
@@ -273,15 +133,15 @@ core_event(struct core *c, const struct procev_event *ev, double now)
 		c->stats.ev_exec++;
 		if (c->gate != NULL)
 			gate_exec_seen(c, ev->tgid); /* a held exec did happen */
-		(void)add_pending(c, ev->tgid, true, ev->ts_ns);
+		(void)pending_add(c, ev->tgid, true, ev->ts_ns);
 		break;
 	case PROCEV_UID:
 		c->stats.ev_uid++;
-		note_ids(add_pending(c, ev->tgid, false, 0), ev);
+		pending_note_ids(pending_add(c, ev->tgid, false, 0), ev);
 		break;
 	case PROCEV_GID:
 		c->stats.ev_gid++;
-		(void)add_pending(c, ev->tgid, false, 0);
+		(void)pending_add(c, ev->tgid, false, 0);
 		break;
 	case PROCEV_EXIT:
 		c->stats.ev_exit++;
@@ -295,84 +155,47 @@ core_lost_events(struct core *c, double now)
 {
 	c->now = now;
 	c->stats.lost++;
-	for (size_t i = 0; i < c->npending; i++) /* a UID event may be missing */
-		c->pending[i].ids_state |= PENDING_IDS_BAD;
-	request_rescan(c);
-	c->rescan_why = "after lost events";
-}
-
-/* ---- rescans ----------------------------------------------------------------------- */
-
-static int
-classify_cb(void *arg, pid_t pid)
-{
-	classify(arg, pid);
-	return 0;
-}
-
-static void
-collect_pid(void *arg, const struct proc *p)
-{
-	pid_t **cursor = arg;
-
-	*(*cursor)++ = p->id.pid;
-}
-
-/* Forget every table entry whose process is gone (its exit unseen). */
-static void
-prune_procs(struct core *c)
-{
-	size_t n = proctab_count(c->procs);
-	pid_t *pids = n ? calloc(n, sizeof(*pids)) : NULL;
-	pid_t *cursor = pids;
-
-	if (pids == NULL)
-		return;
-	proctab_foreach(c->procs, collect_pid, &cursor);
-	for (size_t i = 0; i < n; i++)
-		(void)proc_known(c, pids[i]); /* forgets it if gone */
-	free(pids);
-}
-
-void
-core_rescan(struct core *c, double now)
-{
-	c->now = now;
-	c->last_rescan = now;
-	c->rescan_at = 0;
-	c->rescan_why = NULL;
-	c->stats.rescans++;
-	prune_procs(c);
-	int rc = task_foreach(c->env.procroot, classify_cb, c);
-	if (rc < 0)
-		log_error("cannot scan %s: %s", c->env.procroot, strerror(-rc));
+	pending_ids_lost(c); /* a UID event may be missing */
+	rescan_request(c, "after lost events");
 }
 
 /* ---- deadlines ------------------------------------------------------------------------ */
 
 static double
-earliest(double a, double b)
+nft_deadline(const struct core *c, double now)
 {
-	if (a <= 0)
-		return b;
-	if (b <= 0)
-		return a;
-	return a < b ? a : b;
+	(void)now;
+	return nftsets_deadline(c);
 }
+
+/*
+ * The subsystems that want to be called at times of their own: when
+ * next (monotonic; 0 = nothing to do) and what to do then (each does
+ * only what is due, so all are called), in this order.
+ */
+static const struct subsystem {
+	double (*deadline)(const struct core *c, double now);
+	void (*timeout)(struct core *c, double now);
+} subsystems[] = {
+	{ pending_deadline, pending_timeout }, /* deferred entries */
+	{ rescan_deadline, rescan_timeout },
+	{ boost_deadline, boost_timeout }, /* expiry, the state file */
+	{ groups_deadline, groups_timeout }, /* empty template groups */
+	{ nft_deadline, nftsets_timeout },
+	{ gate_deadline, gate_timeout }, /* execs the gate let go that did not happen */
+};
+#define NSUBSYSTEMS (sizeof(subsystems) / sizeof(subsystems[0]))
 
 double
 core_next_deadline(const struct core *c, double now)
 {
-	double t = earliest(c->defer_at, c->rescan_at);
+	double t = 0;
 
-	t = earliest(t, c->cleanup_at);
-	t = earliest(t, c->save_at);
-	t = earliest(t, nftsets_deadline(c));
-	t = earliest(t, gate_deadline(c));
-	time_t exp = boost_next_expiry(c);
-	if (exp != 0) {
-		double left = difftime(exp, c->env.wall());
-		t = earliest(t, now + (left > 0 ? left : 0) + 1e-6);
+	for (size_t i = 0; i < NSUBSYSTEMS; i++) {
+		double at = subsystems[i].deadline(c, now);
+
+		if (at > 0 && (t <= 0 || at < t))
+			t = at;
 	}
 	return t > 0 ? t : -1;
 }
@@ -381,23 +204,8 @@ void
 core_timeout(struct core *c, double now)
 {
 	c->now = now;
-	if (c->defer_at > 0 && now >= c->defer_at)
-		run_pending(c);
-	if (c->rescan_at > 0 && now >= c->rescan_at) {
-		log_notice("rescanning %s %s", c->env.procroot,
-			   c->rescan_why ? c->rescan_why : "for processes not placed yet");
-		core_rescan(c, now);
-	}
-	for (unsigned id; (id = boost_expired(c)) != 0;)
-		(void)core_boost_end(c, id, "expired");
-	if (c->cleanup_at > 0 && now >= c->cleanup_at)
-		groups_cleanup(c);
-	if (c->save_at > 0 && now >= c->save_at)
-		boost_save_now(c);
-	double sync = nftsets_deadline(c);
-	if (sync > 0 && now >= sync)
-		nftsets_timeout(c, now);
-	gate_timeout(c); /* execs the gate let go that did not happen */
+	for (size_t i = 0; i < NSUBSYSTEMS; i++)
+		subsystems[i].timeout(c, now);
 }
 
 /* ---- reload ------------------------------------------------------------------------ */
@@ -492,49 +300,12 @@ core_reload(struct core *c, double now)
 		   np->n);
 	if (c->env.apply != NULL)
 		c->env.apply(c->env.loop_arg, np->cfg);
-	c->wants_dirty = true; /* the rules may need other credentials */
+	wants_changed(c); /* the rules may need other credentials */
 	core_sync_wants(c);
 	core_rescan(c, now); /* apply the new rules to running processes */
 	nftsets_sync(c);     /* sets added, sets no longer named emptied */
 	if (c->env.reloading != NULL)
 		c->env.reloading(c->env.loop_arg, false);
-	return 0;
-}
-
-/* ---- boosts ------------------------------------------------------------------------ */
-
-int
-core_boost_start(struct core *c, const struct boost_request *r, struct boost_info *info,
-		 char *err, size_t errlen)
-{
-	int rc = boost_start(c, r, info, err, errlen);
-
-	if (rc < 0)
-		return rc;
-	classify(c, r->pid); /* the process may be gone by now: info is a copy */
-	core_sync_wants(c);  /* forks reported before the answer */
-	return 0;
-}
-
-int
-core_boost_end(struct core *c, unsigned id, const char *why)
-{
-	struct boost *b = boost_take(c, id);
-
-	if (b == NULL)
-		return -ENOENT;
-	log_notice("boost #%u ended (%s); %zu process%s back to the rules", b->id, why, b->n,
-		   b->n == 1 ? "" : "es");
-	for (size_t i = 0; i < b->n; i++)
-		if (task_alive(c->env.procroot, b->m[i]))
-			classify(c, b->m[i].pid);
-	/* a full boost's group may still hold children of the children it
-	 * refused, forked before those were placed: a rescan finds them */
-	if (b->full) {
-		request_rescan(c);
-		c->rescan_why = "for the processes a full boost did not admit";
-	}
-	boost_free(b);
 	return 0;
 }
 
@@ -549,7 +320,7 @@ core_owns(uid_t asker, const struct task *t)
 int
 core_make_sticky(struct core *c, pid_t pid, uid_t peer, int flag)
 {
-	struct task *t = &c->snap;
+	struct task task, *t = &task;
 	struct procid id;
 	int rc;
 
@@ -609,24 +380,17 @@ core_new(const struct core_options *o, const struct report *rep)
 		c->env.mountinfo = "/proc/self/mountinfo";
 	if (c->env.wall == NULL)
 		c->env.wall = real_wall;
-	LIST_INIT(&c->made);
-	TAILQ_INIT(&c->boosts);
+	LIST_INIT(&c->made.list);
+	rescan_init(c);
 	ratelimit_init(&c->askrate, ASK_RATE, ASK_BURST, ASK_USERS);
-	c->save_backoff = (struct backoff){ .first = 1, .max = BOOST_SAVE_RETRY_MAX };
-	c->next_boost = 1;
 	c->started = c->env.wall();
-	c->last_rescan = -RESCAN_INTERVAL;
-	c->last_save = -BOOST_SAVE_INTERVAL;
 	c->procs = proctab_new();
-	c->dec = calloc(RULES_MAX_HIERS, sizeof(*c->dec));
-	c->slots = calloc(RULES_MAX_HIERS, sizeof(*c->slots));
-	c->verdicts = calloc(RULES_MAX_HIERS, sizeof(*c->verdicts));
 	c->base = c->env.cgfs;
 	if (c->procs != NULL)
 		proctab_watch(c->procs, wants_changed, c);
-	c->wants_dirty = true; /* the first set is handed over at start */
-	if (c->procs == NULL || c->dec == NULL || c->slots == NULL || c->verdicts == NULL ||
-	    placement_complete(c->base, rep) < 0 || nftsets_new(c) < 0)
+	wants_changed(c); /* the first set is handed over at start */
+	if (c->procs == NULL || placement_complete(c->base, rep) < 0 || boost_init(c) < 0 ||
+	    nftsets_new(c) < 0)
 		goto fail;
 	if ((c->pol = build_policy(c, rep)) == NULL || choose_backend(c, c->pol, rep) < 0 ||
 	    nftsets_policy(c) < 0)
@@ -666,10 +430,7 @@ void
 core_stop(struct core *c)
 {
 	groups_release(c);
-	if (c->state_dirty || c->members_dirty) {
-		c->state_dirty = true; /* the last write before exit is durable */
-		boost_save_now(c);
-	}
+	boost_stop(c);
 }
 
 void
@@ -684,10 +445,7 @@ core_free(struct core *c)
 	proctab_free(c->procs);
 	groups_forget_made(c);
 	ratelimit_free(&c->askrate);
-	free(c->dec);
-	free(c->slots);
-	free(c->verdicts);
-	free(c->pending);
+	pending_free(c);
 	free(c);
 }
 
@@ -714,10 +472,8 @@ core_config(const struct core *c)
 int
 core_check(const struct overrides *o, const struct report *rep, char *buf, size_t len)
 {
-	struct overrides ov = *o;
+	struct policy *p = policy_build(o, NULL, NULL, rep);
 
-	ov.check = true;
-	struct policy *p = policy_build(&ov, NULL, NULL, rep);
 	if (p == NULL)
 		return -EINVAL;
 	snprintf(buf, len, "%s: %zu rules, %zu managed hierarchies", p->cfg->rules,
@@ -760,48 +516,6 @@ core_read_task(const struct core *c, pid_t pid, struct task *t)
 	return task_read(c->env.procroot, pid, 0, t);
 }
 
-const struct verdict *
-core_verdicts(const struct core *c)
-{
-	return c->verdicts;
-}
-
-const char *
-core_composed(const struct core *c)
-{
-	return c->composed;
-}
-
-const char *
-core_part(const struct core *c, size_t i)
-{
-	return i < RULES_MAX_HIERS ? c->parts[i] : NULL;
-}
-
-const char *
-core_refusal(const struct core *c)
-{
-	return c->refusal[0] ? c->refusal : NULL;
-}
-
-int
-core_units(const struct core *c, char *cur, size_t curlen, char *want, size_t wantlen)
-{
-	const struct backend *fs = c->env.cgfs;
-	const struct policy *p = c->pol;
-	const char *real = p->v2 != NULL ? task_cgroup_of(&c->snap_cg, p->v2->name) : NULL;
-
-	if (fs->look.unit == NULL || p->v2 == NULL)
-		return -ENOTSUP;
-	if (real == NULL || backend_unit(fs, p->v2, real, false, cur, curlen) < 0)
-		snprintf(cur, curlen, "?");
-	want[0] = '\0';
-	if (c->composed[0] != '\0' &&
-	    backend_unit(fs, p->v2, c->composed, true, want, wantlen) < 0)
-		want[0] = '\0';
-	return 0;
-}
-
 void
 core_move_done(struct core *c, pid_t pid, int rc)
 {
@@ -817,5 +531,5 @@ void
 core_moves_lost(struct core *c, double now)
 {
 	c->now = now;
-	request_rescan(c);
+	rescan_request(c, NULL);
 }

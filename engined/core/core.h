@@ -403,41 +403,53 @@ enum decide_result {
 };
 
 /*
- * What the daemon would do with pid, asked by uid asker (0 = root):
- * verdicts into core_verdicts(), the snapshot into core_snapshot().
+ * What one classification reads and decides: the task as read, its
+ * current groups, one verdict per managed hierarchy, the composed v2
+ * group (decision.c).  Opaque; made for the policy in force, it serves
+ * one request (or many, one after the other) until the next reload.
+ */
+struct decision;
+
+/* A decision for the policy in force; NULL without memory. */
+struct decision *core_decision_new(const struct core *c) ATTR_WUR;
+void decision_free(struct decision *d);
+
+/*
+ * What the daemon would do with pid, asked by uid asker (0 = root),
+ * into d: its verdicts, the task as read and its current groups.
  * Nothing is run (no hook, no counter) for a process the asker does
  * not own.
  */
-enum decide_result core_explain(struct core *c, pid_t pid, uid_t asker);
-/* The process and its current groups as the last explain read them;
- * valid until the core is next called. */
-const struct task *core_snapshot(const struct core *c);
-const struct task_cgroups *core_snapshot_cgroups(const struct core *c);
+enum decide_result core_explain(struct core *c, pid_t pid, uid_t asker, struct decision *d);
 /*
- * Verdicts for a process that does not exist: rules and Lua hook, asked
- * by uid asker.  Requests (this and core_explain) run the hook in a
- * helper of their own, at most a few times a second per user but root;
- * beyond that, or when that helper fails, the rules alone decide and
- * each verdict's reason says so.
+ * Verdicts for a process that does not exist, into d: rules and Lua
+ * hook, asked by uid asker.  Requests (this and core_explain) run the
+ * hook in a helper of their own, at most a few times a second per user
+ * but root; beyond that, or when that helper fails, the rules alone
+ * decide and each verdict's reason says so.
  */
 void core_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen,
-		 uid_t asker);
-/* The verdicts of the last explain/whatif, one per managed hierarchy. */
-const struct verdict *core_verdicts(const struct core *c);
+		 uid_t asker, struct decision *d);
+/* The process and its current groups as explain read them. */
+const struct task *decision_task(const struct decision *d);
+const struct task_cgroups *decision_cgroups(const struct decision *d);
+/* The verdicts, one per managed hierarchy. */
+const struct verdict *decision_verdicts(const struct decision *d);
 /*
- * The unified layout (policy->v2 set): the v2 group the last
- * explain/whatif composed ("" when the process is left alone), and the
- * current part of virtual dimension i (NULL: not in a composed group).
+ * The unified layout (policy->v2 set): the v2 group composed ("" when
+ * the process is left alone), and the current part of virtual
+ * dimension i (NULL: not in a composed group).
  */
-const char *core_composed(const struct core *c);
-const char *core_part(const struct core *c, size_t i);
-/* Why the last explain leaves the process's v2 group alone although
- * the layout wants it elsewhere (the backend refused), or NULL. */
-const char *core_refusal(const struct core *c);
-/* The units of the last explain's process, when the backend has units:
- * the one it is in (cur) and the one standing for the composed group
+const char *decision_composed(const struct decision *d);
+const char *decision_part(const struct decision *d, size_t i);
+/* Why the process's v2 group is left alone although the layout wants
+ * it elsewhere (the backend refused), or NULL. */
+const char *decision_refusal(const struct decision *d);
+/* The units of an explained process, when the backend has units: the
+ * one it is in (cur) and the one standing for the composed group
  * (want, "" if none); 0 or -ENOTSUP. */
-int core_units(const struct core *c, char *cur, size_t curlen, char *want, size_t wantlen);
+int core_units(const struct core *c, const struct decision *d, char *cur, size_t curlen,
+	       char *want, size_t wantlen);
 
 struct boost_request {
 	pid_t pid;

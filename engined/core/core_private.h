@@ -194,9 +194,48 @@ size_t proctab_count_flag(const struct proctab *t, unsigned flag);
 void proctab_foreach(const struct proctab *t, void (*fn)(void *arg, const struct proc *p),
 		     void *arg);
 
-/* ---- core.c --------------------------------------------------------------------- */
+/* ---- proc.c: the core's queries of the process table ------------------------ */
 
-/* A thread group an event asked to classify. */
+/* Is pid in the table and still the same process?  A reused or
+ * vanished pid is forgotten (with its boost memberships). */
+struct proc *proc_known(struct core *c, pid_t pid);
+/* Set flags for process id, logging when memory runs out. */
+void proc_set_flags(struct core *c, struct procid id, unsigned flags);
+
+/* ---- decision.c: what one classification reads and decides ------------------ */
+
+/*
+ * One classification, from the snapshot of the task to the groups it
+ * is wanted in: decide() fills it, act() moves by it, explain and test
+ * render it.  Its arrays hold one entry per managed hierarchy of the
+ * policy it was made for (n); it is one block of memory, made once per
+ * batch of events or per request and reused for each process of it,
+ * and nothing in it is cleared between two uses: each step sets what
+ * it reads (see decide() in classify.c).
+ */
+struct decision {
+	size_t n;		      /* managed hierarchies: the arrays' length */
+	struct verdict *verdicts;     /* what is wanted in each */
+	struct rules_decision *rules; /* the rules' decisions, before hook and boosts */
+	struct hooks_slot *slots;     /* the same, as the Lua hook sees them */
+	const char **parts;	      /* current part of each virtual dimension, or NULL */
+	bool cg_read;		      /* cg was read (else cg.n is 0) */
+	bool at_gate;		      /* acting while an exec is held (gate.c) */
+	char composed[RULES_DEST_MAX]; /* the v2 group wanted, "" = none */
+	char refusal[256];	       /* the backend leaves it alone: why ("" = no) */
+	char v2cur[RULES_DEST_MAX];    /* the layout's group the task is in */
+	char partbuf[2 * RULES_DEST_MAX]; /* where parts point */
+	struct task task;	       /* the task as read */
+	struct task_cgroups cg;	       /* its current groups */
+};
+
+/* A decision for policy p (its parts NULL); NULL without memory.  Free
+ * with decision_free. */
+struct decision *decision_new(const struct policy *p) ATTR_WUR;
+
+/* ---- the state of the core's subsystems (each file's own) ---------------------- */
+
+/* A thread group an event asked to classify (pending.c). */
 struct pending {
 	pid_t tgid;	  /* 0 = dropped (it exited) */
 	bool exec;	  /* an EXEC was seen, not only a uid/gid change */
@@ -214,6 +253,20 @@ struct pending {
 #define PENDING_IDS_SEEN 0x1u /* a UID event of the main thread */
 #define PENDING_IDS_BAD	 0x2u /* another thread's, or events were lost */
 
+/* The thread groups to classify after a batch (pending.c's alone). */
+struct pending_set {
+	struct pending *v;
+	size_t n, cap;
+	double defer_at; /* classify deferred entries then (0 = nothing) */
+};
+
+/* The rescans of /proc (rescan.c's alone). */
+struct rescans {
+	double at;	 /* the next (0 = none asked for) */
+	double last;	 /* the last */
+	const char *why; /* for the log: "after lost events", ... (or NULL) */
+};
+
 /* The kernel events the core needs (wants.c): lists sorted. */
 struct core_wants {
 	bool uid, gid, forks;
@@ -223,12 +276,29 @@ struct core_wants {
 	size_t ntrack, ngone;
 };
 
+/* What the loop was told of the events the core needs (wants.c's alone). */
+struct wants_state {
+	struct core_wants set[2]; /* the set handed to the loop, and a new one */
+	int cur;		  /* which of them is the one handed over */
+	bool applied;		  /* one was handed over */
+	bool dirty;		  /* the table or the policy changed since */
+};
+
 /* A group the daemon made from a template, removed once empty. */
 struct made_group {
 	char *hier; /* hierarchy name, as in /proc/PID/cgroup */
 	char *path;
 	LIST_ENTRY(made_group) link;
 };
+
+/* The groups made from templates (groups.c's alone), looked at from
+ * time to time while there are some. */
+struct made_groups {
+	LIST_HEAD(, made_group) list;
+	double cleanup_at; /* when to look for empty ones (0 = none listed) */
+};
+
+struct boosts; /* boost.c's */
 
 /*
  * How often one user's requests may run the Lua hook: "cgenginectl
@@ -267,65 +337,61 @@ struct core {
 	const struct backend *base; /* env.cgfs as given: when the policy chooses none */
 	struct policy *pol;
 	struct proctab *procs;
-	struct rules_decision *dec; /* RULES_MAX_HIERS of them */
-	struct hooks_slot *slots;   /* the same, as the Lua hook sees them */
-	struct verdict *verdicts;   /* RULES_MAX_HIERS of them */
-	struct pending *pending;    /* thread groups to classify after a batch */
-	size_t npending, cap;
-	double now;		    /* monotonic time of the current call */
-	double defer_at;	    /* flush deferred entries (0 = nothing) */
-	double rescan_at, last_rescan;
-	const char *rescan_why; /* for the log: "after lost events", ... (or NULL) */
-	double cleanup_at;
-	double save_at, last_save; /* boost state: write at save_at */
-	bool state_dirty;	   /* the boosts changed: write durably, soon */
-	bool members_dirty;	   /* only members changed: write lazily */
-	struct backoff save_backoff; /* failed writes in a row: retried after 1, 2 ... 60 s */
-	double save_retry_at, save_logged;
-	LIST_HEAD(, made_group) made;
-	struct boost_list boosts;
-	struct expiry_heap expiries; /* the same boosts, by expiry */
-	unsigned next_boost;
+	double now;		      /* monotonic time of the current call */
+	/* the subsystems, each with its state and its deadline: */
+	struct pending_set pending;   /* thread groups to classify (pending.c) */
+	struct rescans rescan;	      /* rescans of /proc (rescan.c) */
+	struct made_groups made;      /* groups made from templates (groups.c) */
+	struct boosts *boosts;	      /* boosts and their state file (boost.c) */
 	bool paused;
 	bool dropped[RULES_MAX_HIERS]; /* hierarchy unmounted: left alone until a reload */
 	time_t started;
 	struct core_stats stats;
-	struct task snap;	     /* the snapshot being classified */
-	struct task_cgroups snap_cg; /* its current groups */
-	bool snap_cg_read;	     /* snap_cg was read (else it is empty) */
-	/* the unified layout (layout.c), for the snapshot: */
-	const char *parts[RULES_MAX_HIERS]; /* current part of each virtual dimension */
-	char partbuf[2 * RULES_DEST_MAX];
-	char composed[RULES_DEST_MAX]; /* the v2 group wanted, "" = none */
-	char v2cur[RULES_DEST_MAX];    /* the layout's group the snapshot is in */
-	char refusal[256];	       /* the backend leaves it alone: why ("" = no) */
 	bool root_ready;	       /* controllers enabled at the root (this policy) */
 	bool reserved_logged;	       /* a reserved group was refused and said so */
 	struct ratelimit askrate;      /* Lua hook runs of requests, per user */
 	struct nftsets *nft;	       /* nft sets of group ids (nftsets.c) */
-	struct core_wants wants[2];    /* the set handed to the loop, and a new one */
-	int wants_cur;		       /* which of them is the one handed over */
-	bool wants_applied;	       /* one was handed over */
-	bool wants_dirty;	       /* the table or the policy changed since */
+	struct wants_state wants;      /* the kernel events asked for (wants.c) */
 	struct gate *gate;	       /* the exec gate's records (gate.c), or NULL */
-	bool at_gate;		       /* moving while an exec is held */
 };
 
-
-/* Rescan /proc in delay seconds, unless a rescan is due already (a
- * process could not be read or moved for want of descriptors).  Inline:
- * classify.c and groups.c use it, and core.c calls them. */
-static inline void
-core_rescan_soon(struct core *c, double delay)
-{
-	if (c->rescan_at == 0)
-		c->rescan_at = c->now + delay;
-}
 
 /* ---- wants.c --------------------------------------------------------------------- */
 
 /* The process table or the policy changed (a proctab watch). */
 void wants_changed(void *arg);
+
+/* ---- pending.c: thread groups to classify ------------------------------------------ */
+
+/* The entry of tgid, made if new (an EXEC event: exec set, with the
+ * kernel's time ts); NULL without memory (a rescan is asked for). */
+struct pending *pending_add(struct core *c, pid_t tgid, bool exec, uint64_t ts);
+/* A UID event: the ids it reports, if its main thread's (p may be NULL). */
+void pending_note_ids(struct pending *p, const struct procev_event *ev);
+/* tgid exited: not classified. */
+void pending_drop(struct core *c, pid_t tgid);
+/* Events were lost: no entry's ids can be trusted. */
+void pending_ids_lost(struct core *c);
+/* Classify what is pending (uid/gid-only entries wait for their exec
+ * until their due time), with one decision for them all. */
+void pending_run(struct core *c);
+/* When pending_timeout has something to do (monotonic; 0 = nothing). */
+double pending_deadline(const struct core *c, double now);
+void pending_timeout(struct core *c, double now);
+void pending_free(struct core *c);
+
+/* ---- rescan.c ---------------------------------------------------------------------- */
+
+void rescan_init(struct core *c);
+/* Rescan soon, at most RESCAN_INTERVAL after the last (events or moves
+ * were lost, memory ran out); why, if not NULL, is logged. */
+void rescan_request(struct core *c, const char *why);
+/* Rescan /proc in delay seconds, unless a rescan is due already (a
+ * process could not be read or moved for want of descriptors). */
+void rescan_soon(struct core *c, double delay);
+/* When rescan_timeout has something to do (monotonic; 0 = nothing). */
+double rescan_deadline(const struct core *c, double now);
+void rescan_timeout(struct core *c, double now);
 
 /* ---- core.c: events ---------------------------------------------------------------- */
 
@@ -335,28 +401,39 @@ void core_exit(struct core *c, pid_t pid, pid_t tgid);
 
 /* ---- classify.c ------------------------------------------------------------------ */
 
-/* Decide and act for one process (thread group). */
-void classify(struct core *c, pid_t pid);
+/*
+ * Decide and act for one process (thread group), into d (a decision for
+ * the policy in force, made by the caller for a batch of processes).
+ */
+void classify(struct core *c, pid_t pid, struct decision *d);
 /* The same, with its uid and euid known from the kernel's events (NULL:
  * not known): then, when the policy needs no other credential, comm is
  * read instead of status. */
-void classify_ids(struct core *c, pid_t pid, const struct task_ids *ids);
-/* Decide only: verdicts for pid into c->verdicts, snapshot in c->snap. */
-enum decide_result classify_decide(struct core *c, pid_t pid, uid_t asker);
-/* Decide for the snapshot already in c->snap (the exec gate makes it):
- * its current groups read, the rules and boosts, no Lua hook. */
-enum decide_result classify_decide_snapshot(struct core *c);
-/* Make the moves the verdicts ask for (c->snap_cg read). */
-void classify_act(struct core *c);
+void classify_ids(struct core *c, pid_t pid, const struct task_ids *ids,
+		  struct decision *d);
+/* The same for one process, with a decision of its own (a request, a
+ * child a full boost refused). */
+void classify_alone(struct core *c, pid_t pid);
+/* Decide only: the task as read and its verdicts into d. */
+enum decide_result classify_decide(struct core *c, pid_t pid, uid_t asker,
+				   struct decision *d);
+/* Decide for the task already in d->task (the exec gate makes it): its
+ * current groups read, the rules and boosts, no Lua hook. */
+enum decide_result classify_decide_snapshot(struct core *c, struct decision *d);
+/* Will some verdict of d move the task (in a hierarchy not dropped)? */
+bool classify_wants_move(const struct core *c, const struct decision *d);
+/* Make the moves d's verdicts ask for (d->cg read). */
+void classify_act(struct core *c, struct decision *d);
 void classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cmdlen,
-		     uid_t asker);
+		     uid_t asker, struct decision *d);
 
 /* ---- groups.c: acting on cgroupfs -------------------------------------------------- */
 
-/* Move t into the group of verdict v in managed hierarchy i (creating it). */
-void groups_move(struct core *c, size_t i, const struct task *t, const struct verdict *v);
-/* Move t into c->composed in the v2 tree (creating its levels). */
-void groups_move_composed(struct core *c, const struct task *t);
+/* Move d's task into the group of its verdict in managed hierarchy i
+ * (creating it). */
+void groups_move(struct core *c, size_t i, const struct decision *d);
+/* Move d's task into d->composed in the v2 tree (creating its levels). */
+void groups_move_composed(struct core *c, const struct decision *d);
 /* Place a backend's keeper pid into composed group path (made with its
  * settings if missing), with no verdict of its own (gate.c). */
 void groups_keep(struct core *c, pid_t pid, const char *path);
@@ -368,7 +445,10 @@ void groups_adopt(struct core *c, const struct hier *h, const char *path);
 /* leftovers.c: at start, the template groups a former run made in the
  * unified layout's tree: removed if empty, else remembered like made. */
 void groups_leftovers(struct core *c);
-void groups_cleanup(struct core *c);
+/* When groups_timeout looks for empty groups (monotonic; 0 = never);
+ * it removes those it finds. */
+double groups_deadline(const struct core *c, double now);
+void groups_timeout(struct core *c, double now);
 void groups_forget_made(struct core *c);
 /* The unified layout: the daemon into its leaf, controllers enabled at
  * the root and along the existing tree (at start and after a reload). */
@@ -407,47 +487,21 @@ void gate_exec_seen(struct core *c, pid_t tgid);
  * program. */
 bool gate_pending(const struct core *c, pid_t pid);
 /* When gate_timeout() has something to do (monotonic; 0 = no). */
-double gate_deadline(const struct core *c);
+double gate_deadline(const struct core *c, double now);
 /* Undo the moves of execs that never happened. */
-void gate_timeout(struct core *c);
-/* A move at the gate found the backend's group not ready (-EAGAIN): a
- * late move; the composed group is kept ready from now on unless a
- * template made it. */
-void gate_unready(struct core *c);
+void gate_timeout(struct core *c, double now);
+/* A move at the gate of d's task found the backend's group not ready
+ * (-EAGAIN): a late move; the composed group is kept ready from now on
+ * unless a template made it. */
+void gate_unready(struct core *c, const struct decision *d);
 /* A new policy: the records name the old one's hierarchies. */
 void gate_forget(struct core *c);
 void gate_free(struct core *c);
 
-/* ---- boost.c: boosts and the process table's bookkeeping -------------------------- */
+/* ---- boost.c: boosts ---------------------------------------------------------------- */
 
-/* Is pid in the table and still the same process?  A reused or
- * vanished pid is forgotten (with its boost memberships). */
-struct proc *proc_known(struct core *c, pid_t pid);
-/* Set flags for process id, logging when memory runs out. */
-void proc_set_flags(struct core *c, struct procid id, unsigned flags);
-
-#define BOOST_SAVE_INTERVAL    0.5  /* the state file is written at most this often */
-#define BOOST_MEMBERS_INTERVAL 10.0 /* STATE.members at most this often */
-#define BOOST_SAVE_RETRY_MAX   60.0 /* a failed write is retried at least this often */
-/* A boost started, ended or was restored: write the state file durably
- * soon (at most twice a second). */
-void boost_changed(struct core *c);
-/* Only members changed (fork, exit): write STATE.members, without fsync,
- * at most every BOOST_MEMBERS_INTERVAL seconds. */
-void boost_members_changed(struct core *c);
-/* Write what changed, now (a failure is retried later). */
-void boost_save_now(struct core *c);
-/* Check a request and start the boost (the caller then classifies the
- * process); 0 with info filled, or -errno with a message in err. */
-int boost_start(struct core *c, const struct boost_request *r, struct boost_info *info,
-		char *err, size_t errlen);
-/* Take boost id out of the list; the caller reclassifies its members
- * and frees it with boost_free.  NULL if there is none. */
-struct boost *boost_take(struct core *c, unsigned id);
-void boost_free(struct boost *b);
-/* The id of a boost whose time has come, or 0. */
-unsigned boost_expired(const struct core *c);
-
+/* The boosts (c->boosts) made; 0 or -ENOMEM. */
+int boost_init(struct core *c) ATTR_WUR;
 /* The boost of member pid on hierarchy hier, or NULL. */
 const struct boost *boost_of(const struct core *c, pid_t pid, const char *hier);
 /* A boosted parent forked: the child joins its boosts.  True when a
@@ -456,9 +510,14 @@ const struct boost *boost_of(const struct core *c, pid_t pid, const char *hier);
 bool boost_fork(struct core *c, struct procid parent, struct procid child);
 /* Process id is gone: it leaves its boosts (a boost left empty ends). */
 void boost_exit(struct core *c, struct procid id);
-/* Earliest expiry, wall clock; 0 if none. */
-time_t boost_next_expiry(const struct core *c);
 void boost_restore(struct core *c);
+/* When boost_timeout has something to do (monotonic; 0 = nothing): the
+ * earliest expiry (wall clock, seen from now) or the state file's write. */
+double boost_deadline(const struct core *c, double now);
+/* End the boosts that expired, write the state file if it is time. */
+void boost_timeout(struct core *c, double now);
+/* Before exit: write the state, durably, if it changed. */
+void boost_stop(struct core *c);
 void boost_free_all(struct core *c);
 
 #endif

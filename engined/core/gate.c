@@ -134,11 +134,10 @@ gate_free(struct core *c)
 
 /* ---- deciding and moving while the exec is held ------------------------------- */
 
-/* The snapshot an exec of x will be: credentials and names. */
+/* The snapshot an exec of x will be, into t: credentials and names. */
 static int
-snapshot(struct core *c, const struct gate_exec *x)
+snapshot(struct core *c, const struct gate_exec *x, struct task *t)
 {
-	struct task *t = &c->snap;
 	const char *base = strrchr(x->path, '/');
 	int rc = task_read(c->env.procroot, x->pid, TASK_NNP, t);
 
@@ -170,20 +169,20 @@ add_back(struct back **v, size_t *n, int idx, const char *from, const char *to)
 }
 
 /*
- * The groups the verdicts move the snapshot out of, into *v (NULL when
+ * The groups the verdicts of d move its task out of, into *v (NULL when
  * memory runs out: the moves are then not undone should the exec fail).
  * Each verdict that moves says it is the gate's.  The count of moves.
  */
 static size_t
-plan_moves(struct core *c, struct back **v, size_t *n)
+plan_moves(struct core *c, struct decision *d, struct back **v, size_t *n)
 {
 	const struct policy *p = c->pol;
 	size_t moves = 0;
 	bool keep = true;
 
 	for (size_t i = 0; i < p->n; i++) {
-		struct verdict *vd = &c->verdicts[i];
-		const char *cur = task_cgroup_of(&c->snap_cg, p->names[i]);
+		struct verdict *vd = &d->verdicts[i];
+		const char *cur = task_cgroup_of(&d->cg, p->names[i]);
 
 		if (!vd->move || c->dropped[i] || p->virt[i] ||
 		    (cur != NULL && strcmp(cur, vd->dest) == 0))
@@ -195,9 +194,9 @@ plan_moves(struct core *c, struct back **v, size_t *n)
 		keep = keep &&
 		       (cur == NULL || add_back(v, n, (int)i, cur, vd->dest) == 0);
 	}
-	if (c->composed[0] != '\0') {
+	if (d->composed[0] != '\0') {
 		const struct backend *fs = c->env.cgfs;
-		const char *real = task_cgroup_of(&c->snap_cg, p->v2->name), *cur = real;
+		const char *real = task_cgroup_of(&d->cg, p->v2->name), *cur = real;
 		char logical[RULES_DEST_MAX];
 
 		/* a backend whose groups stand for the layout's (systemd's
@@ -206,10 +205,10 @@ plan_moves(struct core *c, struct back **v, size_t *n)
 			cur = backend_logical(fs, p->v2, real, logical, sizeof(logical)) == 0
 				      ? logical
 				      : NULL;
-		if (cur == NULL || strcmp(cur, c->composed) != 0) {
+		if (cur == NULL || strcmp(cur, d->composed) != 0) {
 			moves++;
 			keep = keep &&
-			       (real == NULL || add_back(v, n, -1, real, c->composed) == 0);
+			       (real == NULL || add_back(v, n, -1, real, d->composed) == 0);
 		}
 	}
 	if (!keep) {
@@ -218,16 +217,6 @@ plan_moves(struct core *c, struct back **v, size_t *n)
 		*n = 0;
 	}
 	return moves;
-}
-
-/* Does some verdict place the snapshot (in place or not)? */
-static bool
-wanted(const struct core *c)
-{
-	for (size_t i = 0; i < c->pol->n; i++)
-		if (c->verdicts[i].move && !c->dropped[i] && !c->pol->virt[i])
-			return true;
-	return c->composed[0] != '\0';
 }
 
 /* Remember an exec whose moves are undone unless it is seen. */
@@ -262,33 +251,26 @@ remember(struct core *c, const struct gate_exec *x, struct procid id, struct bac
 		g->next_due = f->due;
 }
 
-enum gate_result
-core_gate_exec(struct core *c, const struct gate_exec *x, double now)
+/* Decide for the exec x of process id with d, and move now; how it went. */
+static enum gate_result
+place(struct core *c, const struct gate_exec *x, struct procid id, struct decision *d)
 {
-	struct gate *g = gate_get(c);
-	struct procid id;
+	struct gate *g = c->gate;
 	struct back *v = NULL;
 	size_t n = 0;
 
-	c->now = now;
-	c->stats.gate_execs++;
-	if (x->path == NULL || c->paused || x->pid <= 1 || g == NULL)
+	if (d->task.kthread)
 		return GATE_LEFT;
-	if (snapshot(c, x) < 0 || task_procid(c->env.procroot, x->pid, &id) < 0)
-		return GATE_GONE;
-	if (c->snap.kthread)
-		return GATE_LEFT;
-	enum decide_result r = classify_decide_snapshot(c);
+	enum decide_result r = classify_decide_snapshot(c, d);
 	if (r != DECIDE_OK)
 		return r == DECIDE_GONE ? GATE_GONE : GATE_LEFT;
-	if (!wanted(c))
+	if (!classify_wants_move(c, d))
 		return GATE_LEFT;
-	if (plan_moves(c, &v, &n) == 0)
+	if (plan_moves(c, d, &v, &n) == 0)
 		return GATE_IN_PLACE;
 	uint64_t before = c->stats.moves;
-	c->at_gate = true;
-	classify_act(c);
-	c->at_gate = false;
+	d->at_gate = true;
+	classify_act(c, d);
 	uint64_t moved = c->stats.moves - before;
 	c->stats.gate_moves += moved;
 	if (!execgate_alive(x->pidfd))
@@ -302,7 +284,27 @@ core_gate_exec(struct core *c, const struct gate_exec *x, double now)
 	return GATE_PLACED;
 }
 
-/* ---- groups made ahead for a backend's move_now (backend.h's prepare) ----------------
+enum gate_result
+core_gate_exec(struct core *c, const struct gate_exec *x, double now)
+{
+	struct gate *g = gate_get(c);
+	struct decision *d;
+	struct procid id;
+
+	c->now = now;
+	c->stats.gate_execs++;
+	if (x->path == NULL || c->paused || x->pid <= 1 || g == NULL)
+		return GATE_LEFT;
+	if ((d = decision_new(c->pol)) == NULL)
+		return GATE_LEFT; /* placed after its exec, as without the gate */
+	enum gate_result r = GATE_GONE;
+	if (snapshot(c, x, &d->task) == 0 && task_procid(c->env.procroot, x->pid, &id) == 0)
+		r = place(c, x, id, d);
+	decision_free(d);
+	return r;
+}
+
+/* ---- groups made ahead for a backend's move_now (core_cgfs.prepare) ----------------
  *
  * The systemd backend's move_now writes cgroup.procs of a scope made
  * ahead, held by a keeper process.  Which composed groups: those a
@@ -515,26 +517,26 @@ core_gate_ready(const struct core *c)
 }
 
 void
-gate_unready(struct core *c)
+gate_unready(struct core *c, const struct decision *d)
 {
 	const struct policy *p = c->pol;
 	struct gate *g = c->gate;
 
 	c->stats.gate_late++;
-	if (c->env.cgfs->gate.prepare == NULL || g == NULL || c->composed[0] == '\0')
+	if (c->env.cgfs->gate.prepare == NULL || g == NULL || d->composed[0] == '\0')
 		return;
 	for (size_t k = 0; k < p->nlayout; k++) {
-		const struct verdict *v = &c->verdicts[p->layout[k]];
+		const struct verdict *v = &d->verdicts[p->layout[k]];
 		if (v->move && v->rule != NULL && !fixed(v->rule))
 			return; /* a template's: not kept */
 	}
-	int rc = ready_add(g, c->composed);
+	int rc = ready_add(g, d->composed);
 	if (rc > 0)
 		log_info("exec gate: unified:%s is kept ready for the gate from now on",
-			 c->composed);
+			 d->composed);
 	/* handed over again even when it was there: a keeper that has gone
 	 * (its scope stopped by hand) is started again */
-	if (rc > 0 || (rc == 0 && ready_has(g, c->composed)))
+	if (rc > 0 || (rc == 0 && ready_has(g, d->composed)))
 		g->ready_due = true;
 }
 
@@ -562,8 +564,9 @@ gate_pending(const struct core *c, pid_t pid)
 }
 
 double
-gate_deadline(const struct core *c)
+gate_deadline(const struct core *c, double now)
 {
+	(void)now; /* "at once" is the time of the core's call */
 	if (c->gate != NULL && c->gate->ready_due)
 		return c->now > 0 ? c->now : 1e-9; /* at once */
 	return c->gate != NULL ? c->gate->next_due : 0;
@@ -590,21 +593,21 @@ put_back(struct core *c, const struct hier *h, const struct back *b, pid_t pid)
 }
 
 /* Move pid back out of the groups the gate put it in (those it is
- * still in); the count moved. */
+ * still in; its groups read into cg); the count moved. */
 static unsigned
-move_back(struct core *c, const struct flight *f)
+move_back(struct core *c, const struct flight *f, struct task_cgroups *cg)
 {
 	const struct policy *p = c->pol;
 	const struct backend *fs = c->env.cgfs;
 	pid_t pid = f->id.pid;
 	unsigned moved = 0;
 
-	if (task_read_cgroups(c->env.procroot, pid, &c->snap_cg) < 0)
+	if (task_read_cgroups(c->env.procroot, pid, cg) < 0)
 		return 0;
 	for (size_t k = 0; k < f->n; k++) {
 		const struct back *b = &f->v[k];
 		const struct hier *h = b->idx < 0 ? p->v2 : p->managed[b->idx];
-		const char *cur = task_cgroup_of(&c->snap_cg, h->name);
+		const char *cur = task_cgroup_of(cg, h->name);
 		char logical[RULES_DEST_MAX];
 
 		/* b->to of the composed group is the layout's name (remember) */
@@ -628,9 +631,9 @@ move_back(struct core *c, const struct flight *f)
 	return moved;
 }
 
-/* A flight that is due: did its exec happen? */
+/* A flight that is due: did its exec happen?  d: for its classification. */
 static void
-settle(struct core *c, struct flight *f)
+settle(struct core *c, struct flight *f, struct decision *d)
 {
 	struct flight done = *f;
 
@@ -640,18 +643,18 @@ settle(struct core *c, struct flight *f)
 	if (task_alive(c->env.procroot, done.id)) {
 		int runs =
 			execgate_runs(c->env.procroot, done.id.pid, done.dev, done.ino);
-		if (runs == 0 && move_back(c, &done) > 0)
+		if (runs == 0 && move_back(c, &done, &d->cg) > 0)
 			c->stats.gate_undone++;
 		/* either way it is classified now, as it is: its uid or gid
 		 * may have changed meanwhile, or its EXEC event was lost */
 		if (runs >= 0)
-			classify(c, done.id.pid);
+			classify(c, done.id.pid, d);
 	}
 	backs_free(done.v, done.n);
 }
 
 void
-gate_timeout(struct core *c)
+gate_timeout(struct core *c, double now)
 {
 	struct gate *g = c->gate;
 	pid_t due[64];
@@ -669,9 +672,15 @@ gate_timeout(struct core *c)
 		else if (next == 0 || f->due < next)
 			next = f->due;
 	}
+	struct decision *d = ndue > 0 ? decision_new(c->pol) : NULL;
+	if (d == NULL && ndue > 0) { /* settled when there is memory */
+		g->next_due = c->now + 1.0;
+		return;
+	}
 	for (size_t i = 0; i < ndue; i++)
 		if ((f = map_find(&g->flights, (uint64_t)due[i], NULL, NULL)) != NULL)
-			settle(c, f);
+			settle(c, f, d);
+	decision_free(d);
 	g->next_due = map_count(&g->flights) == 0 ? 0 : next > 0 ? next : c->now;
 }
 

@@ -87,33 +87,36 @@ create_group(struct core *c, size_t i, const char *path, const struct rules_rule
 	return 0;
 }
 
-/* Move pid into group path of h: while the exec gate holds an exec,
- * through the backend's move_now (one that never waits on PID 1). */
+/* Move pid into group path of h: while the exec gate holds an exec
+ * (at_gate), through the backend's move_now (one that never waits on
+ * PID 1). */
 static int
-move(struct core *c, const struct hier *h, const char *path, pid_t pid)
+move(struct core *c, bool at_gate, const struct hier *h, const char *path, pid_t pid)
 {
 	const struct backend *fs = c->env.cgfs;
 
-	if (c->at_gate) /* the gate opens only with a move_now */
+	if (at_gate) /* the gate opens only with a move_now */
 		return fs->gate.move_now != NULL ? backend_move_now(fs, h, path, pid) : -EAGAIN;
 	return backend_move(fs, h, path, pid);
 }
 
 void
-groups_move(struct core *c, size_t i, const struct task *t, const struct verdict *v)
+groups_move(struct core *c, size_t i, const struct decision *d)
 {
 	const struct hier *h = c->pol->managed[i];
+	const struct task *t = &d->task;
+	const struct verdict *v = &d->verdicts[i];
 
 	if (c->dry_run) {
 		log_info("would move pid %d (%s) to %s:%s (%s)", (int)t->pid, t->comm,
 			 hier_label(h), v->dest, v->reason);
 		return;
 	}
-	int rc = move(c, h, v->dest, t->pid);
+	int rc = move(c, d->at_gate, h, v->dest, t->pid);
 	/* first-match rules create only templated groups, as libcgroup */
-	bool may_create = v->rule == NULL || c->dec[i].create;
+	bool may_create = v->rule == NULL || d->rules[i].create;
 	if (rc == -ENOENT && may_create && (rc = create_group(c, i, v->dest, v->rule)) == 0)
-		rc = move(c, h, v->dest, t->pid);
+		rc = move(c, d->at_gate, h, v->dest, t->pid);
 	if (rc == BACKEND_MOVE_QUEUED) { /* counted when the backend reports back (core_move_done) */
 		log_info("moving pid %d (%s) to %s:%s (%s)", (int)t->pid, t->comm,
 			 hier_label(h), v->dest, v->reason);
@@ -123,7 +126,7 @@ groups_move(struct core *c, size_t i, const struct task *t, const struct verdict
 			 hier_label(h), v->dest, v->reason);
 	} else if (rc == -ESRCH) {
 		c->stats.vanished++;
-	} else if (rc == -EAGAIN && c->at_gate) {
+	} else if (rc == -EAGAIN && d->at_gate) {
 		c->stats.gate_late++;
 		log_debug("pid %d (%s): %s:%s is placed after its exec", (int)t->pid,
 			  t->comm, hier_label(h), v->dest);
@@ -136,7 +139,7 @@ groups_move(struct core *c, size_t i, const struct task *t, const struct verdict
 	} else {
 		c->stats.move_failures++;
 		if (rc == -EMFILE || rc == -ENFILE)
-			core_rescan_soon(c, 1.0); /* try again when descriptors are back */
+			rescan_soon(c, 1.0); /* try again when descriptors are back */
 		log_warning("cannot move pid %d (%s) to %s:%s: %s (%s%s/cgroup.procs)",
 			    (int)t->pid, t->comm, hier_label(h), v->dest, strerror(-rc),
 			    h->mount, v->dest);
@@ -335,23 +338,24 @@ template_prefix(const struct verdict *v, const char *dimpath, char *buf, size_t 
 }
 
 /* Is level k of composed group path (or a level above it) made from a
- * template: removed once empty? */
+ * template of verdicts vs (NULL: no verdict): removed once empty? */
 static bool
-level_templated(struct core *c, const char *path, unsigned k)
+level_templated(struct core *c, const struct verdict *vs, const char *path, unsigned k)
 {
 	char dimpath[RULES_DEST_MAX], tmpl[RULES_DEST_MAX];
 	int i = layout_level(c->pol, path, k, dimpath, sizeof(dimpath));
 
-	if (i < 0 || !c->verdicts[i].move)
+	if (i < 0 || vs == NULL || !vs[i].move)
 		return false;
-	const char *t = template_prefix(&c->verdicts[i], dimpath, tmpl, sizeof(tmpl));
+	const char *t = template_prefix(&vs[i], dimpath, tmpl, sizeof(tmpl));
 	return t != NULL && strchr(t, '%') != NULL;
 }
 
 /* Level k of the composed group was made: controllers below it (an
  * inner level), its settings, removal once empty (made). */
 static void
-level_made(struct core *c, const char *path, unsigned k, unsigned levels, bool made)
+level_made(struct core *c, const struct verdict *vs, const char *path, unsigned k,
+	   unsigned levels, bool made)
 {
 	const struct policy *p = c->pol;
 	char dimpath[RULES_DEST_MAX], tmpl[RULES_DEST_MAX];
@@ -363,8 +367,9 @@ level_made(struct core *c, const char *path, unsigned k, unsigned levels, bool m
 		enable_below(c, path);
 	if (i < 0)
 		return;
-	const struct verdict *v = &c->verdicts[i];
-	const char *t = v->move ? template_prefix(v, dimpath, tmpl, sizeof(tmpl)) : NULL;
+	const struct verdict *v = vs != NULL ? &vs[i] : NULL;
+	const char *t = v != NULL && v->move ? template_prefix(v, dimpath, tmpl, sizeof(tmpl))
+					     : NULL;
 	const struct group_conf *g = policy_settings(p, (size_t)i, dimpath);
 	if (g == NULL && t != NULL)
 		g = policy_settings(p, (size_t)i, t); /* settings for the template */
@@ -374,15 +379,16 @@ level_made(struct core *c, const char *path, unsigned k, unsigned levels, bool m
 		groups_made(c, p->v2, path);
 }
 
-/* Make the composed group, level by level; 0 or -errno. */
+/* Make the composed group, level by level, as verdicts vs (NULL: none,
+ * no level made from a template) compose it; 0 or -errno. */
 static int
-create_composed(struct core *c)
+create_composed(struct core *c, const char *composed, const struct verdict *vs)
 {
 	const struct policy *p = c->pol;
 	const struct backend *fs = c->env.cgfs;
 	unsigned levels = layout_levels(p);
 	char path[RULES_DEST_MAX];
-	const char *s = c->composed + strlen(p->uroot);
+	const char *s = composed + strlen(p->uroot);
 	bool made = false;
 
 	if (!c->root_ready)
@@ -391,27 +397,27 @@ create_composed(struct core *c)
 		bool created;
 
 		s += 1 + strcspn(s + 1, "/");
-		snprintf(path, sizeof(path), "%.*s", (int)(s - c->composed), c->composed);
-		made = made || level_templated(c, path, k);
+		snprintf(path, sizeof(path), "%.*s", (int)(s - composed), composed);
+		made = made || level_templated(c, vs, path, k);
 		int rc = backend_mkdir(fs, p->v2, path, &created);
 		if (rc < 0)
 			return rc;
 		if (created)
-			level_made(c, path, k, levels, made);
+			level_made(c, vs, path, k, levels, made);
 	}
 	return 0;
 }
 
 /* Why each virtual dimension is what it is: "cpu cgrules.conf:3, net_cls no rule". */
 static void
-composed_reason(const struct core *c, char *buf, size_t len)
+composed_reason(const struct core *c, const struct verdict *vs, char *buf, size_t len)
 {
 	const struct policy *p = c->pol;
 	size_t used = 0;
 
 	buf[0] = '\0';
 	for (size_t k = 0; k < p->nlayout && used < len; k++) {
-		const struct verdict *v = &c->verdicts[p->layout[k]];
+		const struct verdict *v = &vs[p->layout[k]];
 
 		used += (size_t)snprintf(buf + used, len - used, "%s%s %s", k ? ", " : "",
 					 p->names[p->layout[k]],
@@ -420,46 +426,47 @@ composed_reason(const struct core *c, char *buf, size_t len)
 }
 
 void
-groups_move_composed(struct core *c, const struct task *t)
+groups_move_composed(struct core *c, const struct decision *d)
 {
 	const struct policy *p = c->pol;
+	const struct task *t = &d->task;
 	char why[1024];
 	int rc;
 
-	composed_reason(c, why, sizeof(why));
+	composed_reason(c, d->verdicts, why, sizeof(why));
 	if (c->dry_run) {
 		log_info("would move pid %d (%s) to unified:%s (%s)", (int)t->pid,
-			 t->comm, c->composed, why);
+			 t->comm, d->composed, why);
 		return;
 	}
-	rc = move(c, p->v2, c->composed, t->pid);
-	if (rc == -ENOENT && (rc = create_composed(c)) == 0)
-		rc = move(c, p->v2, c->composed, t->pid);
+	rc = move(c, d->at_gate, p->v2, d->composed, t->pid);
+	if (rc == -ENOENT && (rc = create_composed(c, d->composed, d->verdicts)) == 0)
+		rc = move(c, d->at_gate, p->v2, d->composed, t->pid);
 	if (rc == BACKEND_MOVE_QUEUED) { /* counted when the backend reports back (core_move_done) */
 		log_info("moving pid %d (%s) to unified:%s (%s)", (int)t->pid, t->comm,
-			 c->composed, why);
+			 d->composed, why);
 	} else if (rc == 0) {
 		c->stats.moves++;
 		log_info("moved pid %d (%s) to unified:%s (%s%s)", (int)t->pid, t->comm,
-			 c->composed, why, c->at_gate ? ", at the exec gate" : "");
+			 d->composed, why, d->at_gate ? ", at the exec gate" : "");
 	} else if (rc == -ESRCH) {
 		c->stats.vanished++;
 	} else if (rc == -ENOBUFS) { /* the backend's queue is full: it asks for a
 					rescan once it drains (core_moves_lost) */
 		c->stats.move_failures++;
 		log_debug("pid %d (%s): the backend is busy; unified:%s at a rescan",
-			  (int)t->pid, t->comm, c->composed);
-	} else if (rc == -EAGAIN && c->at_gate) {
-		gate_unready(c); /* counted late; its group kept ready from now on */
+			  (int)t->pid, t->comm, d->composed);
+	} else if (rc == -EAGAIN && d->at_gate) {
+		gate_unready(c, d); /* counted late; its group kept ready from now on */
 		log_debug("pid %d (%s): unified:%s is not ready for the gate; placed after "
 			  "its exec",
-			  (int)t->pid, t->comm, c->composed);
+			  (int)t->pid, t->comm, d->composed);
 	} else {
 		c->stats.move_failures++;
 		log_warning(
 			"cannot move pid %d (%s) to unified:%s: %s (%s%s/cgroup.procs)",
-			(int)t->pid, t->comm, c->composed, strerror(-rc), p->v2->mount,
-			c->composed);
+			(int)t->pid, t->comm, d->composed, strerror(-rc), p->v2->mount,
+			d->composed);
 	}
 }
 
@@ -470,13 +477,9 @@ groups_keep(struct core *c, pid_t pid, const char *path)
 	const struct backend *fs = c->env.cgfs;
 	int rc;
 
-	for (size_t i = 0; i < p->n; i++) { /* no verdict: no template level made */
-		c->verdicts[i].move = false;
-		c->verdicts[i].rule = NULL;
-	}
-	snprintf(c->composed, sizeof(c->composed), "%s", path);
 	rc = backend_move(fs, p->v2, path, pid);
-	if (rc == -ENOENT && (rc = create_composed(c)) == 0)
+	/* no verdict: no template level made */
+	if (rc == -ENOENT && (rc = create_composed(c, path, NULL)) == 0)
 		rc = backend_move(fs, p->v2, path, pid);
 	if (rc < 0)
 		log_warning("exec gate: cannot place the keeper of unified:%s (pid %d): %s",
@@ -484,7 +487,6 @@ groups_keep(struct core *c, pid_t pid, const char *path)
 	else
 		log_info("exec gate: pid %d keeps unified:%s ready for the gate", (int)pid,
 			 path);
-	c->composed[0] = '\0';
 }
 
 /* ---- groups made from templates ------------------------------------------------------- */
@@ -502,7 +504,7 @@ groups_made(struct core *c, const struct hier *h, const char *path)
 {
 	struct made_group *g;
 
-	LIST_FOREACH(g, &c->made, link)
+	LIST_FOREACH(g, &c->made.list, link)
 	if (strcmp(g->hier, h->name) == 0 && strcmp(g->path, path) == 0)
 		return;
 	groups_adopt(c, h, path);
@@ -521,19 +523,19 @@ groups_adopt(struct core *c, const struct hier *h, const char *path)
 		made_free(g);
 		return;
 	}
-	LIST_INSERT_HEAD(&c->made, g, link);
-	if (c->cleanup_at == 0)
-		c->cleanup_at = c->now + CLEANUP_INTERVAL;
+	LIST_INSERT_HEAD(&c->made.list, g, link);
+	if (c->made.cleanup_at == 0)
+		c->made.cleanup_at = c->now + CLEANUP_INTERVAL;
 }
 
 /* Remove the template groups that are empty now. */
-void
+static void
 groups_cleanup(struct core *c)
 {
 	const struct backend *fs = c->env.cgfs;
 	struct made_group *g, *next;
 
-	for (g = LIST_FIRST(&c->made); g != NULL; g = next) {
+	for (g = LIST_FIRST(&c->made.list); g != NULL; g = next) {
 		next = LIST_NEXT(g, link);
 		const struct hier *h = policy_managed(c->pol, g->hier);
 		int rc = -ENOENT;
@@ -558,7 +560,21 @@ groups_cleanup(struct core *c)
 		LIST_REMOVE(g, link);
 		made_free(g);
 	}
-	c->cleanup_at = LIST_EMPTY(&c->made) ? 0 : c->now + CLEANUP_INTERVAL;
+	c->made.cleanup_at = LIST_EMPTY(&c->made.list) ? 0 : c->now + CLEANUP_INTERVAL;
+}
+
+double
+groups_deadline(const struct core *c, double now)
+{
+	(void)now;
+	return c->made.cleanup_at;
+}
+
+void
+groups_timeout(struct core *c, double now)
+{
+	if (c->made.cleanup_at > 0 && now >= c->made.cleanup_at)
+		groups_cleanup(c);
 }
 
 void
@@ -566,7 +582,7 @@ groups_forget_made(struct core *c)
 {
 	struct made_group *g;
 
-	while ((g = LIST_FIRST(&c->made)) != NULL) {
+	while ((g = LIST_FIRST(&c->made.list)) != NULL) {
 		LIST_REMOVE(g, link);
 		made_free(g);
 	}

@@ -289,10 +289,10 @@ v_status(struct verb_ctx *x)
 
 /* The unified layout's row: the v2 group the dimensions compose. */
 static json_t *
-composed_row(struct core *c, const struct task_cgroups *cg)
+composed_row(struct core *c, const struct decision *d, const struct task_cgroups *cg)
 {
 	const struct policy *p = core_policy(c);
-	const char *want = core_composed(c);
+	const char *want = decision_composed(d);
 	char why[512] = "composed from";
 	size_t used = strlen(why);
 
@@ -306,36 +306,36 @@ composed_row(struct core *c, const struct task_cgroups *cg)
 		json_object_set_new(row, "current",
 				    jstr_or_null(task_cgroup_of(cg, p->v2->name)));
 	char cur[256], wanted[256];
-	if (cg != NULL && core_units(c, cur, sizeof(cur), wanted, sizeof(wanted)) == 0) {
+	if (cg != NULL && core_units(c, d, cur, sizeof(cur), wanted, sizeof(wanted)) == 0) {
 		json_object_set_new(row, "unit", jstr(cur));
 		json_object_set_new(row, "unit_wanted", wanted[0] ? jstr(wanted) : json_null());
 	}
-	if (core_refusal(c) != NULL)
-		json_object_set_new(row, "left_alone", jstr(core_refusal(c)));
+	if (decision_refusal(d) != NULL)
+		json_object_set_new(row, "left_alone", jstr(decision_refusal(d)));
 	return row;
 }
 
-/* One row per managed hierarchy; cg NULL for a what-if. */
+/* One row per managed hierarchy of d; cg NULL for a what-if. */
 static json_t *
-verdict_rows(struct core *c, const struct task_cgroups *cg)
+verdict_rows(struct core *c, const struct decision *d, const struct task_cgroups *cg)
 {
 	const struct policy *p = core_policy(c);
 	json_t *rows = json_array();
 
 	for (size_t i = 0; i < p->n; i++) {
-		const struct verdict *v = &core_verdicts(c)[i];
+		const struct verdict *v = &decision_verdicts(d)[i];
 		json_t *row = json_pack("{s:o, s:o, s:o}", "hierarchy", jstr(p->labels[i]),
 					"wanted", v->move ? jstr(v->dest) : json_null(), "why",
 					jstr(v->reason));
 
 		if (cg != NULL)
 			json_object_set_new(row, "current",
-					    jstr_or_null(p->virt[i] ? core_part(c, i)
+					    jstr_or_null(p->virt[i] ? decision_part(d, i)
 								    : task_cgroup_of(cg, p->names[i])));
 		json_array_append_new(rows, row);
 	}
 	if (p->v2 != NULL)
-		json_array_append_new(rows, composed_row(c, cg));
+		json_array_append_new(rows, composed_row(c, d, cg));
 	return rows;
 }
 
@@ -351,7 +351,7 @@ nft_row(void *arg, const struct nftset_ref *set, const char *group, unsigned lev
 /* The nft sets the process's v2 groups (wanted, or current when left
  * alone) are kept in. */
 static json_t *
-nft_rows(struct core *c, const struct task_cgroups *cg)
+nft_rows(struct core *c, const struct decision *d, const struct task_cgroups *cg)
 {
 	const struct policy *p = core_policy(c);
 	json_t *rows = json_array();
@@ -359,14 +359,14 @@ nft_rows(struct core *c, const struct task_cgroups *cg)
 	if (!core_nft_wanted(c))
 		return rows;
 	if (p->v2 != NULL) {
-		const char *want = core_composed(c);
+		const char *want = decision_composed(d);
 		const char *cur = cg != NULL ? task_cgroup_of(cg, p->v2->name) : NULL;
 		const char *path = want[0] ? want : cur;
 		if (path != NULL)
 			core_nft_sets_of(c, path, nft_row, rows);
 	}
 	for (size_t i = 0; i < p->n; i++) {
-		const struct verdict *v = &core_verdicts(c)[i];
+		const struct verdict *v = &decision_verdicts(d)[i];
 		if (p->virt[i] || p->managed[i]->version != HIER_V2 || p->managed[i] == p->v2)
 			continue;
 		const char *path = v->move ? v->dest
@@ -378,15 +378,13 @@ nft_rows(struct core *c, const struct task_cgroups *cg)
 	return rows;
 }
 
+/* The answer of explain for pid, decided into d. */
 static json_t *
-v_explain(struct verb_ctx *x)
+explain(struct verb_ctx *x, pid_t pid, struct decision *d)
 {
 	struct core *c = x->rq->core;
-	pid_t pid;
+	enum decide_result r = core_explain(c, pid, x->rq->uid, d);
 
-	if (x->argc != 2 || !parse_pid(x->argv[1], &pid))
-		return fail(x, "usage: explain PID");
-	enum decide_result r = core_explain(c, pid, x->rq->uid);
 	if (r == DECIDE_DENIED)
 		log_pid_denial(x, "explain", pid);
 	if (r == DECIDE_GONE || r == DECIDE_DENIED)
@@ -396,7 +394,7 @@ v_explain(struct verb_ctx *x)
 	if (r == DECIDE_KTHREAD)
 		return fail(x, "pid %d is a kernel thread; cgengined never moves those",
 			    (int)pid);
-	const struct task *t = core_snapshot(c);
+	const struct task *t = decision_task(d);
 	time_t gated;
 	json_t *gate = core_gate_placed(c, pid, &gated) ? json_integer((json_int_t)gated)
 							: json_null();
@@ -404,8 +402,23 @@ v_explain(struct verb_ctx *x)
 			 "comm", jstr(t->comm), "exe", jstr(t->exe), "uid", (json_int_t)t->euid,
 			 "user", jstr(core_user_name(c, t->euid)), "gid", (json_int_t)t->egid,
 			 "sticky", r == DECIDE_STICKY, "paused", core_paused(c), "hierarchies",
-			 verdict_rows(c, core_snapshot_cgroups(c)), "nft_sets",
-			 nft_rows(c, core_snapshot_cgroups(c)), "placed_at_gate", gate);
+			 verdict_rows(c, d, decision_cgroups(d)), "nft_sets",
+			 nft_rows(c, d, decision_cgroups(d)), "placed_at_gate", gate);
+}
+
+static json_t *
+v_explain(struct verb_ctx *x)
+{
+	struct decision *d;
+	pid_t pid;
+
+	if (x->argc != 2 || !parse_pid(x->argv[1], &pid))
+		return fail(x, "usage: explain PID");
+	if ((d = core_decision_new(x->rq->core)) == NULL)
+		return fail(x, "out of memory");
+	json_t *r = explain(x, pid, d);
+	decision_free(d);
+	return r;
 }
 
 /*
@@ -518,10 +531,15 @@ v_test(struct verb_ctx *x)
 	snprintf(t.comm, sizeof(t.comm), "%.63s", base ? base + 1 : t.exe);
 	if (cmdlen > 0 && t.exe[0] != '\0')
 		task_script_from_cmdline(t.exe, cmd, cmdlen, t.script, sizeof(t.script));
-	core_whatif(x->rq->core, &t, cmdlen ? cmd : NULL, cmdlen, x->rq->uid);
-	return json_pack("{s:I, s:I, s:o, s:o}", "uid", (json_int_t)t.euid, "gid",
-			 (json_int_t)t.egid, "exe", jstr(t.exe), "hierarchies",
-			 verdict_rows(x->rq->core, NULL));
+	struct decision *d = core_decision_new(x->rq->core);
+	if (d == NULL)
+		return fail(x, "out of memory");
+	core_whatif(x->rq->core, &t, cmdlen ? cmd : NULL, cmdlen, x->rq->uid, d);
+	json_t *r = json_pack("{s:I, s:I, s:o, s:o}", "uid", (json_int_t)t.euid, "gid",
+			      (json_int_t)t.egid, "exe", jstr(t.exe), "hierarchies",
+			      verdict_rows(x->rq->core, d, NULL));
+	decision_free(d);
+	return r;
 }
 
 /* ---- boosts ------------------------------------------------------------------------- */

@@ -139,7 +139,7 @@ wants_changed(void *arg)
 {
 	struct core *c = arg;
 
-	c->wants_dirty = true;
+	c->wants.dirty = true;
 }
 
 void
@@ -147,18 +147,18 @@ core_sync_wants(struct core *c)
 {
 	if (c->env.want_events == NULL)
 		return;
-	for (int round = 0; c->wants_dirty && round < SYNC_ROUNDS; round++) {
-		struct core_wants *now = &c->wants[!c->wants_cur];
-		const struct core_wants *old = &c->wants[c->wants_cur];
+	for (int round = 0; c->wants.dirty && round < SYNC_ROUNDS; round++) {
+		struct core_wants *now = &c->wants.set[!c->wants.cur];
+		const struct core_wants *old = &c->wants.set[c->wants.cur];
 
-		c->wants_dirty = false;
+		c->wants.dirty = false;
 		compute(c, now);
-		if (c->wants_applied && same(now, old))
+		if (c->wants.applied && same(now, old))
 			continue;
 		apply(c, now);
-		c->wants_cur = !c->wants_cur;
-		if (c->wants_applied)
+		c->wants.cur = !c->wants.cur;
+		if (c->wants.applied)
 			check_new(c, old, now); /* may make the table, so the set, change */
-		c->wants_applied = true;
+		c->wants.applied = true;
 	}
 }

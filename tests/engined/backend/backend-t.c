@@ -29,6 +29,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The decision of the last explain or what-if (freed by the next and
+ * at the end). */
+static struct decision *dn;
+
+static enum decide_result
+explain(struct core *c, pid_t pid, uid_t asker)
+{
+	decision_free(dn);
+	dn = core_decision_new(c);
+	return core_explain(c, pid, asker, dn);
+}
+
 #define NOBODY 65534
 #define ROOT   FAKEBACKEND_ROOT
 #define SCOPE  ROOT "/cgengine-students.slice/cgengine-students-www.scope"
@@ -100,13 +112,13 @@ test_explain(struct core *c)
 {
 	char cur[256], want[256];
 
-	is_int(DECIDE_OK, core_explain(c, 500, 0), "explain of the user's manager");
-	ok(core_refusal(c) != NULL && strstr(core_refusal(c), "user@UID.service") != NULL,
+	is_int(DECIDE_OK, explain(c, 500, 0), "explain of the user's manager");
+	ok(decision_refusal(dn) != NULL && strstr(decision_refusal(dn), "user@UID.service") != NULL,
 	   "says why it is left alone");
-	is_string("", core_composed(c), "and wants no group for it");
-	is_int(DECIDE_OK, core_explain(c, 200, 0), "explain of the browser");
-	ok(core_refusal(c) == NULL, "nothing refused");
-	is_int(0, core_units(c, cur, sizeof(cur), want, sizeof(want)), "it has units");
+	is_string("", decision_composed(dn), "and wants no group for it");
+	is_int(DECIDE_OK, explain(c, 200, 0), "explain of the browser");
+	ok(decision_refusal(dn) == NULL, "nothing refused");
+	is_int(0, core_units(c, dn, cur, sizeof(cur), want, sizeof(want)), "it has units");
 	is_string("session-1.scope", cur, "the one it is in");
 	is_string("cgengine-students-www.scope", want, "the one it should be in");
 }
@@ -251,5 +263,6 @@ main(void)
 	test_reload(c);
 	core_free(c);
 	fixture_done(&fx);
+	decision_free(dn);
 	return tap_done();
 }

@@ -18,6 +18,27 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The decision of the last explain or what-if (freed by the next and
+ * at the end). */
+static struct decision *dn;
+
+static enum decide_result
+explain(struct core *c, pid_t pid, uid_t asker)
+{
+	decision_free(dn);
+	dn = core_decision_new(c);
+	return core_explain(c, pid, asker, dn);
+}
+
+static void
+whatif_into(struct core *c, const struct task *t, const char *cmd, size_t cmdlen,
+	    uid_t asker)
+{
+	decision_free(dn);
+	dn = core_decision_new(c);
+	core_whatif(c, t, cmd, cmdlen, asker, dn);
+}
+
 #define NOBODY 65534
 
 
@@ -70,7 +91,7 @@ test_classify(struct core *c)
 	is_string("/users/nobody", fixture_group(&fx, 300), "nobody's cat to /users/%%u");
 	is_int(3, (long long)core_stats(c)->moves, "three moves");
 	is_string("/init.scope", fixture_group(&fx, 1), "pid 1 is left alone, though root's");
-	is_int(DECIDE_INIT, core_explain(c, 1, 0), "... and explain says why");
+	is_int(DECIDE_INIT, explain(c, 1, 0), "... and explain says why");
 	core_rescan(c, 2.0);
 	is_int(3, (long long)core_stats(c)->moves, "a rescan moves nothing already in place");
 
@@ -193,14 +214,14 @@ test_explain(struct core *c)
 {
 	struct core_stats before = *core_stats(c);
 
-	is_int(DECIDE_DENIED, core_explain(c, 100, NOBODY),
+	is_int(DECIDE_DENIED, explain(c, 100, NOBODY),
 	       "explain of another user's process is denied");
 	ok(memcmp(&before, core_stats(c), sizeof(before)) == 0,
 	   "... before anything ran or was counted");
-	is_int(DECIDE_OK, core_explain(c, 200, NOBODY), "explain of its own process");
-	is_string("/www", core_verdicts(c)[0].dest, "... wants /www");
-	ok(strstr(core_verdicts(c)[0].reason, "cgrules.conf:2") != NULL,
-	   "... because of cgrules.conf:2 (%s)", core_verdicts(c)[0].reason);
+	is_int(DECIDE_OK, explain(c, 200, NOBODY), "explain of its own process");
+	is_string("/www", decision_verdicts(dn)[0].dest, "... wants /www");
+	ok(strstr(decision_verdicts(dn)[0].reason, "cgrules.conf:2") != NULL,
+	   "... because of cgrules.conf:2 (%s)", decision_verdicts(dn)[0].reason);
 }
 
 static void
@@ -831,8 +852,8 @@ whatif(struct core *c, uid_t asker, const char *exe)
 
 	snprintf(t.exe, sizeof(t.exe), "%s", exe);
 	snprintf(t.comm, sizeof(t.comm), "%s", strrchr(exe, '/') + 1);
-	core_whatif(c, &t, NULL, 0, asker);
-	return &core_verdicts(c)[0];
+	whatif_into(c, &t, NULL, 0, asker);
+	return &decision_verdicts(dn)[0];
 }
 
 /*
@@ -930,5 +951,6 @@ main(void)
 	test_lazy_groups();
 	test_pname();
 	test_event_ids();
+	decision_free(dn);
 	return 0;
 }

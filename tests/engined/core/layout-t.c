@@ -23,6 +23,18 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The decision of the last explain or what-if (freed by the next and
+ * at the end). */
+static struct decision *dn;
+
+static enum decide_result
+explain(struct core *c, pid_t pid, uid_t asker)
+{
+	decision_free(dn);
+	dn = core_decision_new(c);
+	return core_explain(c, pid, asker, dn);
+}
+
 #define NOBODY 65534
 #define OTHER  4321
 
@@ -203,13 +215,13 @@ test_explain(struct core *c)
 {
 	const struct policy *p = core_policy(c);
 
-	is_int(DECIDE_OK, core_explain(c, 200, 0), "explain a student's browser");
-	is_string("/svc/students/default/www", core_composed(c), "the composed group");
-	is_string("/students/default", core_part(c, (size_t)dim(p, "cpu")),
+	is_int(DECIDE_OK, explain(c, 200, 0), "explain a student's browser");
+	is_string("/svc/students/default/www", decision_composed(dn), "the composed group");
+	is_string("/students/default", decision_part(dn, (size_t)dim(p, "cpu")),
 		  "cpu's current part");
-	is_string("/students", core_verdicts(c)[dim(p, "cpu")].dest, "cpu's verdict");
-	is_int(DECIDE_OK, core_explain(c, 500, 0), "explain a process no rule names");
-	is_string("", core_composed(c), "nothing composed: left alone");
+	is_string("/students", decision_verdicts(dn)[dim(p, "cpu")].dest, "cpu's verdict");
+	is_int(DECIDE_OK, explain(c, 500, 0), "explain a process no rule names");
+	is_string("", decision_composed(dn), "nothing composed: left alone");
 }
 
 /* explain through the control protocol: the unified row, text and JSON */
@@ -393,14 +405,14 @@ test_hook(void)
 	if (c == NULL)
 		bail("cannot build a core with a hook");
 	const struct policy *p = core_policy(c);
-	core_explain(c, 100, 0);
-	const struct verdict *v = &core_verdicts(c)[dim(p, "net_cls")];
+	explain(c, 100, 0);
+	const struct verdict *v = &decision_verdicts(dn)[dim(p, "net_cls")];
 	ok(!v->move && strstr(v->reason, "(too deep for the layout)") != NULL,
 	   "a hook's destination deeper than the dimension is not applied: %s",
 	   v->reason);
-	is_string("/svc/profs/default", core_composed(c), "... the rest is composed");
-	core_explain(c, 200, 0);
-	is_string("/seen", core_verdicts(c)[dim(p, "net_cls")].dest,
+	is_string("/svc/profs/default", decision_composed(dn), "... the rest is composed");
+	explain(c, 200, 0);
+	is_string("/seen", decision_verdicts(dn)[dim(p, "net_cls")].dest,
 		  "task:cgroup(\"cpu\") is the process's part of its composed group");
 	core_free(c);
 	fixture_done(&f2);
@@ -438,11 +450,11 @@ test_reserved(void)
 	is_string("/", fixture_group_v2(&f2, 200),
 		  "/%%p for a program named daemon: refused, never the daemon's leaf");
 	is_string("/", fixture_group_v2(&f2, 300), "/%%p for .control: refused too");
-	is_int(DECIDE_OK, core_explain(c, 200, 0), "explain the refused one");
-	const struct verdict *v = &core_verdicts(c)[dim(core_policy(c), "cpu")];
+	is_int(DECIDE_OK, explain(c, 200, 0), "explain the refused one");
+	const struct verdict *v = &decision_verdicts(dn)[dim(core_policy(c), "cpu")];
 	ok(!v->move && strstr(v->reason, "(refused: the daemon's own leaf)") != NULL,
 	   "... says why: %s", v->reason);
-	is_string("", core_composed(c), "... and composes nothing");
+	is_string("", decision_composed(dn), "... and composes nothing");
 	core_free(c);
 	fixture_done(&f2);
 	fixture_current = &fx;
@@ -527,5 +539,6 @@ main(void)
 	test_reserved();
 	test_errors();
 	fixture_done(&fx);
+	decision_free(dn);
 	return 0;
 }

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pending.c -- the thread groups kernel events asked to classify
+ * (struct pending_set, c->pending): an EXEC, UID or GID event adds its
+ * thread group, the end of the batch classifies each once, with one
+ * decision for the batch.  A uid/gid change is usually followed at once
+ * by an exec (su, sudo, login, setpriv, a spawner dropping privileges:
+ * setresgid, setresuid, execve -- often one wake-up each): such entries
+ * wait until their exec, at most DEFER_DELAY (pending_deadline), so the
+ * process is classified once, after its exec, instead of once per event.
+ */
+#include "core_private.h"
+#include "gate.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+#define DEFER_DELAY 0.002 /* how long a uid/gid-only entry may wait */
+/* ... with the exec gate on a backend that makes groups ahead (PID 1
+ * places): a move decided before the exec would be made by PID 1 after
+ * the gate's placement, so the exec is given longer to come (PID 1's
+ * placements take longer than that anyway) */
+#define DEFER_DELAY_GATE 0.050
+
+const unsigned core_latency_us[CORE_LATENCY_BUCKETS - 1] = {
+	50, 100, 250, 500, 1000, 10000,
+};
+
+/* How long a uid/gid-only entry waits for its exec. */
+static double
+defer_delay(const struct core *c)
+{
+	return c->env.cgfs->gate.prepare != NULL && core_gate_state(c)->running ? DEFER_DELAY_GATE
+									   : DEFER_DELAY;
+}
+
+struct pending *
+pending_add(struct core *c, pid_t tgid, bool exec, uint64_t ts)
+{
+	struct pending_set *s = &c->pending;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].tgid == tgid) {
+			s->v[i].exec |= exec;
+			if (exec && s->v[i].exec_ns == 0)
+				s->v[i].exec_ns = ts;
+			return &s->v[i];
+		}
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 256;
+		struct pending *v = realloc(s->v, cap * sizeof(*v));
+
+		if (v == NULL) {
+			rescan_request(c, NULL); /* cannot remember: catch up later */
+			return NULL;
+		}
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n] = (struct pending){ .tgid = tgid,
+				       .exec = exec,
+				       .due = c->now + defer_delay(c),
+				       .exec_ns = exec ? ts : 0 };
+	return &s->v[s->n++];
+}
+
+void
+pending_note_ids(struct pending *p, const struct procev_event *ev)
+{
+	if (p == NULL)
+		return;
+	if (ev->pid != ev->tgid) {
+		p->ids_state |= PENDING_IDS_BAD;
+		return;
+	}
+	p->ids = (struct task_ids){ .uid = ev->rid, .euid = ev->eid };
+	p->ids_state |= PENDING_IDS_SEEN;
+}
+
+void
+pending_drop(struct core *c, pid_t tgid)
+{
+	struct pending_set *s = &c->pending;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].tgid == tgid)
+			s->v[i].tgid = 0;
+}
+
+void
+pending_ids_lost(struct core *c)
+{
+	struct pending_set *s = &c->pending;
+
+	for (size_t i = 0; i < s->n; i++)
+		s->v[i].ids_state |= PENDING_IDS_BAD;
+}
+
+/* Count how long after its exec a process was classified. */
+static void
+count_latency(struct core *c, uint64_t exec_ns)
+{
+	struct timespec ts;
+
+	if (exec_ns == 0 || clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
+		return;
+	uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	uint64_t us = now > exec_ns ? (now - exec_ns) / 1000 : 0;
+	size_t i = 0;
+
+	while (i < CORE_LATENCY_BUCKETS - 1 && us > core_latency_us[i])
+		i++;
+	c->stats.placed_in[i]++;
+}
+
+void
+pending_run(struct core *c)
+{
+	struct pending_set *s = &c->pending;
+	struct decision *d = NULL; /* one for the batch, made at its first process */
+	size_t kept = 0;
+	double next = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		struct pending *p = &s->v[i];
+
+		if (p->tgid == 0)
+			continue;
+		if (!p->exec && p->due > c->now) {
+			if (next == 0 || p->due < next)
+				next = p->due;
+			s->v[kept++] = *p;
+			continue;
+		}
+		if (d == NULL && (d = decision_new(c->pol)) == NULL) {
+			log_warning("out of memory: %zu processes are classified at a rescan",
+				    s->n - i);
+			rescan_request(c, NULL);
+			break;
+		}
+		uint64_t before = c->stats.classified;
+		classify_ids(c, p->tgid, p->ids_state == PENDING_IDS_SEEN ? &p->ids : NULL, d);
+		if (c->stats.classified != before)
+			count_latency(c, p->exec_ns);
+	}
+	decision_free(d);
+	s->n = kept;
+	s->defer_at = next;
+}
+
+bool
+core_waiting_exec(const struct core *c)
+{
+	const struct pending_set *s = &c->pending;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].tgid != 0 && !s->v[i].exec)
+			return true;
+	return false;
+}
+
+double
+pending_deadline(const struct core *c, double now)
+{
+	(void)now;
+	return c->pending.defer_at;
+}
+
+void
+pending_timeout(struct core *c, double now)
+{
+	if (c->pending.defer_at > 0 && now >= c->pending.defer_at)
+		pending_run(c);
+}
+
+void
+pending_free(struct core *c)
+{
+	free(c->pending.v);
+}
