@@ -258,6 +258,9 @@ struct pending_set {
 	struct pending *v;
 	size_t n, cap;
 	double defer_at; /* classify deferred entries then (0 = nothing) */
+	/* the last batch's decision, its memory kept for the next batch
+	 * (NULL: none); nothing in it is read again */
+	struct decision *spare;
 };
 
 /* The rescans of /proc (rescan.c's alone). */

@@ -117,7 +117,7 @@ void
 pending_run(struct core *c)
 {
 	struct pending_set *s = &c->pending;
-	struct decision *d = NULL; /* one for the batch, made at its first process */
+	struct decision *d = NULL; /* one for the batch, taken at its first process */
 	size_t kept = 0;
 	double next = 0;
 
@@ -132,6 +132,10 @@ pending_run(struct core *c)
 			s->v[kept++] = *p;
 			continue;
 		}
+		if (d == NULL && s->spare != NULL && s->spare->n == c->pol->n) {
+			d = s->spare; /* the same policy's size: its memory reused */
+			s->spare = NULL;
+		}
 		if (d == NULL && (d = decision_new(c->pol)) == NULL) {
 			log_warning("out of memory: %zu processes are classified at a rescan",
 				    s->n - i);
@@ -143,7 +147,10 @@ pending_run(struct core *c)
 		if (c->stats.classified != before)
 			count_latency(c, p->exec_ns);
 	}
-	decision_free(d);
+	if (d != NULL) {
+		decision_free(s->spare);
+		s->spare = d;
+	}
 	s->n = kept;
 	s->defer_at = next;
 }
@@ -177,4 +184,5 @@ void
 pending_free(struct core *c)
 {
 	free(c->pending.v);
+	decision_free(c->pending.spare);
 }
