@@ -92,6 +92,8 @@ struct task_ids {
  */
 struct task {
 	pid_t pid, ppid;
+	pid_t tgid; /* its thread group (pid for a process, not a thread); 0
+		       when status was not read (TASK_IDS_KNOWN) */
 	uid_t uid, euid;
 	gid_t gid, egid;
 	bool kthread;

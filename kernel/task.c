@@ -133,6 +133,10 @@ parse_status(char *text, struct task *t, bool nnp)
 			if (strncmp(line, "PPid:", 5) == 0)
 				t->ppid = (pid_t)strtol(line + 5, NULL, 10);
 			break;
+		case 'T':
+			if (strncmp(line, "Tgid:", 5) == 0)
+				t->tgid = (pid_t)strtol(line + 5, NULL, 10);
+			break;
 		case 'U':
 			if (strncmp(line, "Uid:", 4) == 0 &&
 			    parse_ids(line + 4, ids, 4) >= 2) {

@@ -6,7 +6,9 @@
  * its hierarchy; when it expires or is cancelled they are classified
  * by the rules again.  Processes are identified by pid and start time,
  * so a reused pid never inherits a boost.  Active boosts are kept in a
- * state file, written atomically, and restored after a restart.
+ * state file, written atomically, and restored after a restart; so are
+ * the sticky processes of the process table, which otherwise a restart
+ * would classify.
  *
  * The boosts and the writing of their state are this file's alone
  * (struct boosts): a request enters by core_boost_start() or
@@ -194,6 +196,9 @@ _Static_assert(sizeof(struct procid) == sizeof(struct statefile_member) &&
 struct save_cursor {
 	const struct boost *b;
 	struct statefile_record rec;
+	const struct proctab *procs; /* its sticky entries, from pcur on */
+	size_t pcur;
+	struct statefile_sticky st;
 };
 
 static const struct statefile_record *
@@ -216,12 +221,33 @@ next_record(void *arg)
 	return &cur->rec;
 }
 
+static const struct statefile_sticky *
+next_sticky(void *arg)
+{
+	struct save_cursor *cur = arg;
+	const struct proc *p;
+
+	while ((p = proctab_next(cur->procs, &cur->pcur)) != NULL) {
+		if (!(p->flags & PROC_STICKY))
+			continue;
+		cur->st = (struct statefile_sticky){
+			.who = { .pid = p->id.pid, .start = p->id.start },
+			.flags = ((p->flags & PROC_STICKY_CHILDREN) ? STATEFILE_STICKY_CHILDREN
+								     : 0) |
+				 ((p->flags & PROC_ROOT_PIN) ? STATEFILE_STICKY_ROOT : 0)
+		};
+		return &cur->st;
+	}
+	return NULL;
+}
+
 /*
  * The state is two files.  The state file itself holds every boost and
  * is written durably (fsync of file and directory) when a boost starts,
- * ends or is restored: at most twice a second, from requests and expiry,
- * never because a process forked or exited.  Member churn -- a boosted
- * process forks, a member exits -- only rewrites STATE.members, the same
+ * ends or is restored, or a sticky request is answered: at most twice a
+ * second, from requests and expiry, never because a process forked or
+ * exited.  Churn -- a boosted or sticky process forks, a member or a
+ * sticky process exits -- only rewrites STATE.members, the same
  * format without any fsync: after a crash it may be old, empty or
  * missing, and restoring then keeps the members the state file has
  * (boost_restore).  A durable write removes STATE.members first (the
@@ -247,7 +273,9 @@ boost_save(struct core *c, bool durable, char *why, size_t len)
 {
 	const char *path = c->pol->cfg->state_file;
 	struct report rep = { .fn = save_report, .arg = why };
-	struct save_cursor cur = { .b = TAILQ_FIRST(&c->boosts->list) };
+	struct save_cursor cur = { .b = TAILQ_FIRST(&c->boosts->list), .procs = c->procs };
+	struct statefile_source src = { .boost = next_record, .sticky = next_sticky,
+					.arg = &cur };
 	char *mpath;
 	int rc;
 
@@ -266,9 +294,9 @@ boost_save(struct core *c, bool durable, char *why, size_t len)
 	if (durable) {
 		if (unlink(mpath) < 0 && errno != ENOENT)
 			log_debug("%s: %s", mpath, strerror(errno));
-		rc = statefile_save(path, next_record, &cur, &rep, true);
+		rc = statefile_save(path, &src, &rep, true);
 	} else {
-		rc = statefile_save(mpath, next_record, &cur, &rep, false);
+		rc = statefile_save(mpath, &src, &rep, false);
 	}
 	free(mpath);
 	return rc;
@@ -393,6 +421,12 @@ check_request(struct core *c, const struct boost_request *r, const struct hier *
 		return refuse(-ESRCH, err, errlen, "no process %d", (int)r->pid);
 	if (t->kthread)
 		return refuse(-EPERM, err, errlen, "pid %d is a kernel thread", (int)r->pid);
+	/* a boost is of processes: the kernel moves a thread's whole
+	 * process, and reports its exit by the process's pid */
+	if (t->tgid > 0 && t->tgid != r->pid)
+		return refuse(-EINVAL, err, errlen,
+			      "pid %d is a thread of process %d; boost the process",
+			      (int)r->pid, (int)t->tgid);
 	const struct proc *p = proc_known(c, r->pid);
 	if (p != NULL && (p->flags & PROC_STICKY))
 		return refuse(-EBUSY, err, errlen, "pid %d is sticky", (int)r->pid);
@@ -401,6 +435,39 @@ check_request(struct core *c, const struct boost_request *r, const struct hier *
 		return refuse(-EEXIST, err, errlen, "pid %d already has boost #%u on %s",
 			      (int)r->pid, old->id, (*h)->name);
 	return check_limits(c, r, err, errlen);
+}
+
+/* Is some member of b still running? */
+static bool
+any_alive(const struct core *c, const struct boost *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (task_alive(c->env.procroot, b->m[i]))
+			return true;
+	return false;
+}
+
+/*
+ * End the boosts counted against r's caps whose processes are all gone
+ * though no exit said so (events lost, or a state file of a version
+ * that let a thread be boosted): they must not hold the quota.  The
+ * first live member ends the look at a boost.
+ */
+static void
+end_gone(struct core *c, const struct boost_request *r)
+{
+	struct boost *b, *next;
+
+	if (r->owner == 0)
+		return; /* root is not limited */
+	for (b = TAILQ_FIRST(&c->boosts->list); b != NULL; b = next) {
+		next = TAILQ_NEXT(b, link);
+		bool counted = b->owner == r->owner ||
+			       (r->profile != NULL && b->profile != NULL &&
+				strcmp(b->profile, r->profile) == 0);
+		if (counted && !any_alive(c, b))
+			(void)core_boost_end(c, b->id, "its processes are gone");
+	}
 }
 
 /* Check a request and start the boost (the caller then classifies the
@@ -414,6 +481,7 @@ boost_start(struct core *c, const struct boost_request *r, struct boost_info *in
 	struct task t;
 	int rc;
 
+	end_gone(c, r);
 	if ((rc = check_request(c, r, &h, &id, &t, err, errlen)) < 0)
 		return rc;
 	struct boost *b = boost_new(h->name, r->dest, r->profile);
@@ -591,8 +659,24 @@ struct newer_members {
 struct restore {
 	struct core *c;
 	unsigned max_id;
+	size_t sticky, sticky_gone; /* sticky processes restored, and gone */
 	struct map newer; /* of struct newer_members; empty when none */
+	struct task *task; /* room to read a member (NULL: no memory) */
 };
+
+/* Is id still running, and a process?  A thread, which a daemon before
+ * the state file's format 3 let be boosted, is dropped: its process
+ * goes back to the rules. */
+static bool
+restorable(const struct restore *rs, struct procid id)
+{
+	const char *procroot = rs->c->env.procroot;
+
+	if (!task_alive(procroot, id))
+		return false;
+	return rs->task == NULL || task_read(procroot, id.pid, 0, rs->task) < 0 ||
+	       rs->task->tgid <= 0 || rs->task->tgid == id.pid;
+}
 
 /* Remember a record of STATE.members (its pointers are borrowed). */
 static int
@@ -692,7 +776,7 @@ restore_record(void *arg, const struct statefile_record *r)
 	for (size_t i = 0; i < n && b->n < members_max(c); i++) {
 		struct procid id = { .pid = m[i].pid, .start = m[i].start };
 
-		if (task_alive(c->env.procroot, id) && add_member(b, id) < 0)
+		if (restorable(rs, id) && add_member(b, id) < 0)
 			break;
 	}
 	if (b->n == 0) {
@@ -712,8 +796,41 @@ restore_record(void *arg, const struct statefile_record *r)
 	return 0;
 }
 
-/* Parse the file at path, each record to fn; false if it is unreadable
- * (missing, refused). */
+/*
+ * A sticky process of a state file: sticky again if it is still the
+ * same process.  STATE.members is read first: it is newer when it is
+ * there (a request's durable write removes it), so an entry it made
+ * stays as it is.
+ */
+static int
+restore_sticky(void *arg, const struct statefile_sticky *st)
+{
+	struct restore *rs = arg;
+	struct core *c = rs->c;
+	struct procid id = { .pid = st->who.pid, .start = st->who.start };
+
+	if (!task_alive(c->env.procroot, id)) {
+		rs->sticky_gone++;
+		return 0;
+	}
+	const struct proc *p = proctab_get(c->procs, id.pid);
+	unsigned flags = p != NULL && procid_eq(p->id, id) ? p->flags : 0;
+	if (flags & PROC_STICKY)
+		return 0;
+	flags |= PROC_STICKY;
+	if (st->flags & STATEFILE_STICKY_CHILDREN)
+		flags |= PROC_STICKY_CHILDREN;
+	if (st->flags & STATEFILE_STICKY_ROOT)
+		flags |= PROC_ROOT_PIN;
+	proc_set_flags(c, id, flags);
+	rs->sticky++;
+	log_debug("pid %d is sticky again%s", (int)id.pid,
+		  (flags & PROC_STICKY_CHILDREN) ? " with its children" : "");
+	return 0;
+}
+
+/* Parse the file at path, each record to fn, each sticky process to
+ * restore_sticky; false if it is unreadable (missing, refused). */
 static bool
 read_records(struct core *c, const char *path, int (*fn)(void *, const struct statefile_record *),
 	     struct restore *rs)
@@ -728,6 +845,7 @@ read_records(struct core *c, const char *path, int (*fn)(void *, const struct st
 					     .now = c->env.wall(),
 					     .max_seconds = BOOST_MAX_SECONDS,
 					     .record = fn,
+					     .sticky = restore_sticky,
 					     .arg = rs,
 					     .rep = &rep };
 	if (statefile_parse(buf, len, &o) < 0)
@@ -754,6 +872,7 @@ boost_restore(struct core *c)
 	if (path[0] == '\0')
 		return;
 	map_init(&rs.newer, sizeof(struct newer_members));
+	rs.task = malloc(sizeof(*rs.task));
 	if ((mpath = members_path(path)) != NULL) {
 		struct stat st;
 		/* a missing STATE.members is the normal case: no message */
@@ -766,7 +885,11 @@ boost_restore(struct core *c)
 			c->boosts->next_id = rs.max_id + 1;
 		boost_changed(c); /* without the dropped ones */
 	}
+	if (rs.sticky > 0 || rs.sticky_gone > 0)
+		log_notice("%zu sticky process%s restored (%zu gone meanwhile)", rs.sticky,
+			   rs.sticky == 1 ? "" : "es", rs.sticky_gone);
 	newer_free(&rs.newer);
+	free(rs.task);
 }
 
 void
@@ -818,6 +941,15 @@ boost_members_changed(struct core *c)
 {
 	c->boosts->members_dirty = true;
 	schedule(c, BOOST_MEMBERS_INTERVAL);
+}
+
+void
+boost_sticky_changed(struct core *c, bool durable)
+{
+	if (durable)
+		boost_changed(c);
+	else
+		boost_members_changed(c);
 }
 
 /*

@@ -342,8 +342,10 @@ core_make_sticky(struct core *c, pid_t pid, uid_t peer, int flag)
 	}
 	flags &= ~(PROC_STICKY | PROC_STICKY_CHILDREN | PROC_ROOT_PIN);
 	if (flag == 2) {
-		if ((rc = proctab_set(c->procs, id, flags)) == 0)
+		if ((rc = proctab_set(c->procs, id, flags)) == 0) {
 			log_info("pid %d (%s) is no longer sticky", (int)pid, t->comm);
+			boost_sticky_changed(c, true);
+		}
 		return rc;
 	}
 	/* a boost must end by itself: pinning would make it permanent */
@@ -355,9 +357,11 @@ core_make_sticky(struct core *c, pid_t pid, uid_t peer, int flag)
 	rc = proctab_set(c->procs, id,
 			 flags | PROC_STICKY | (flag == 1 ? PROC_STICKY_CHILDREN : 0) |
 				 (peer == 0 ? PROC_ROOT_PIN : 0));
-	if (rc == 0)
+	if (rc == 0) {
 		log_info("pid %d (%s) is sticky%s (sticky)", (int)pid, t->comm,
 			 flag == 1 ? " with its children" : "");
+		boost_sticky_changed(c, true); /* kept across a restart */
+	}
 	core_sync_wants(c); /* forks reported before the answer */
 	return rc;
 }
@@ -387,7 +391,7 @@ core_new(const struct core_options *o, const struct report *rep)
 	c->procs = proctab_new();
 	c->base = c->env.cgfs;
 	if (c->procs != NULL)
-		proctab_watch(c->procs, wants_changed, c);
+		proctab_watch(c->procs, proc_changed, c);
 	wants_changed(c); /* the first set is handed over at start */
 	if (c->procs == NULL || placement_complete(c->base, rep) < 0 || boost_init(c) < 0 ||
 	    nftsets_new(c) < 0)

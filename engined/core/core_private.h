@@ -185,11 +185,15 @@ struct proc *proctab_get(const struct proctab *t, pid_t pid);
 int proctab_set(struct proctab *t, struct procid id, unsigned flags) ATTR_WUR;
 void proctab_forget(struct proctab *t, pid_t pid);
 size_t proctab_count(const struct proctab *t);
-/* Call fn(arg) after every change of the table: an entry made, removed,
- * or given other flags or another identity. */
-void proctab_watch(struct proctab *t, void (*fn)(void *arg), void *arg);
+/* Call fn(arg, was, now) after every change of the table: an entry made
+ * (was 0), removed (now 0), or given other flags or another identity. */
+void proctab_watch(struct proctab *t, void (*fn)(void *arg, unsigned was, unsigned now),
+		   void *arg);
 /* How many entries have flag (one PROC_* flag). */
 size_t proctab_count_flag(const struct proctab *t, unsigned flag);
+/* The entry after *cursor (0 to start), or NULL at the end; the table
+ * may not change between calls. */
+const struct proc *proctab_next(const struct proctab *t, size_t *cursor);
 /* Call fn for every entry; fn may not modify the table. */
 void proctab_foreach(const struct proctab *t, void (*fn)(void *arg, const struct proc *p),
 		     void *arg);
@@ -199,6 +203,9 @@ void proctab_foreach(const struct proctab *t, void (*fn)(void *arg, const struct
 /* Is pid in the table and still the same process?  A reused or
  * vanished pid is forgotten (with its boost memberships). */
 struct proc *proc_known(struct core *c, pid_t pid);
+/* The process table's watch: the events the core needs, and the state
+ * file when a sticky process comes or goes. */
+void proc_changed(void *arg, unsigned was, unsigned now);
 /* Set flags for process id, logging when memory runs out. */
 void proc_set_flags(struct core *c, struct procid id, unsigned flags);
 
@@ -521,6 +528,9 @@ double boost_deadline(const struct core *c, double now);
 void boost_timeout(struct core *c, double now);
 /* Before exit: write the state, durably, if it changed. */
 void boost_stop(struct core *c);
+/* The sticky processes changed: write the state file soon, durably for
+ * a request (durable), else lazily (forks, exits). */
+void boost_sticky_changed(struct core *c, bool durable);
 void boost_free_all(struct core *c);
 
 #endif

@@ -3,7 +3,7 @@
  * proc.c -- the core's queries of the process table (proctab.c): is an
  * entry still its process (a pid the kernel reused, or a process whose
  * exit was not seen, is forgotten with its boost memberships) and
- * and setting flags.
+ * and setting flags; the table's watch.
  */
 #include "core_private.h"
 
@@ -25,4 +25,14 @@ proc_set_flags(struct core *c, struct procid id, unsigned flags)
 {
 	if (proctab_set(c->procs, id, flags) < 0)
 		log_warning("out of memory: pid %d not tracked", (int)id.pid);
+}
+
+void
+proc_changed(void *arg, unsigned was, unsigned now)
+{
+	struct core *c = arg;
+
+	wants_changed(c);
+	if (((was | now) & PROC_STICKY) && c->boosts != NULL)
+		boost_sticky_changed(c, false);
 }

@@ -14,7 +14,7 @@
 struct proctab {
 	struct map map; /* pid -> struct proc */
 	size_t nflag[FLAG_BITS]; /* entries with each flag */
-	void (*watch)(void *arg);
+	void (*watch)(void *arg, unsigned was, unsigned now);
 	void *arg;
 };
 
@@ -27,11 +27,12 @@ count_flags(struct proctab *t, unsigned flags, int by)
 			t->nflag[b] += (size_t)by;
 }
 
+/* An entry changed: its flags were was (0: new) and are now (0: gone). */
 static void
-changed(struct proctab *t)
+changed(struct proctab *t, unsigned was, unsigned now)
 {
 	if (t->watch != NULL)
-		t->watch(t->arg);
+		t->watch(t->arg, was, now);
 }
 
 struct proctab *
@@ -75,11 +76,12 @@ proctab_set(struct proctab *t, struct procid id, unsigned flags)
 		return -ENOMEM;
 	if (!fresh && procid_eq(p->id, id) && p->flags == flags)
 		return 0;
+	unsigned was = fresh ? 0 : p->flags;
 	if (!fresh)
 		count_flags(t, p->flags, -1);
 	*p = (struct proc){ .id = id, .flags = flags };
 	count_flags(t, flags, +1);
-	changed(t);
+	changed(t, was, flags);
 	return 0;
 }
 
@@ -90,13 +92,15 @@ proctab_forget(struct proctab *t, pid_t pid)
 
 	if (p == NULL)
 		return;
+	unsigned was = p->flags;
 	count_flags(t, p->flags, -1);
 	map_remove(&t->map, p);
-	changed(t);
+	changed(t, was, 0);
 }
 
 void
-proctab_watch(struct proctab *t, void (*fn)(void *arg), void *arg)
+proctab_watch(struct proctab *t, void (*fn)(void *arg, unsigned was, unsigned now),
+	      void *arg)
 {
 	t->watch = fn;
 	t->arg = arg;
@@ -115,6 +119,12 @@ size_t
 proctab_count(const struct proctab *t)
 {
 	return map_count(&t->map);
+}
+
+const struct proc *
+proctab_next(const struct proctab *t, size_t *cursor)
+{
+	return map_next(&t->map, cursor);
 }
 
 void

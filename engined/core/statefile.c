@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * statefile.c -- the boost state file; see statefile.h.
+ * statefile.c -- the boost state file (boosts and sticky processes);
+ * see statefile.h.
  *
  * The parser works on a private copy of one line at a time, remembers
  * the ids it has seen in a hash set (so 100,000 boosts cost 100,000
@@ -91,6 +92,8 @@ struct parser {
 	unsigned line;
 	unsigned version;
 	struct map ids; /* id -> first line */
+	struct map sticky_pids; /* pid of a sticky line -> first line */
+	unsigned nsticky;	/* sticky lines delivered */
 	char *text;  /* the current line, NUL-terminated, split in place */
 	char **word; /* its words: room for nwords */
 	size_t nwords;
@@ -189,6 +192,25 @@ cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* One "pid:start" word into out; false if it is not one (w is left
+ * as it was). */
+static bool
+parse_member(char *w, struct statefile_member *out)
+{
+	char *colon = strchr(w, ':');
+	uint64_t pid, start;
+
+	if (colon == NULL)
+		return false;
+	*colon = '\0';
+	bool good = parse_u64(w, STATEFILE_PID_MAX, &pid) && pid != 0 &&
+		    parse_u64(colon + 1, UINT64_MAX, &start);
+	*colon = ':';
+	if (good)
+		*out = (struct statefile_member){ .pid = (pid_t)pid, .start = start };
+	return good;
+}
+
 /* Parse the "pid:start" words into p->m; the count, -EINVAL after a
  * message, or -ENOMEM. */
 static long
@@ -210,22 +232,12 @@ parse_members(struct parser *p, char **w, size_t nw)
 		p->sorted = s;
 		p->mcap = cap;
 	}
-	for (size_t i = 0; i < nw; i++) {
-		char *colon = strchr(w[i], ':');
-		uint64_t pid, start;
-
-		if (colon != NULL)
-			*colon = '\0';
-		if (colon == NULL || !parse_u64(w[i], STATEFILE_PID_MAX, &pid) ||
-		    pid == 0 || !parse_u64(colon + 1, UINT64_MAX, &start)) {
-			if (colon != NULL)
-				*colon = ':';
+	for (size_t i = 0; i < nw; i++)
+		if (!parse_member(w[i], &p->m[i])) {
 			bad(p, "member '%s' is not PID:START (PID 1 to %d)", w[i],
 			    STATEFILE_PID_MAX);
 			return -EINVAL;
 		}
-		p->m[i] = (struct statefile_member){ .pid = (pid_t)pid, .start = start };
-	}
 	memcpy(p->sorted, p->m, nw * sizeof(*p->m));
 	qsort(p->sorted, nw, sizeof(*p->sorted), cmp_pid);
 	for (size_t i = 1; i < nw; i++)
@@ -328,6 +340,71 @@ boost_line(struct parser *p, char **w, size_t nw)
 	return 0;
 }
 
+/* The flags word of a sticky line ("-", "children", "root",
+ * "children,root"); false if it is not one. */
+static bool
+parse_sticky_flags(char *w, unsigned *flags)
+{
+	char *save = NULL;
+
+	*flags = 0;
+	if (strcmp(w, "-") == 0)
+		return true;
+	if (w[0] == ',' || w[strlen(w) - 1] == ',' || strstr(w, ",,") != NULL)
+		return false;
+	for (char *f = strtok_r(w, ",", &save); f != NULL; f = strtok_r(NULL, ",", &save)) {
+		unsigned bit = strcmp(f, "children") == 0 ? STATEFILE_STICKY_CHILDREN
+			       : strcmp(f, "root") == 0	  ? STATEFILE_STICKY_ROOT
+							  : 0;
+		if (bit == 0 || (*flags & bit))
+			return false;
+		*flags |= bit;
+	}
+	return true;
+}
+
+/* One "sticky" line (already split); 0, or a negative value to stop. */
+static int
+sticky_line(struct parser *p, char **w, size_t nw)
+{
+	struct statefile_sticky st = { .line = p->line };
+	unsigned first;
+
+	if (nw != 3) {
+		bad(p, "a sticky process needs PID:START and FLAGS");
+		return 0;
+	}
+	if (!parse_member(w[1], &st.who)) {
+		bad(p, "sticky process '%s' is not PID:START (PID 1 to %d)", w[1],
+		    STATEFILE_PID_MAX);
+		return 0;
+	}
+	char word[64];
+	snprintf(word, sizeof(word), "%s", w[2]);
+	if (!parse_sticky_flags(w[2], &st.flags)) {
+		bad(p, "sticky pid %d: flags '%s' are not -, children, root or children,root",
+		    (int)st.who.pid, word);
+		return 0;
+	}
+	if (p->nsticky >= STATEFILE_MAX_STICKY) {
+		bad(p, "more than %u sticky processes; ignored", STATEFILE_MAX_STICKY);
+		return 0;
+	}
+	if (idset_add(&p->sticky_pids, (uint32_t)st.who.pid, p->line, &first) < 0)
+		return -ENOMEM;
+	if (first != 0) {
+		bad(p, "sticky pid %d listed again (first on line %u); ignored",
+		    (int)st.who.pid, first);
+		return 0;
+	}
+	int rc = p->o->sticky ? p->o->sticky(p->o->arg, &st) : 0;
+	if (rc < 0)
+		return rc;
+	p->nsticky++;
+	p->delivered++;
+	return 0;
+}
+
 /* A comment: the header sets the format.  false to stop reading. */
 static bool
 comment_line(struct parser *p, const char *s)
@@ -368,11 +445,13 @@ one_line(struct parser *p, const char *s, size_t len)
 	size_t nw = split(p->text, w, p->nwords);
 	if (nw == 0)
 		return 0;
+	if (strcmp(w[0], "sticky") == 0 && p->version >= 3)
+		return sticky_line(p, w, nw);
 	if (strcmp(w[0], "boost") != 0) {
 		bad(p, "unknown record '%.40s'; ignored", w[0]);
 		return 0;
 	}
-	if (p->delivered >= (int)STATEFILE_MAX_RECORDS) {
+	if (p->delivered - (int)p->nsticky >= (int)STATEFILE_MAX_RECORDS) {
 		bad(p, "more than %u boosts; the rest is ignored", STATEFILE_MAX_RECORDS);
 		return -ECANCELED;
 	}
@@ -385,6 +464,7 @@ statefile_parse(const char *buf, size_t len, const struct statefile_parse_option
 	struct parser p = { .o = o, .version = 1 };
 
 	map_init(&p.ids, sizeof(unsigned));
+	map_init(&p.sticky_pids, sizeof(unsigned));
 	size_t off = 0;
 	int rc = 0;
 
@@ -414,6 +494,7 @@ statefile_parse(const char *buf, size_t len, const struct statefile_parse_option
 	free(p.m);
 	free(p.sorted);
 	map_free(&p.ids);
+	map_free(&p.sticky_pids);
 	if (rc == -ECANCELED)
 		rc = 0;
 	return rc < 0 ? rc : p.delivered;
@@ -454,8 +535,40 @@ member_problem(const struct statefile_record *r)
 	return NULL;
 }
 
+/* The sticky processes src gives, as "sticky" lines into o. */
+static void
+format_sticky(struct strbuf *o, const struct statefile_source *src, const char *name,
+	      const struct report *rep)
+{
+	const struct statefile_sticky *st;
+	unsigned n = 0, over = 0;
+
+	while ((st = src->sticky(src->arg)) != NULL) {
+		if (st->who.pid <= 0 || st->who.pid > STATEFILE_PID_MAX ||
+		    (st->flags & ~STATEFILE_STICKY_FLAGS) != 0) {
+			report_msg(rep, "%s: sticky pid %d not saved: pid or flags out of range",
+				   name, (int)st->who.pid);
+			continue;
+		}
+		if (n >= STATEFILE_MAX_STICKY) {
+			over++;
+			continue;
+		}
+		n++;
+		strbuf_printf(o, "sticky %d:%llu %s\n", (int)st->who.pid,
+			      (unsigned long long)st->who.start,
+			      st->flags == 0				? "-"
+			      : st->flags == STATEFILE_STICKY_CHILDREN ? "children"
+			      : st->flags == STATEFILE_STICKY_ROOT	? "root"
+									: "children,root");
+	}
+	if (over > 0)
+		report_msg(rep, "%s: %u sticky processes beyond %u not saved", name, over,
+			   STATEFILE_MAX_STICKY);
+}
+
 int
-statefile_format(statefile_next_fn *next, void *arg, const char *name,
+statefile_format(const struct statefile_source *src, const char *name,
 		 const struct report *rep, char **buf, size_t *buflen)
 {
 	struct strbuf o = { 0 };
@@ -463,7 +576,7 @@ statefile_format(statefile_next_fn *next, void *arg, const char *name,
 	char msg[256];
 
 	strbuf_printf(&o, HEADER_PREFIX "%d\n", STATEFILE_FORMAT);
-	while ((r = next(arg)) != NULL) {
+	while ((r = src->boost(src->arg)) != NULL) {
 		const char *why = field_problem(r, msg, sizeof(msg));
 
 		if (why == NULL)
@@ -482,6 +595,8 @@ statefile_format(statefile_next_fn *next, void *arg, const char *name,
 				   (unsigned long long)r->m[i].start);
 		strbuf_add(&o, "\n", 1);
 	}
+	if (src->sticky != NULL)
+		format_sticky(&o, src, name, rep);
 	if (o.failed) {
 		free(o.p);
 		return -ENOMEM;
@@ -645,14 +760,14 @@ replace_file(const char *path, const char *tmp, const char *buf, size_t len, boo
 }
 
 int
-statefile_save(const char *path, statefile_next_fn *next, void *arg,
+statefile_save(const char *path, const struct statefile_source *src,
 	       const struct report *rep, bool durable)
 {
 	size_t plen = strlen(path), len = 0;
 	char *tmp = malloc(plen + sizeof(".tmp")), *buf = NULL;
 	int rc;
 
-	if (tmp == NULL || statefile_format(next, arg, path, rep, &buf, &len) < 0) {
+	if (tmp == NULL || statefile_format(src, path, rep, &buf, &len) < 0) {
 		rc = -ENOMEM;
 	} else {
 		memcpy(tmp, path, plen);

@@ -3,16 +3,22 @@
  * statefile.h -- the boost state file (engined/ only): a pure parser,
  * a writer, and the file I/O around them.
  *
- * The file is text, one boost to a line:
+ * The file is text, one boost or sticky process to a line:
  *
- *   # cgengine boosts, format 2
+ *   # cgengine boosts, format 3
  *   boost ID OWNER EXPIRES HIER DEST PROFILE PID:START [PID:START...]
+ *   sticky PID:START FLAGS
  *
  * ID is 1..STATEFILE_ID_MAX, OWNER a uid, EXPIRES wall-clock seconds
  * since the epoch.  HIER, DEST and PROFILE are written with every byte
  * below '!', DEL and '%' as %XX; a lone "-" is the empty hierarchy name
- * (the cgroup v2 tree) or no profile.  Format 1 files (written before
- * the encoding) are read too.  Nothing in the file is trusted: every
+ * (the cgroup v2 tree) or no profile.  A sticky process (libcgroup's
+ * sticky requests) is never classified; FLAGS is "-" or a comma-
+ * separated list of "children" (its children forked later are sticky
+ * too) and "root" (root made it sticky: only root may undo it).
+ * Format 1 files (written before the encoding) and format 2 files
+ * (before sticky processes were kept) are read too; a "sticky" line in
+ * them is refused.  Nothing in the file is trusted: every
  * field is checked, and a line that fails a check is reported and
  * skipped while the others are kept.
  *
@@ -31,7 +37,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define STATEFILE_FORMAT       2
+#define STATEFILE_FORMAT       3
 #define STATEFILE_ID_MAX       0x7fffffffu /* ids stay far from wrapping */
 #define STATEFILE_MAX_BYTES    (64u << 20) /* whole file */
 #define STATEFILE_MAX_LINE     (512u << 10)
@@ -40,6 +46,11 @@
 #define STATEFILE_NAME_MAX     255u    /* hierarchy and profile names */
 #define STATEFILE_PID_MAX      4194304 /* the kernel's PID_MAX_LIMIT */
 #define STATEFILE_MAX_MESSAGES 20u     /* then one "N more problems" */
+#define STATEFILE_MAX_STICKY   100000u /* sticky processes in one file */
+
+#define STATEFILE_STICKY_CHILDREN 0x1u /* "children" */
+#define STATEFILE_STICKY_ROOT	  0x2u /* "root" */
+#define STATEFILE_STICKY_FLAGS	  0x3u /* every flag there is */
 
 /* A process in a boost: its pid and start time (its identity). */
 struct statefile_member {
@@ -61,6 +72,13 @@ struct statefile_record {
 	unsigned line;			  /* parser: its line in the file */
 };
 
+/* A sticky process (format 3). */
+struct statefile_sticky {
+	struct statefile_member who; /* distinct pids in one file */
+	unsigned flags;		     /* STATEFILE_STICKY_* */
+	unsigned line;		     /* parser: its line in the file */
+};
+
 struct statefile_parse_options {
 	const char *name; /* file name, for "name:line: message" */
 	int64_t now;	  /* wall clock: time(NULL) */
@@ -69,7 +87,10 @@ struct statefile_parse_options {
 	 * stops the parse and is returned.  An expired record (expires <=
 	 * now) is valid: the caller says it expired while stopped. */
 	int (*record)(void *arg, const struct statefile_record *r);
-	void *arg;		  /* for record */
+	/* Called the same way for every valid sticky line (NULL: they are
+	 * checked, then skipped). */
+	int (*sticky)(void *arg, const struct statefile_sticky *s);
+	void *arg;		  /* for record and sticky */
 	const struct report *rep; /* problems, one "name:line: message" each */
 };
 
@@ -81,8 +102,10 @@ struct statefile_parse_options {
  * STATEFILE_MAX_RECORDS are all refused.  The first
  * STATEFILE_MAX_MESSAGES problems are reported one by one, the rest as
  * one "name: N more problems not listed", so a forged file cannot flood
- * the log.  Returns the number of records
- * passed to record(), -ENOMEM, or record()'s negative value.
+ * the log.  Sticky lines with a bad PID:START or flags, a pid listed
+ * twice, and lines beyond STATEFILE_MAX_STICKY are refused the same
+ * way.  Returns the number of records passed to record() and sticky(),
+ * -ENOMEM, or a callback's negative value.
  */
 int statefile_parse(const char *buf, size_t len,
 		    const struct statefile_parse_options *o) ATTR_WUR;
@@ -96,16 +119,27 @@ int statefile_parse(const char *buf, size_t len,
 /* Gives the records to write one at a time, NULL at the end.  The
  * record may be reused by the next call. */
 typedef const struct statefile_record *statefile_next_fn(void *arg);
+/* The same for sticky processes. */
+typedef const struct statefile_sticky *statefile_next_sticky_fn(void *arg);
+
+/* What to write: boosts, then sticky processes (sticky may be NULL). */
+struct statefile_source {
+	statefile_next_fn *boost;
+	statefile_next_sticky_fn *sticky;
+	void *arg; /* for both */
+};
 
 /*
- * Format every record next() gives into a malloc'd buffer (*out, freed
+ * Format every record src gives into a malloc'd buffer (*out, freed
  * by the caller; *outlen bytes, not NUL-terminated), header included.
  * A record the parser would refuse (bad id, destination, names with
  * control characters, no members, too many members) is reported
  * through rep as "name: boost #ID not saved: ..." and left out; the
- * expiry is not checked here.  0 or -ENOMEM.
+ * expiry is not checked here.  A sticky process with a pid out of range
+ * or unknown flags is left out the same way, and those beyond
+ * STATEFILE_MAX_STICKY are counted in one message.  0 or -ENOMEM.
  */
-int statefile_format(statefile_next_fn *next, void *arg, const char *name,
+int statefile_format(const struct statefile_source *src, const char *name,
 		     const struct report *rep, char **out, size_t *outlen) ATTR_WUR;
 
 /*
@@ -120,7 +154,7 @@ int statefile_read(const char *path, const struct report *rep, char **buf,
 		   size_t *len) ATTR_WUR;
 
 /*
- * Replace path atomically with the records next() gives: path.tmp is
+ * Replace path atomically with the records src gives: path.tmp is
  * removed if left over (it may be a symbolic link planted there), made
  * anew with O_CREAT|O_EXCL|O_NOFOLLOW and mode 0600, written, fsync'd
  * (when durable), renamed over path, and the directory fsync'd (when
@@ -128,7 +162,7 @@ int statefile_read(const char *path, const struct report *rep, char **buf,
  * rep ("path: cannot write the boost state: ..."); on failure path is
  * left as it was and no temporary file stays behind.
  */
-int statefile_save(const char *path, statefile_next_fn *next, void *arg,
+int statefile_save(const char *path, const struct statefile_source *src,
 		   const struct report *rep, bool durable) ATTR_WUR;
 
 #endif

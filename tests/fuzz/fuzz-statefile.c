@@ -7,8 +7,9 @@
  * Invariants: every delivered record passes the checks the daemon
  * relies on (id in range and not seen before, destination accepted by
  * rules_dest_problem() without blanks, expiry capped, 1..max distinct
- * members with pids in range); every message starts with "name:"; the
- * round trip gives back exactly the same records.
+ * members with pids in range; a sticky process's pid in range and not
+ * seen before, its flags known); every message starts with "name:";
+ * the round trip gives back exactly the same records.
  */
 #include "engined/core/statefile.h"
 #include "fuzz.h"
@@ -29,6 +30,8 @@ struct seen {
 	struct copy *v;
 	size_t n, cap;
 	size_t next; /* for the writer's iterator */
+	struct statefile_sticky *st; /* sticky processes */
+	size_t nst, capst, nextst;
 };
 
 static void
@@ -94,12 +97,38 @@ keep(void *arg, const struct statefile_record *r)
 	return 0;
 }
 
+static int
+keep_sticky(void *arg, const struct statefile_sticky *st)
+{
+	struct seen *s = arg;
+
+	FUZZ_CHECK(st->who.pid >= 1 && st->who.pid <= STATEFILE_PID_MAX);
+	FUZZ_CHECK((st->flags & ~STATEFILE_STICKY_FLAGS) == 0);
+	for (size_t i = 0; i < s->nst; i++)
+		FUZZ_CHECK(s->st[i].who.pid != st->who.pid);
+	if (s->nst == s->capst) {
+		s->capst = s->capst ? s->capst * 2 : 8;
+		s->st = realloc(s->st, s->capst * sizeof(*s->st));
+		FUZZ_CHECK(s->st != NULL);
+	}
+	s->st[s->nst++] = *st;
+	return 0;
+}
+
 static const struct statefile_record *
 next(void *arg)
 {
 	struct seen *s = arg;
 
 	return s->next < s->n ? &s->v[s->next++].r : NULL;
+}
+
+static const struct statefile_sticky *
+next_sticky(void *arg)
+{
+	struct seen *s = arg;
+
+	return s->nextst < s->nst ? &s->st[s->nextst++] : NULL;
 }
 
 static bool
@@ -126,6 +155,7 @@ free_seen(struct seen *s)
 		free(s->v[i].m);
 	}
 	free(s->v);
+	free(s->st);
 }
 
 int
@@ -137,18 +167,25 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					     .now = NOW,
 					     .max_seconds = MAX_SEC,
 					     .record = keep,
+					     .sticky = keep_sticky,
 					     .arg = &first,
 					     .rep = &rep };
 	char *buf;
 	size_t len;
 
 	int n = statefile_parse((const char *)data, size, &o);
-	FUZZ_CHECK(n >= 0 && (size_t)n == first.n);
-	FUZZ_CHECK(statefile_format(next, &first, "fuzz.state", &rep, &buf, &len) == 0);
+	FUZZ_CHECK(n >= 0 && (size_t)n == first.n + first.nst);
+	struct statefile_source src = { .boost = next, .sticky = next_sticky, .arg = &first };
+	FUZZ_CHECK(statefile_format(&src, "fuzz.state", &rep, &buf, &len) == 0);
 	o.arg = &again;
 	FUZZ_CHECK(statefile_parse(buf, len, &o) == n);
 	for (size_t i = 0; i < first.n; i++)
 		FUZZ_CHECK(same(&first.v[i].r, &again.v[i].r));
+	FUZZ_CHECK(again.nst == first.nst);
+	for (size_t i = 0; i < first.nst; i++)
+		FUZZ_CHECK(first.st[i].who.pid == again.st[i].who.pid &&
+			   first.st[i].who.start == again.st[i].who.start &&
+			   first.st[i].flags == again.st[i].flags);
 	free(buf);
 	free_seen(&first);
 	free_seen(&again);

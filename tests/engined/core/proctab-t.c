@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * proctab-t.c -- unit tests for engined/proctab.c: set, look up,
- * replace a reused pid, forget (with backward shift), growth, and a
+ * replace a reused pid, forget (with backward shift), the watch and
+ * the flags it hears, growth, and a
  * randomised comparison against a plain array.
  */
 #include "engined/core/core_private.h"
 #include "tests/tap/tap.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,11 +21,15 @@ id(pid_t pid, uint64_t start)
 }
 
 static char calls[64]; /* one digit per change heard: the entries then */
+static char heard[256]; /* "WAS>NOW " per change: the flags before and after */
 
 static void
-watch(void *arg)
+watch(void *arg, unsigned was, unsigned now)
 {
 	size_t n = strlen(calls);
+	size_t h = strlen(heard);
+
+	snprintf(heard + h, sizeof(heard) - h, "%x>%x ", was, now);
 
 	if (n + 1 < sizeof(calls))
 		calls[n] = (char)('0' + proctab_count(arg));
@@ -44,7 +50,7 @@ main(void)
 	static unsigned model[N];
 	int wrong = 0;
 
-	plan(19);
+	plan(20);
 	ok(t != NULL, "new table");
 	proctab_watch(t, watch, t);
 	ok(proctab_get(t, 42) == NULL, "unknown pid: no entry");
@@ -59,6 +65,7 @@ main(void)
 	is_int(0, flags_of(t, 42), "forgotten");
 	is_int(0, (long long)proctab_count(t), "empty again");
 	is_string("110", calls, "the watch heard of each change: made, replaced, forgotten");
+	is_string("0>1 1>4 4>0 ", heard, "with the flags before and after each");
 	int rc = proctab_set(t, id(7, 1), PROC_STICKY);
 	rc |= proctab_set(t, id(8, 1), PROC_STICKY);
 	is_int(2, (long long)proctab_count_flag(t, PROC_STICKY), "two sticky entries counted");

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * statefile-t.c -- unit tests for engined/statefile.c, the boost state
- * file: round trips, every refusal of a forged or damaged file with its
+ * file: round trips (boosts and sticky processes, format 3; formats 1
+ * and 2 read), every refusal of a forged or damaged file with its
  * exact message, linear time on large files, and the file handling
  * (symbolic links, stale temporary files, FIFOs, huge files, mode
  * 0600, a full and a read-only directory).  No root needed; the full
@@ -41,6 +42,8 @@ collect(void *arg, const char *msg)
 static const struct report rep = { .fn = collect };
 
 struct got {
+	struct statefile_sticky sticky[8];
+	int nsticky;
 	unsigned id[8];
 	char dest[8][64], hier[8][64], profile[8][64];
 	size_t members[8];
@@ -65,6 +68,17 @@ keep(void *arg, const struct statefile_record *r)
 	return 0;
 }
 
+static int
+keep_sticky(void *arg, const struct statefile_sticky *st)
+{
+	struct got *g = arg;
+
+	if (g->nsticky < 8)
+		g->sticky[g->nsticky] = *st;
+	g->nsticky++;
+	return 0;
+}
+
 /* Parse text as "t.state"; the number of records, messages in msgs. */
 static int
 parse(const char *text, size_t len, struct got *g)
@@ -73,6 +87,7 @@ parse(const char *text, size_t len, struct got *g)
 					     .now = NOW,
 					     .max_seconds = MAX_SEC,
 					     .record = keep,
+					     .sticky = keep_sticky,
 					     .arg = g,
 					     .rep = &rep };
 
@@ -81,7 +96,8 @@ parse(const char *text, size_t len, struct got *g)
 	return statefile_parse(text, len, &o);
 }
 
-#define HDR "# cgengine boosts, format 2\n"
+#define HDR  "# cgengine boosts, format 3\n"
+#define HDR2 "# cgengine boosts, format 2\n"
 
 /* One bad line after a good one: the good one is kept, the message exact. */
 static void
@@ -102,6 +118,8 @@ refused(const char *line, const char *want, const char *what)
 struct array {
 	const struct statefile_record *r;
 	size_t n, i;
+	const struct statefile_sticky *st; /* and sticky processes */
+	size_t nst, ist;
 };
 
 static const struct statefile_record *
@@ -110,6 +128,23 @@ next(void *arg)
 	struct array *a = arg;
 
 	return a->i < a->n ? &a->r[a->i++] : NULL;
+}
+
+static const struct statefile_sticky *
+next_sticky(void *arg)
+{
+	struct array *a = arg;
+
+	return a->ist < a->nst ? &a->st[a->ist++] : NULL;
+}
+
+/* Format a as "t.state"; the source names both iterators. */
+static int
+format(struct array *a, char **buf, size_t *len)
+{
+	struct statefile_source src = { .boost = next, .sticky = next_sticky, .arg = a };
+
+	return statefile_format(&src, "t.state", &rep, buf, len);
 }
 
 static const struct statefile_member m1[] = { { 4242, 123456 } };
@@ -156,7 +191,7 @@ test_round_trip(void)
 	size_t len;
 
 	nmsgs = 0;
-	ok(statefile_format(next, &a, "t.state", &rep, &buf, &len) == 0, "format");
+	ok(format(&a, &buf, &len) == 0, "format");
 	is_string("t.state: boost #9 not saved: destination must not contain '..'",
 		  nmsgs ? msgs[0] : "", "an unsafe record is not written");
 	char *text = strndup(buf, len);
@@ -256,7 +291,7 @@ test_damage(void)
 	const char nul[] =
 		HDR "boost 1 0 1700000100 cpu /ok - 10:1\nboost 2 0\0 1 cpu /x - 1:1\n";
 	const char future[] =
-		"# cgengine boosts, format 3\nboost 1 0 1700000100 cpu /a - 1:1\n";
+		"# cgengine boosts, format 4\nboost 1 0 1700000100 cpu /a - 1:1\n";
 	const char old[] =
 		"# cgengine boosts, format 1\nboost 4 0 1700000100 cpu /a%b - 1:1\n";
 
@@ -268,12 +303,129 @@ test_damage(void)
 	is_string("t.state:3: control character or NUL byte; line ignored",
 		  nmsgs ? msgs[0] : "", "NUL byte: message");
 	is_int(0, parse(future, strlen(future), &g), "a later format is not guessed at");
-	is_string("t.state:1: unsupported state file format '3'; nothing restored",
+	is_string("t.state:1: unsupported state file format '4'; nothing restored",
 		  nmsgs ? msgs[0] : "", "later format: message");
 	is_int(1, parse(old, strlen(old), &g), "format 1 is read");
 	is_string("/a%b", g.dest[0], "format 1: no decoding");
 	is_int(0, parse("", 0, &g), "an empty file: no boost");
 	is_int(0, nmsgs, "an empty file: no message");
+}
+
+/* ---- sticky processes (format 3) ---------------------------------------------------- */
+
+static const struct statefile_sticky sticky_in[] = {
+	{ .who = { 4242, 123456 }, .flags = 0 },
+	{ .who = { 77, 9 }, .flags = STATEFILE_STICKY_CHILDREN },
+	{ .who = { 78, 10 }, .flags = STATEFILE_STICKY_ROOT },
+	{ .who = { 79, 11 }, .flags = STATEFILE_STICKY_CHILDREN | STATEFILE_STICKY_ROOT },
+	{ .who = { 0, 11 }, .flags = 0 },	  /* not saved: pid 0 */
+	{ .who = { 80, 11 }, .flags = 0x10 }, /* not saved: an unknown flag */
+};
+
+static void
+test_sticky(void)
+{
+	struct array a = { .r = recs, .n = 1, .st = sticky_in, .nst = 6 };
+	struct got g;
+	char *buf;
+	size_t len;
+
+	nmsgs = 0;
+	ok(format(&a, &buf, &len) == 0, "sticky: format");
+	is_int(2, nmsgs, "sticky: two processes not saved");
+	is_string("t.state: sticky pid 0 not saved: pid or flags out of range", msgs[0],
+		  "sticky: pid 0: message");
+	is_string("t.state: sticky pid 80 not saved: pid or flags out of range", msgs[1],
+		  "sticky: an unknown flag: message");
+	char *text = strndup(buf, len);
+	is_string(HDR "boost 1 0 1700003600 cpu,cpuacct /fast - 4242:123456\n"
+		      "sticky 4242:123456 -\n"
+		      "sticky 77:9 children\n"
+		      "sticky 78:10 root\n"
+		      "sticky 79:11 children,root\n",
+		  text, "sticky: the text written (format 3, after the boosts)");
+	is_int(5, parse(buf, len, &g), "sticky: one boost and four processes read back");
+	is_int(0, nmsgs, "sticky: without a message");
+	ok(g.n == 1 && g.nsticky == 4, "sticky: each to its callback");
+	ok(g.sticky[0].who.pid == 4242 && g.sticky[0].who.start == 123456 &&
+		   g.sticky[0].flags == 0 && g.sticky[0].line == 3,
+	   "sticky: pid, start time, no flag, line");
+	ok(g.sticky[1].flags == STATEFILE_STICKY_CHILDREN &&
+		   g.sticky[2].flags == STATEFILE_STICKY_ROOT &&
+		   g.sticky[3].flags == (STATEFILE_STICKY_CHILDREN | STATEFILE_STICKY_ROOT),
+	   "sticky: children, root, both");
+	free(text);
+	free(buf);
+
+	/* without a sticky iterator: boosts only, still format 3 */
+	struct array b = { .r = recs, .n = 1 };
+	struct statefile_source src = { .boost = next, .arg = &b };
+	ok(statefile_format(&src, "t.state", &rep, &buf, &len) == 0 &&
+		   len == strlen(HDR "boost 1 0 1700003600 cpu,cpuacct /fast - 4242:123456\n"),
+	   "sticky: none to write");
+	free(buf);
+
+	/* a format 2 file (before sticky processes were kept) is read */
+	const char two[] = HDR2 "boost 3 0 1700000100 cpu /a%2Db%2Fc - 1:1\n";
+	is_int(1, parse(two, strlen(two), &g), "format 2 is read");
+	is_string("/a-b/c", g.dest[0], "format 2: decoded");
+	is_int(0, nmsgs, "format 2: no message");
+}
+
+/* One bad sticky line after a good one (format 3). */
+static void
+sticky_refused(const char *line, const char *want, const char *what)
+{
+	char text[1024];
+	struct got g;
+
+	snprintf(text, sizeof(text), HDR "sticky 10:1 -\n%s\n", line);
+	int n = parse(text, strlen(text), &g);
+	ok(n == 1 && g.nsticky == 1 && g.sticky[0].who.pid == 10 && nmsgs == 1,
+	   "%s: refused, the good line kept", what);
+	is_string(want, nmsgs ? msgs[0] : "", "%s: message", what);
+}
+
+static void
+test_sticky_refusals(void)
+{
+	sticky_refused("sticky 10:2 -", "t.state:3: sticky pid 10 listed again (first on line 2); ignored",
+		       "a sticky pid listed twice");
+	sticky_refused("sticky 0:1 -",
+		       "t.state:3: sticky process '0:1' is not PID:START (PID 1 to 4194304)",
+		       "sticky pid 0");
+	sticky_refused("sticky 4194305:1 -",
+		       "t.state:3: sticky process '4194305:1' is not PID:START (PID 1 to "
+		       "4194304)",
+		       "a sticky pid beyond PID_MAX_LIMIT");
+	sticky_refused("sticky 11 -",
+		       "t.state:3: sticky process '11' is not PID:START (PID 1 to 4194304)",
+		       "no start time");
+	sticky_refused("sticky 11:1 children,children",
+		       "t.state:3: sticky pid 11: flags 'children,children' are not -, "
+		       "children, root or children,root",
+		       "a flag twice");
+	sticky_refused("sticky 11:1 everything",
+		       "t.state:3: sticky pid 11: flags 'everything' are not -, children, "
+		       "root or children,root",
+		       "an unknown flag");
+	sticky_refused("sticky 11:1 root,",
+		       "t.state:3: sticky pid 11: flags 'root,' are not -, children, root or "
+		       "children,root",
+		       "a trailing comma");
+	sticky_refused("sticky 11:1", "t.state:3: a sticky process needs PID:START and FLAGS",
+		       "no flags");
+	sticky_refused("sticky 11:1 - 12:1",
+		       "t.state:3: a sticky process needs PID:START and FLAGS",
+		       "two processes on one line");
+
+	/* a sticky line in a format 2 file: no daemon wrote one there */
+	struct got g;
+	const char two[] = HDR2 "sticky 10:1 -\nboost 3 0 1700000100 cpu /a - 1:1\n";
+	is_int(1, parse(two, strlen(two), &g), "format 2: the boost read");
+	ok(g.nsticky == 0 && nmsgs == 1, "format 2: the sticky line refused");
+	is_string("t.state:2: unknown record 'sticky'; ignored", nmsgs ? msgs[0] : "",
+		  "format 2: sticky line: message");
 }
 
 /* A line with n members. */
@@ -395,9 +547,10 @@ static int
 save(const char *path, size_t nrecs)
 {
 	struct array a = { .r = recs, .n = nrecs };
+	struct statefile_source src = { .boost = next, .arg = &a };
 
 	nmsgs = 0;
-	return statefile_save(path, next, &a, &rep, true);
+	return statefile_save(path, &src, &rep, true);
 }
 
 static void
@@ -540,7 +693,8 @@ test_full_and_readonly(void)
 	}
 	snprintf(path, sizeof(path), "%s/boosts.state", mnt);
 	nmsgs = 0;
-	is_int(-ENOSPC, statefile_save(path, next, &a, &rep, true), "a full directory");
+	struct statefile_source src = { .boost = next, .arg = &a };
+	is_int(-ENOSPC, statefile_save(path, &src, &rep, true), "a full directory");
 	snprintf(want, sizeof(want),
 		 "%s: cannot write the boost state: No space left on device", path);
 	is_string(want, nmsgs ? msgs[0] : "", "full: message");
@@ -560,10 +714,12 @@ test_full_and_readonly(void)
 int
 main(void)
 {
-	plan(112);
+	plan(147);
 	test_round_trip();
 	test_refusals();
 	test_damage();
+	test_sticky();
+	test_sticky_refusals();
 	test_limits();
 	test_scale();
 
