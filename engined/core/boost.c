@@ -568,6 +568,131 @@ core_boost_end(struct core *c, unsigned id, const char *why)
 	return 0;
 }
 
+/* ---- a new policy: boosts follow their profiles ------------------------------------ */
+
+/*
+ * Where boost b belongs under the policy in force: a boost of a profile
+ * goes where the profile says now (its hierarchy and destination may
+ * have changed), root's own boost stays where it is.  NULL with h and
+ * dest set, or why it cannot go on.
+ */
+static const char *
+belongs(const struct core *c, const struct boost *b, const struct hier **h,
+	const char **dest)
+{
+	const struct policy *p = c->pol;
+
+	*dest = b->dest;
+	if (b->profile != NULL) {
+		const struct boost_profile *prof = profile_of(p->cfg, b->profile);
+		if (prof == NULL)
+			return "its boost profile no longer exists";
+		*h = policy_find(p, prof->hier);
+		*dest = prof->dest;
+	} else {
+		*h = policy_managed(p, b->hier);
+	}
+	if (*h == NULL)
+		return "its hierarchy is no longer managed";
+	if (!layout_fits(p, (size_t)policy_index(p, *h), *dest))
+		return "its destination is deeper than the unified layout now allows";
+	return NULL;
+}
+
+/* Does a member of b have another boost on hierarchy hier? */
+static bool
+overlaps(const struct core *c, const struct boost *b, const char *hier)
+{
+	const struct boost *o;
+
+	TAILQ_FOREACH(o, &c->boosts->list, link)
+	{
+		if (o == b || strcmp(o->hier, hier) != 0)
+			continue;
+		for (size_t i = 0; i < b->n; i++)
+			if (has_member(o, b->m[i]))
+				return true;
+	}
+	return false;
+}
+
+/* Move b to hier:dest (the caller classifies its members); 1 if it
+ * moved, 0 if it was there already, -ENOMEM (b unchanged). */
+static int
+retarget(struct boost *b, const char *hier, const char *dest)
+{
+	if (strcmp(b->hier, hier) == 0 && strcmp(b->dest, dest) == 0)
+		return 0;
+	char *nh = strdup(hier), *nd = strdup(dest);
+	if (nh == NULL || nd == NULL) {
+		free(nh);
+		free(nd);
+		return -ENOMEM;
+	}
+	free(b->hier);
+	free(b->dest);
+	b->hier = nh;
+	b->dest = nd;
+	return 1;
+}
+
+/* A profile's max-duration may have been lowered: b ends by then. */
+static void
+shorten(struct core *c, struct boost *b)
+{
+	const struct boost_profile *prof = profile_of(c->pol->cfg, b->profile);
+	time_t now = c->env.wall();
+
+	if (prof == NULL || difftime(b->expires, now) <= (double)prof->max_seconds)
+		return;
+	b->expires = now + prof->max_seconds;
+	expiry_changed(&c->boosts->expiries, b);
+	log_notice("boost #%u shortened to the %lds of profile %s", b->id, prof->max_seconds,
+		   prof->name);
+}
+
+/*
+ * After a reload: each running boost of a profile follows the profile
+ * (re-targeted to its hierarchy and destination, shortened to its
+ * max-duration); a boost that cannot go on -- its profile or
+ * hierarchy gone, its destination too deep for the layout, or a member
+ * boosted on the new hierarchy already -- ends, its processes back to
+ * the rules.  The rescan that follows a reload moves the members.
+ */
+void
+boost_policy(struct core *c)
+{
+	struct boost *b, *next;
+	bool changed = false;
+
+	for (b = TAILQ_FIRST(&c->boosts->list); b != NULL; b = next) {
+		const struct hier *h = NULL;
+		const char *dest, *why;
+		char was[RULES_DEST_MAX + STATEFILE_NAME_MAX + 2];
+
+		next = TAILQ_NEXT(b, link);
+		why = belongs(c, b, &h, &dest);
+		if (why == NULL && strcmp(h->name, b->hier) != 0 && overlaps(c, b, h->name))
+			why = "a process of it has another boost on the profile's new hierarchy";
+		snprintf(was, sizeof(was), "%s:%s", b->hier, b->dest);
+		int rc = why != NULL ? 0 : retarget(b, h->name, dest);
+		if (rc == -ENOMEM)
+			why = "out of memory";
+		if (why != NULL) {
+			(void)core_boost_end(c, b->id, why);
+			continue;
+		}
+		shorten(c, b);
+		if (rc == 1) {
+			log_notice("boost #%u re-targeted from %s to %s:%s: profile %s changed",
+				   b->id, was, b->hier, b->dest, b->profile);
+			changed = true;
+		}
+	}
+	if (changed)
+		boost_changed(c);
+}
+
 /* The id of a boost whose time has come, or 0: the heap's root, in
  * constant time however many boosts there are. */
 static unsigned
@@ -747,7 +872,8 @@ restore_record(void *arg, const struct statefile_record *r)
 			   r->id);
 		return 0;
 	}
-	if (policy_managed(c->pol, r->hier) == NULL) {
+	/* a profile's boost follows its profile (boost_policy, after) */
+	if (r->profile == NULL && policy_managed(c->pol, r->hier) == NULL) {
 		log_warning("boost #%u dropped: hierarchy %s is no longer managed", r->id,
 			    r->hier[0] ? r->hier : "unified");
 		return 0;
@@ -860,7 +986,9 @@ read_records(struct core *c, const char *path, int (*fn)(void *, const struct st
  * The state file says which boosts there are; STATE.members, when it
  * names the same boost (id, owner, expiry, group), has its newer
  * members.  Boosts whose processes are gone, or which expired while
- * the daemon was stopped, are dropped.
+ * the daemon was stopped, are dropped; boosts of a profile follow it as
+ * after a reload (boost_policy).  Sticky processes still running are
+ * sticky again.
  */
 void
 boost_restore(struct core *c)
@@ -883,6 +1011,7 @@ boost_restore(struct core *c)
 	if (read_records(c, path, restore_record, &rs)) {
 		if (rs.max_id >= c->boosts->next_id)
 			c->boosts->next_id = rs.max_id + 1;
+		boost_policy(c);  /* profiles changed while stopped */
 		boost_changed(c); /* without the dropped ones */
 	}
 	if (rs.sticky > 0 || rs.sticky_gone > 0)

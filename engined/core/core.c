@@ -294,6 +294,7 @@ core_reload(struct core *c, double now)
 	if (nftsets_policy(c) < 0)
 		log_error("nft sets are not kept until the next reload");
 	groups_prepare(c);
+	boost_policy(c); /* boosts follow their profiles; the rescan moves them */
 	log_set_level(np->cfg->log_level);
 	c->stats.reloads++;
 	log_notice("reloaded: %zu rules, %zu managed hierarchies", rules_count(np->rules),

@@ -334,6 +334,8 @@ struct expiry_heap {
 int expiry_add(struct expiry_heap *h, struct boost *b) ATTR_WUR;
 /* Take b out (nothing if it is not in). */
 void expiry_remove(struct expiry_heap *h, struct boost *b);
+/* b's expiry changed: its place follows (nothing if it is not in). */
+void expiry_changed(struct expiry_heap *h, struct boost *b);
 /* The boost that expires first (by id among equals), or NULL: O(1). */
 struct boost *expiry_first(const struct expiry_heap *h);
 size_t expiry_count(const struct expiry_heap *h);
@@ -521,6 +523,9 @@ bool boost_fork(struct core *c, struct procid parent, struct procid child);
 /* Process id is gone: it leaves its boosts (a boost left empty ends). */
 void boost_exit(struct core *c, struct procid id);
 void boost_restore(struct core *c);
+/* A new policy: boosts of a profile follow it (re-targeted, shortened);
+ * those that cannot go on end.  Before the rescan that moves them. */
+void boost_policy(struct core *c);
 /* When boost_timeout has something to do (monotonic; 0 = nothing): the
  * earliest expiry (wall clock, seen from now) or the state file's write. */
 double boost_deadline(const struct core *c, double now);

@@ -96,6 +96,19 @@ expiry_remove(struct expiry_heap *h, struct boost *b)
 		sift_down(h, i);
 }
 
+void
+expiry_changed(struct expiry_heap *h, struct boost *b)
+{
+	size_t i = b->heap_at;
+
+	if (i >= h->n || h->v[i] != b)
+		return; /* not in the heap */
+	if (i > 0 && before(b, h->v[(i - 1) / 2]))
+		sift_up(h, i);
+	else
+		sift_down(h, i);
+}
+
 struct boost *
 expiry_first(const struct expiry_heap *h)
 {

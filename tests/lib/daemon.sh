@@ -135,9 +135,15 @@ events_done() {
 }
 
 # write_config EXTRA-LINES: config for the managed test hierarchies
+# (the state file in $T/state unless EXTRA-LINES name one: never the
+# machine's)
 write_config() {
 	hl=""
 	for h in $MANAGED; do hl="$hl${hl:+, }\"name=$TAG$h\""; done
+	case "$1" in
+	*state-file*) state="" ;;
+	*) state="state-file = \"$T/state/boosts.state\"" ;;
+	esac
 	cat >"$T/cgengined.conf" <<EOC
 rules = "$T/cgrules.conf"
 rules-dir = ""
@@ -148,6 +154,7 @@ pidfile = "$T/cgengined.pid"
 log-level = "debug"
 $1
 template-key = "$T/template.key"
+$state
 EOC
 }
 

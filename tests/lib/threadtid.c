@@ -2,7 +2,8 @@
 /*
  * threadtid.c -- test helper: a process with a second thread, which
  * prints its thread id (not the process's pid) and then sleeps.
- * Usage: threadtid SECONDS  (how long both threads stay)
+ * Usage: threadtid SECONDS [THREAD]  (how long the process stays; how
+ * long the second thread stays, SECONDS if not given)
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -16,7 +17,7 @@ second(void *arg)
 	printf("%ld\n", (long)syscall(SYS_gettid));
 	fflush(stdout);
 	sleep((unsigned)atoi(arg));
-	return NULL;
+	return NULL; /* the thread exits, the process runs on */
 }
 
 int
@@ -24,11 +25,11 @@ main(int argc, char **argv)
 {
 	pthread_t t;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: threadtid SECONDS\n");
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: threadtid SECONDS [THREAD]\n");
 		return 2;
 	}
-	if (pthread_create(&t, NULL, second, argv[1]) != 0)
+	if (pthread_create(&t, NULL, second, argv[argc - 1]) != 0)
 		return 1;
 	sleep((unsigned)atoi(argv[1]));
 	return 0;
