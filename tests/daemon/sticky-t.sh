@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # libcgroup's sticky protocol: cgexec --sticky and cgclassify --sticky
 # from Debian's cgroup-tools keep a process (and with the children flag
-# its later children) where it was put; requests are checked against
+# its later children) where it was put, across a restart of the
+# daemon too; requests are checked against
 # the caller's uid; stalled clients do not stop classification, one
 # user cannot take every connection, refusals are logged sparingly.
 # The machine's real sticky socket (/var/run/cgred.socket) is never
 # touched: see in_ns below.
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
-plan 24
+plan 29
 
 mount_hier cls; MANAGED="cls"
 program "${TAG}job"
@@ -98,6 +99,32 @@ start "$T/bin/${TAG}job" 300; p4=$LAST
 is "(none)" "$(setpriv --reuid="${TAG}u" --regid="${TAG}u" --clear-groups "$REQ" "$SOCK" "$p4" 0)" \
 	"a user cannot make another user's process sticky"
 ok "the denial is logged" wait_log "sticky request for pid $p4 (flag 0) from uid $(id -u "${TAG}u") denied"
+
+# sticky processes (root's: pinned) are kept in the state file: a restart leaves them
+# where they are (and a sticky process's children forked after it too)
+start "$T/bin/${TAG}job" 300; s1=$LAST
+mkfifo "$T/go"
+start sh -c "read go <'$T/go'; '$T/bin/${TAG}job' 300 & echo \$! >'$T/kid.pid'; wait"; s2=$LAST
+start "$T/bin/${TAG}job" 300; s3=$LAST
+wait_group "$s1" cls /ruled; wait_group "$s3" cls /ruled
+is "SUCCESS_STORE_PID (18 bytes) SUCCESS_STORE_PID (18 bytes)" \
+	"$($REQ "$SOCK" "$s1" 0) $($REQ "$SOCK" "$s2" 1)" "two sticky requests, one with the children flag"
+$REQ "$SOCK" "$s3" 0 >/dev/null; $REQ "$SOCK" "$s3" 2 >/dev/null # sticky no longer
+for p in $s1 $s2 $s3; do echo $p >"$T/h/cls/manual/cgroup.procs"; done
+ok "the state file keeps them" wait_until 30 sh -c \
+	"grep -q '^sticky $s1:[0-9]* root\$' '$T/state/boosts.state' &&
+	 grep -q '^sticky $s2:[0-9]* children,root\$' '$T/state/boosts.state'"
+daemon_stop
+daemon_start || bail "restart"
+daemon_sync
+is "/manual /ruled" "$(cgroup_of "$s1" cls) $(cgroup_of "$s3" cls)" \
+	"after a restart a sticky process stays where it is, one no longer sticky is classified"
+ok "the restart says so" grep -q "sticky processes restored (0 gone meanwhile)" "$T/daemon.log"
+timeout 30 sh -c 'echo go >"$1"' sh "$T/go"
+wait_until 30 test -s "$T/kid.pid"; kid=$(cat "$T/kid.pid"); KIDS="$KIDS $kid"
+wait_until 30 runs "$kid" "$T/bin/${TAG}job"
+events_done "$T/bin/${TAG}job" cls /ruled
+is /manual "$(cgroup_of "$kid" cls)" "a child forked and exec'd after the restart stays too"
 
 STALL="$BUILDDIR/tests/lib/stall"
 # one user's connections are capped (16); others, and root, still get in
