@@ -612,6 +612,13 @@ test_boost_limits(void)
 	is_int(0, core_boost_end(c, 1, "unboost"), "the user ends one");
 	ok(boost_as(c, 802, NOBODY, "fast", 60, err, sizeof(err)) > 0,
 	   "... and may start another (%s)", err);
+	/* the user's processes end unseen (lost events): the boosts do
+	 * not hold the quota (the user's and the profile's) */
+	fixture_gone(&f, 801);
+	fixture_gone(&f, 802);
+	ok(boost_as(c, 804, NOBODY, "fast", 60, err, sizeof(err)) > 0,
+	   "boosts whose processes are gone, unseen, free the quota (%s)", err);
+	is_int(5, (long long)core_boost_count(c), "... they ended (root's three, 803, 804)");
 	core_free(c);
 	fixture_done(&f);
 }
@@ -921,7 +928,7 @@ test_whatif_hook(void)
 int
 main(void)
 {
-	plan(85 + 19 + 6 + 9 + 7 + 8 + 2 + 5);
+	plan(85 + 19 + 6 + 9 + 7 + 8 + 2 + 5 + 2);
 	fixture_init(&fx);
 	fixture_files(&fx, fixture_profile, fixture_rules);
 	fixture_proc(&fx, 1, 0, 0, "/usr/lib/systemd/systemd", 1, "/init.scope");
