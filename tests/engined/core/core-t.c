@@ -623,6 +623,55 @@ test_boost_limits(void)
 	fixture_done(&f);
 }
 
+/* Sticky processes outlive a restart: the state file keeps them, and a
+ * process still the same (pid and start time) is sticky again. */
+static void
+test_sticky_restart(void)
+{
+	struct fixture f;
+	char line[64];
+
+	fixture_init(&f);
+	fixture_files(&f, "", fixture_rules);
+	for (pid_t p = 820; p < 824; p++)
+		fixture_proc(&f, p, NOBODY, NOBODY, "/usr/bin/cat", (uint64_t)p, "/kept");
+	struct core *c = fixture_core(&f);
+	if (c == NULL)
+		bail("no core");
+	core_start(c, 1.0);
+	for (pid_t p = 820; p < 824; p++)
+		fixture_proc(&f, p, NOBODY, NOBODY, "/usr/bin/cat", (uint64_t)p, "/kept");
+	int rc = core_make_sticky(c, 820, 0, 1) | core_make_sticky(c, 821, NOBODY, 0) |
+		 core_make_sticky(c, 822, NOBODY, 0);
+	is_int(0, rc, "sticky restart: three sticky processes, one with its children");
+	core_timeout(c, 2.0); /* the state file is written */
+	ok(file_has(f.state, "sticky 820:820 children,root\n") &&
+		   file_has(f.state, "sticky 821:821 -\n"),
+	   "sticky restart: a request writes them to the state file");
+	core_stop(c);
+	core_free(c);
+
+	fixture_gone(&f, 822); /* ended while the daemon was stopped */
+	fixture_proc(&f, 821, NOBODY, NOBODY, "/usr/bin/cat", 9821, "/kept"); /* reused */
+	c = fixture_core(&f);
+	if (c == NULL)
+		bail("no core");
+	core_start(c, 3.0);
+	is_int(PROC_STICKY | PROC_STICKY_CHILDREN | PROC_ROOT_PIN, core_proc_flags(c, 820),
+	       "sticky restart: sticky again, with its children flag and root's pin");
+	is_string("/kept", fixture_group(&f, 820), "sticky restart: the scan at start leaves it");
+	ok(core_proc_flags(c, 821) == 0 && core_proc_flags(c, 822) == 0,
+	   "sticky restart: a reused pid and an ended process are not sticky");
+	is_string("/users/nobody /users/nobody",
+		  strcat(strcat(strcpy(line, fixture_group(&f, 821)), " "), fixture_group(&f, 823)),
+		  "sticky restart: they and the others are classified");
+	core_timeout(c, 4.0);
+	ok(!file_has(f.state, "sticky 821:") && file_has(f.state, "sticky 820:820 "),
+	   "sticky restart: the state file written again keeps only the living");
+	core_free(c);
+	fixture_done(&f);
+}
+
 /* Expiry comes from a heap: the deadline is always the earliest boost. */
 static void
 test_expiry_order(void)
@@ -928,7 +977,7 @@ test_whatif_hook(void)
 int
 main(void)
 {
-	plan(85 + 19 + 6 + 9 + 7 + 8 + 2 + 5 + 2);
+	plan(85 + 19 + 6 + 9 + 7 + 8 + 2 + 5 + 2 + 7);
 	fixture_init(&fx);
 	fixture_files(&fx, fixture_profile, fixture_rules);
 	fixture_proc(&fx, 1, 0, 0, "/usr/lib/systemd/systemd", 1, "/init.scope");
@@ -954,6 +1003,7 @@ main(void)
 	fixture_done(&fx);
 	test_boost_limits();
 	test_expiry_order();
+	test_sticky_restart();
 	test_whatif_hook();
 	test_lazy_groups();
 	test_pname();
