@@ -672,6 +672,51 @@ test_sticky_restart(void)
 	fixture_done(&f);
 }
 
+/* A reload re-targets the boosts of a profile whose destination
+ * changed, shortens them to a lowered max-duration, ends them when the
+ * profile is gone; root's own boosts keep their destination. */
+static void
+test_boost_reload(void)
+{
+	char err[256];
+	struct fixture f;
+
+	fixture_init(&f);
+	fixture_files(&f, fixture_profile, fixture_rules);
+	for (pid_t p = 830; p < 832; p++)
+		fixture_proc(&f, p, NOBODY, NOBODY, "/usr/bin/cat", (uint64_t)p, "/");
+	struct core *c = fixture_core(&f);
+	if (c == NULL)
+		bail("no core");
+	core_start(c, 1.0);
+	int a = boost_as(c, 830, NOBODY, "fast", 3000, err, sizeof(err));
+	int r = boost_as(c, 831, 0, NULL, 1000, err, sizeof(err));
+	ok(a > 0 && r > 0, "reload: a boost through profile fast, one of root's");
+	fixture_files(&f,
+		      "boost-profile \"fast\" {\n  allow = {\"nobody\"}\n"
+		      "  hierarchy = \"name=cgecore\"\n  destination = \"/faster\"\n"
+		      "  max-duration = \"10m\"\n}\n",
+		      fixture_rules);
+	is_int(0, core_reload(c, 2.0), "reload: the profile goes to /faster for 10m at most");
+	const struct boost *b = core_boost_find(c, (unsigned)a);
+	is_string("/faster", b != NULL ? b->dest : "(ended)", "reload: the boost is re-targeted");
+	is_string("/faster", fixture_group(&f, 830), "reload: its process moved there");
+	ok(b != NULL && b->expires == f.wall + 600, "reload: and shortened to 10m");
+	is_string("/fast", fixture_group(&f, 831), "reload: root's own boost stays");
+	f.wall += 600; /* the shortened boost expires before root's (1000 s) */
+	core_timeout(c, 602.0);
+	ok(core_boost_find(c, (unsigned)a) == NULL && core_boost_find(c, (unsigned)r) != NULL,
+	   "reload: the shortened boost expires first");
+	a = boost_as(c, 830, NOBODY, "fast", 60, err, sizeof(err));
+	fixture_files(&f, "", fixture_rules);
+	is_int(0, core_reload(c, 603.0), "reload: the profile removed");
+	ok(core_boost_find(c, (unsigned)a) == NULL && core_boost_find(c, (unsigned)r) != NULL,
+	   "reload: its boost ended, root's runs on");
+	is_string("/users/nobody", fixture_group(&f, 830), "reload: its process back to the rules");
+	core_free(c);
+	fixture_done(&f);
+}
+
 /* Expiry comes from a heap: the deadline is always the earliest boost. */
 static void
 test_expiry_order(void)
@@ -977,7 +1022,7 @@ test_whatif_hook(void)
 int
 main(void)
 {
-	plan(85 + 19 + 6 + 9 + 7 + 8 + 2 + 5 + 2 + 7);
+	plan(85 + 19 + 6 + 9 + 7 + 8 + 2 + 5 + 2 + 7 + 10);
 	fixture_init(&fx);
 	fixture_files(&fx, fixture_profile, fixture_rules);
 	fixture_proc(&fx, 1, 0, 0, "/usr/lib/systemd/systemd", 1, "/init.scope");
@@ -1004,6 +1049,7 @@ main(void)
 	test_boost_limits();
 	test_expiry_order();
 	test_sticky_restart();
+	test_boost_reload();
 	test_whatif_hook();
 	test_lazy_groups();
 	test_pname();
