@@ -652,6 +652,26 @@ fixture_threads(struct fixture *f, pid_t pid, int threads)
 }
 
 void
+fixture_thread_of(struct fixture *f, pid_t pid, pid_t tgid)
+{
+	char file[300], buf[4096];
+	FILE *in;
+	size_t n;
+
+	snprintf(file, sizeof(file), "%s/%d/status", f->proc, (int)pid);
+	if ((in = fopen(file, "r")) == NULL)
+		bail("no %s", file);
+	n = fread(buf, 1, sizeof(buf) - 1, in);
+	fclose(in);
+	buf[n] = '\0';
+	char *t = strstr(buf, "Tgid:\t"), *nl = t != NULL ? strchr(t, '\n') : NULL;
+	if (nl == NULL)
+		bail("no Tgid line");
+	*t = '\0';
+	put(file, "%sTgid:\t%d%s", buf, (int)tgid, nl);
+}
+
+void
 fixture_zombie(struct fixture *f, pid_t pid)
 {
 	char file[300], buf[1024];

@@ -59,6 +59,8 @@ void fixture_proc(struct fixture *f, pid_t pid, uid_t uid, gid_t gid, const char
 		  uint64_t start, const char *group);
 /* Change the "Threads:" line of pid. */
 void fixture_threads(struct fixture *f, pid_t pid, int threads);
+/* Make pid a thread of process tgid (the Tgid line of its status). */
+void fixture_thread_of(struct fixture *f, pid_t pid, pid_t tgid);
 void fixture_gone(struct fixture *f, pid_t pid);
 /* Make pid a zombie (state Z in its stat file): its main thread exited. */
 void fixture_zombie(struct fixture *f, pid_t pid);

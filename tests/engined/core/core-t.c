@@ -717,6 +717,45 @@ test_boost_reload(void)
 	fixture_done(&f);
 }
 
+/* A boost names a process: a thread id is refused, naming its process,
+ * and a thread in a state file (a daemon before format 3 took one) is
+ * dropped at restore. */
+static void
+test_boost_thread(void)
+{
+	char err[256];
+	struct fixture f;
+	FILE *out;
+
+	fixture_init(&f);
+	fixture_files(&f, fixture_profile, fixture_rules);
+	fixture_proc(&f, 850, NOBODY, NOBODY, "/usr/bin/cat", 850, "/users/nobody");
+	fixture_proc(&f, 851, NOBODY, NOBODY, "/usr/bin/cat", 851, "/users/nobody");
+	fixture_thread_of(&f, 851, 850);
+	char dir[sizeof(f.state)];
+	snprintf(dir, sizeof(dir), "%s", f.state);
+	*strrchr(dir, '/') = '\0';
+	(void)mkdir(dir, 0700);
+	if ((out = fopen(f.state, "w")) == NULL)
+		bail("cannot write %s", f.state);
+	fprintf(out, "# cgengine boosts, format 2\nboost 4 0 %lld " FIXTURE_HIER " /fast - 851:851\n",
+		(long long)f.wall + 60);
+	fclose(out);
+	struct core *c = fixture_core(&f);
+	if (c == NULL)
+		bail("no core");
+	core_start(c, 1.0);
+	is_int(0, (long long)core_boost_count(c), "thread: a boost of a thread is not restored");
+	is_int(-1, boost_as(c, 851, NOBODY, "fast", 60, err, sizeof(err)),
+	       "thread: a boost of a thread id is refused");
+	is_string("pid 851 is a thread of process 850; boost the process", err,
+		  "thread: ... naming its process");
+	ok(boost_as(c, 850, NOBODY, "fast", 60, err, sizeof(err)) > 0,
+	   "thread: its process may be boosted");
+	core_free(c);
+	fixture_done(&f);
+}
+
 /* Expiry comes from a heap: the deadline is always the earliest boost. */
 static void
 test_expiry_order(void)
@@ -1022,7 +1061,7 @@ test_whatif_hook(void)
 int
 main(void)
 {
-	plan(85 + 19 + 6 + 9 + 7 + 8 + 2 + 5 + 2 + 7 + 10);
+	plan(85 + 19 + 6 + 9 + 7 + 8 + 2 + 5 + 2 + 7 + 10 + 4);
 	fixture_init(&fx);
 	fixture_files(&fx, fixture_profile, fixture_rules);
 	fixture_proc(&fx, 1, 0, 0, "/usr/lib/systemd/systemd", 1, "/init.scope");
@@ -1050,6 +1089,7 @@ main(void)
 	test_expiry_order();
 	test_sticky_restart();
 	test_boost_reload();
+	test_boost_thread();
 	test_whatif_hook();
 	test_lazy_groups();
 	test_pname();
