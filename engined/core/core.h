@@ -133,7 +133,7 @@ struct config {
 	char *rules;
 	char *rules_dir;
 	enum rules_semantics match;
-	char **hierarchies; /* NULL = default selection */
+	char **hierarchies; /* NULL = default selection (no key, or {"all"}) */
 	size_t nhierarchies;
 	char **layout; /* unified-layout: dimensions, outer to inner (NULL = none) */
 	size_t nlayout;

@@ -4,7 +4,7 @@
 # bad daemon configs and rules files.
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
-plan 21
+plan 25
 
 mount_hier a; MANAGED="a"
 check() { "$CGENGINED" --check -c "$T/cgengined.conf" >"$T/out" 2>&1; echo $?; }
@@ -62,6 +62,16 @@ write_config 'boost-profile "p" {
 }'
 is 1 "$(check)" "a boost profile for a hierarchy that does not exist: exit 1"
 is "$T/cgengined.conf:11: boost-profile \"p\": hierarchy \"name=${TAG}nosuch\" is not managed" \
+	"$(cat "$T/out")" "named with file and line"
+
+# issue 32: an empty list managed every v1 hierarchy of the machine
+write_config 'hierarchies = {}'
+is 1 "$(check)" "hierarchies = {}: exit 1"
+is "$T/cgengined.conf:8: hierarchies: the list is empty; write {\"all\"} to manage every v1 hierarchy, or name them" \
+	"$(cat "$T/out")" "says to write {\"all\"}, with file and line"
+write_config 'hierarchies = {"all", "name='"$TAG"'a"}'
+is 1 "$(check)" "\"all\" with a hierarchy: exit 1"
+is "$T/cgengined.conf:8: hierarchies: \"all\" cannot be listed with other hierarchies" \
 	"$(cat "$T/out")" "named with file and line"
 
 "$CGENGINED" --check -c "$T/missing.conf" >"$T/out" 2>&1
