@@ -34,9 +34,10 @@ report_msg(const struct report *r, const char *fmt, ...)
 }
 
 /* The report sink of the parse in progress (libconfuse has no user arg),
- * and how many messages it got. */
+ * how many messages it got, and the line of unified-layout in it. */
 static const struct report *current;
 static unsigned reported;
+static unsigned layout_line;
 
 /* libconfuse's messages: its own printf formats, passed on */
 static void confuse_error(cfg_t *cfg, const char *fmt, va_list ap)
@@ -148,6 +149,7 @@ check_duration(cfg_t *cfg, cfg_opt_t *opt)
 static int
 check_layout(cfg_t *cfg, cfg_opt_t *opt)
 {
+	layout_line = (unsigned)cfg->line;
 	for (unsigned i = 0; i < cfg_opt_size(opt); i++) {
 		const char *d = cfg_opt_getnstr(opt, i);
 
@@ -338,6 +340,7 @@ copy_config(cfg_t *cfg, struct config *c)
 	if (cfg_size(cfg, "unified-layout") > 0 &&
 	    config_copy_list(cfg, "unified-layout", &c->layout, &c->nlayout) < 0)
 		return -ENOMEM;
+	c->layout_line = layout_line;
 	c->unified_root = xstrdup(cfg_getstr(cfg, "unified-root"));
 	c->unified_default = xstrdup(cfg_getstr(cfg, "unified-default"));
 	const char *b = cfg_getstr(cfg, "backend");
@@ -451,6 +454,7 @@ config_load(const char *path, bool optional, const struct report *rep)
 	}
 	current = rep;
 	reported = 0;
+	layout_line = 0;
 	FILE *f = fopen(path, "re");
 	if (f == NULL) {
 		if (!(optional && errno == ENOENT)) {
