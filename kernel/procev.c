@@ -3,8 +3,9 @@
  * procev.c -- the kernel's process connector over netlink.
  *
  * libnl-3 creates, binds and subscribes the socket; datagrams are then
- * read with recvfrom() into one buffer and decoded by procev_decode(),
- * a pure function that unit tests and fuzzers can feed any bytes.
+ * read with recvmmsg(), DGRAMS at a time (procev_recv), and decoded by
+ * procev_decode(), a pure function that unit tests and fuzzers can feed
+ * any bytes.
  */
 #include "kernel_private.h"
 

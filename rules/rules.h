@@ -254,6 +254,13 @@ int rules_expand(const char *tmpl, const struct rules_task *task, const unsigned
 		 char *buf, size_t len) ATTR_WUR;
 
 /*
+ * The most bytes rules_expand() can write for tmpl, NUL excluded,
+ * whatever the task: a value of %u %g %p at most 48, of %U %G %P at
+ * most 11.  Pure.
+ */
+size_t rules_expand_max(const char *tmpl);
+
+/*
  * What is wrong with a destination path, or NULL if nothing: it must be
  * absolute, shorter than RULES_DEST_MAX, free of ".." components and of
  * control characters (a newline would forge log lines, and cgroupfs

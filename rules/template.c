@@ -198,6 +198,33 @@ template_value(char c, const struct rules_task *t, char *num, size_t len)
 	}
 }
 
+/* The most bytes template %c gives (a number: a sign and 10 digits). */
+static size_t
+value_max(char c)
+{
+	return c == 'U' || c == 'G' || c == 'P' ? 11 : VALUE_MAX;
+}
+
+size_t
+rules_expand_max(const char *tmpl)
+{
+	size_t n = 0;
+
+	for (const char *s = tmpl; *s; s++) {
+		if (s[0] == '%' && s[1] != '\0' && strchr("uUgGpP", s[1]) != NULL) {
+			n += value_max(s[1]);
+			s++;
+			continue;
+		}
+		if (s[1] != '\0' && (s[0] == '\\' || s[0] == '%')) {
+			n += s[0] == '%';
+			s++;
+		}
+		n++;
+	}
+	return n;
+}
+
 /*
  * A '\' takes the next character literally.  So does a '%' that starts
  * no template: "%x" and "%%u" stay as written, as libcgroup copies them

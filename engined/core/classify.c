@@ -329,6 +329,25 @@ refuse_reserved(struct core *c, struct decision *d, unsigned k, const char *why,
 	return false;
 }
 
+/*
+ * The composed group would be longer than a group path may be: a Lua
+ * hook's destination, or a current part kept (layout_limit refuses a
+ * policy whose rules and profiles can compose one).  The process is
+ * left alone, explain says why; logged at most once a second.
+ */
+static void
+too_long(struct core *c, struct decision *d)
+{
+	static struct log_limit limit = LOG_LIMIT_INIT(1);
+	unsigned long held;
+
+	snprintf(d->refusal, sizeof(d->refusal),
+		 "the composed group would be longer than %d bytes", RULES_DEST_MAX - 1);
+	if (log_limit_pass(&limit, c->now, &held))
+		log_warning("pid %d (%s) left alone in unified: %s (%lu more not reported)",
+			    (int)d->task.pid, d->task.comm, d->refusal, held);
+}
+
 /* Compose the verdicts of the virtual dimensions into d->composed. */
 static void
 compose(struct core *c, pid_t pid, struct decision *d)
@@ -367,6 +386,8 @@ again:
 	unsigned k = rc == 0 ? layout_reserved(p, d->composed, &why) : 0;
 	if (k > 0 && refuse_reserved(c, d, k, why, want, cur))
 		goto again;
+	if (rc == -ENAMETOOLONG)
+		too_long(c, d);
 	if (rc != 0 || k > 0)
 		d->composed[0] = '\0';
 }

@@ -34,9 +34,10 @@ report_msg(const struct report *r, const char *fmt, ...)
 }
 
 /* The report sink of the parse in progress (libconfuse has no user arg),
- * and how many messages it got. */
+ * how many messages it got, and the line of unified-layout in it. */
 static const struct report *current;
 static unsigned reported;
+static unsigned layout_line;
 
 /* libconfuse's messages: its own printf formats, passed on */
 static void confuse_error(cfg_t *cfg, const char *fmt, va_list ap)
@@ -148,6 +149,7 @@ check_duration(cfg_t *cfg, cfg_opt_t *opt)
 static int
 check_layout(cfg_t *cfg, cfg_opt_t *opt)
 {
+	layout_line = (unsigned)cfg->line;
 	for (unsigned i = 0; i < cfg_opt_size(opt); i++) {
 		const char *d = cfg_opt_getnstr(opt, i);
 
@@ -163,6 +165,22 @@ check_layout(cfg_t *cfg, cfg_opt_t *opt)
 				return -1;
 			}
 	}
+	return 0;
+}
+
+/* hierarchies: "all" (every v1 hierarchy, as without the key) stands
+ * alone.  An empty list never reaches here (libconfuse validates no
+ * empty list): config_load refuses it. */
+static int
+check_hierarchies(cfg_t *cfg, cfg_opt_t *opt)
+{
+	for (unsigned i = 0; i < cfg_opt_size(opt); i++)
+		if (strcmp(cfg_opt_getnstr(opt, i), CONFIG_ALL_HIERARCHIES) == 0 &&
+		    cfg_opt_size(opt) > 1) {
+			cfg_error(cfg, "hierarchies: \"all\" cannot be listed with other "
+				       "hierarchies");
+			return -1;
+		}
 	return 0;
 }
 
@@ -314,12 +332,15 @@ copy_config(cfg_t *cfg, struct config *c)
 	if (!c->rules || !c->rules_dir || !c->control_socket || !c->sticky_socket ||
 	    !c->pidfile || !c->state_file || !c->template_key || !c->log || !c->lua_script)
 		return -ENOMEM;
+	/* {"all"}: as without the key (hierarchies NULL) */
 	if (cfg_size(cfg, "hierarchies") > 0 &&
+	    strcmp(cfg_getnstr(cfg, "hierarchies", 0), CONFIG_ALL_HIERARCHIES) != 0 &&
 	    config_copy_list(cfg, "hierarchies", &c->hierarchies, &c->nhierarchies) < 0)
 		return -ENOMEM;
 	if (cfg_size(cfg, "unified-layout") > 0 &&
 	    config_copy_list(cfg, "unified-layout", &c->layout, &c->nlayout) < 0)
 		return -ENOMEM;
+	c->layout_line = layout_line;
 	c->unified_root = xstrdup(cfg_getstr(cfg, "unified-root"));
 	c->unified_default = xstrdup(cfg_getstr(cfg, "unified-default"));
 	const char *b = cfg_getstr(cfg, "backend");
@@ -342,6 +363,7 @@ new_parser(void)
 	cfg_set_validate_func(cfg, "match", check_match);
 	cfg_set_validate_func(cfg, "log-level", check_level);
 	cfg_set_validate_func(cfg, "group", config_take_group);
+	cfg_set_validate_func(cfg, "hierarchies", check_hierarchies);
 	cfg_set_validate_func(cfg, "unified-layout", check_layout);
 	cfg_set_validate_func(cfg, "unified-root", check_uroot);
 	cfg_set_validate_func(cfg, "unified-default", check_udefault);
@@ -368,6 +390,57 @@ nul_line(FILE *f)
 	return 0;
 }
 
+/*
+ * The line of the last assignment to key in f ("key =", "key +="), or
+ * 0: libconfuse keeps no line of an option, and validates no empty list.
+ */
+static unsigned
+key_line(FILE *f, const char *key)
+{
+	char buf[4096];
+	unsigned line = 0, found = 0;
+	size_t n = strlen(key);
+	bool whole = true; /* buf starts a line */
+
+	while (fgets(buf, sizeof(buf), f) != NULL) {
+		const char *s = buf + strspn(buf, " \t");
+
+		line += whole;
+		if (whole && strncmp(s, key, n) == 0 && strchr(" \t=+", s[n]) != NULL &&
+		    s[n] != '\0')
+			found = line;
+		whole = strchr(buf, '\n') != NULL;
+	}
+	return found;
+}
+
+/*
+ * hierarchies = {}: once the same as no key, so it managed every v1
+ * hierarchy of the machine; now that takes {"all"}.  -EINVAL after
+ * reporting.
+ */
+static int
+check_empty_hierarchies(cfg_t *cfg, const char *path)
+{
+	cfg_opt_t *opt = cfg_getopt(cfg, "hierarchies");
+	FILE *f;
+
+	if (opt == NULL || !(opt->flags & CFGF_MODIFIED) || cfg_opt_size(opt) > 0)
+		return 0;
+	unsigned line = (f = fopen(path, "re")) != NULL ? key_line(f, "hierarchies") : 0;
+	if (f != NULL)
+		fclose(f);
+	char where[32] = "";
+	if (line > 0)
+		snprintf(where, sizeof(where), ":%u", line);
+	reported++;
+	report_msg(current,
+		   "%s%s: hierarchies: the list is empty; write {\"all\"} to manage every "
+		   "v1 hierarchy, or name them",
+		   path, where);
+	return -EINVAL;
+}
+
 struct config *
 config_load(const char *path, bool optional, const struct report *rep)
 {
@@ -381,6 +454,7 @@ config_load(const char *path, bool optional, const struct report *rep)
 	}
 	current = rep;
 	reported = 0;
+	layout_line = 0;
 	FILE *f = fopen(path, "re");
 	if (f == NULL) {
 		if (!(optional && errno == ENOENT)) {
@@ -399,6 +473,8 @@ config_load(const char *path, bool optional, const struct report *rep)
 		config_sections_begin(c);
 		rc = cfg_parse(cfg, path);
 		config_sections_end();
+		if (rc == CFG_SUCCESS && check_empty_hierarchies(cfg, path) < 0)
+			rc = CFG_PARSE_ERROR;
 		c->file = xstrdup(path);
 	}
 	current = NULL;

@@ -34,6 +34,10 @@ int config_take_profile(cfg_t *cfg, cfg_opt_t *opt);
  */
 int config_parse_ranged(cfg_t *cfg, cfg_opt_t *opt, const char *value, void *result);
 
+/* hierarchies = {"all"}: every v1 hierarchy but name=systemd, as
+ * without the key (an empty list is an error: it once meant that). */
+#define CONFIG_ALL_HIERARCHIES "all"
+
 /* Copy list option name of sec into a new array; 0 or -ENOMEM. */
 int config_copy_list(cfg_t *sec, const char *name, char ***out, size_t *n);
 

@@ -133,10 +133,11 @@ struct config {
 	char *rules;
 	char *rules_dir;
 	enum rules_semantics match;
-	char **hierarchies; /* NULL = default selection */
+	char **hierarchies; /* NULL = default selection (no key, or {"all"}) */
 	size_t nhierarchies;
 	char **layout; /* unified-layout: dimensions, outer to inner (NULL = none) */
 	size_t nlayout;
+	unsigned layout_line; /* where its list ends in file, for messages (0: unknown) */
 	char *unified_root;    /* "" = the daemon's own v2 group */
 	char *unified_default; /* the segment of a dimension the rules leave alone */
 	enum backend_kind backend;

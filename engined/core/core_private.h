@@ -112,6 +112,17 @@ int layout_build(struct policy *p, const char *procroot, const struct report *re
 /* The depth of each virtual dimension and the controllers to enable,
  * from the bound rules, group settings and boost profiles. */
 void layout_finish(struct policy *p);
+/*
+ * Can a composed group be longer than RULES_DEST_MAX - 1 bytes: uroot,
+ * and for each dimension its longest part -- a destination of a rule
+ * (not an ignore rule; a template's value taking its most,
+ * rules_expand_max) or a boost profile, or the default segments alone,
+ * padded to the dimension's depth?  0, or -EINVAL after reporting (with
+ * the config's file and line, and the rule that gives the longest
+ * part).  After layout_finish.  A Lua hook's destination and a current
+ * part kept are not known before: compose says so when they do not fit.
+ */
+int layout_limit(const struct policy *p, const struct report *rep) ATTR_WUR;
 /* Does dest fit managed index i (always, unless i is virtual and dest
  * deeper than its dimension)? */
 bool layout_fits(const struct policy *p, size_t i, const char *dest);

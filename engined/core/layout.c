@@ -292,6 +292,95 @@ layout_finish(struct policy *p)
 	}
 }
 
+/*
+ * The longest part of one dimension, and what gives it: a rule, a
+ * boost profile, or (neither) the default segments alone.
+ */
+struct longest {
+	size_t len;
+	const struct rules_rule *rule;
+	const struct boost_profile *profile;
+};
+
+/* A destination of len bytes (expanded) in dimension i, padded. */
+static void
+consider(const struct policy *p, size_t i, const char *dest, size_t len,
+	 const struct rules_rule *r, const struct boost_profile *b, struct longest *l)
+{
+	unsigned n = segments(dest);
+
+	if (n < p->depth[i])
+		len += (p->depth[i] - n) * (1 + strlen(p->cfg->unified_default));
+	if (len > l[i].len)
+		l[i] = (struct longest){ len, r, b };
+}
+
+/* Where the longest part of dimension i comes from, into buf. */
+static const char *
+origin(const struct longest *l, char *buf, size_t len)
+{
+	if (l->rule != NULL)
+		snprintf(buf, len, "%s:%u, %.80s", l->rule->file, l->rule->line,
+			 l->rule->dest);
+	else if (l->profile != NULL)
+		snprintf(buf, len, "boost-profile \"%.80s\", %.80s", l->profile->name,
+			 l->profile->dest);
+	else
+		snprintf(buf, len, "unified-default");
+	return buf;
+}
+
+int
+layout_limit(const struct policy *p, const struct report *rep)
+{
+	const struct config *c = p->cfg;
+	struct longest l[RULES_MAX_HIERS] = { 0 };
+
+	if (p->v2 == NULL)
+		return 0;
+	for (size_t k = 0; k < p->nlayout; k++)
+		consider(p, p->layout[k], "", 0, NULL, NULL, l);
+	for (size_t j = 0; j < rules_count(p->rules); j++) {
+		const struct rules_rule *r = rules_get(p->rules, j);
+		size_t len = 0;
+
+		if (r->options & (RULES_OPT_IGNORE | RULES_OPT_IGNORE_RT))
+			continue; /* never moves a task */
+		for (size_t k = 0; k < p->nlayout; k++)
+			if (r->mask & (1ull << p->layout[k])) {
+				len = len ? len : rules_expand_max(r->dest);
+				consider(p, p->layout[k], r->dest, len, r, NULL, l);
+			}
+	}
+	for (size_t b = 0; b < c->nprofiles; b++) {
+		int i = virtual_index(p, c->profiles[b].hier);
+
+		if (i >= 0)
+			consider(p, (size_t)i, c->profiles[b].dest,
+				 strlen(c->profiles[b].dest), NULL, &c->profiles[b], l);
+	}
+	size_t total = strlen(p->uroot), worst = p->layout[0];
+	for (size_t k = 0; k < p->nlayout; k++) {
+		total += l[p->layout[k]].len;
+		if (l[p->layout[k]].len > l[worst].len)
+			worst = p->layout[k];
+	}
+	if (total < RULES_DEST_MAX)
+		return 0;
+	char line[16] = "", from[4352];
+	if (c->layout_line > 0)
+		snprintf(line, sizeof(line), ":%u", c->layout_line);
+	report_msg(rep,
+		   "%s%s: unified-layout: a composed group can be %zu bytes long, over the "
+		   "limit of %d (%zu dimension%s; the longest part is %s's, %zu bytes, from "
+		   "%s): use fewer dimensions or levels, or shorter destinations (a "
+		   "template's value takes up to 48 bytes)",
+		   c->file[0] ? c->file : "built-in config", line, total, RULES_DEST_MAX - 1,
+		   p->nlayout, p->nlayout == 1 ? "" : "s", p->names[worst], l[worst].len,
+		   origin(&l[worst], from, sizeof(from)));
+	return -EINVAL;
+}
+
 bool
 layout_fits(const struct policy *p, size_t i, const char *dest)
 {

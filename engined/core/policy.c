@@ -327,7 +327,7 @@ policy_build(const struct overrides *o, const char *mountinfo, const char *procr
 		goto fail;
 	scan_rules(p);
 	layout_finish(p);
-	if (load_hooks(p, rep) < 0)
+	if (layout_limit(p, rep) < 0 || load_hooks(p, rep) < 0)
 		goto fail;
 	return p;
 fail:

@@ -314,20 +314,30 @@ want_path(void *arg, const char *path)
 	g->n++;
 }
 
+/* The directories that cannot be watched: counted, the first few named
+ * (rules naming 100,000 missing binaries once logged a line each). */
+struct unwatched {
+	size_t n;
+	char first[768];
+};
+#define UNWATCHED_NAMED 3
+
 /* Watch the directory of m. */
 static void
-watch_dir(struct gateloop *g, struct mark *m)
+watch_dir(struct gateloop *g, struct mark *m, struct unwatched *u)
 {
 	char dir[PATH_MAX];
-	size_t len = (size_t)(m->name - m->path);
+	size_t len = (size_t)(m->name - m->path), used = strlen(u->first);
 
 	snprintf(dir, sizeof(dir), "%.*s", (int)(len > 1 ? len - 1 : len), m->path);
 	m->wd = g->ifd >= 0 ? execgate_dir_watch(g->ifd, dir) : -1;
-	if (m->wd < 0)
-		log_warning(
-			"exec gate: cannot watch %s: %s; %s is not held again if it is "
-			"replaced",
-			dir, strerror(-m->wd), m->path);
+	if (m->wd >= 0 || g->ifd < 0)
+		return; /* no inotify at all: said once, when the gate opened */
+	log_debug("exec gate: cannot watch %s: %s; %s is not held again if it is replaced",
+		  dir, strerror(-m->wd), m->path);
+	if (u->n++ < UNWATCHED_NAMED)
+		snprintf(u->first + used, sizeof(u->first) - used, "%s%.160s (%s)",
+			 used ? ", " : "", dir, strerror(-m->wd));
 }
 
 /*
@@ -354,10 +364,16 @@ sync_marks(struct gateloop *g)
 	marks_free(old, nold);
 	map_free(&g->byino);
 	map_init(&g->byino, sizeof(struct ino_entry));
+	struct unwatched u = { 0 };
 	for (size_t i = 0; i < g->n; i++) {
-		watch_dir(g, &g->marks[i]); /* first: a rename after it is seen */
+		watch_dir(g, &g->marks[i], &u); /* first: a rename after it is seen */
 		remark(g, &g->marks[i], true);
 	}
+	if (u.n > 0)
+		log_warning("exec gate: cannot watch the directories of %zu binar%s the rules "
+			    "name: %s%s; they are not held again if replaced (each at debug level)",
+			    u.n, u.n == 1 ? "y" : "ies", u.first,
+			    u.n > UNWATCHED_NAMED ? ", ..." : "");
 	publish(g);
 	log_notice("exec gate: %zu of %zu binar%s the rules name held", g->state.marked,
 		   g->n, g->n == 1 ? "y" : "ies");

@@ -4,7 +4,7 @@
 # bad daemon configs and rules files.
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
-plan 21
+plan 27
 
 mount_hier a; MANAGED="a"
 check() { "$CGENGINED" --check -c "$T/cgengined.conf" >"$T/out" 2>&1; echo $?; }
@@ -63,6 +63,32 @@ write_config 'boost-profile "p" {
 is 1 "$(check)" "a boost profile for a hierarchy that does not exist: exit 1"
 is "$T/cgengined.conf:11: boost-profile \"p\": hierarchy \"name=${TAG}nosuch\" is not managed" \
 	"$(cat "$T/out")" "named with file and line"
+
+# issue 32: an empty list managed every v1 hierarchy of the machine
+write_config 'hierarchies = {}'
+is 1 "$(check)" "hierarchies = {}: exit 1"
+is "$T/cgengined.conf:8: hierarchies: the list is empty; write {\"all\"} to manage every v1 hierarchy, or name them" \
+	"$(cat "$T/out")" "says to write {\"all\"}, with file and line"
+write_config 'hierarchies = {"all", "name='"$TAG"'a"}'
+is 1 "$(check)" "\"all\" with a hierarchy: exit 1"
+is "$T/cgengined.conf:8: hierarchies: \"all\" cannot be listed with other hierarchies" \
+	"$(cat "$T/out")" "named with file and line"
+
+# issue 32: a composed v2 group over 1,023 bytes was left alone silently
+dims=""; : >"$T/cgrules.conf"
+for k in 0 1 2 3 4 5 6 7 8 9 10; do
+	dims="$dims${dims:+, }\"d$k\""
+	echo "* d$k /%p/%p" >>"$T/cgrules.conf"
+done
+write_config "unified-layout = {$dims}
+unified-root = \"/cgetest\""
+if grep -q " - cgroup2 " /proc/self/mountinfo; then
+	is 1 "$(check)" "a layout that can compose 1,086 bytes: exit 1"
+	is "$T/cgengined.conf:8: unified-layout: a composed group can be 1086 bytes long, over the limit of 1023 (11 dimensions; the longest part is d0's, 98 bytes, from $T/cgrules.conf:1, /%p/%p): use fewer dimensions or levels, or shorter destinations (a template's value takes up to 48 bytes)" \
+		"$(cat "$T/out")" "says why, with file and line"
+else
+	skip 2 "no cgroup2 mount"
+fi
 
 "$CGENGINED" --check -c "$T/missing.conf" >"$T/out" 2>&1
 is 1 "$?" "an explicit -c file that is missing: exit 1"

@@ -11,7 +11,7 @@
 require_root
 plan 9
 
-mount_hier x
+mount_hier x; MANAGED="x"
 add_user "${TAG}u"
 # the test user's programs only: nothing else on the machine is moved
 cat >"$T/cgrules.conf" <<EOF2

@@ -108,7 +108,7 @@ main(void)
 	char buf[RULES_DEST_MAX];
 	size_t n = sizeof(cases) / sizeof(cases[0]);
 
-	plan((int)n + 30);
+	plan((int)n + 33);
 	for (size_t i = 0; i < n; i++) {
 		int rc = rules_expand(cases[i].tmpl, &task, key, buf, sizeof(buf));
 		is_string(cases[i].want, rc == 0 ? buf : NULL, "expand %s",
@@ -250,5 +250,25 @@ main(void)
 	is_int(-ENAMETOOLONG, rules_expand("/a%x", &task, key, buf, 4),
 	       "an unknown template that does not fit");
 	is_int(0, rules_expand("/a%x", &task, key, buf, 5), "one that just fits");
+
+	/* the bound the unified layout checks its paths by (issue 32) */
+	bool within = true;
+	for (size_t i = 0; i < n; i++)
+		if (rules_expand_max(cases[i].tmpl) < strlen(cases[i].want)) {
+			diag("%s: %zu", cases[i].tmpl, rules_expand_max(cases[i].tmpl));
+			within = false;
+		}
+	ok(within, "every expansion above is within rules_expand_max()");
+	is_int(1 + 48 + 1 + 48 + 1 + 48 + 1 + 11 + 1 + 11 + 1 + 11 + 3,
+	       (long long)rules_expand_max("/%u/%g/%p/%U/%G/%P\\%%x"),
+	       "48 bytes for %%u %%g %%p, 11 for %%U %%G %%P, escapes as written");
+	t = task;
+	t.user = "a-user-name-of-sixty-bytes-that-is-cut-by-the-template-0123";
+	t.exe = "/x/exactly-forty-eight-bytes-long-name-0123456789ab";
+	t.euid = 4294967295u;
+	t.pid = 2147483647;
+	is_int((long long)rules_expand_max("/%u/%p/%U/%P") - 2,
+	       (long long)strlen(expand("/%u/%p/%U/%P", &t)),
+	       "the longest values fill it (but for the signs of the numbers)");
 	return tap_done();
 }

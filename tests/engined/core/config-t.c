@@ -253,12 +253,40 @@ test_many_groups(void)
 	free(text);
 }
 
+/*
+ * hierarchies = {} was taken as no key: it managed every v1 hierarchy
+ * of the machine.  That now takes {"all"}; an empty list is refused.
+ */
+static void
+test_hierarchies(void)
+{
+	struct config *c = load_text("hierarchies = {\"all\"}\n");
+
+	ok(c != NULL && c->hierarchies == NULL && c->nhierarchies == 0,
+	   "hierarchies = {\"all\"}: the built-in selection");
+	config_free(c);
+	refused("log = \"stderr\"\n\n  hierarchies = {}\nnice = 0\n",
+		":3: hierarchies: the list is empty; write {\"all\"} to manage every v1 "
+		"hierarchy, or name them",
+		"hierarchies = {}");
+	refused("hierarchies = {\"cpu\"}\nhierarchies = {}\n",
+		":2: hierarchies: the list is empty; write {\"all\"} to manage every v1 "
+		"hierarchy, or name them",
+		"hierarchies = {} after a list");
+	refused("hierarchies = {\"cpu\",\n \"all\"}\n",
+		":2: hierarchies: \"all\" cannot be listed with other hierarchies",
+		"\"all\" with another hierarchy");
+	c = load_text("hierarchies = {\"cpu\"}\n# hierarchies = {}\n");
+	ok(c != NULL && c->nhierarchies == 1, "a list and a comment naming the key are taken");
+	config_free(c);
+}
+
 int
 main(void)
 {
 	struct config *c;
 
-	plan(53 + 30 + 15 + 7 + 15 + 4);
+	plan(53 + 30 + 15 + 7 + 15 + 4 + 8);
 	c = load("no-such.conf", true);
 	ok(c != NULL, "a missing optional file gives the defaults");
 	is_string("", c->file, "no file read");
@@ -336,5 +364,6 @@ main(void)
 	test_group_titles();
 	test_profiles();
 	test_many_groups();
+	test_hierarchies();
 	return tap_done();
 }

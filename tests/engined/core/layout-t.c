@@ -504,10 +504,117 @@ test_errors(void)
 	fixture_current = &fx;
 }
 
+/* Rules giving dimensions d0..d<n-1> the part /%p/%p (98 bytes each),
+ * and dimension d<n> (if last > 0) a literal part of last bytes. */
+static void
+long_layout(struct fixture *f, unsigned n, size_t last)
+{
+	char cfg[1024] = "unified-layout = {", text[4096] = "";
+	size_t cl = strlen(cfg), rl = 0;
+
+	for (unsigned k = 0; k < n + (last > 0); k++)
+		cl += (size_t)snprintf(cfg + cl, sizeof(cfg) - cl, "%s\"d%u\"", k ? ", " : "", k);
+	snprintf(cfg + cl, sizeof(cfg) - cl, "}\n");
+	for (unsigned k = 0; k < n; k++)
+		rl += (size_t)snprintf(text + rl, sizeof(text) - rl, "* d%u /%%p/%%p\n", k);
+	if (last > 0) {
+		rl += (size_t)snprintf(text + rl, sizeof(text) - rl, "* d%u /", n);
+		for (size_t i = 1; i < last; i++)
+			text[rl++] = 'x';
+		snprintf(text + rl, sizeof(text) - rl, "\n");
+	}
+	fixture_files(f, cfg, text);
+}
+
+/*
+ * Issue 32 §7: a composed group longer than a group path may be (1,023
+ * bytes) was left alone silently.  A layout whose rules can compose one
+ * is refused (--check, start, reload); one that still does not fit at
+ * run time (a current part kept) is left alone, and explain says why.
+ */
+static void
+test_limit(void)
+{
+	struct fixture f2;
+	char want[2048];
+
+	fixture_init(&f2);
+	fixture_v2(&f2, "cpu", "/svc");
+	/* /svc, ten parts of 98 bytes and one of 39: 1,023 bytes */
+	long_layout(&f2, 10, 39);
+	is_string("", build_error(&f2), "a layout composing up to 1,023 bytes is taken");
+	long_layout(&f2, 10, 40);
+	snprintf(want, sizeof(want),
+		 "cgengined.conf:9: unified-layout: a composed group can be 1024 bytes long, "
+		 "over the limit of 1023 (11 dimensions; the longest part is d0's, 98 bytes, "
+		 "from %s:1, /%%p/%%p): use fewer dimensions or levels, or shorter destinations "
+		 "(a template's value takes up to 48 bytes)",
+		 f2.rules);
+	is_string(want, build_error(&f2), "one byte more is refused, with file and line");
+	/* the attack run's: 63 dimensions, two levels of 48-byte values */
+	char cfg[1024] = "unified-layout = {", rule[1024] = "* ";
+	for (unsigned k = 0; k < 63; k++) {
+		snprintf(cfg + strlen(cfg), sizeof(cfg) - strlen(cfg), "%s\"d%u\"",
+			 k ? ", " : "", k);
+		snprintf(rule + strlen(rule), sizeof(rule) - strlen(rule), "%sd%u",
+			 k ? "," : "", k);
+	}
+	strcat(cfg, "}\n");
+	strcat(rule, " /%p/%p\n");
+	fixture_files(&f2, cfg, rule);
+	ok(strstr(build_error(&f2), ": a composed group can be 6178 bytes long") != NULL,
+	   "63 dimensions x /%%p/%%p: refused");
+	/* the default segments and boost profiles count too */
+	char text[2048] = "* cpu ";
+	for (unsigned k = 0; k < 60; k++)
+		strcat(text, "/a");
+	strcat(text, "\n");
+	fixture_files(&f2, "unified-layout = {\"cpu\"}\nunified-default = \"a-default-segment\"\n",
+		      text);
+	ok(strstr(build_error(&f2),
+		  ": a composed group can be 1084 bytes long, over the limit of 1023 (1 "
+		  "dimension; the longest part is cpu's, 1080 bytes, from unified-default)") !=
+		   NULL,
+	   "60 levels of the default segment: refused");
+	snprintf(text, sizeof(text),
+		 "unified-layout = {\"cpu\"}\n"
+		 "boost-profile \"p\" {\n  hierarchy = \"cpu\"\n  destination = \"/");
+	size_t tl = strlen(text);
+	memset(text + tl, 'f', 1020);
+	snprintf(text + tl + 1020, sizeof(text) - tl - 1020, "\"\n}\n");
+	fixture_files(&f2, text, "* cpu /a\n");
+	ok(strstr(build_error(&f2), ": a composed group can be 1025 bytes long") != NULL &&
+		   strstr(reported, "from boost-profile \"p\", /ffff") != NULL,
+	   "a boost profile's destination: refused");
+	fixture_files(&f2, "unified-layout = {\"cpu\", \"net_cls\"}\n",
+		      "*:fx-www cpu /bbbbbbbbbbbbbbbbbbb\n"
+		      "*:fx-www cpu /%p/%p/%p/%p/%p/%p/%p/%p/%p/%p/%p/%p/%p/%p/%p/%p ignore\n");
+	is_string("", build_error(&f2), "an ignore rule moves nothing: not counted");
+	fixture_files(&f2, "unified-layout = {\"cpu\", \"net_cls\"}\n",
+		      "*:fx-www cpu /bbbbbbbbbbbbbbbbbbb\n");
+	/* a current part kept that is too long: left alone, explain says why */
+	char cur[1100];
+	snprintf(cur, sizeof(cur), "/svc/x/");
+	memset(cur + 7, 'a', 1010);
+	cur[1017] = '\0';
+	fixture_proc(&f2, 100, 0, 0, "/usr/bin/fx-www", 10, "/");
+	fixture_proc_v2(&f2, 100, cur);
+	struct core *c = fixture_core(&f2);
+	if (c == NULL)
+		bail("no core");
+	is_int(DECIDE_OK, explain(c, 100, 0), "explain a process whose group cannot be composed");
+	is_string("", decision_composed(dn), "... nothing composed");
+	is_string("the composed group would be longer than 1023 bytes",
+		  decision_refusal(dn), "... and it says why");
+	core_free(c);
+	fixture_done(&f2);
+	fixture_current = &fx;
+}
+
 int
 main(void)
 {
-	plan(77 + 7);
+	plan(77 + 7 + 9);
 	test_pure();
 	fixture_init(&fx);
 	fixture_v2(&fx, "cpu io memory pids", "/svc");
@@ -538,6 +645,7 @@ main(void)
 	test_hook();
 	test_reserved();
 	test_errors();
+	test_limit();
 	fixture_done(&fx);
 	decision_free(dn);
 	return 0;
