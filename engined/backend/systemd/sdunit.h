@@ -54,6 +54,14 @@ int sdunit_cgroup(const char *root, const char *prefix, const char *rel, const c
 int sdunit_logical(const char *root, const char *prefix, const char *real, char *out,
 		   size_t len);
 /*
+ * Back from a unit's name to the logical group it stands for: unit
+ * "cgengine-students-www.scope" of prefix "cgengine" -> "/students/www"
+ * (relative to the root; a slice's name gives its level's group).  0,
+ * or -ENOENT when unit is no slice or scope of that prefix, or not
+ * spelt as sdunit_name() spells it.
+ */
+int sdunit_group(const char *prefix, const char *unit, char *out, size_t len);
+/*
  * The Description= of the unit standing for logical group rel (""
  * for the root slice): "cgengine class /students/www".  A group name
  * that is not printable ASCII (a template's value may be any bytes,
