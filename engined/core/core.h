@@ -487,6 +487,13 @@ size_t core_boost_count(const struct core *c);
  * the id it had before, if it changed, leaves them.
  */
 void core_group_made(struct core *c, const char *path);
+/*
+ * A backend's group path went away by itself (systemd collected an
+ * empty scope, or a unit was stopped by hand): its id leaves its sets
+ * at once, unless the group is there again (then its new id replaces
+ * the old one, as core_group_made does).
+ */
+void core_group_removed(struct core *c, const char *path);
 /* Does the policy name nft sets (so the loop should watch the ruleset)? */
 bool core_nft_wanted(const struct core *c);
 /* The netlink port of the core's own set changes (0: none yet), so the

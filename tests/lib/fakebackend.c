@@ -80,6 +80,16 @@ fakebackend_start_jobs(struct core *c)
 		}
 }
 
+void
+fakebackend_collect(struct core *c, const char *path)
+{
+	struct fakebackend_unit *u = fakebackend_unit(path, false);
+
+	if (u != NULL)
+		u->started = u->noted = false;
+	core_group_removed(c, path);
+}
+
 /* ---- placement ----------------------------------------------------------------- */
 
 static int
