@@ -22,6 +22,7 @@
  *                               watched like any other), which reports
  *                               to core_move_done() / core_moves_lost()
  *                               / core_group_made() (a unit started)
+ *                               / core_group_removed() (a unit gone)
  *
  * It makes the backends the core is handed (engined/backend/backend.h):
  * the cgroupfs one and the kernel's nft sets at start, the systemd one
@@ -294,6 +295,14 @@ sd_made(void *arg, const char *path)
 	core_group_made(e->core, path);
 }
 
+static void
+sd_removed(void *arg, const char *path)
+{
+	struct engine *e = arg;
+
+	core_group_removed(e->core, path);
+}
+
 /* The backend the policy asks for (core_env.backend): systemd's is
  * connected once, its root taken again at each reload. */
 static int
@@ -302,7 +311,11 @@ backend_cb(void *arg, enum backend_kind kind, const char *root,
 {
 	struct engine *e = arg;
 	struct sdplace_hooks hooks = {
-		.done = sd_done, .lost = sd_lost, .made = sd_made, .arg = e
+		.done = sd_done,
+		.lost = sd_lost,
+		.made = sd_made,
+		.removed = sd_removed,
+		.arg = e,
 	};
 	int rc;
 

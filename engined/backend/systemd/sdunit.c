@@ -230,8 +230,8 @@ parse_unit(const char *prefix, const char *unit, char *out, size_t len)
 {
 	size_t plen = strlen(prefix), n = strlen(unit), used = 0;
 
-	if (kind_of(unit, n) == NULL || n <= plen + 7 || strncmp(unit, prefix, plen) != 0 ||
-	    unit[plen] != '-')
+	if (kind_of(unit, n) == NULL || n <= plen + 7 ||
+	    strncmp(unit, prefix, plen) != 0 || unit[plen] != '-')
 		return -ENOENT;
 	const char *s = unit + plen, *end = unit + n - 6;
 	while (s < end && *s == '-') {
@@ -281,7 +281,8 @@ sdunit_group(const char *prefix, const char *unit, char *out, size_t len)
 	if (rc < 0)
 		return rc;
 	/* the name sdunit_name() writes, not another spelling of it */
-	if (sdunit_name(prefix, out, kind_of(unit, strlen(unit)), check, sizeof(check)) < 0 ||
+	if (sdunit_name(prefix, out, kind_of(unit, strlen(unit)), check, sizeof(check)) <
+		    0 ||
 	    strcmp(check, unit) != 0)
 		return -ENOENT;
 	return 0;

@@ -125,8 +125,9 @@ test_back(void)
 	       "nor a unit of another prefix in the root slice");
 
 	/* a unit's name alone, as systemd's UnitRemoved names it */
-	is_int(0, sdunit_group("cgengine", "cgengine-students-www\\x2d2.scope", out,
-			       sizeof(out)),
+	is_int(0,
+	       sdunit_group("cgengine", "cgengine-students-www\\x2d2.scope", out,
+			    sizeof(out)),
 	       "a scope's name");
 	is_string("/students/www-2", out, "is its logical group, unescaped");
 	is_int(0, sdunit_group("cgengine", "cgengine-students.slice", out, sizeof(out)),
@@ -143,11 +144,13 @@ test_back(void)
 	       "nor a unit whose name only starts with the prefix");
 	is_int(-ENOENT, sdunit_group("cgengine", "cgengine-a.service", out, sizeof(out)),
 	       "nor a service named with it");
-	is_int(-ENOENT, sdunit_group("cgengine", "cgengine-\\x61.scope", out, sizeof(out)),
+	is_int(-ENOENT,
+	       sdunit_group("cgengine", "cgengine-\\x61.scope", out, sizeof(out)),
 	       "nor a name spelt otherwise than the backend spells it");
 	is_int(-ENOENT, sdunit_group("cgengine", "cgengine-a--b.scope", out, sizeof(out)),
 	       "nor one with an empty level");
-	is_int(-ENOENT, sdunit_group("cgengine", "cgengine-a\\x2fb.scope", out, sizeof(out)),
+	is_int(-ENOENT,
+	       sdunit_group("cgengine", "cgengine-a\\x2fb.scope", out, sizeof(out)),
 	       "nor one whose segment would hold a slash");
 
 	is_int(0,
