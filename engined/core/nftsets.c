@@ -479,13 +479,6 @@ nftsets_made(struct core *c, const struct hier *h, const char *path)
 }
 
 void
-core_group_made(struct core *c, const char *path)
-{
-	if (c->pol != NULL && c->pol->v2 != NULL)
-		nftsets_made(c, c->pol->v2, path);
-}
-
-void
 nftsets_removed(struct core *c, const struct hier *h, const char *path)
 {
 	struct nftsets *n = c->nft;
@@ -496,38 +489,6 @@ nftsets_removed(struct core *c, const struct hier *h, const char *path)
 		return;
 	change_sets(c, path, m->id, false);
 	member_drop(n, m);
-}
-
-/*
- * The backend says the unit standing for group path is gone (systemd
- * collected a scope whose last process exited): its id leaves the sets
- * now, not at the next sync.  Unless the group is there again (made
- * again meanwhile: its new id replaces the old one) or still there
- * with that id (it outlived its unit: the sync would keep it too).
- */
-static void
-unit_removed(struct core *c, const struct hier *h, const char *path)
-{
-	const struct backend *fs = c->env.cgfs;
-	struct nft_member *m = c->nft != NULL ? member_find(c->nft, path) : NULL;
-	uint64_t id;
-
-	if (m == NULL || fs->ids.id == NULL)
-		return;
-	int rc = backend_id(fs, h, path, &id);
-	if (rc == 0 && id == m->id)
-		return;
-	if (rc == 0)
-		nftsets_made(c, h, path);
-	else
-		nftsets_removed(c, h, path);
-}
-
-void
-core_group_removed(struct core *c, const char *path)
-{
-	if (c->pol != NULL && c->pol->v2 != NULL)
-		unit_removed(c, c->pol->v2, path);
 }
 
 /* ---- re-synchronising: the walk, a step at a time --------------------------------------- */
