@@ -378,9 +378,6 @@ void pending_ids_lost(struct core *c);
 /* Classify what is pending (uid/gid-only entries wait for their exec
  * until their due time), with one decision for them all. */
 void pending_run(struct core *c);
-/* When pending_timeout has something to do (monotonic; 0 = nothing). */
-double pending_deadline(const struct core *c, double now);
-void pending_timeout(struct core *c, double now);
 void pending_free(struct core *c);
 
 /* ---- rescan.c ---------------------------------------------------------------------- */
@@ -392,9 +389,8 @@ void rescan_request(struct core *c, const char *why);
 /* Rescan /proc in delay seconds, unless a rescan is due already (a
  * process could not be read or moved for want of descriptors). */
 void rescan_soon(struct core *c, double delay);
-/* When rescan_timeout has something to do (monotonic; 0 = nothing). */
-double rescan_deadline(const struct core *c, double now);
-void rescan_timeout(struct core *c, double now);
+/* Rescan now: core.c's table runs it at rescan.at. */
+void rescan_run(struct core *c);
 
 /* ---- core.c: events ---------------------------------------------------------------- */
 
@@ -448,10 +444,9 @@ void groups_adopt(struct core *c, const struct hier *h, const char *path);
 /* leftovers.c: at start, the template groups a former run made in the
  * unified layout's tree: removed if empty, else remembered like made. */
 void groups_leftovers(struct core *c);
-/* When groups_timeout looks for empty groups (monotonic; 0 = never);
- * it removes those it finds. */
-double groups_deadline(const struct core *c, double now);
-void groups_timeout(struct core *c, double now);
+/* Remove the template groups that are empty now: core.c's table runs
+ * it at made.cleanup_at. */
+void groups_cleanup(struct core *c);
 void groups_forget_made(struct core *c);
 /* The unified layout: the daemon into its leaf, controllers enabled at
  * the root and along the existing tree (at start and after a reload). */

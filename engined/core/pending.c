@@ -6,7 +6,7 @@
  * decision for the batch.  A uid/gid change is usually followed at once
  * by an exec (su, sudo, login, setpriv, a spawner dropping privileges:
  * setresgid, setresuid, execve -- often one wake-up each): such entries
- * wait until their exec, at most DEFER_DELAY (pending_deadline), so the
+ * wait until their exec, at most DEFER_DELAY (defer_at), so the
  * process is classified once, after its exec, instead of once per event.
  */
 #include "core_private.h"
@@ -164,20 +164,6 @@ core_waiting_exec(const struct core *c)
 		if (s->v[i].tgid != 0 && !s->v[i].exec)
 			return true;
 	return false;
-}
-
-double
-pending_deadline(const struct core *c, double now)
-{
-	(void)now;
-	return c->pending.defer_at;
-}
-
-void
-pending_timeout(struct core *c, double now)
-{
-	if (c->pending.defer_at > 0 && now >= c->pending.defer_at)
-		pending_run(c);
 }
 
 void
