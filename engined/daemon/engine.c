@@ -75,7 +75,7 @@ struct engine {
 	struct core *core;
 	struct procev *pe;  /* EXEC, and FORK and EXIT when the core wants them */
 	struct procev *ids; /* UID and GID */
-	struct sticky_server *sticky;
+	struct server *sticky; /* sticky.c's */
 	struct control_server *control;
 	char *pidfile; /* as at start: a reload does not move it */
 	ev_io pe_watcher;
