@@ -110,6 +110,8 @@ size_t map_count(const struct map *m);
 /* Iterate: *cursor starts at 0; NULL at the end.  No insert or remove
  * while iterating. */
 void *map_next(const struct map *m, size_t *cursor);
+/* The hash of a string key (FNV-1a), for map_find and map_insert. */
+uint64_t map_hash_str(const char *s);
 
 /* ---- the system's user and group databases ----------------------------------- */
 

@@ -95,16 +95,6 @@ static struct {
 	struct map groups, profiles; /* values: size_t, the index in c */
 } ld;
 
-static uint64_t
-title_hash(const char *s)
-{
-	uint64_t h = 14695981039346656037ull; /* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 static bool
 title_eq(const void *value, const void *probe)
 {
@@ -146,7 +136,7 @@ claim_title(cfg_t *cfg, const char *kind, const char *title, bool group, size_t 
 	struct map *m = group ? &ld.groups : &ld.profiles;
 	struct title_probe probe = { .title = title, .group = group };
 	bool fresh;
-	size_t *v = map_insert(m, title_hash(title), title_eq, &probe, &fresh);
+	size_t *v = map_insert(m, map_hash_str(title), title_eq, &probe, &fresh);
 
 	if (v == NULL) {
 		cfg_error(cfg, "out of memory");
