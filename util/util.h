@@ -3,7 +3,7 @@
  * util.h -- small helpers every module may use; none knows cgroups,
  * rules or the daemon.
  *
- *   str_     bounded string copies and digits (str.c: inline here)
+ *   str_     bounded string copies and digits (inline here), comma lists (str.c)
  *   strbuf_  one growable printf buffer (strbuf.c)
  *   map_     the project's one hash table (map.c)
  *   nss_     the one wrapper around the passwd and group databases (nss.c)
@@ -37,6 +37,10 @@ str_copy(char *dst, size_t len, const char *src)
 	memcpy(dst, src, n);
 	dst[n] = '\0';
 }
+
+/* Is tok (its first n bytes) one of the comma-separated items of list
+ * ("cpu" of "cpu,cpuacct")? */
+bool str_list_has(const char *list, const char *tok, size_t n);
 
 /* The decimal digits of v, right-aligned at the end of num (no NUL);
  * their count: they start at num + STR_UINT_MAX - count. */
