@@ -168,11 +168,22 @@ grow(void **v, size_t n, size_t *cap, size_t size)
 	return 0;
 }
 
-/* Take the last section of opt out of libconfuse (it is copied by now). */
-static void
-drop_last(cfg_opt_t *opt)
+/*
+ * Check the last section of opt and keep a copy of it (0), or report
+ * (-1); either way take it out of libconfuse.  What config_take_group
+ * and config_take_profile do, with the checks of their kind.
+ */
+static int
+take_last(cfg_t *cfg, cfg_opt_t *opt, int (*check)(cfg_t *cfg, cfg_t *sec),
+	  int (*keep)(cfg_t *cfg, cfg_t *sec))
 {
+	cfg_t *sec = cfg_opt_getnsec(opt, cfg_opt_size(opt) - 1);
+	int rc = sec != NULL && ld.c != NULL && check(cfg, sec) == 0 && keep(cfg, sec) == 0
+			 ? 0
+			 : -1;
+
 	(void)cfg_opt_rmnsec(opt, cfg_opt_size(opt) - 1);
+	return rc;
 }
 
 /* ---- group sections ------------------------------------------------------------ */
@@ -246,14 +257,7 @@ keep_group(cfg_t *cfg, cfg_t *sec)
 int
 config_take_group(cfg_t *cfg, cfg_opt_t *opt)
 {
-	cfg_t *sec = cfg_opt_getnsec(opt, cfg_opt_size(opt) - 1);
-	int rc = sec != NULL && ld.c != NULL && check_group(cfg, sec) == 0 &&
-				 keep_group(cfg, sec) == 0
-			 ? 0
-			 : -1;
-
-	drop_last(opt);
-	return rc;
+	return take_last(cfg, opt, check_group, keep_group);
 }
 
 /* ---- boost-profile sections ----------------------------------------------------- */
@@ -334,12 +338,5 @@ keep_profile(cfg_t *cfg, cfg_t *sec)
 int
 config_take_profile(cfg_t *cfg, cfg_opt_t *opt)
 {
-	cfg_t *sec = cfg_opt_getnsec(opt, cfg_opt_size(opt) - 1);
-	int rc = sec != NULL && ld.c != NULL && check_profile(cfg, sec) == 0 &&
-				 keep_profile(cfg, sec) == 0
-			 ? 0
-			 : -1;
-
-	drop_last(opt);
-	return rc;
+	return take_last(cfg, opt, check_profile, keep_profile);
 }
