@@ -4,6 +4,7 @@
  * rules or the daemon.
  *
  *   str_     bounded string copies and digits (inline here), comma lists (str.c)
+ *   array_room  room in a growable array (inline here)
  *   strbuf_  one growable printf buffer (strbuf.c)
  *   map_     the project's one hash table (map.c)
  *   nss_     the one wrapper around the passwd and group databases (nss.c)
@@ -21,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 
@@ -54,6 +56,27 @@ str_uint(char num[STR_UINT_MAX], unsigned v)
 		num[STR_UINT_MAX - 1 - n++] = (char)('0' + v % 10);
 	while ((v /= 10) != 0);
 	return n;
+}
+
+/* ---- growable arrays ------------------------------------------------------- */
+
+/*
+ * Room for one more element (of size bytes) after the n in array v of
+ * *cap: v itself while n < *cap, else v moved to a block twice as large
+ * (first elements for an empty one) and *cap updated.  NULL when out of
+ * memory; v is then untouched and still the caller's to free.
+ */
+static inline void *
+array_room(void *v, size_t n, size_t *cap, size_t size, size_t first)
+{
+	if (n < *cap)
+		return v;
+	size_t ncap = *cap ? *cap * 2 : first;
+	void *p = realloc(v, ncap * size);
+
+	if (p != NULL)
+		*cap = ncap;
+	return p;
 }
 
 /* ---- a growable buffer ---------------------------------------------------- */

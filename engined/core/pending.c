@@ -46,17 +46,13 @@ pending_add(struct core *c, pid_t tgid, bool exec, uint64_t ts)
 				s->v[i].exec_ns = ts;
 			return &s->v[i];
 		}
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 256;
-		struct pending *v = realloc(s->v, cap * sizeof(*v));
+	struct pending *v = array_room(s->v, s->n, &s->cap, sizeof(*v), 256);
 
-		if (v == NULL) {
-			rescan_request(c, NULL); /* cannot remember: catch up later */
-			return NULL;
-		}
-		s->v = v;
-		s->cap = cap;
+	if (v == NULL) {
+		rescan_request(c, NULL); /* cannot remember: catch up later */
+		return NULL;
 	}
+	s->v = v;
 	s->v[s->n] = (struct pending){ .tgid = tgid,
 				       .exec = exec,
 				       .due = c->now + defer_delay(c),
