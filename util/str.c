@@ -4,6 +4,8 @@
  */
 #include "util.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 bool
@@ -18,4 +20,27 @@ str_list_has(const char *list, const char *tok, size_t n)
 			return false;
 		list += m + 1;
 	}
+}
+
+bool
+strv_has(char *const *v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i], s) == 0)
+			return true;
+	return false;
+}
+
+int
+strv_add(char ***v, size_t *n, const char *s)
+{
+	char **p = realloc(*v, (*n + 1) * sizeof(*p));
+
+	if (p == NULL)
+		return -ENOMEM;
+	*v = p;
+	if ((p[*n] = strdup(s)) == NULL)
+		return -ENOMEM;
+	(*n)++;
+	return 0;
 }

@@ -4,6 +4,7 @@
  * rules or the daemon.
  *
  *   str_     bounded string copies and digits (inline here), comma lists (str.c)
+ *   strv_    arrays of strings (str.c)
  *   array_room  room in a growable array (inline here)
  *   strbuf_  one growable printf buffer (strbuf.c)
  *   map_     the project's one hash table (map.c)
@@ -43,6 +44,11 @@ str_copy(char *dst, size_t len, const char *src)
 /* Is tok (its first n bytes) one of the comma-separated items of list
  * ("cpu" of "cpu,cpuacct")? */
 bool str_list_has(const char *list, const char *tok, size_t n);
+/* Is s one of the n strings of v? */
+bool strv_has(char *const *v, size_t n, const char *s);
+/* Append a copy of s to the *n strings of *v (the caller frees each
+ * and *v); 0 or -ENOMEM (*v and *n as they were, but for the room). */
+int strv_add(char ***v, size_t *n, const char *s) ATTR_WUR;
 
 /* The decimal digits of v, right-aligned at the end of num (no NUL);
  * their count: they start at num + STR_UINT_MAX - count. */

@@ -116,17 +116,9 @@ add_fixed(struct leftovers *l, size_t i, const char *dest)
 static int
 add_template(struct shapes *s, const char *dest)
 {
-	for (size_t i = 0; i < s->ntmpl; i++)
-		if (strcmp(s->tmpl[i], dest) == 0)
-			return 0;
-	char **v = realloc(s->tmpl, (s->ntmpl + 1) * sizeof(*v));
-	if (v == NULL)
-		return -ENOMEM;
-	s->tmpl = v;
-	if ((v[s->ntmpl] = strdup(dest)) == NULL)
-		return -ENOMEM;
-	s->ntmpl++;
-	return 0;
+	if (strv_has(s->tmpl, s->ntmpl, dest))
+		return 0;
+	return strv_add(&s->tmpl, &s->ntmpl, dest);
 }
 
 static int
