@@ -78,6 +78,14 @@ struct policy {
 };
 
 /*
+ * Who places, as the backend key of c says: "auto" is systemd when PID
+ * 1 is systemd and a unified layout composes groups in its tree, else
+ * cgroupfs.  0, or -1 after reporting (systemd without a layout).
+ */
+int config_backend(const struct config *c, bool systemd_booted, enum backend_kind *kind,
+		   const struct report *rep) ATTR_WUR;
+
+/*
  * Build everything from the config file and rules, with the mounted
  * hierarchies read from mountinfo (NULL: /proc/self/mountinfo); NULL
  * on error.
@@ -106,9 +114,11 @@ policy_settings(const struct policy *p, size_t h, const char *path);
 #define LAYOUT_DAEMON_LEAF "daemon"
 
 /* Add the virtual dimensions of the config's unified-layout to p and
- * find the delegated subtree (procroot: where /proc/self/cgroup is);
+ * find its root: the group o->layout_root names for the backend, or
+ * the delegated subtree (procroot: where /proc/self/cgroup is);
  * 0 or -EINVAL after reporting.  Before rules are bound. */
-int layout_build(struct policy *p, const char *procroot, const struct report *rep) ATTR_WUR;
+int layout_build(struct policy *p, const struct overrides *o, const char *procroot,
+		 const struct report *rep) ATTR_WUR;
 /* The depth of each virtual dimension and the controllers to enable,
  * from the bound rules, group settings and boost profiles. */
 void layout_finish(struct policy *p);

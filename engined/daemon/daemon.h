@@ -40,6 +40,10 @@ int engine_run(struct engine *e);
 void engine_free(struct engine *e);
 /* The configuration in force. */
 const struct config *engine_config(const struct engine *e);
+/* The layout's root the daemon's backend of kind names (core.h's
+ * overrides.layout_root): systemd's slice; 0 for cgroupfs. */
+int engine_layout_root(enum backend_kind kind, const char *configured, char *out,
+		       size_t len, const char **why);
 
 /* ---- sticky.c ---------------------------------------------------------- */
 
