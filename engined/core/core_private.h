@@ -484,7 +484,7 @@ void nftsets_timeout(struct core *c, double now);
  * start, a former run's): the next sync deletes the id where it finds it. */
 void nftsets_gone(struct core *c, uint64_t id);
 /* When nftsets_timeout has something to do (monotonic; 0 = nothing). */
-double nftsets_deadline(const struct core *c);
+double nftsets_deadline(const struct core *c, double now);
 
 /* ---- gate.c: the exec gate's records ------------------------------------------------ */
 

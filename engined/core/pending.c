@@ -46,13 +46,15 @@ pending_add(struct core *c, pid_t tgid, bool exec, uint64_t ts)
 				s->v[i].exec_ns = ts;
 			return &s->v[i];
 		}
-	struct pending *v = array_room(s->v, s->n, &s->cap, sizeof(*v), 256);
+	if (s->n == s->cap) { /* (tested here: this runs for every event) */
+		struct pending *v = array_room(s->v, s->n, &s->cap, sizeof(*v), 256);
 
-	if (v == NULL) {
-		rescan_request(c, NULL); /* cannot remember: catch up later */
-		return NULL;
+		if (v == NULL) {
+			rescan_request(c, NULL); /* cannot remember: catch up later */
+			return NULL;
+		}
+		s->v = v;
 	}
-	s->v = v;
 	s->v[s->n] = (struct pending){ .tgid = tgid,
 				       .exec = exec,
 				       .due = c->now + defer_delay(c),
