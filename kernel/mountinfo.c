@@ -195,7 +195,8 @@ hier_find(const struct hier_list *l, const char *spec)
 		if (h->version == HIER_V2) {
 			if (strcmp(spec, "unified") == 0)
 				return h;
-		} else if (strcmp(h->name, spec) == 0 || str_list_has(h->name, spec, strlen(spec))) {
+		} else if (strcmp(h->name, spec) == 0 ||
+			   str_list_has(h->name, spec, strlen(spec))) {
 			return h;
 		}
 	}

@@ -480,7 +480,8 @@ task_read(const char *procroot, pid_t pid, unsigned what, struct task *t)
 	t->comm[0] = t->exe[0] = t->script[0] = t->invoked[0] = '\0';
 	t->pid = pid;
 	if ((what & TASK_IDS_KNOWN) && !(what & TASK_NNP)) {
-		if ((n = read_pid_file(procroot, pid, "comm", t->comm, sizeof(t->comm))) < 0)
+		if ((n = read_pid_file(procroot, pid, "comm", t->comm, sizeof(t->comm))) <
+		    0)
 			return (int)n;
 		t->comm[strcspn(t->comm, "\n")] = '\0';
 		t->uid = uid;

@@ -337,12 +337,14 @@ config_backend(const struct config *c, bool systemd_booted, enum backend_kind *k
 {
 	*kind = c->backend;
 	if (*kind == BACKEND_AUTO)
-		*kind = systemd_booted && c->nlayout > 0 ? BACKEND_SYSTEMD : BACKEND_CGROUPFS;
+		*kind = systemd_booted && c->nlayout > 0 ? BACKEND_SYSTEMD
+							 : BACKEND_CGROUPFS;
 	if (*kind == BACKEND_SYSTEMD && c->nlayout == 0) {
-		report_msg(rep,
-			   "%s: backend: \"systemd\" places the groups of a unified-layout; "
-			   "set unified-layout",
-			   c->file[0] ? c->file : "built-in config");
+		report_msg(
+			rep,
+			"%s: backend: \"systemd\" places the groups of a unified-layout; "
+			"set unified-layout",
+			c->file[0] ? c->file : "built-in config");
 		return -1;
 	}
 	return 0;

@@ -178,9 +178,10 @@ take_last(cfg_t *cfg, cfg_opt_t *opt, int (*check)(cfg_t *cfg, cfg_t *sec),
 	  int (*keep)(cfg_t *cfg, cfg_t *sec))
 {
 	cfg_t *sec = cfg_opt_getnsec(opt, cfg_opt_size(opt) - 1);
-	int rc = sec != NULL && ld.c != NULL && check(cfg, sec) == 0 && keep(cfg, sec) == 0
-			 ? 0
-			 : -1;
+	int rc =
+		sec != NULL && ld.c != NULL && check(cfg, sec) == 0 && keep(cfg, sec) == 0
+			? 0
+			: -1;
 
 	(void)cfg_opt_rmnsec(opt, cfg_opt_size(opt) - 1);
 	return rc;

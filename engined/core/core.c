@@ -176,12 +176,16 @@ static const struct subsystem {
 	double (*deadline)(const struct core *c, double now);
 	void (*timeout)(struct core *c, double now);
 } subsystems[] = {
-	{ .at = offsetof(struct core, pending.defer_at), .run = pending_run }, /* deferred entries */
+	{ .at = offsetof(struct core, pending.defer_at),
+	  .run = pending_run }, /* deferred entries */
 	{ .at = offsetof(struct core, rescan.at), .run = rescan_run },
-	{ .deadline = boost_deadline, .timeout = boost_timeout }, /* expiry, the state file */
-	{ .at = offsetof(struct core, made.cleanup_at), .run = groups_cleanup }, /* empty template groups */
+	{ .deadline = boost_deadline,
+	  .timeout = boost_timeout }, /* expiry, the state file */
+	{ .at = offsetof(struct core, made.cleanup_at),
+	  .run = groups_cleanup }, /* empty template groups */
 	{ .deadline = nftsets_deadline, .timeout = nftsets_timeout },
-	{ .deadline = gate_deadline, .timeout = gate_timeout }, /* execs the gate let go that did not happen */
+	{ .deadline = gate_deadline,
+	  .timeout = gate_timeout }, /* execs the gate let go that did not happen */
 };
 #define NSUBSYSTEMS (sizeof(subsystems) / sizeof(subsystems[0]))
 

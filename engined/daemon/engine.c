@@ -324,7 +324,8 @@ int
 engine_layout_root(enum backend_kind kind, const char *configured, char *out, size_t len,
 		   const char **why)
 {
-	return kind == BACKEND_SYSTEMD ? sdunit_layout_root(configured, out, len, why) : 0;
+	return kind == BACKEND_SYSTEMD ? sdunit_layout_root(configured, out, len, why)
+				       : 0;
 }
 
 /* Before the loop waits: one timer at the core's next deadline. */

@@ -335,8 +335,8 @@ sync_marks(struct gateloop *g)
 	map_init(&g->bypath, sizeof(struct path_entry));
 	core_gate_paths(g->core, want_path, g);
 	for (size_t i = 0; i < nold; i++)
-		if (old[i].marked && map_find(&g->bypath, map_hash_str(old[i].path), path_eq,
-					      old[i].path) == NULL)
+		if (old[i].marked && map_find(&g->bypath, map_hash_str(old[i].path),
+					      path_eq, old[i].path) == NULL)
 			if (execgate_unmark(g->gfd, old[i].path) < 0)
 				log_debug("exec gate: %s was not marked any more",
 					  old[i].path);

@@ -88,7 +88,8 @@ main(void)
 	map_free(&m);
 
 	/* string keys: FNV-1a's published values */
-	ok(map_hash_str("") == 0xcbf29ce484222325ull, "the hash of \"\" is FNV-1a's offset basis");
+	ok(map_hash_str("") == 0xcbf29ce484222325ull,
+	   "the hash of \"\" is FNV-1a's offset basis");
 	ok(map_hash_str("a") == 0xaf63dc4c8601ec8cull, "the hash of \"a\" is FNV-1a's");
 	return 0;
 }

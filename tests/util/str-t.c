@@ -16,14 +16,16 @@ main(void)
 	ok(str_list_has("cpu,cpuacct", "cpuacct", 7), "the last item");
 	ok(!str_list_has("cpu,cpuacct", "cpua", 4), "not a prefix of an item");
 	ok(!str_list_has("cpuacct", "cpu", 3), "nor of the only one");
-	ok(str_list_has("net_cls,net_prio", "net_prio,x", 8), "only n bytes of tok count");
+	ok(str_list_has("net_cls,net_prio", "net_prio,x", 8),
+	   "only n bytes of tok count");
 	ok(!str_list_has("", "cpu", 3), "an empty list has nothing");
 
 	size_t cap = 0;
 	int *v = array_room(NULL, 0, &cap, sizeof(*v), 4);
 	ok(v != NULL && cap == 4, "an empty array gets the first size (%zu)", cap);
 	v[0] = v[1] = v[2] = v[3] = 7;
-	ok(array_room(v, 3, &cap, sizeof(*v), 4) == v && cap == 4, "room left: the same array");
+	ok(array_room(v, 3, &cap, sizeof(*v), 4) == v && cap == 4,
+	   "room left: the same array");
 	int *w = array_room(v, 4, &cap, sizeof(*v), 4);
 	ok(w != NULL && cap == 8, "full: twice as large (%zu)", cap);
 	ok(w != NULL && w[3] == 7, "with the elements kept");
