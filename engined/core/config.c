@@ -352,6 +352,25 @@ copy_config(cfg_t *cfg, struct config *c)
 	return 0;
 }
 
+int
+config_backend(const struct config *c, bool systemd_booted, enum backend_kind *kind,
+	       const struct report *rep)
+{
+	*kind = c->backend;
+	if (*kind == BACKEND_AUTO)
+		*kind = systemd_booted && c->nlayout > 0 ? BACKEND_SYSTEMD
+							 : BACKEND_CGROUPFS;
+	if (*kind == BACKEND_SYSTEMD && c->nlayout == 0) {
+		report_msg(
+			rep,
+			"%s: backend: \"systemd\" places the groups of a unified-layout; "
+			"set unified-layout",
+			c->file[0] ? c->file : "built-in config");
+		return -1;
+	}
+	return 0;
+}
+
 static cfg_t *
 new_parser(void)
 {

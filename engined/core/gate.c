@@ -317,19 +317,10 @@ core_gate_exec(struct core *c, const struct gate_exec *x, double now)
  * finds the group ready).  Template destinations (%u ...) are not made
  * ahead nor learned: one keeper per user would pile up. */
 
-static bool
-ready_has(const struct gate *g, const char *path)
-{
-	for (size_t i = 0; i < g->nready; i++)
-		if (strcmp(g->ready[i], path) == 0)
-			return true;
-	return false;
-}
-
 static int
 ready_add(struct gate *g, const char *path)
 {
-	if (ready_has(g, path))
+	if (strv_has(g->ready, g->nready, path))
 		return 0;
 	if (g->nready == READY_MAX) {
 		if (!g->ready_full)
@@ -340,14 +331,8 @@ ready_add(struct gate *g, const char *path)
 		g->ready_full = true;
 		return 0;
 	}
-	char **v = realloc(g->ready, (g->nready + 1) * sizeof(*v));
-	if (v == NULL)
-		return -ENOMEM;
-	g->ready = v;
-	if ((v[g->nready] = strdup(path)) == NULL)
-		return -ENOMEM;
-	g->nready++;
-	return 1;
+	int rc = strv_add(&g->ready, &g->nready, path);
+	return rc < 0 ? rc : 1;
 }
 
 /* A destination written without templates or escapes: it is as written. */
@@ -536,7 +521,7 @@ gate_unready(struct core *c, const struct decision *d)
 			 d->composed);
 	/* handed over again even when it was there: a keeper that has gone
 	 * (its scope stopped by hand) is started again */
-	if (rc > 0 || (rc == 0 && ready_has(g, d->composed)))
+	if (rc > 0 || (rc == 0 && strv_has(g->ready, g->nready, d->composed)))
 		g->ready_due = true;
 }
 

@@ -528,8 +528,7 @@ groups_adopt(struct core *c, const struct hier *h, const char *path)
 		c->made.cleanup_at = c->now + CLEANUP_INTERVAL;
 }
 
-/* Remove the template groups that are empty now. */
-static void
+void
 groups_cleanup(struct core *c)
 {
 	const struct backend *fs = c->env.cgfs;
@@ -561,20 +560,6 @@ groups_cleanup(struct core *c)
 		made_free(g);
 	}
 	c->made.cleanup_at = LIST_EMPTY(&c->made.list) ? 0 : c->now + CLEANUP_INTERVAL;
-}
-
-double
-groups_deadline(const struct core *c, double now)
-{
-	(void)now;
-	return c->made.cleanup_at;
-}
-
-void
-groups_timeout(struct core *c, double now)
-{
-	if (c->made.cleanup_at > 0 && now >= c->made.cleanup_at)
-		groups_cleanup(c);
 }
 
 void

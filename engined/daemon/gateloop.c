@@ -75,16 +75,6 @@ struct gateloop {
 	char buf[BATCH * 32];
 };
 
-static uint64_t
-path_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
-	return h;
-}
-
 static bool
 path_eq(const void *value, const void *probe)
 {
@@ -288,7 +278,7 @@ want_path(void *arg, const char *path)
 {
 	struct gateloop *g = arg;
 
-	if (map_find(&g->bypath, path_hash(path), path_eq, path) != NULL)
+	if (map_find(&g->bypath, map_hash_str(path), path_eq, path) != NULL)
 		return;
 	if (g->n == g->cap) {
 		size_t cap = g->cap ? g->cap * 2 : 16;
@@ -308,7 +298,7 @@ want_path(void *arg, const char *path)
 	m->name = strrchr(m->path, '/') + 1;
 	bool fresh;
 	struct path_entry *e =
-		map_insert(&g->bypath, path_hash(path), path_eq, path, &fresh);
+		map_insert(&g->bypath, map_hash_str(path), path_eq, path, &fresh);
 	if (e != NULL)
 		e->path = m->path;
 	g->n++;
@@ -355,8 +345,8 @@ sync_marks(struct gateloop *g)
 	map_init(&g->bypath, sizeof(struct path_entry));
 	core_gate_paths(g->core, want_path, g);
 	for (size_t i = 0; i < nold; i++)
-		if (old[i].marked && map_find(&g->bypath, path_hash(old[i].path), path_eq,
-					      old[i].path) == NULL)
+		if (old[i].marked && map_find(&g->bypath, map_hash_str(old[i].path),
+					      path_eq, old[i].path) == NULL)
 			if (execgate_unmark(g->gfd, old[i].path) < 0)
 				log_debug("exec gate: %s was not marked any more",
 					  old[i].path);
