@@ -92,6 +92,25 @@ void execgate_creds(const struct execgate_file *f, bool no_new_privs, uid_t *eui
 		    gid_t *egid);
 
 /*
+ * Will the kernel surely apply the set-id bits of a binary that process
+ * pid (under procroot) execs now, mount and no_new_privs aside
+ * (execgate_creds)?  It refuses them when the process is traced by a
+ * tracer without CAP_SYS_PTRACE, when the file's owner or group has no
+ * mapping in the process's user namespace, and when the process shares
+ * its filesystem information (CLONE_FS) with another process.  true
+ * only when none can be: no tracer (TracerPid of status), the user
+ * namespace of the daemon itself (ns/user), and no other task of
+ * procroot sharing it (kcmp KCMP_FS with each; the daemon needs to be
+ * allowed to ptrace them).  false when any of it cannot be read.  No
+ * lock a held exec holds is taken: status, a link's stat, and kcmp,
+ * which takes only exec_update_lock since Linux 5.7 (an exec takes it
+ * after it is answered); before, kcmp took cred_guard_mutex, which a
+ * held exec holds there, and is not called: false.  Costs a directory
+ * read of procroot and of each process's task/, and a kcmp per task.
+ */
+bool execgate_setid_sure(const char *procroot, pid_t pid);
+
+/*
  * Does process pid (under procroot) run binary (dev, ino) now, as its
  * /proc/PID/exe shows?  1, 0, or -errno (-ESRCH: it is gone).  Not
  * while its exec is held: the link takes no lock, but shows the old
@@ -99,6 +118,10 @@ void execgate_creds(const struct execgate_file *f, bool no_new_privs, uid_t *eui
  */
 int
 execgate_runs(const char *procroot, pid_t pid, uint64_t dev, uint64_t ino) ATTR_WUR;
+
+/* The effective uid and gid process pid (under procroot) runs with now,
+ * from its status; 0 or -errno (-ESRCH: it is gone). */
+int execgate_ids(const char *procroot, pid_t pid, uid_t *euid, gid_t *egid) ATTR_WUR;
 
 /* ---- the directories of the marked binaries (inotify) -------------------- */
 
