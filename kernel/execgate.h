@@ -100,8 +100,13 @@ void execgate_creds(const struct execgate_file *f, bool no_new_privs, uid_t *eui
  * its filesystem information (CLONE_FS) with another process.  true
  * only when none can be: no tracer (TracerPid of status), the user
  * namespace of the daemon itself (ns/user), and no other task of
- * procroot sharing it (kcmp KCMP_FS with each; the daemon needs to be
- * allowed to ptrace them).  false when any of it cannot be read.  No
+ * procroot sharing it (kcmp KCMP_FS with each).  false when any of it
+ * cannot be read, or kcmp may not inspect the process itself (the
+ * daemon without CAP_SYS_PTRACE).  A task kcmp may not inspect while it
+ * may the process is taken as not sharing: a task sharing it is its
+ * kin, in its user namespace (unshare and setns of a user namespace
+ * refuse a shared fs_struct), with no more privilege than its own (a
+ * set-id exec with it shared is refused too).  No
  * lock a held exec holds is taken: status, a link's stat, and kcmp,
  * which takes only exec_update_lock since Linux 5.7 (an exec takes it
  * after it is answered); before, kcmp took cred_guard_mutex, which a

@@ -161,7 +161,10 @@ kcmp_safe(void)
 	return safe == 1;
 }
 
-/* Does task tid share its fs_struct with pid?  1, 0 (no, or gone), -errno. */
+/*
+ * Does task tid share its fs_struct with pid?  1, 0 (no, gone, or not
+ * to be inspected: see execgate_setid_sure), -errno.
+ */
 static int
 fs_same(pid_t pid, pid_t tid)
 {
@@ -169,7 +172,9 @@ fs_same(pid_t pid, pid_t tid)
 
 	if (r == 0)
 		return 1;
-	return r > 0 || errno == ESRCH ? 0 : -errno;
+	if (r > 0 || errno == ESRCH || (tid != pid && (errno == EPERM || errno == EACCES)))
+		return 0;
+	return -errno;
 }
 
 /* Does a task of a thread group other than pid's share pid's fs_struct?

@@ -127,6 +127,7 @@ gate_forget(struct core *c)
 	map_free(&g->kin);
 	map_init(&g->kin, sizeof(struct kin_entry));
 	g->next_due = 0;
+	wants_changed(c);
 }
 
 static void
@@ -293,6 +294,8 @@ remember(struct core *c, const struct gate_exec *x, const struct task *t, struct
 			      .v = v };
 	if (g->next_due == 0)
 		g->next_due = f->due;
+	if (map_count(&g->flights) == 1)
+		wants_changed(c); /* its forks are wanted now (gate_fork) */
 }
 
 /* Decide for the exec x of process id with d, and move now; how it went. */
@@ -623,6 +626,12 @@ gate_fork(struct core *c, pid_t parent, pid_t child)
 }
 
 bool
+gate_in_flight(const struct core *c)
+{
+	return map_count(&c->gate->flights) > 0;
+}
+
+bool
 gate_pending(const struct core *c, pid_t pid)
 {
 	const struct gate *g = c->gate;
@@ -743,8 +752,10 @@ holds(const struct core *c, const struct flight *f, pid_t pid, bool creds, bool 
 
 /* Forget f's records but for its moves and kin, now the caller's. */
 static void
-flight_unlink(struct gate *g, struct flight *f, struct flight *out)
+flight_unlink(struct core *c, struct flight *f, struct flight *out)
 {
+	struct gate *g = c->gate;
+
 	*out = *f;
 	for (size_t i = 0; i < f->nkin; i++) {
 		struct kin_entry *k = map_find(&g->kin, (uint64_t)f->kin[i].pid, NULL, NULL);
@@ -752,6 +763,8 @@ flight_unlink(struct gate *g, struct flight *f, struct flight *out)
 			map_remove(&g->kin, k);
 	}
 	map_remove(&g->flights, f);
+	if (map_count(&g->flights) == 0)
+		wants_changed(c); /* no fork is wanted for the gate now */
 }
 
 /* The kin of done go back unless the placement held and they run its
@@ -789,7 +802,7 @@ settle(struct core *c, struct flight *f, enum settle_by by, struct decision **dp
 	bool gone = true, undone = false;
 	pid_t pid = f->id.pid;
 
-	flight_unlink(g, f, &done); /* before classify(), which asks gate_pending */
+	flight_unlink(c, f, &done); /* before classify(), which asks gate_pending */
 	if (task_alive(c->env.procroot, done.id))
 		why = holds(c, &done, pid, true, &gone);
 	if (!gone && why != NULL && need(c, dp)) {

@@ -178,6 +178,9 @@ gate_cb(struct ev_loop *loop, ev_io *w, int revents)
 		watchdog_beat(g->wd); /* progress: the loop is not stuck */
 		if (!watchdog_answered(g->wd, slot[i]))
 			place(g, &ev[i], ev_now(loop));
+		/* a process placed now may fork as soon as its exec fails:
+		 * FORK events are wanted before it goes on (gate.c's kin) */
+		core_sync_wants(g->core);
 		if (slot[i] < 0)
 			(void)execgate_allow(g->gfd, ev[i].fd);
 		else if (!watchdog_release(g->wd, slot[i]))
