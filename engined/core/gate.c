@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define FLIGHTS_MAX  4096 /* execs in flight remembered at most */
@@ -41,6 +42,9 @@
 #define COMBOS_MAX   4096 /* combinations tried per gated rule, at most */
 #define PLACED_SLOTS 1024 /* recent placements explain can report */
 #define COMM_LEN     16	  /* the kernel's command name, NUL included */
+/* FORK events stay wanted this long after the gate's last placement:
+ * a storm of gated execs does not change the kernel's filter per exec */
+#define FORKS_LINGER 2.0
 
 /* A group the gate moved a process out of, in managed hierarchy idx
  * (-1: the unified layout's composed v2 group): from, as cgroupfs names
@@ -58,6 +62,7 @@ struct flight {
 	uint64_t dev, ino; /* the binary */
 	uid_t euid;	   /* the credentials it was decided by */
 	gid_t egid;
+	bool setid;	   /* the binary's set-id bits change them: check them */
 	size_t n;
 	struct back *v;
 	size_t nkin;
@@ -77,6 +82,8 @@ struct placed {
 struct gate {
 	struct map flights; /* pid -> struct flight */
 	struct map kin;	    /* pid -> struct kin_entry */
+	bool forks;	    /* FORK events wanted (gate_fork) ... */
+	double forks_until; /* ... at least until then */
 	double next_due;    /* no flight is due before (0: none) */
 	bool full_said;
 	struct placed placed[PLACED_SLOTS]; /* by pid % PLACED_SLOTS */
@@ -127,7 +134,6 @@ gate_forget(struct core *c)
 	map_free(&g->kin);
 	map_init(&g->kin, sizeof(struct kin_entry));
 	g->next_due = 0;
-	wants_changed(c);
 }
 
 static void
@@ -266,6 +272,7 @@ remember(struct core *c, const struct gate_exec *x, const struct task *t, struct
 	 struct back *v, size_t n)
 {
 	struct gate *g = c->gate;
+	bool setid = (x->file->mode & (S_ISUID | S_ISGID)) != 0;
 	bool fresh;
 	struct flight *f = NULL;
 
@@ -290,12 +297,16 @@ remember(struct core *c, const struct gate_exec *x, const struct task *t, struct
 			      .ino = x->file->ino,
 			      .euid = t->euid,
 			      .egid = t->egid,
+			      .setid = setid,
 			      .n = n,
 			      .v = v };
 	if (g->next_due == 0)
 		g->next_due = f->due;
-	if (map_count(&g->flights) == 1)
+	g->forks_until = c->now + FORKS_LINGER;
+	if (!g->forks) {
+		g->forks = true;
 		wants_changed(c); /* its forks are wanted now (gate_fork) */
+	}
 }
 
 /* Decide for the exec x of process id with d, and move now; how it went. */
@@ -628,7 +639,7 @@ gate_fork(struct core *c, pid_t parent, pid_t child)
 bool
 gate_in_flight(const struct core *c)
 {
-	return map_count(&c->gate->flights) > 0;
+	return c->gate->forks;
 }
 
 bool
@@ -643,10 +654,16 @@ gate_pending(const struct core *c, pid_t pid)
 double
 gate_deadline(const struct core *c, double now)
 {
+	const struct gate *g = c->gate;
+
 	(void)now; /* "at once" is the time of the core's call */
-	if (c->gate != NULL && c->gate->ready_due)
+	if (g != NULL && g->ready_due)
 		return c->now > 0 ? c->now : 1e-9; /* at once */
-	return c->gate != NULL ? c->gate->next_due : 0;
+	if (g == NULL)
+		return 0;
+	if (g->forks && (g->next_due == 0 || g->forks_until < g->next_due))
+		return g->forks_until;
+	return g->next_due;
 }
 
 /*
@@ -738,8 +755,8 @@ holds(const struct core *c, const struct flight *f, pid_t pid, bool creds, bool 
 	*gone = rc < 0;
 	if (rc == 0)
 		return "did not run the binary its exec was held for";
-	if (rc < 0 || !creds)
-		return NULL;
+	if (rc < 0 || !creds || !f->setid)
+		return NULL; /* without set-id bits it runs with its own */
 	if (execgate_ids(c->env.procroot, pid, &euid, &egid) < 0) {
 		*gone = true;
 		return NULL;
@@ -763,8 +780,6 @@ flight_unlink(struct core *c, struct flight *f, struct flight *out)
 			map_remove(&g->kin, k);
 	}
 	map_remove(&g->flights, f);
-	if (map_count(&g->flights) == 0)
-		wants_changed(c); /* no fork is wanted for the gate now */
 }
 
 /* The kin of done go back unless the placement held and they run its
@@ -864,6 +879,11 @@ gate_timeout(struct core *c, double now)
 
 	if (g != NULL && g->ready_due)
 		ready_hand_over(c); /* groups learned at the gate */
+	if (g != NULL && g->forks && map_count(&g->flights) == 0 &&
+	    c->now >= g->forks_until) {
+		g->forks = false;
+		wants_changed(c); /* no fork is wanted for the gate now */
+	}
 	if (g == NULL || g->next_due == 0 || c->now < g->next_due)
 		return;
 	while ((f = map_next(&g->flights, &cursor)) != NULL) {
