@@ -34,6 +34,12 @@ struct execgate_file {
 	gid_t gid;
 	bool nosuid; /* on a nosuid mount: its set-id bits do nothing (read
 			only when it has some) */
+	uint64_t mnt_id; /* the mount it was reached through (statx; read
+			    only when it has set-id bits; 0: unknown) */
+	bool foreign;	 /* reached through another mount than the daemon's
+			    marked path: its set-id bits count only if that
+			    mount is the exec'ing process's, which the
+			    daemon cannot tell (the caller sets it) */
 };
 
 /*
@@ -86,7 +92,8 @@ int execgate_allow_all(int gfd);
  * The effective uid and gid an exec of binary f will run with, from
  * the exec'ing task's (the old ones): a set-user-ID bit gives the
  * file's owner, a set-group-ID bit with group execute the file's group
- * -- unless the mount is nosuid or the task has no_new_privs.
+ * -- unless the mount is nosuid or the task has no_new_privs (or the
+ * file is foreign: not known to apply).
  */
 void execgate_creds(const struct execgate_file *f, bool no_new_privs, uid_t *euid,
 		    gid_t *egid);
@@ -97,9 +104,12 @@ void execgate_creds(const struct execgate_file *f, bool no_new_privs, uid_t *eui
  * (execgate_creds)?  It refuses them when the process is traced by a
  * tracer without CAP_SYS_PTRACE, when the file's owner or group has no
  * mapping in the process's user namespace, and when the process shares
- * its filesystem information (CLONE_FS) with another process.  true
- * only when none can be: no tracer (TracerPid of status), the user
- * namespace of the daemon itself (ns/user), and no other task of
+ * its filesystem information (CLONE_FS) with another process, or for a
+ * file on a mount of another mount namespace than its own.  true only
+ * when none can be: no tracer (TracerPid of status), the user and
+ * mount namespaces of the daemon itself (ns/user, ns/mnt: the caller
+ * marks a file reached through another mount than the daemon's path
+ * as foreign), and no other task of
  * procroot sharing it (kcmp KCMP_FS with each).  false when any of it
  * cannot be read, or kcmp may not inspect the process itself (the
  * daemon without CAP_SYS_PTRACE).  A task kcmp may not inspect while it

@@ -34,7 +34,7 @@ execgate_alive(int pidfd)
 void
 execgate_creds(const struct execgate_file *f, bool no_new_privs, uid_t *euid, gid_t *egid)
 {
-	if (f->nosuid || no_new_privs || !S_ISREG(f->mode))
+	if (f->nosuid || f->foreign || no_new_privs || !S_ISREG(f->mode))
 		return;
 	if (f->mode & S_ISUID)
 		*euid = f->uid;
@@ -132,17 +132,19 @@ tracer_of(const char *procroot, pid_t pid)
 	return tracer;
 }
 
-/* Is pid in the daemon's own user namespace?  1, 0 or -errno. */
+/* Is pid in the daemon's own namespace of kind ns ("user", "mnt")?
+ * 1, 0 or -errno. */
 static int
-own_userns(const char *procroot, pid_t pid)
+own_ns(const char *procroot, pid_t pid, const char *ns)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], self[64];
 	struct stat a, b;
 
-	if ((size_t)snprintf(path, sizeof(path), "%s/%d/ns/user", procroot, (int)pid) >=
+	if ((size_t)snprintf(path, sizeof(path), "%s/%d/ns/%s", procroot, (int)pid, ns) >=
 	    sizeof(path))
 		return -ENAMETOOLONG;
-	if (stat(path, &a) < 0 || stat("/proc/self/ns/user", &b) < 0)
+	snprintf(self, sizeof(self), "/proc/self/ns/%s", ns);
+	if (stat(path, &a) < 0 || stat(self, &b) < 0)
 		return -errno;
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
@@ -216,6 +218,7 @@ bool
 execgate_setid_sure(const char *procroot, pid_t pid)
 {
 	/* kcmp of the process with itself: can it be asked at all? */
-	return tracer_of(procroot, pid) == 0 && own_userns(procroot, pid) == 1 &&
+	return tracer_of(procroot, pid) == 0 && own_ns(procroot, pid, "user") == 1 &&
+	       own_ns(procroot, pid, "mnt") == 1 &&
 	       kcmp_safe() && fs_same(pid, pid) == 1 && fs_shared(procroot, pid) == 0;
 }

@@ -11,11 +11,13 @@
 #   - traced by an unprivileged tracer (PTRACE_TRACEME): never /owner
 #   - from a new user namespace (unshare -U), where the owner has no
 #     mapping: never /owner
+#   - through a mount of another mount namespace (/proc/PID/root of the
+#     user's own process in one): never /owner
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
 PROBE="$BUILDDIR/tests/lib/gateprobe"
 [ -x "$PROBE" ] || skip_all "tests/lib/gateprobe not built"
-plan 17
+plan 19
 
 mount_hier cls; MANAGED="cls"
 add_user "${TAG}u"
@@ -95,5 +97,21 @@ else
 	sleep 1
 	is "/" "$(cgroup_of "$d" cls)" "a set-user-ID exec from a new user namespace is not in the owner's group"
 	ok "the log says why" grep -qF "exec gate: pid $d: the kernel may not apply the set-id bits of $SUID" "$T/daemon.log"
+fi
+# 5. through a mount of another mount namespace (the user's own, by
+# /proc/PID/root): the kernel does not apply set-user-ID there
+if ! $AS_U unshare -U -m true 2>/dev/null; then
+	skip 2 "unprivileged user and mount namespaces are not allowed here"
+else
+	$AS_U unshare -U -m "$T/bin/${TAG}next" 300 &
+	ns=$!; KIDS="$KIDS $ns"
+	runs_next() { [ "$(readlink "/proc/$ns/exe")" = "$T/bin/${TAG}next" ]; }
+	wait_until 5 runs_next
+	$AS_U "/proc/$ns/root$SUID" 300 &
+	e=$!; KIDS="$KIDS $e"
+	sleep 1
+	is "$U" "$(awk '/^Uid:/ { print $3 }' "/proc/$e/status")" \
+		"a set-user-ID exec through another mount namespace's mount runs with the caller's uid"
+	is "/" "$(cgroup_of "$e" cls)" "... and is not in the owner's group"
 fi
 done_testing

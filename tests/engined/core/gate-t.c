@@ -151,6 +151,9 @@ real_proc(uid_t uid, gid_t gid, const char *exe, const char *group, bool share)
 	snprintf(path, sizeof(path), "%s/%d/ns/user", fx.proc, (int)pid);
 	if (symlink("/proc/self/ns/user", path) < 0)
 		bail("symlink %s", path);
+	snprintf(path, sizeof(path), "%s/%d/ns/mnt", fx.proc, (int)pid);
+	if (symlink("/proc/self/ns/mnt", path) < 0)
+		bail("symlink %s", path);
 	return pid;
 }
 
@@ -295,6 +298,23 @@ test_unsure(struct core *c)
 	held(c, q, "/usr/bin/fx-su", &su, 14.0);
 	is_string("/users", fixture_group(&fx, q),
 		  "... in another user namespace: decided as nobody");
+
+	pid_t m = real_proc(NOBODY, NOBODY, "/bin/sh", "/", false);
+	snprintf(path, sizeof(path), "%s/%d/ns/mnt", fx.proc, (int)m);
+	if (unlink(path) < 0 || symlink("/proc/self/ns/net", path) < 0)
+		bail("relink %s", path);
+	held(c, m, "/usr/bin/fx-su", &su, 14.0);
+	is_string("/users", fixture_group(&fx, m),
+		  "... in another mount namespace: decided as nobody");
+	fixture_gone(&fx, m);
+
+	pid_t fo = real_proc(NOBODY, NOBODY, "/bin/sh", "/", false);
+	su.foreign = true;
+	held(c, fo, "/usr/bin/fx-su", &su, 14.0);
+	su.foreign = false;
+	is_string("/users", fixture_group(&fx, fo),
+		  "... through another mount than the daemon's path: decided as nobody");
+	fixture_gone(&fx, fo);
 
 	pid_t r = real_proc(NOBODY, NOBODY, "/bin/sh", "/", true);
 	fixture_proc(&fx, getpid(), 0, 0, "/bin/sh", 1, "/"); /* the sharer */
@@ -468,7 +488,7 @@ test_left(struct core *c)
 int
 main(void)
 {
-	plan(64);
+	plan(66);
 	fixture_init(&fx);
 	fixture_files(&fx, NULL, rules);
 	struct core *c = fixture_core(&fx);
