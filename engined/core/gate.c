@@ -18,8 +18,9 @@
  * EFAULT, another listener's denial), another exec came after it, or
  * the kernel did not apply the set-id bits: the process and its kin go
  * back where they were before the gate, then are classified as they
- * are.  Kin that do not run the binary go back even when it holds (a
- * child another thread forked while the exec was held).
+ * are.  Kin stay only if they run the binary with those credentials:
+ * a child another thread forked while the exec was held goes back, one
+ * the new program forked stays, also when the program has exited.
  *
  * Until it is settled, a process the gate placed is not classified
  * (classify() asks gate_pending()): it would be by its old program.
@@ -782,10 +783,12 @@ flight_unlink(struct core *c, struct flight *f, struct flight *out)
 	map_remove(&g->flights, f);
 }
 
-/* The kin of done go back unless the placement held and they run its
- * binary; then they are classified as they are.  Any moved back? */
+/* The kin of done go back unless they run its binary with the
+ * credentials it was decided by (forked after the exec, also when the
+ * process has exited since: a daemon's double fork), and are
+ * classified as they are.  Any moved back? */
 static bool
-settle_kin(struct core *c, const struct flight *done, bool held, struct decision **dp)
+settle_kin(struct core *c, const struct flight *done, struct decision **dp)
 {
 	char why[128];
 	bool any = false, gone;
@@ -797,8 +800,8 @@ settle_kin(struct core *c, const struct flight *done, bool held, struct decision
 
 		if (!task_alive(c->env.procroot, done->kin[i]))
 			continue;
-		if (held && holds(c, done, pid, false, &gone) == NULL && !gone)
-			continue;
+		if (holds(c, done, pid, true, &gone) == NULL)
+			continue; /* holds, or gone */
 		if (!need(c, dp))
 			return any;
 		any = move_back(c, done, pid, &(*dp)->cg, why) > 0 || any;
@@ -830,7 +833,7 @@ settle(struct core *c, struct flight *f, enum settle_by by, struct decision **dp
 	 * changed meanwhile, or its EXEC event was lost */
 	if (!gone && by == BY_TIMEOUT && need(c, dp))
 		classify(c, pid, *dp);
-	undone = settle_kin(c, &done, !gone && why == NULL, dp) || undone;
+	undone = settle_kin(c, &done, dp) || undone;
 	if (undone)
 		c->stats.gate_undone++;
 	free(done.kin);

@@ -374,11 +374,16 @@ test_escape(struct core *c)
 	event_fork(c, q, k1, 18.01);
 	pid_t k2 = real_proc(OTHER, OTHER, "/bin/sh", "/gated", false);
 	event_fork(c, k1, k2, 18.02);
+	pid_t k3 = real_proc(OTHER, OTHER, "/bin/true", "/gated", false);
+	status_sub(k3, "Uid:\t4321\t4321", "Uid:\t4321\t65534"); /* euid nobody */
+	event_fork(c, q, k3, 18.03);
 	fixture_gone(&fx, q); /* the parent even exits */
 	core_timeout(c, 18.0 + GATE_CONFIRM_SECONDS + 0.01);
 	is_string("/", fixture_group(&fx, k1),
 		  "a child forked after the failed exec is moved back");
 	is_string("/", fixture_group(&fx, k2), "... and its own child too");
+	is_string("/gated", fixture_group(&fx, k3),
+		  "a child running the binary as decided stays, though its parent is gone");
 
 	/* the exec holds: a child that runs the binary stays, one that
 	 * runs the old program (forked by another thread) goes back */
@@ -389,6 +394,7 @@ test_escape(struct core *c)
 	fixture_proc(&fx, h, OTHER, OTHER, "/bin/true", (uint64_t)h, "/gated");
 	status_sub(h, "Uid:\t4321\t4321", "Uid:\t4321\t65534"); /* euid nobody */
 	pid_t new = real_proc(OTHER, OTHER, "/bin/true", "/gated", false);
+	status_sub(new, "Uid:\t4321\t4321", "Uid:\t4321\t65534");
 	event_fork(c, h, new, 20.02);
 	event(c, PROCEV_EXEC, h, 20.03);
 	is_string("/gated", fixture_group(&fx, h), "an exec that holds stays placed");
@@ -396,7 +402,7 @@ test_escape(struct core *c)
 	is_string("/", fixture_group(&fx, old),
 		  "... but a child running the old program goes back");
 	core_timeout(c, 21.0);
-	pid_t all[] = { p, k1, k2, h, old, new };
+	pid_t all[] = { p, k1, k2, k3, h, old, new };
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		fixture_gone(&fx, all[i]);
 }
@@ -488,7 +494,7 @@ test_left(struct core *c)
 int
 main(void)
 {
-	plan(66);
+	plan(67);
 	fixture_init(&fx);
 	fixture_files(&fx, NULL, rules);
 	struct core *c = fixture_core(&fx);
