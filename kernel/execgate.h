@@ -138,6 +138,14 @@ execgate_runs(const char *procroot, pid_t pid, uint64_t dev, uint64_t ino) ATTR_
  * from its status; 0 or -errno (-ESRCH: it is gone). */
 int execgate_ids(const char *procroot, pid_t pid, uid_t *euid, gid_t *egid) ATTR_WUR;
 
+/*
+ * The children of process pid (under procroot), as its threads'
+ * task/TID/children list them: up to max into out.  The count (at most
+ * max), or -errno (-ESRCH: it is gone).  None without the lists
+ * (CONFIG_PROC_CHILDREN off).
+ */
+int execgate_children(const char *procroot, pid_t pid, pid_t *out, size_t max) ATTR_WUR;
+
 /* ---- the directories of the marked binaries (inotify) -------------------- */
 
 /* An inotify descriptor (non-blocking, close-on-exec), or -errno. */

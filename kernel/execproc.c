@@ -222,3 +222,45 @@ execgate_setid_sure(const char *procroot, pid_t pid)
 	       own_ns(procroot, pid, "mnt") == 1 &&
 	       kcmp_safe() && fs_same(pid, pid) == 1 && fs_shared(procroot, pid) == 0;
 }
+
+/* ---- children ------------------------------------------------------------------ */
+
+/* Append the pids listed in file path to out (n so far, up to max). */
+static size_t
+read_pids(const char *path, pid_t *out, size_t n, size_t max)
+{
+	FILE *f = fopen(path, "re");
+	long v;
+
+	if (f == NULL)
+		return n;
+	while (n < max && fscanf(f, "%ld", &v) == 1)
+		if (v > 0)
+			out[n++] = (pid_t)v;
+	fclose(f);
+	return n;
+}
+
+int
+execgate_children(const char *procroot, pid_t pid, pid_t *out, size_t max)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	size_t n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/%d/task", procroot, (int)pid);
+	if ((d = opendir(path)) == NULL)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while (n < max && (e = readdir(d)) != NULL) {
+		pid_t tid = (pid_t)strtol(e->d_name, NULL, 10);
+
+		if (tid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%d/task/%d/children", procroot, (int)pid,
+			 (int)tid);
+		n = read_pids(path, out, n, max);
+	}
+	closedir(d);
+	return (int)n;
+}

@@ -46,6 +46,7 @@
 /* FORK events stay wanted this long after the gate's last placement:
  * a storm of gated execs does not change the kernel's filter per exec */
 #define FORKS_LINGER 2.0
+#define KIN_FOUND_MAX 4096 /* kin looked for in /proc at one settling, at most */
 
 /* A group the gate moved a process out of, in managed hierarchy idx
  * (-1: the unified layout's composed v2 group): from, as cgroupfs names
@@ -68,6 +69,7 @@ struct flight {
 	struct back *v;
 	size_t nkin;
 	struct procid *kin; /* forked meanwhile, by it or its kin (malloc'd) */
+	uint64_t lost;	    /* the core's count of lost events when placed */
 };
 
 /* A process in kin: whose. */
@@ -299,6 +301,7 @@ remember(struct core *c, const struct gate_exec *x, const struct task *t, struct
 			      .euid = t->euid,
 			      .egid = t->egid,
 			      .setid = setid,
+			      .lost = c->stats.lost,
 			      .n = n,
 			      .v = v };
 	if (g->next_due == 0)
@@ -810,6 +813,52 @@ settle_kin(struct core *c, const struct flight *done, struct decision **dp)
 	return any;
 }
 
+/* Is pid among f's kin? */
+static bool
+is_kin(const struct flight *f, pid_t pid)
+{
+	for (size_t i = 0; i < f->nkin; i++)
+		if (f->kin[i].pid == pid)
+			return true;
+	return false;
+}
+
+/*
+ * Events were lost while f was in flight (a fork storm can overflow the
+ * socket): FORK events of its kin may be missing.  The living
+ * descendants of its process and kin, from /proc's children lists,
+ * join f's kin (at most KIN_FOUND_MAX).  One whose parent exited before
+ * (reparented) stays unseen.
+ */
+static void
+find_kin(struct core *c, struct flight *f)
+{
+	pid_t kids[256];
+	size_t found = 0;
+
+	for (size_t i = 0; i <= f->nkin && found < KIN_FOUND_MAX; i++) {
+		pid_t parent = i == 0 ? f->id.pid : f->kin[i - 1].pid;
+		int n = execgate_children(c->env.procroot, parent, kids, 256);
+
+		for (int j = 0; j < n && found < KIN_FOUND_MAX; j++) {
+			struct procid id;
+			if (kids[j] == f->id.pid || is_kin(f, kids[j]) ||
+			    task_procid(c->env.procroot, kids[j], &id) < 0)
+				continue;
+			struct procid *v = realloc(f->kin, (f->nkin + 1) * sizeof(*v));
+			if (v == NULL)
+				return;
+			f->kin = v;
+			f->kin[f->nkin++] = id;
+			found++;
+		}
+	}
+	if (found > 0)
+		log_info("exec gate: %zu process%s forked while the exec of pid %d was on "
+			 "its way found in /proc (events were lost)",
+			 found, found == 1 ? "" : "es", (int)f->id.pid);
+}
+
 /* Did f's exec hold?  Its process and kin moved back if not. */
 static void
 settle(struct core *c, struct flight *f, enum settle_by by, struct decision **dp)
@@ -821,6 +870,8 @@ settle(struct core *c, struct flight *f, enum settle_by by, struct decision **dp
 	pid_t pid = f->id.pid;
 
 	flight_unlink(c, f, &done); /* before classify(), which asks gate_pending */
+	if (c->stats.lost != done.lost)
+		find_kin(c, &done);
 	if (task_alive(c->env.procroot, done.id))
 		why = holds(c, &done, pid, true, &gone);
 	if (!gone && why != NULL && need(c, dp)) {

@@ -402,7 +402,32 @@ test_escape(struct core *c)
 	is_string("/", fixture_group(&fx, old),
 		  "... but a child running the old program goes back");
 	core_timeout(c, 21.0);
-	pid_t all[] = { p, k1, k2, k3, h, old, new };
+
+	/* events lost meanwhile (its FORK among them): /proc's children
+	 * lists name the child */
+	pid_t w = real_proc(OTHER, OTHER, "/bin/sh", "/", false);
+	held(c, w, "/bin/true", &sn, 22.0);
+	pid_t lk = real_proc(OTHER, OTHER, "/bin/sh", "/gated", false);
+	char path[300];
+	snprintf(path, sizeof(path), "%s/%d/task/%d", fx.proc, (int)w, (int)w);
+	char *slash = strrchr(path, '/');
+	*slash = '\0';
+	if (mkdir(path, 0755) < 0)
+		bail("mkdir %s", path);
+	*slash = '/';
+	if (mkdir(path, 0755) < 0)
+		bail("mkdir %s", path);
+	strcat(path, "/children");
+	FILE *f = fopen(path, "w");
+	if (f == NULL)
+		bail("cannot write %s", path);
+	fprintf(f, "%d ", (int)lk);
+	fclose(f);
+	core_lost_events(c, 22.1);
+	core_timeout(c, 23.0);
+	is_string("/", fixture_group(&fx, lk),
+		  "events lost: a child found in /proc's children lists is moved back");
+	pid_t all[] = { p, k1, k2, k3, h, old, new, w, lk };
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		fixture_gone(&fx, all[i]);
 }
@@ -494,7 +519,7 @@ test_left(struct core *c)
 int
 main(void)
 {
-	plan(67);
+	plan(68);
 	fixture_init(&fx);
 	fixture_files(&fx, NULL, rules);
 	struct core *c = fixture_core(&fx);
