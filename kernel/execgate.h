@@ -139,12 +139,13 @@ execgate_runs(const char *procroot, pid_t pid, uint64_t dev, uint64_t ino) ATTR_
 int execgate_ids(const char *procroot, pid_t pid, uid_t *euid, gid_t *egid) ATTR_WUR;
 
 /*
- * The children of process pid (under procroot), as its threads'
- * task/TID/children list them: up to max into out.  The count (at most
- * max), or -errno (-ESRCH: it is gone).  None without the lists
- * (CONFIG_PROC_CHILDREN off).
+ * The living descendants of the n processes in v (under procroot), as
+ * their threads' task/TID/children list them, appended to v (up to max
+ * in all) unless v has them already.  The new count.  None without the
+ * lists (CONFIG_PROC_CHILDREN off); one whose parent has exited
+ * (reparented) is not found.
  */
-int execgate_children(const char *procroot, pid_t pid, pid_t *out, size_t max) ATTR_WUR;
+size_t execgate_descendants(const char *procroot, pid_t *v, size_t n, size_t max);
 
 /* ---- the directories of the marked binaries (inotify) -------------------- */
 

@@ -223,44 +223,55 @@ execgate_setid_sure(const char *procroot, pid_t pid)
 	       kcmp_safe() && fs_same(pid, pid) == 1 && fs_shared(procroot, pid) == 0;
 }
 
-/* ---- children ------------------------------------------------------------------ */
+/* ---- descendants ------------------------------------------------------------- */
 
-/* Append the pids listed in file path to out (n so far, up to max). */
+static bool
+has_pid(const pid_t *v, size_t n, pid_t pid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == pid)
+			return true;
+	return false;
+}
+
+/* Append the pids listed in file path to v (n so far, up to max) that
+ * it has not; the new count. */
 static size_t
-read_pids(const char *path, pid_t *out, size_t n, size_t max)
+read_pids(const char *path, pid_t *v, size_t n, size_t max)
 {
 	FILE *f = fopen(path, "re");
-	long v;
+	long pid;
 
 	if (f == NULL)
 		return n;
-	while (n < max && fscanf(f, "%ld", &v) == 1)
-		if (v > 0)
-			out[n++] = (pid_t)v;
+	while (n < max && fscanf(f, "%ld", &pid) == 1)
+		if (pid > 0 && !has_pid(v, n, (pid_t)pid))
+			v[n++] = (pid_t)pid;
 	fclose(f);
 	return n;
 }
 
-int
-execgate_children(const char *procroot, pid_t pid, pid_t *out, size_t max)
+size_t
+execgate_descendants(const char *procroot, pid_t *v, size_t n, size_t max)
 {
 	char path[PATH_MAX];
 	struct dirent *e;
-	size_t n = 0;
 	DIR *d;
 
-	snprintf(path, sizeof(path), "%s/%d/task", procroot, (int)pid);
-	if ((d = opendir(path)) == NULL)
-		return errno == ENOENT ? -ESRCH : -errno;
-	while (n < max && (e = readdir(d)) != NULL) {
-		pid_t tid = (pid_t)strtol(e->d_name, NULL, 10);
-
-		if (tid <= 0)
+	for (size_t i = 0; i < n && n < max; i++) { /* v grows: its children too */
+		snprintf(path, sizeof(path), "%s/%d/task", procroot, (int)v[i]);
+		if ((d = opendir(path)) == NULL)
 			continue;
-		snprintf(path, sizeof(path), "%s/%d/task/%d/children", procroot, (int)pid,
-			 (int)tid);
-		n = read_pids(path, out, n, max);
+		while (n < max && (e = readdir(d)) != NULL) {
+			pid_t tid = (pid_t)strtol(e->d_name, NULL, 10);
+
+			if (tid <= 0)
+				continue;
+			snprintf(path, sizeof(path), "%s/%d/task/%d/children", procroot,
+				 (int)v[i], (int)tid);
+			n = read_pids(path, v, n, max);
+		}
+		closedir(d);
 	}
-	closedir(d);
-	return (int)n;
+	return n;
 }

@@ -46,7 +46,7 @@
 /* FORK events stay wanted this long after the gate's last placement:
  * a storm of gated execs does not change the kernel's filter per exec */
 #define FORKS_LINGER 2.0
-#define KIN_FOUND_MAX 4096 /* kin looked for in /proc at one settling, at most */
+#define KIN_FOUND_MAX 4096 /* a process and its kin at settling after lost events, at most */
 
 /* A group the gate moved a process out of, in managed hierarchy idx
  * (-1: the unified layout's composed v2 group): from, as cgroupfs names
@@ -117,7 +117,7 @@ backs_free(struct back *v, size_t n)
 	free(v);
 }
 
-static void settle_older(struct core *c, const struct gate_exec *x);
+static void settle_pid(struct core *c, pid_t pid);
 
 void
 gate_forget(struct core *c)
@@ -357,7 +357,7 @@ core_gate_exec(struct core *c, const struct gate_exec *x, double now)
 	c->stats.gate_execs++;
 	if (x->path == NULL || c->paused || x->pid <= 1 || g == NULL)
 		return GATE_LEFT;
-	settle_older(c, x); /* an exec of it held before: did it hold? */
+	settle_pid(c, x->pid); /* an exec of it held before: did it hold? */
 	if ((d = decision_new(c->pol)) == NULL)
 		return GATE_LEFT; /* placed after its exec, as without the gate */
 	enum gate_result r = GATE_GONE;
@@ -729,13 +729,6 @@ move_back(struct core *c, const struct flight *f, pid_t pid, struct task_cgroups
 	return moved;
 }
 
-/* How a flight comes to be settled. */
-enum settle_by {
-	BY_EXEC,    /* an EXEC event: the process is classified after the batch */
-	BY_TIMEOUT, /* none within GATE_CONFIRM_SECONDS: classified here */
-	BY_HELD,    /* another exec of it is held: decided by the gate next */
-};
-
 /* *dp, made when it is NULL; false when memory runs out. */
 static bool
 need(struct core *c, struct decision **dp)
@@ -813,55 +806,37 @@ settle_kin(struct core *c, const struct flight *done, struct decision **dp)
 	return any;
 }
 
-/* Is pid among f's kin? */
-static bool
-is_kin(const struct flight *f, pid_t pid)
-{
-	for (size_t i = 0; i < f->nkin; i++)
-		if (f->kin[i].pid == pid)
-			return true;
-	return false;
-}
-
-/*
- * Events were lost while f was in flight (a fork storm can overflow the
- * socket): FORK events of its kin may be missing.  The living
- * descendants of its process and kin, from /proc's children lists,
- * join f's kin (at most KIN_FOUND_MAX).  One whose parent exited before
- * (reparented) stays unseen.
- */
+/* Events were lost while f was in flight (a fork storm can overflow
+ * the socket): FORK events of its kin may be missing.  Its living
+ * descendants and its kin's, from /proc, join its kin. */
 static void
 find_kin(struct core *c, struct flight *f)
 {
-	pid_t kids[256];
-	size_t found = 0;
+	pid_t v[KIN_FOUND_MAX];
+	size_t n = 1, was;
+	struct procid id;
 
-	for (size_t i = 0; i <= f->nkin && found < KIN_FOUND_MAX; i++) {
-		pid_t parent = i == 0 ? f->id.pid : f->kin[i - 1].pid;
-		int n = execgate_children(c->env.procroot, parent, kids, 256);
-
-		for (int j = 0; j < n && found < KIN_FOUND_MAX; j++) {
-			struct procid id;
-			if (kids[j] == f->id.pid || is_kin(f, kids[j]) ||
-			    task_procid(c->env.procroot, kids[j], &id) < 0)
-				continue;
-			struct procid *v = realloc(f->kin, (f->nkin + 1) * sizeof(*v));
-			if (v == NULL)
-				return;
-			f->kin = v;
+	v[0] = f->id.pid;
+	for (size_t i = 0; i < f->nkin && n < KIN_FOUND_MAX; i++)
+		v[n++] = f->kin[i].pid;
+	was = n;
+	n = execgate_descendants(c->env.procroot, v, n, KIN_FOUND_MAX);
+	struct procid *nv = n > was ? realloc(f->kin, (f->nkin + n - was) * sizeof(*nv)) : NULL;
+	if (nv == NULL)
+		return;
+	f->kin = nv;
+	for (size_t i = was; i < n; i++)
+		if (task_procid(c->env.procroot, v[i], &id) == 0)
 			f->kin[f->nkin++] = id;
-			found++;
-		}
-	}
-	if (found > 0)
-		log_info("exec gate: %zu process%s forked while the exec of pid %d was on "
-			 "its way found in /proc (events were lost)",
-			 found, found == 1 ? "" : "es", (int)f->id.pid);
+	log_info("exec gate: %zu processes forked while the exec of pid %d was on its way "
+		 "looked for in /proc (events were lost)", n - was, (int)f->id.pid);
 }
 
-/* Did f's exec hold?  Its process and kin moved back if not. */
+/* Did f's exec hold?  Its process and kin moved back if not; the
+ * process classified here when timeout (no EXEC event came: else its
+ * batch classifies it, or the gate decides another exec of it). */
 static void
-settle(struct core *c, struct flight *f, enum settle_by by, struct decision **dp)
+settle(struct core *c, struct flight *f, bool timeout, struct decision **dp)
 {
 	struct gate *g = c->gate;
 	struct flight done;
@@ -882,7 +857,7 @@ settle(struct core *c, struct flight *f, enum settle_by by, struct decision **dp
 	}
 	/* classified now, as it is, held or not: its uid or gid may have
 	 * changed meanwhile, or its EXEC event was lost */
-	if (!gone && by == BY_TIMEOUT && need(c, dp))
+	if (!gone && timeout && need(c, dp))
 		classify(c, pid, *dp);
 	undone = settle_kin(c, &done, dp) || undone;
 	if (undone)
@@ -891,35 +866,25 @@ settle(struct core *c, struct flight *f, enum settle_by by, struct decision **dp
 	backs_free(done.v, done.n);
 }
 
-void
-gate_exec_seen(struct core *c, pid_t tgid)
+/* Settle the flight of pid now, if it has one (not timed out). */
+static void
+settle_pid(struct core *c, pid_t pid)
 {
 	struct gate *g = c->gate;
 	struct decision *d = NULL;
 	struct flight *f;
 
-	if (g == NULL || map_count(&g->flights) == 0)
+	if (g == NULL || map_count(&g->flights) == 0 ||
+	    (f = map_find(&g->flights, (uint64_t)pid, NULL, NULL)) == NULL)
 		return;
-	if ((f = map_find(&g->flights, (uint64_t)tgid, NULL, NULL)) == NULL)
-		return;
-	settle(c, f, BY_EXEC, &d);
+	settle(c, f, false, &d);
 	decision_free(d);
 }
 
-/* Settle the flight of the process of x, if it has one: its exec held
- * now is another. */
-static void
-settle_older(struct core *c, const struct gate_exec *x)
+void
+gate_exec_seen(struct core *c, pid_t tgid)
 {
-	struct gate *g = c->gate;
-	struct decision *d = NULL;
-	struct flight *f;
-
-	if (map_count(&g->flights) == 0 ||
-	    (f = map_find(&g->flights, (uint64_t)x->pid, NULL, NULL)) == NULL)
-		return;
-	settle(c, f, BY_HELD, &d);
-	decision_free(d);
+	settle_pid(c, tgid);
 }
 
 void
@@ -953,7 +918,7 @@ gate_timeout(struct core *c, double now)
 	}
 	for (size_t i = 0; i < ndue; i++)
 		if ((f = map_find(&g->flights, (uint64_t)due[i], NULL, NULL)) != NULL)
-			settle(c, f, BY_TIMEOUT, &d);
+			settle(c, f, true, &d);
 	decision_free(d);
 	g->next_due = map_count(&g->flights) == 0 ? 0 : next > 0 ? next : c->now;
 }
