@@ -489,7 +489,8 @@ void gate_exec_seen(struct core *c, pid_t tgid);
 /* A FORK event: a child of a process whose exec the gate placed, not
  * settled yet, shares its fate. */
 void gate_fork(struct core *c, pid_t parent, pid_t child);
-/* Has the gate placed an exec it has not settled (FORK events wanted)? */
+/* Does the gate want FORK events: a placement not settled, or one made
+ * in the last two seconds? */
 bool gate_in_flight(const struct core *c);
 /* Is an exec of pid held or on its way (answered, not yet seen)?  Then
  * it is not classified before its EXEC event: it would be by its old
