@@ -63,6 +63,8 @@ on_fork(struct core *c, const struct procev_event *ev)
 
 	if (ev->pid != ev->tgid)
 		return; /* a new thread, not a new process */
+	if (c->gate != NULL)
+		gate_fork(c, ev->parent_tgid, ev->tgid); /* its exec may not hold */
 	if (proctab_get(c->procs, ev->parent_tgid) == NULL)
 		return; /* the common case: nothing to inherit */
 	/* the parent's entry counts only if it is still that process
@@ -134,7 +136,7 @@ core_event(struct core *c, const struct procev_event *ev, double now)
 	case PROCEV_EXEC:
 		c->stats.ev_exec++;
 		if (c->gate != NULL)
-			gate_exec_seen(c, ev->tgid); /* a held exec did happen */
+			gate_exec_seen(c, ev->tgid); /* did a held exec hold? */
 		(void)pending_add(c, ev->tgid, true, ev->ts_ns);
 		break;
 	case PROCEV_UID:

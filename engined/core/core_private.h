@@ -508,8 +508,15 @@ double nftsets_deadline(const struct core *c, double now);
 
 /* ---- gate.c: the exec gate's records ------------------------------------------------ */
 
-/* An EXEC event for tgid: an exec the gate held did happen. */
+/* An EXEC event for tgid: an exec the gate held for it is settled
+ * (did it run the binary, with the credentials decided by?). */
 void gate_exec_seen(struct core *c, pid_t tgid);
+/* A FORK event: a child of a process whose exec the gate placed, not
+ * settled yet, shares its fate. */
+void gate_fork(struct core *c, pid_t parent, pid_t child);
+/* Does the gate want FORK events: a placement not settled, or one made
+ * in the last two seconds? */
+bool gate_in_flight(const struct core *c);
 /* Is an exec of pid held or on its way (answered, not yet seen)?  Then
  * it is not classified before its EXEC event: it would be by its old
  * program. */

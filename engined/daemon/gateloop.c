@@ -47,6 +47,7 @@ struct mark {
 	int wd;		  /* its directory's watch, or -1 */
 	bool marked;
 	uint64_t dev, ino;
+	uint64_t mnt_id; /* the mount its path reaches it through (set-id only) */
 };
 
 /* (device, inode) -> the mark. */
@@ -138,6 +139,12 @@ place(struct gateloop *g, const struct execgate_event *ev, double now)
 
 	if (execgate_stat(ev->fd, &f) == 0)
 		m = mark_of(g, f.dev, f.ino);
+	/* the kernel applies set-id bits only for a mount of the exec'ing
+	 * process's namespace: one the daemon's path does not reach it
+	 * through (another namespace's, by /proc/PID/root) may not be */
+	if (m != NULL && (f.mode & (S_ISUID | S_ISGID)) &&
+	    (f.mnt_id == 0 || f.mnt_id != m->mnt_id))
+		f.foreign = true;
 	struct gate_exec x = { .pid = ev->pid,
 			       .path = m != NULL ? m->real : NULL,
 			       .file = &f,
@@ -168,6 +175,9 @@ gate_cb(struct ev_loop *loop, ev_io *w, int revents)
 		watchdog_beat(g->wd); /* progress: the loop is not stuck */
 		if (!watchdog_answered(g->wd, slot[i]))
 			place(g, &ev[i], ev_now(loop));
+		/* a process placed now may fork as soon as its exec fails:
+		 * FORK events are wanted before it goes on (gate.c's kin) */
+		core_sync_wants(g->core);
 		if (slot[i] < 0)
 			(void)execgate_allow(g->gfd, ev[i].fd);
 		else if (!watchdog_release(g->wd, slot[i]))
@@ -241,6 +251,7 @@ remark(struct gateloop *g, struct mark *m, bool quiet)
 		return;
 	}
 	bool changed = !m->marked || f.dev != m->dev || f.ino != m->ino;
+	m->mnt_id = f.mnt_id;
 	if (!changed)
 		return;
 	forget_ino(g, m);
