@@ -200,6 +200,17 @@ struct overrides {
 	int verbosity; /* -v minus -q */
 	bool systemd_booted; /* PID 1 is systemd (backend "auto" asks) */
 	bool check; /* --check: read what is there, make nothing on disk */
+	/*
+	 * The unified layout's root group for backend kind (resolved, not
+	 * auto), from unified-root as configured ("": the backend's
+	 * default): 1 with it in out; 0 when the layout is rooted in the
+	 * daemon's own tree (cgroupfs: unified-root as it is, the daemon's
+	 * own group when ""); -errno when configured cannot be one (*why,
+	 * if set, says why).  The daemon knows its backends and answers;
+	 * NULL: 0 for every kind.
+	 */
+	int (*layout_root)(enum backend_kind kind, const char *configured, char *out,
+			   size_t len, const char **why);
 };
 
 /* The policy in force: config, hierarchies, rules, Lua hooks (opaque

@@ -530,39 +530,7 @@ groups_adopt(struct core *c, const struct hier *h, const char *path)
 		c->made.cleanup_at = c->now + CLEANUP_INTERVAL;
 }
 
-/* ---- groups a backend makes or loses later ------------------------------------------- */
-
 void
-core_group_made(struct core *c, const char *path)
-{
-	if (c->pol != NULL && c->pol->v2 != NULL)
-		nftsets_made(c, c->pol->v2, path);
-}
-
-/*
- * The unit standing for group path went away by itself (systemd
- * collected a scope whose last process exited): its id leaves the nft
- * sets now, not at the next sync.  Unless the group is there (made
- * again meanwhile, or it outlived its unit): then it is as made, and
- * a new id replaces the old one.
- */
-void
-core_group_removed(struct core *c, const char *path)
-{
-	const struct backend *fs = c->env.cgfs;
-	const struct hier *h = c->pol != NULL ? c->pol->v2 : NULL;
-	uint64_t id;
-
-	if (h == NULL)
-		return;
-	if (fs->ids.id != NULL && backend_id(fs, h, path, &id) == 0)
-		nftsets_made(c, h, path);
-	else
-		nftsets_removed(c, h, path);
-}
-
-/* Remove the template groups that are empty now. */
-static void
 groups_cleanup(struct core *c)
 {
 	const struct backend *fs = c->env.cgfs;
@@ -596,20 +564,6 @@ groups_cleanup(struct core *c)
 	c->made.cleanup_at = LIST_EMPTY(&c->made.list) ? 0 : c->now + CLEANUP_INTERVAL;
 }
 
-double
-groups_deadline(const struct core *c, double now)
-{
-	(void)now;
-	return c->made.cleanup_at;
-}
-
-void
-groups_timeout(struct core *c, double now)
-{
-	if (c->made.cleanup_at > 0 && now >= c->made.cleanup_at)
-		groups_cleanup(c);
-}
-
 void
 groups_forget_made(struct core *c)
 {
@@ -619,4 +573,35 @@ groups_forget_made(struct core *c)
 		LIST_REMOVE(g, link);
 		made_free(g);
 	}
+}
+
+/* ---- groups a backend makes or loses later ------------------------------------------- */
+
+void
+core_group_made(struct core *c, const char *path)
+{
+	if (c->pol != NULL && c->pol->v2 != NULL)
+		nftsets_made(c, c->pol->v2, path);
+}
+
+/*
+ * The unit standing for group path went away by itself (systemd
+ * collected a scope whose last process exited): its id leaves the nft
+ * sets now, not at the next sync.  Unless the group is there (made
+ * again meanwhile, or it outlived its unit): then it is as made, and
+ * a new id replaces the old one.
+ */
+void
+core_group_removed(struct core *c, const char *path)
+{
+	const struct backend *fs = c->env.cgfs;
+	const struct hier *h = c->pol != NULL ? c->pol->v2 : NULL;
+	uint64_t id;
+
+	if (h == NULL)
+		return;
+	if (fs->ids.id != NULL && backend_id(fs, h, path, &id) == 0)
+		nftsets_made(c, h, path);
+	else
+		nftsets_removed(c, h, path);
 }

@@ -31,6 +31,7 @@
 #include "daemon.h"
 #include "gateloop.h"
 #include "engined/backend/systemd/sdplace.h"
+#include "engined/backend/systemd/sdunit.h"
 
 #include <errno.h>
 #include <ev.h>
@@ -76,7 +77,7 @@ struct engine {
 	struct core *core;
 	struct procev *pe;  /* EXEC, and FORK and EXIT when the core wants them */
 	struct procev *ids; /* UID and GID */
-	struct sticky_server *sticky;
+	struct server *sticky; /* sticky.c's */
 	struct control_server *control;
 	char *pidfile; /* as at start: a reload does not move it */
 	ev_io pe_watcher;
@@ -330,6 +331,14 @@ backend_cb(void *arg, enum backend_kind kind, const char *root,
 		return rc;
 	*out = sdplace_table(e->sd);
 	return 0;
+}
+
+int
+engine_layout_root(enum backend_kind kind, const char *configured, char *out, size_t len,
+		   const char **why)
+{
+	return kind == BACKEND_SYSTEMD ? sdunit_layout_root(configured, out, len, why)
+				       : 0;
 }
 
 /* Before the loop waits: one timer at the core's next deadline. */

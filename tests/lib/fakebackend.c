@@ -306,3 +306,11 @@ fakebackend_choose(void *arg, enum backend_kind kind, const char *root,
 		       : NULL;
 	return 0;
 }
+
+int
+fakebackend_layout_root(enum backend_kind kind, const char *configured, char *out,
+			size_t len, const char **why)
+{
+	return kind == BACKEND_SYSTEMD ? sdunit_layout_root(configured, out, len, why)
+				       : 0;
+}

@@ -69,5 +69,8 @@ void fakebackend_collect(struct core *c, const char *path);
  * cgroupfs (NULL) otherwise; counts the calls (fakebackend.asked). */
 int fakebackend_choose(void *arg, enum backend_kind kind, const char *root,
 		       const struct backend **out);
+/* overrides.layout_root: for backend "systemd", the real one's slice. */
+int fakebackend_layout_root(enum backend_kind kind, const char *configured, char *out,
+			    size_t len, const char **why);
 
 #endif

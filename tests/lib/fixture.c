@@ -567,8 +567,8 @@ fixture_files(struct fixture *f, const char *extra_conf, const char *rules)
 	put(f->conf,
 	    "rules = \"%s\"\nrules-dir = \"\"\nhierarchies = {\"%s\"}\n"
 	    "control-socket = \"\"\nsticky-socket = \"\"\nstate-file = \"%s\"\n"
-	    "pidfile = \"%s/pid\"\nlog = \"stderr\"\n%s\n",
-	    f->rules, FIXTURE_HIER, f->state, f->dir, extra_conf ? extra_conf : "");
+	    "pidfile = \"%s/pid\"\nlog = \"stderr\"\n%s\ntemplate-key = \"%s/template.key\"\n",
+	    f->rules, FIXTURE_HIER, f->state, f->dir, extra_conf ? extra_conf : "", f->dir);
 	put(f->rules, "%s", rules);
 }
 

@@ -99,6 +99,20 @@ ends_with(const char *s, size_t n, const char *suffix)
 }
 
 int
+sdunit_layout_root(const char *configured, char *out, size_t len, const char **why)
+{
+	const char *r = configured[0] ? configured : SDUNIT_ROOT;
+	char prefix[SDUNIT_NAME_MAX];
+
+	if (sdunit_root_prefix(r, prefix, sizeof(prefix)) < 0) {
+		*why = "is not a slice's group (backend systemd: e.g. \"/cgengine.slice\" or "
+		       "\"/a.slice/a-b.slice\")";
+		return -EINVAL;
+	}
+	return snprintf(out, len, "%s", r) >= (int)len ? -ENAMETOOLONG : 1;
+}
+
+int
 sdunit_root_prefix(const char *root, char *out, size_t len)
 {
 	const char *s = root, *prev = NULL;

@@ -35,6 +35,14 @@
  */
 int sdunit_root_prefix(const char *root, char *out, size_t len);
 /*
+ * The unified layout's root for unified-root as configured: SDUNIT_ROOT
+ * for "", else configured itself; 1 with it in out, or -EINVAL (*why
+ * says why, for "unified-root: \"...\" <why>") when it is no slice's
+ * group, -ENAMETOOLONG when it does not fit.  What the daemon answers
+ * for backend systemd (core.h's overrides.layout_root).
+ */
+int sdunit_layout_root(const char *configured, char *out, size_t len, const char **why);
+/*
  * The unit of logical group rel below the root ("/students/www", as many
  * segments as it has levels), kind "slice" or "scope":
  * "cgengine-students-www.scope".  0, -EINVAL (an empty path, an empty

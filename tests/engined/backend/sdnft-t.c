@@ -113,7 +113,9 @@ new_core(void)
 {
 	struct report rep = { .fn = report_diag };
 	struct core_options o = {
-		.ov = { .config = fx.conf, .config_explicit = true },
+		.ov = { .config = fx.conf,
+			.config_explicit = true,
+			.layout_root = fakebackend_layout_root },
 		.env = { .procroot = fx.proc,
 			 .mountinfo = fx.mountinfo,
 			 .cgfs = &fx.cgfs,

@@ -41,6 +41,19 @@ test_names(void)
 	is_int(-EINVAL, sdunit_root_prefix("/-.slice", out, sizeof(out)),
 	       "nor is -.slice");
 
+	const char *why = NULL;
+	is_int(1, sdunit_layout_root("", out, sizeof(out), &why),
+	       "the layout's root when unified-root is \"\"");
+	is_string(R, out, "is the default slice");
+	is_int(1, sdunit_layout_root("/a.slice/a-b.slice", out, sizeof(out), &why),
+	       "a configured slice");
+	is_string("/a.slice/a-b.slice", out, "is the root as it is");
+	is_int(-EINVAL, sdunit_layout_root("/svc", out, sizeof(out), &why),
+	       "a group that is no slice's is refused");
+	is_string("is not a slice's group (backend systemd: e.g. \"/cgengine.slice\" or "
+		  "\"/a.slice/a-b.slice\")",
+		  why, "saying why");
+
 	is_int(0, sdunit_name("cgengine", "/students/www", "scope", out, sizeof(out)),
 	       "a two-level group");
 	is_string("cgengine-students-www.scope", out,
