@@ -109,6 +109,7 @@ use POSIX ();
 use Time::HiRes qw(clock_gettime CLOCK_MONOTONIC usleep);
 my ($count, $dir, $probe, $log, $results, $tag, $uid, $gid, $ctl) = @ARGV;
 my $gated = "$dir/bin/gated";
+$SIG{PIPE} = 'IGNORE'; # a process that failed to start shows as a missing record
 my ($size, $lines) = (-1, 0);
 sub log_lines { # the daemon's "was replaced" lines so far; read again only when the log grew
 	my $s = -s $log // 0;
