@@ -94,45 +94,6 @@ event_fork(struct core *c, pid_t parent, pid_t child, double now)
 	core_batch_done(c, now);
 }
 
-/* Append a line to the status file of pid (after Kthread:, as the
- * kernel writes NoNewPrivs). */
-static void
-status_line(pid_t pid, const char *line)
-{
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%d/status", fx.proc, (int)pid);
-	if ((f = fopen(path, "a")) == NULL)
-		bail("no %s", path);
-	fprintf(f, "%s\n", line);
-	fclose(f);
-}
-
-/* Replace from by to in the status file of pid. */
-static void
-status_sub(pid_t pid, const char *from, const char *to)
-{
-	char path[256], buf[4096], out[4200];
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "%s/%d/status", fx.proc, (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
-		bail("no %s", path);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	char *at = strstr(buf, from);
-	if (at == NULL)
-		bail("no %s in %s", from, path);
-	snprintf(out, sizeof(out), "%.*s%s%s", (int)(at - buf), buf, to, at + strlen(from));
-	if ((f = fopen(path, "w")) == NULL)
-		bail("cannot write %s", path);
-	fputs(out, f);
-	fclose(f);
-}
-
 /*
  * A real process (a child of the test that waits), shown in the fixture
  * as uid, gid running exe in group, untraced and in the test's user
@@ -156,7 +117,7 @@ real_proc(uid_t uid, gid_t gid, const char *exe, const char *group, bool share)
 	}
 	kids[nkids++] = pid;
 	fixture_proc(&fx, pid, uid, gid, exe, (uint64_t)pid, group);
-	status_line(pid, "TracerPid:\t0");
+	fixture_status(&fx, pid, "TracerPid", "0");
 	snprintf(path, sizeof(path), "%s/%d/ns", fx.proc, (int)pid);
 	if (mkdir(path, 0755) < 0)
 		bail("mkdir %s", path);
@@ -264,7 +225,7 @@ test_setid(struct core *c)
 
 	su.nosuid = false;
 	pid_t p2 = real_proc(NOBODY, NOBODY, "/bin/sh", "/", false);
-	status_line(p2, "NoNewPrivs:\t1");
+	fixture_status(&fx, p2, "NoNewPrivs", "1");
 	held(c, p2, "/usr/bin/fx-su", &su, 12.2);
 	is_string("/users", fixture_group(&fx, p2), "... and with no_new_privs set");
 
@@ -298,7 +259,7 @@ test_unsure(struct core *c)
 	struct execgate_file su = file_of("/bin/true", 04755, 0, 0);
 	char path[300];
 	pid_t p = real_proc(NOBODY, NOBODY, "/bin/sh", "/", false);
-	status_sub(p, "TracerPid:\t0", "TracerPid:\t4242");
+	fixture_status(&fx, p, "TracerPid", "4242");
 	held(c, p, "/usr/bin/fx-su", &su, 14.0);
 	is_string("/users", fixture_group(&fx, p),
 		  "a set-user-ID root binary run by nobody under ptrace: decided as nobody");
@@ -394,7 +355,7 @@ test_escape(struct core *c)
 	pid_t k2 = real_proc(OTHER, OTHER, "/bin/sh", "/gated", false);
 	event_fork(c, k1, k2, 18.02);
 	pid_t k3 = real_proc(OTHER, OTHER, "/bin/true", "/gated", false);
-	status_sub(k3, "Uid:\t4321\t4321", "Uid:\t4321\t65534"); /* euid nobody */
+	fixture_status(&fx, k3, "Uid", "4321\t65534\t4321\t4321"); /* euid nobody */
 	event_fork(c, q, k3, 18.03);
 	fixture_gone(&fx, q); /* the parent even exits */
 	core_timeout(c, 18.0 + GATE_CONFIRM_SECONDS + 0.01);
@@ -411,9 +372,9 @@ test_escape(struct core *c)
 	pid_t old = real_proc(OTHER, OTHER, "/bin/sh", "/gated", false);
 	event_fork(c, h, old, 20.01);
 	fixture_proc(&fx, h, OTHER, OTHER, "/bin/true", (uint64_t)h, "/gated");
-	status_sub(h, "Uid:\t4321\t4321", "Uid:\t4321\t65534"); /* euid nobody */
+	fixture_status(&fx, h, "Uid", "4321\t65534\t4321\t4321"); /* euid nobody */
 	pid_t new = real_proc(OTHER, OTHER, "/bin/true", "/gated", false);
-	status_sub(new, "Uid:\t4321\t4321", "Uid:\t4321\t65534");
+	fixture_status(&fx, new, "Uid", "4321\t65534\t4321\t4321");
 	event_fork(c, h, new, 20.02);
 	event(c, PROCEV_EXEC, h, 20.03);
 	is_string("/gated", fixture_group(&fx, h), "an exec that holds stays placed");
