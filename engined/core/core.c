@@ -15,8 +15,6 @@
 #include "core_private.h"
 
 #include <errno.h>
-#include <math.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,69 +164,43 @@ core_lost_events(struct core *c, double now)
 /* ---- deadlines ------------------------------------------------------------------------ */
 
 /*
- * The subsystems that want to be called at times of their own, in this
- * order.  One whose deadline is a single time names it (at: where the
- * time is in struct core, monotonic, 0 = nothing to do) and what runs
- * once it is due; the others (run NULL) say when next (0 = nothing) and
- * do only what is due, so all of them are called.
+ * The subsystems that want to be called at times of their own: when
+ * next (monotonic; 0 = nothing to do) and what to do then (each does
+ * only what is due, so all are called), in this order.
  */
 static const struct subsystem {
-	size_t at;
-	void (*run)(struct core *c);
 	double (*deadline)(const struct core *c, double now);
 	void (*timeout)(struct core *c, double now);
 } subsystems[] = {
-	{ .at = offsetof(struct core, pending.defer_at),
-	  .run = pending_run }, /* deferred entries */
-	{ .at = offsetof(struct core, rescan.at), .run = rescan_run },
-	{ .deadline = boost_deadline,
-	  .timeout = boost_timeout }, /* expiry, the state file */
-	{ .at = offsetof(struct core, made.cleanup_at),
-	  .run = groups_cleanup }, /* empty template groups */
-	{ .deadline = nftsets_deadline, .timeout = nftsets_timeout },
-	{ .deadline = gate_deadline,
-	  .timeout = gate_timeout }, /* execs the gate let go that did not happen */
+	{ pending_deadline, pending_timeout }, /* deferred entries */
+	{ rescan_deadline, rescan_timeout },
+	{ boost_deadline, boost_timeout }, /* expiry, the state file */
+	{ groups_deadline, groups_timeout }, /* empty template groups */
+	{ nftsets_deadline, nftsets_timeout },
+	{ gate_deadline, gate_timeout }, /* execs the gate let go that did not happen */
 };
 #define NSUBSYSTEMS (sizeof(subsystems) / sizeof(subsystems[0]))
-
-static double
-subsystem_deadline(const struct subsystem *s, const struct core *c, double now)
-{
-	if (s->run == NULL)
-		return s->deadline(c, now);
-	return *(const double *)((const char *)c + s->at);
-}
 
 double
 core_next_deadline(const struct core *c, double now)
 {
-	double t = HUGE_VAL;
+	double t = 0;
 
-	/* unrolled, each entry's kind is known when compiling: the loop asks
-	 * twice for every exec, and costs no branch on it */
-#pragma GCC unroll 8
 	for (size_t i = 0; i < NSUBSYSTEMS; i++) {
-		double at = subsystem_deadline(&subsystems[i], c, now);
+		double at = subsystems[i].deadline(c, now);
 
-		if (at > 0 && at < t)
+		if (at > 0 && (t <= 0 || at < t))
 			t = at;
 	}
-	return t < HUGE_VAL ? t : -1;
+	return t > 0 ? t : -1;
 }
 
 void
 core_timeout(struct core *c, double now)
 {
 	c->now = now;
-	for (size_t i = 0; i < NSUBSYSTEMS; i++) {
-		const struct subsystem *s = &subsystems[i];
-		double at;
-
-		if (s->run == NULL)
-			s->timeout(c, now);
-		else if ((at = subsystem_deadline(s, c, now)) > 0 && now >= at)
-			s->run(c);
-	}
+	for (size_t i = 0; i < NSUBSYSTEMS; i++)
+		subsystems[i].timeout(c, now);
 }
 
 /* ---- reload ------------------------------------------------------------------------ */

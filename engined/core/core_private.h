@@ -408,6 +408,9 @@ void pending_ids_lost(struct core *c);
 /* Classify what is pending (uid/gid-only entries wait for their exec
  * until their due time), with one decision for them all. */
 void pending_run(struct core *c);
+/* When deferred entries are due (monotonic; 0 = nothing), and their run. */
+double pending_deadline(const struct core *c, double now);
+void pending_timeout(struct core *c, double now);
 void pending_free(struct core *c);
 
 /* ---- rescan.c ---------------------------------------------------------------------- */
@@ -419,8 +422,9 @@ void rescan_request(struct core *c, const char *why);
 /* Rescan /proc in delay seconds, unless a rescan is due already (a
  * process could not be read or moved for want of descriptors). */
 void rescan_soon(struct core *c, double delay);
-/* Rescan now: core.c's table runs it at rescan.at. */
-void rescan_run(struct core *c);
+/* When the next rescan is due (monotonic; 0 = none), and the rescan. */
+double rescan_deadline(const struct core *c, double now);
+void rescan_timeout(struct core *c, double now);
 
 /* ---- core.c: events ---------------------------------------------------------------- */
 
@@ -474,9 +478,12 @@ void groups_adopt(struct core *c, const struct hier *h, const char *path);
 /* leftovers.c: at start, the template groups a former run made in the
  * unified layout's tree: removed if empty, else remembered like made. */
 void groups_leftovers(struct core *c);
-/* Remove the template groups that are empty now: core.c's table runs
- * it at made.cleanup_at. */
+/* Remove the template groups that are empty now. */
 void groups_cleanup(struct core *c);
+/* When the empty template groups are next looked for (monotonic; 0 =
+ * none), and the look. */
+double groups_deadline(const struct core *c, double now);
+void groups_timeout(struct core *c, double now);
 void groups_forget_made(struct core *c);
 /* The unified layout: the daemon into its leaf, controllers enabled at
  * the root and along the existing tree (at start and after a reload). */

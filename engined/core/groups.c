@@ -564,6 +564,20 @@ groups_cleanup(struct core *c)
 	c->made.cleanup_at = LIST_EMPTY(&c->made.list) ? 0 : c->now + CLEANUP_INTERVAL;
 }
 
+double
+groups_deadline(const struct core *c, double now)
+{
+	(void)now;
+	return c->made.cleanup_at;
+}
+
+void
+groups_timeout(struct core *c, double now)
+{
+	if (c->made.cleanup_at > 0 && now >= c->made.cleanup_at)
+		groups_cleanup(c);
+}
+
 void
 groups_forget_made(struct core *c)
 {

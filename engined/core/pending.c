@@ -164,6 +164,20 @@ core_waiting_exec(const struct core *c)
 	return false;
 }
 
+double
+pending_deadline(const struct core *c, double now)
+{
+	(void)now;
+	return c->pending.defer_at;
+}
+
+void
+pending_timeout(struct core *c, double now)
+{
+	if (c->pending.defer_at > 0 && now >= c->pending.defer_at)
+		pending_run(c);
+}
+
 void
 pending_free(struct core *c)
 {

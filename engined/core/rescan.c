@@ -97,10 +97,19 @@ core_rescan(struct core *c, double now)
 	decision_free(s.d);
 }
 
-void
-rescan_run(struct core *c)
+double
+rescan_deadline(const struct core *c, double now)
 {
+	(void)now;
+	return c->rescan.at;
+}
+
+void
+rescan_timeout(struct core *c, double now)
+{
+	if (c->rescan.at <= 0 || now < c->rescan.at)
+		return;
 	log_notice("rescanning %s %s", c->env.procroot,
 		   c->rescan.why ? c->rescan.why : "for processes not placed yet");
-	core_rescan(c, c->now);
+	core_rescan(c, now);
 }
