@@ -73,4 +73,10 @@ int fakebackend_choose(void *arg, enum backend_kind kind, const char *root,
 int fakebackend_layout_root(enum backend_kind kind, const char *configured, char *out,
 			    size_t len, const char **why);
 
+struct fixture;
+/* A core over fixture f's config, /proc and cgroupfs that gets this
+ * backend when its policy asks for "systemd", with nft as its nf_tables
+ * (NULL: none); NULL after saying why (diag).  Free with core_free. */
+struct core *fakebackend_core(struct fixture *f, const struct backend_nft *nft);
+
 #endif

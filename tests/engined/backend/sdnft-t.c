@@ -102,29 +102,10 @@ static const struct backend_nft nft = { .add = n_add, .del = n_del, .list = n_li
 
 static struct fixture fx;
 
-static void
-report_diag(void *arg, const char *msg)
-{
-	diag("%s", msg);
-}
-
 static struct core *
 new_core(void)
 {
-	struct report rep = { .fn = report_diag };
-	struct core_options o = {
-		.ov = { .config = fx.conf,
-			.config_explicit = true,
-			.layout_root = fakebackend_layout_root },
-		.env = { .procroot = fx.proc,
-			 .mountinfo = fx.mountinfo,
-			 .cgfs = &fx.cgfs,
-			 .nft = &nft,
-			 .backend = fakebackend_choose },
-	};
-
-	fixture_current = &fx;
-	return core_new(&o, &rep);
+	return fakebackend_core(&fx, &nft);
 }
 
 static const char rules[] = "nobody       cpu      /students\n"
