@@ -413,4 +413,15 @@ typedef bool nftset_ours_fn(void *arg, const struct nftset_ref *r);
 int nftset_monitor_open(void) ATTR_WUR;
 int nftset_monitor_read(int fd, uint32_t self, nftset_ours_fn *ours, void *arg) ATTR_WUR;
 
+/* ---- pidfd.c: process file descriptors ---------------------------------- */
+
+/* A pidfd of pid (close it), or -errno. */
+int pidfd_open_pid(pid_t pid) ATTR_WUR;
+/* Does the process of pidfd fd still run? */
+bool pidfd_running(int fd);
+/* The pid of the process pidfd fd stands for, which still runs: 0, or
+ * -EBADF (fd is no pidfd) or -ESRCH (it exited, or is out of our pid
+ * namespace). */
+int pidfd_pid(int fd, pid_t *pid) ATTR_WUR;
+
 #endif

@@ -274,6 +274,9 @@ static cfg_opt_t opts[] = {
 	CFG_INT_CB("realtime-priority", 0, CFGF_NONE, config_parse_ranged),
 	CFG_BOOL("exec-gate", cfg_false, CFGF_NONE),
 	CFG_INT_CB("boosts-per-user", CONFIG_BOOSTS_PER_USER, CFGF_NONE, config_parse_ranged),
+	CFG_STR("dbus", "no", CFGF_NONE),
+	CFG_STR("foreground-profile", "", CFGF_NONE),
+	CFG_BOOL("dbus-s76", cfg_false, CFGF_NONE),
 	/* no CFGF_NO_TITLE_DUPES: each section is taken out of libconfuse
 	 * as it is parsed, titles are deduplicated in config_check.c */
 	CFG_SEC("group", group_opts, CFGF_MULTI | CFGF_TITLE),
@@ -333,6 +336,11 @@ copy_config(cfg_t *cfg, struct config *c)
 	c->rt_priority = (int)cfg_getint(cfg, "realtime-priority");
 	c->exec_gate = cfg_getbool(cfg, "exec-gate");
 	c->boosts_per_user = cfg_getint(cfg, "boosts-per-user");
+	c->dbus = xstrdup(cfg_getstr(cfg, "dbus"));
+	c->foreground_profile = xstrdup(cfg_getstr(cfg, "foreground-profile"));
+	c->dbus_s76 = cfg_getbool(cfg, "dbus-s76");
+	if (!c->dbus || !c->foreground_profile)
+		return -ENOMEM;
 	if (!c->rules || !c->rules_dir || !c->control_socket || !c->sticky_socket ||
 	    !c->pidfile || !c->state_file || !c->template_key || !c->log || !c->lua_script)
 		return -ENOMEM;
@@ -532,6 +540,8 @@ config_free(struct config *c)
 	free(c->unified_root);
 	free(c->unified_default);
 	free(c->control_socket);
+	free(c->dbus);
+	free(c->foreground_profile);
 	free(c->sticky_socket);
 	free(c->pidfile);
 	free(c->state_file);

@@ -158,6 +158,12 @@ struct config {
 	int rt_priority;     /* realtime-priority: SCHED_RR at 1..99, 0 = off */
 	bool exec_gate;	     /* exec-gate: place gated execs before they run */
 	long boosts_per_user; /* boosts one user but root may hold at once */
+	/* the D-Bus door (engined/daemon/dbus.c): "no", "system" or a bus
+	 * address; the boost profile of the foreground app ("": none);
+	 * own com.system76.Scheduler too */
+	char *dbus;
+	char *foreground_profile;
+	bool dbus_s76;
 	struct group_conf *groups;
 	size_t ngroups;
 	struct boost_profile *profiles;

@@ -29,6 +29,7 @@
  * when a policy asks for it (backend_cb), and frees them after the core.
  */
 #include "daemon.h"
+#include "dbus.h"
 #include "gateloop.h"
 #include "engined/backend/systemd/sdplace.h"
 #include "engined/backend/systemd/sdunit.h"
@@ -95,6 +96,9 @@ struct engine {
 	struct sdplace *sd; /* the systemd backend, when the policy asks for it */
 	ev_io sd_watcher;   /* its sd-bus descriptor (fd -1: not watched) */
 	ev_timer sd_timer;  /* its deadline (a call's timeout, a reconnection) */
+	struct door *door;  /* the D-Bus door (dbus.c), unless dbus is "no" */
+	ev_io door_watcher;
+	ev_timer door_timer;
 	struct gateloop *gate; /* the exec gate, while exec-gate is set */
 	ev_timer watchdog;     /* WATCHDOG=1 to systemd (WatchdogSec=) */
 };
@@ -244,6 +248,29 @@ sd_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	sdplace_process(e->sd);
 }
 
+/* Before the loop waits: watch a bus connection's descriptor fd for
+ * events (poll's) and wake up at its deadline at (monotonic us). */
+static void
+watch_bus(struct ev_loop *loop, ev_io *w, ev_timer *t, int fd, int events, uint64_t at)
+{
+	int want = (events & POLLIN ? EV_READ : 0) | (events & POLLOUT ? EV_WRITE : 0);
+
+	if (fd != w->fd || want != (w->events & (EV_READ | EV_WRITE))) {
+		ev_io_stop(loop, w);
+		ev_io_set(w, fd, want ? want : EV_READ);
+		if (fd >= 0)
+			ev_io_start(loop, w);
+	}
+	ev_timer_stop(loop, t);
+	if (at == UINT64_MAX)
+		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	double wait = ((double)at - ((double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3)) / 1e6;
+	ev_timer_set(t, wait > 0 ? wait : 0, 0);
+	ev_timer_start(loop, t);
+}
+
 /* Before the loop waits: send the slices noted, then watch the sd-bus
  * descriptor for what it needs and wake up at its deadline. */
 static void
@@ -252,24 +279,34 @@ sd_prepare(struct engine *e, struct ev_loop *loop)
 	if (e->sd == NULL)
 		return;
 	sdplace_flush(e->sd);
-	int fd = sdplace_fd(e->sd), ev = sdplace_events(e->sd);
-	int want = (ev & POLLIN ? EV_READ : 0) | (ev & POLLOUT ? EV_WRITE : 0);
+	watch_bus(loop, &e->sd_watcher, &e->sd_timer, sdplace_fd(e->sd), sdplace_events(e->sd),
+		  sdplace_deadline(e->sd));
+}
 
-	if (fd != e->sd_watcher.fd || want != (e->sd_watcher.events & (EV_READ | EV_WRITE))) {
-		ev_io_stop(loop, &e->sd_watcher);
-		ev_io_set(&e->sd_watcher, fd, want ? want : EV_READ);
-		if (fd >= 0)
-			ev_io_start(loop, &e->sd_watcher);
-	}
-	ev_timer_stop(loop, &e->sd_timer);
-	uint64_t at = sdplace_deadline(e->sd);
-	if (at == UINT64_MAX)
-		return;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	double wait = ((double)at - ((double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3)) / 1e6;
-	ev_timer_set(&e->sd_timer, wait > 0 ? wait : 0, 0);
-	ev_timer_start(loop, &e->sd_timer);
+/* ---- the D-Bus door (dbus.c) ------------------------------------------------------------- */
+
+static void
+door_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct engine *e = w->data;
+
+	dbus_process(e->door, ev_now(loop));
+}
+
+static void
+door_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct engine *e = w->data;
+
+	dbus_process(e->door, ev_now(loop));
+}
+
+static void
+door_prepare(struct engine *e, struct ev_loop *loop)
+{
+	if (e->door != NULL)
+		watch_bus(loop, &e->door_watcher, &e->door_timer, dbus_fd(e->door),
+			  dbus_events(e->door), dbus_deadline(e->door));
 }
 
 static void
@@ -349,6 +386,7 @@ prepare_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 
 	core_sync_wants(e->core); /* the events needed now, before waiting for them */
 	sd_prepare(e, loop);
+	door_prepare(e, loop);
 	gateloop_prepare(e->gate);
 	double at = core_next_deadline(e->core, ev_now(loop));
 
@@ -565,6 +603,10 @@ engine_new(const struct engine_options *opts)
 	if (cfg->control_socket[0] != '\0' &&
 	    (e->control = control_open(cfg->control_socket, e->core)) == NULL)
 		goto fail;
+	if (strcmp(cfg->dbus, "no") != 0 && (rc = dbus_new(&e->door, e->core, cfg->dbus)) < 0) {
+		log_error("cannot start the D-Bus door: %s", strerror(-rc));
+		goto fail;
+	}
 	return e;
 fail:
 	engine_free(e);
@@ -606,6 +648,10 @@ start_watchers(struct engine *e)
 	e->sd_watcher.data = e;
 	ev_init(&e->sd_timer, sd_timer_cb);
 	e->sd_timer.data = e;
+	ev_io_init(&e->door_watcher, door_cb, -1, EV_READ);
+	e->door_watcher.data = e;
+	ev_init(&e->door_timer, door_timer_cb);
+	e->door_timer.data = e;
 	if (e->sticky != NULL)
 		sticky_start(e->sticky, e->loop);
 	if (e->control != NULL)
@@ -652,6 +698,8 @@ engine_run(struct engine *e)
 	e->sticky = NULL;
 	control_close(e->control);
 	e->control = NULL;
+	dbus_free(e->door); /* its foreground boost ends: nobody watches its caller */
+	e->door = NULL;
 	pidfile_remove(e->pidfile);
 	log_notice("stopped");
 	return 0;
@@ -671,6 +719,7 @@ engine_free(struct engine *e)
 	if (e->sticky != NULL)
 		sticky_close(e->sticky, NULL);
 	control_close(e->control);
+	dbus_free(e->door);
 	gateloop_free(e->gate, e->loop);
 	procev_close(e->pe);
 	procev_close(e->ids);
