@@ -78,8 +78,8 @@ struct door {
 	struct ratelimit fg_rate;
 	struct log_limit denials;
 	struct {
-		char owner[256]; /* the caller's bus name */
-		unsigned boost;	 /* its boost (0: no foreground) */
+		char owner[256];    /* the caller's bus name */
+		unsigned boost;	    /* its boost (0: no foreground) */
 		sd_bus_slot *watch; /* NameOwnerChanged of owner */
 	} fg;
 	uint64_t seen; /* the boosts' fingerprint last told (BoostsChanged) */
@@ -161,8 +161,8 @@ call_new(struct door *d, sd_bus_message *m, enum door_method method, sd_bus_erro
 		sd_bus_error_set(e, SD_BUS_ERROR_ACCESS_DENIED, "no sender");
 		return NULL;
 	}
-	TAILQ_FOREACH(c, &d->calls, link)
-	same += strcmp(c->sender, sender) == 0;
+	TAILQ_FOREACH (c, &d->calls, link)
+		same += strcmp(c->sender, sender) == 0;
 	if (d->ncalls >= CALLS_MAX || same >= CALLS_PER_SENDER) {
 		limits(e, "too many calls waiting, try again");
 		return NULL;
@@ -191,12 +191,13 @@ dbus_boosts_changed(struct door *d)
 
 	if (d == NULL || d->bus == NULL)
 		return;
-	TAILQ_FOREACH(b, core_boosts(d->core), link)
-	h = (h ^ ((uint64_t)b->id << 32 ^ (uint64_t)b->n)) * 1099511628211ULL;
+	TAILQ_FOREACH (b, core_boosts(d->core), link)
+		h = (h ^ ((uint64_t)b->id << 32 ^ (uint64_t)b->n)) * 1099511628211ULL;
 	if (h == d->seen)
 		return;
 	d->seen = h;
-	if (sd_bus_emit_signal(d->bus, DOOR_PATH, DOOR_INTERFACE, "BoostsChanged", "") < 0)
+	if (sd_bus_emit_signal(d->bus, DOOR_PATH, DOOR_INTERFACE, "BoostsChanged", "") <
+	    0)
 		log_debug("dbus: cannot send BoostsChanged");
 }
 
@@ -207,9 +208,11 @@ dbus_boosts_changed(struct door *d)
 static int
 verb(struct door_call *c, uid_t uid, int argc, char **argv, json_t **out)
 {
-	struct verbs_request rq = {
-		.core = c->d->core, .now = c->d->now, .uid = uid, .pid = c->caller, .json = true
-	};
+	struct verbs_request rq = { .core = c->d->core,
+				    .now = c->d->now,
+				    .uid = uid,
+				    .pid = c->caller,
+				    .json = true };
 	char err[512] = "";
 	int rc = verbs_run(&rq, argc, argv, out, err, sizeof(err));
 
@@ -279,7 +282,8 @@ foreground(struct door_call *c)
 	 * hook): its grant lasts until replaced or expired, as there */
 	if (!c->s76)
 		str_copy(d->fg.owner, sizeof(d->fg.owner), c->sender);
-	if (!c->s76 && fg_watch(d, c->sender) < 0) { /* unwatched, it could outlive its caller */
+	if (!c->s76 &&
+	    fg_watch(d, c->sender) < 0) { /* unwatched, it could outlive its caller */
 		fg_lost(d, "its caller cannot be watched");
 		fail(c, DOOR_ERROR, "cannot watch the caller's name");
 		return;
@@ -353,14 +357,16 @@ next(struct door_call *c)
 
 	if (c->stage < ASK_POLKIT && c->need.action != NULL) {
 		c->stage = ASK_POLKIT;
-		bool dialog = sd_bus_message_get_allow_interactive_authorization(c->m) > 0;
-		rc = sd_bus_message_new_method_call(d->bus, &q, "org.freedesktop.PolicyKit1",
-						    "/org/freedesktop/PolicyKit1/Authority",
-						    "org.freedesktop.PolicyKit1.Authority",
-						    "CheckAuthorization");
+		bool dialog =
+			sd_bus_message_get_allow_interactive_authorization(c->m) > 0;
+		rc = sd_bus_message_new_method_call(
+			d->bus, &q, "org.freedesktop.PolicyKit1",
+			"/org/freedesktop/PolicyKit1/Authority",
+			"org.freedesktop.PolicyKit1.Authority", "CheckAuthorization");
 		if (rc >= 0)
-			rc = sd_bus_message_append(q, "(sa{sv})sa{ss}us", "system-bus-name", 1,
-						   "name", "s", c->sender, c->need.action, 0,
+			rc = sd_bus_message_append(q, "(sa{sv})sa{ss}us",
+						   "system-bus-name", 1, "name", "s",
+						   c->sender, c->need.action, 0,
 						   (uint32_t)(dialog ? 1 : 0), "");
 		if (rc >= 0)
 			rc = sd_bus_call_async(d->bus, &c->slot, q, polkit_cb, c,
@@ -435,8 +441,8 @@ uid_full(const struct door_call *c)
 	const struct door_call *o;
 	size_t n = 0;
 
-	TAILQ_FOREACH(o, &c->d->calls, link)
-	n += o->known && o->uid == c->uid;
+	TAILQ_FOREACH (o, &c->d->calls, link)
+		n += o->known && o->uid == c->uid;
 	return c->uid != 0 && n > CALLS_PER_UID;
 }
 
@@ -460,11 +466,13 @@ creds_cb(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	}
 	if (c->method == DOOR_FOREGROUND &&
 	    !ratelimit_take(&c->d->fg_rate, c->uid, c->d->now, &first)) {
-		fail(c, SD_BUS_ERROR_LIMITS_EXCEEDED, "foreground changes too fast, slow down");
+		fail(c, SD_BUS_ERROR_LIMITS_EXCEEDED,
+		     "foreground changes too fast, slow down");
 		return 0;
 	}
 	if (target_uid(c, &target) < 0) {
-		fail(c, DOOR_ERROR, "no process %d of uid %u", (int)c->pid, (unsigned)c->uid);
+		fail(c, DOOR_ERROR, "no process %d of uid %u", (int)c->pid,
+		     (unsigned)c->uid);
 		return 0;
 	}
 	dbusauth_need(c->method, c->uid, target, &c->need);
@@ -519,8 +527,8 @@ logind_cb(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	}
 	if (c->stage == ASK_STATE) {
 		if (strcmp(s, "active") != 0) {
-			fail(c, SD_BUS_ERROR_ACCESS_DENIED, "uid %u has no active session (%s)",
-			     (unsigned)c->uid, s);
+			fail(c, SD_BUS_ERROR_ACCESS_DENIED,
+			     "uid %u has no active session (%s)", (unsigned)c->uid, s);
 			return 0;
 		}
 		next(c);
@@ -528,8 +536,8 @@ logind_cb(sd_bus_message *m, void *userdata, sd_bus_error *e)
 	}
 	c->stage = ASK_STATE;
 	rc = sd_bus_call_method_async(c->d->bus, &c->slot, "org.freedesktop.login1", s,
-				      "org.freedesktop.DBus.Properties", "Get", logind_cb, c,
-				      "ss", "org.freedesktop.login1.User", "State");
+				      "org.freedesktop.DBus.Properties", "Get", logind_cb,
+				      c, "ss", "org.freedesktop.login1.User", "State");
 	if (rc < 0)
 		fail(c, DOOR_ERROR, "cannot ask logind: %s", strerror(-rc));
 	return 0;
@@ -542,7 +550,8 @@ ask_creds(struct door_call *c)
 	c->stage = ASK_CREDS;
 	return sd_bus_call_method_async(c->d->bus, &c->slot, "org.freedesktop.DBus",
 					"/org/freedesktop/DBus", "org.freedesktop.DBus",
-					"GetConnectionCredentials", creds_cb, c, "s", c->sender);
+					"GetConnectionCredentials", creds_cb, c, "s",
+					c->sender);
 }
 
 /* ---- the foreground's caller, watched ------------------------------------------------------ */
@@ -570,7 +579,8 @@ owner_cb(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		return 0; /* only the broker's word counts */
 	if (new[0] != '\0' || strcmp(name, d->fg.owner) != 0)
 		return 0;
-	log_info("dbus: %s left the bus: the foreground boost #%u ends", name, d->fg.boost);
+	log_info("dbus: %s left the bus: the foreground boost #%u ends", name,
+		 d->fg.boost);
 	fg_lost(d, "its caller left the bus");
 	dbus_boosts_changed(d);
 	return 0;
@@ -581,10 +591,11 @@ fg_watch(struct door *d, const char *owner)
 {
 	char rule[512];
 
-	snprintf(rule, sizeof(rule),
-		 "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-		 "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='%s'",
-		 owner);
+	snprintf(
+		rule, sizeof(rule),
+		"type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+		"interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='%s'",
+		owner);
 	return sd_bus_add_match_async(d->bus, &d->fg.watch, rule, owner_cb, NULL, d);
 }
 
@@ -613,7 +624,8 @@ take_pidfd(struct door_call *c, int fd, sd_bus_error *e)
 	if ((rc = pidfd_pid(c->pidfd, &c->pid)) == -EBADF)
 		return sd_bus_error_set(e, SD_BUS_ERROR_INVALID_ARGS, "not a pidfd");
 	if (rc < 0)
-		return sd_bus_error_set(e, SD_BUS_ERROR_INVALID_ARGS, "the process has exited");
+		return sd_bus_error_set(e, SD_BUS_ERROR_INVALID_ARGS,
+					"the process has exited");
 	return 0;
 }
 
@@ -625,16 +637,16 @@ take_pid(struct door_call *c, uint32_t pid, uint64_t start, sd_bus_error *e)
 	uint64_t now;
 
 	if (pid == 0 || pid > 0x3fffffff || (c->pidfd = pidfd_open_pid((pid_t)pid)) < 0)
-		return sd_bus_error_setf(e, SD_BUS_ERROR_INVALID_ARGS, "no process %" PRIu32,
-					 pid);
+		return sd_bus_error_setf(e, SD_BUS_ERROR_INVALID_ARGS,
+					 "no process %" PRIu32, pid);
 	c->pid = (pid_t)pid;
 	/* read after the pidfd is held: a process that still runs then is
 	 * the one of this start time */
-	if (start != UINT64_MAX &&
-	    (task_start_time("/proc", c->pid, &now) < 0 || now != start ||
-	     !pidfd_running(c->pidfd)))
+	if (start != UINT64_MAX && (task_start_time("/proc", c->pid, &now) < 0 ||
+				    now != start || !pidfd_running(c->pidfd)))
 		return sd_bus_error_setf(e, SD_BUS_ERROR_INVALID_ARGS,
-					 "pid %" PRIu32 " is not the process started at %" PRIu64,
+					 "pid %" PRIu32
+					 " is not the process started at %" PRIu64,
 					 pid, start);
 	return 0;
 }
@@ -665,7 +677,8 @@ args_boost(sd_bus_message *m, struct door_call *c, sd_bus_error *e)
 	if ((rc = sd_bus_message_read(m, "hsu", &fd, &profile, &c->seconds)) < 0)
 		return rc;
 	if (strlen(profile) >= sizeof(c->profile))
-		return sd_bus_error_set(e, SD_BUS_ERROR_INVALID_ARGS, "profile name too long");
+		return sd_bus_error_set(e, SD_BUS_ERROR_INVALID_ARGS,
+					"profile name too long");
 	str_copy(c->profile, sizeof(c->profile), profile);
 	return take_pidfd(c, fd, e);
 }
@@ -678,10 +691,12 @@ args_boost_pid(sd_bus_message *m, struct door_call *c, sd_bus_error *e)
 	uint64_t start;
 	int rc;
 
-	if ((rc = sd_bus_message_read(m, "utsu", &pid, &start, &profile, &c->seconds)) < 0)
+	if ((rc = sd_bus_message_read(m, "utsu", &pid, &start, &profile, &c->seconds)) <
+	    0)
 		return rc;
 	if (strlen(profile) >= sizeof(c->profile))
-		return sd_bus_error_set(e, SD_BUS_ERROR_INVALID_ARGS, "profile name too long");
+		return sd_bus_error_set(e, SD_BUS_ERROR_INVALID_ARGS,
+					"profile name too long");
 	str_copy(c->profile, sizeof(c->profile), profile);
 	return take_pid(c, pid, start, e);
 }
@@ -800,7 +815,8 @@ named_cb(sd_bus_message *m, void *userdata, sd_bus_error *e)
 
 	if (err != NULL)
 		log_warning("dbus: cannot own %s: %s (is its D-Bus policy installed?)",
-			    (const char *)userdata, err->message ? err->message : err->name);
+			    (const char *)userdata,
+			    err->message ? err->message : err->name);
 	else
 		log_info("dbus: owning %s", (const char *)userdata);
 	return 0;
@@ -813,7 +829,8 @@ serve(struct door *d, const char *path, const char *iface, const sd_bus_vtable *
 	int rc = sd_bus_add_object_vtable(d->bus, NULL, path, iface, vt, d);
 
 	if (rc >= 0)
-		rc = sd_bus_request_name_async(d->bus, NULL, name, 0, named_cb, (void *)name);
+		rc = sd_bus_request_name_async(d->bus, NULL, name, 0, named_cb,
+					       (void *)name);
 	return rc;
 }
 
@@ -827,8 +844,9 @@ door_connect(struct door *d)
 	int rc;
 
 	if (strcmp(address, "system") == 0)
-		address = getenv("DBUS_SYSTEM_BUS_ADDRESS") ? getenv("DBUS_SYSTEM_BUS_ADDRESS")
-							     : SYSTEM_BUS;
+		address = getenv("DBUS_SYSTEM_BUS_ADDRESS")
+				  ? getenv("DBUS_SYSTEM_BUS_ADDRESS")
+				  : SYSTEM_BUS;
 	if ((rc = sd_bus_new(&bus)) < 0)
 		return rc;
 	if ((rc = sd_bus_set_address(bus, address)) < 0 ||
@@ -857,8 +875,8 @@ disconnected(struct door *d, int err)
 	d->bus = sd_bus_close_unref(d->bus);
 	double pause = backoff_fail(&d->reconnect);
 	d->retry_at = mono_us() + (uint64_t)(pause * 1e6);
-	log_warning("dbus: %s: %s; connecting again in %.0f s", d->address, strerror(-err),
-		    pause);
+	log_warning("dbus: %s: %s; connecting again in %.0f s", d->address,
+		    strerror(-err), pause);
 }
 
 void

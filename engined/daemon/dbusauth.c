@@ -27,7 +27,8 @@ dbusauth_need(enum door_method m, uid_t caller, uid_t target, struct door_need *
 		return;
 	case DOOR_FOREGROUND:
 		if (target != caller) {
-			out->deny = "the foreground is only ever the caller's own process";
+			out->deny =
+				"the foreground is only ever the caller's own process";
 			return;
 		}
 		out->action = DOOR_ACTION_FOREGROUND;

@@ -158,20 +158,21 @@ start_broker(void)
 	snprintf(address, sizeof(address), "unix:path=%s", sock);
 	if ((f = fopen(conf, "w")) == NULL)
 		bail("fopen %s", conf);
-	fprintf(f, "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration "
-		   "1.0//EN\" \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
-		   "<busconfig><type>session</type><listen>%s</listen><auth>EXTERNAL</auth>"
-		   "<policy context=\"default\"><allow user=\"*\"/><allow own=\"*\"/>"
-		   "<allow send_destination=\"*\"/><allow receive_sender=\"*\"/></policy>"
-		   "</busconfig>\n",
+	fprintf(f,
+		"<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration "
+		"1.0//EN\" \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
+		"<busconfig><type>session</type><listen>%s</listen><auth>EXTERNAL</auth>"
+		"<policy context=\"default\"><allow user=\"*\"/><allow own=\"*\"/>"
+		"<allow send_destination=\"*\"/><allow receive_sender=\"*\"/></policy>"
+		"</busconfig>\n",
 		address);
 	fclose(f);
 	if ((broker = fork()) == 0) {
 		int null = open("/dev/null", O_WRONLY);
 		dup2(null, 1);
 		dup2(null, 2);
-		execlp("dbus-daemon", "dbus-daemon", "--nofork", "--nopidfile", "--nosyslog",
-		       "--config-file", conf, (char *)NULL);
+		execlp("dbus-daemon", "dbus-daemon", "--nofork", "--nopidfile",
+		       "--nosyslog", "--config-file", conf, (char *)NULL);
 		_exit(127);
 	}
 	for (int i = 0; i < 500 && access(sock, F_OK) < 0; i++)
@@ -211,15 +212,17 @@ start_desk(void)
 {
 	if ((desk = connect_to(address)) == NULL ||
 	    sd_bus_add_object_vtable(desk, NULL, "/org/freedesktop/PolicyKit1/Authority",
-				     "org.freedesktop.PolicyKit1.Authority", polkit_vtable,
-				     NULL) < 0 ||
+				     "org.freedesktop.PolicyKit1.Authority",
+				     polkit_vtable, NULL) < 0 ||
 	    sd_bus_add_object_vtable(desk, NULL, "/org/freedesktop/login1",
-				     "org.freedesktop.login1.Manager", manager_vtable, NULL) < 0 ||
+				     "org.freedesktop.login1.Manager", manager_vtable,
+				     NULL) < 0 ||
 	    sd_bus_add_fallback_vtable(desk, NULL, "/org/freedesktop/login1/user",
-				       "org.freedesktop.login1.User", user_vtable, NULL, NULL) < 0 ||
+				       "org.freedesktop.login1.User", user_vtable, NULL,
+				       NULL) < 0 ||
 	    sd_bus_request_name(desk, "org.freedesktop.login1", 0) < 0 ||
-	    sd_bus_match_signal(desk, NULL, NULL, DOOR_PATH, DOOR_INTERFACE, "BoostsChanged",
-				changed_cb, NULL) < 0)
+	    sd_bus_match_signal(desk, NULL, NULL, DOOR_PATH, DOOR_INTERFACE,
+				"BoostsChanged", changed_cb, NULL) < 0)
 		bail("cannot set up the stand-ins");
 	polkit_present(true);
 }
@@ -251,7 +254,8 @@ pump(int fd, bool (*done)(void))
 			return;
 		struct pollfd p[3] = {
 			{ .fd = dbus_fd(door), .events = (short)dbus_events(door) },
-			{ .fd = sd_bus_get_fd(desk), .events = (short)sd_bus_get_events(desk) },
+			{ .fd = sd_bus_get_fd(desk),
+			  .events = (short)sd_bus_get_events(desk) },
 			{ .fd = fd, .events = POLLIN },
 		};
 		if (poll(p, 3, 20) > 0 && p[2].revents != 0)
@@ -305,7 +309,8 @@ message(sd_bus *b, const struct call *c)
 					   c->profile, (uint32_t)60);
 	} else if (strcmp(c->method, "Unboost") == 0)
 		rc = sd_bus_message_append(m, "u", c->n);
-	else if (strcmp(c->method, "Explain") == 0 || strcmp(c->method, "SetForeground") == 0)
+	else if (strcmp(c->method, "Explain") == 0 ||
+		 strcmp(c->method, "SetForeground") == 0)
 		rc = sd_bus_message_append(m, "h", fd);
 	return rc < 0 ? NULL : m;
 }
@@ -475,12 +480,12 @@ boosts_of(const char *profile, unsigned *id)
 	const struct boost *b;
 	size_t n = 0;
 
-	TAILQ_FOREACH(b, core_boosts(core), link)
-	if (b->profile != NULL && strcmp(b->profile, profile) == 0) {
-		n++;
-		if (id != NULL)
-			*id = b->id;
-	}
+	TAILQ_FOREACH (b, core_boosts(core), link)
+		if (b->profile != NULL && strcmp(b->profile, profile) == 0) {
+			n++;
+			if (id != NULL)
+				*id = b->id;
+		}
 	return n;
 }
 
@@ -515,9 +520,9 @@ lines_with(const char *out, const char *what)
 	return n;
 }
 
-#define DENIED	 "org.freedesktop.DBus.Error.AccessDenied: "
-#define BADARGS	 "org.freedesktop.DBus.Error.InvalidArgs: "
-#define LIMITS	 "org.freedesktop.DBus.Error.LimitsExceeded: "
+#define DENIED	"org.freedesktop.DBus.Error.AccessDenied: "
+#define BADARGS "org.freedesktop.DBus.Error.InvalidArgs: "
+#define LIMITS	"org.freedesktop.DBus.Error.LimitsExceeded: "
 
 /* ---- the cases --------------------------------------------------------------------------- */
 
@@ -557,7 +562,9 @@ test_boost(pid_t mine, pid_t roots)
 	ok(strncmp(out, "OK {", 4) == 0 && strstr(out, "\"version\"") != NULL,
 	   "Status answers the status's JSON (%s)", out);
 	polkit = YES;
-	out = ask(user, &(struct call){ .method = "Boost", .pid = mine, .profile = "fast", .n = 60 });
+	out = ask(user,
+		  &(struct call){
+			  .method = "Boost", .pid = mine, .profile = "fast", .n = 60 });
 	ok(strncmp(out, "OK ", 3) == 0 && boosts_of("fast", &id) == 1,
 	   "polkit yes: a user boosts its own process (%s)", out);
 	is_string(DOOR_ACTION_BOOST_OWN, asked_action, "polkit was asked for boost-own");
@@ -570,26 +577,38 @@ test_boost(pid_t mine, pid_t roots)
 	out = ask(user, &(struct call){ .method = "ListBoosts" });
 	ok(strncmp(out, "OK [{\"id\":", 10) == 0, "ListBoosts answers JSON (%s)", out);
 	polkit = NO;
-	out = ask(user, &(struct call){ .method = "Boost", .pid = mine, .profile = "fast", .n = 60 });
+	out = ask(user,
+		  &(struct call){
+			  .method = "Boost", .pid = mine, .profile = "fast", .n = 60 });
 	is_string(DENIED "org.cgengine.Engine1.boost-own: not authorized by polkit", out,
 		  "polkit no: AccessDenied");
 	polkit_present(false);
-	out = ask(user, &(struct call){ .method = "Boost", .pid = mine, .profile = "fast", .n = 60 });
-	is_string(DENIED "org.cgengine.Engine1.boost-own: polkit did not answer (refused)", out,
-		  "no polkit on the bus: refused");
+	out = ask(user,
+		  &(struct call){
+			  .method = "Boost", .pid = mine, .profile = "fast", .n = 60 });
+	is_string(DENIED
+		  "org.cgengine.Engine1.boost-own: polkit did not answer (refused)",
+		  out, "no polkit on the bus: refused");
 	polkit_present(true);
 	polkit = YES;
 	snprintf(want, sizeof(want),
-		 DENIED "permission denied: boost profile 'slow' is not granted to uid %u",
+		 DENIED
+		 "permission denied: boost profile 'slow' is not granted to uid %u",
 		 (unsigned)user);
-	out = ask(user, &(struct call){ .method = "Boost", .pid = mine, .profile = "slow", .n = 60 });
+	out = ask(user,
+		  &(struct call){
+			  .method = "Boost", .pid = mine, .profile = "slow", .n = 60 });
 	is_string(want, out, "polkit yes, but the profile's grant still applies");
 	polkit = NO;
-	out = ask(user, &(struct call){ .method = "Boost", .pid = roots, .profile = "fast", .n = 60 });
+	out = ask(user,
+		  &(struct call){
+			  .method = "Boost", .pid = roots, .profile = "fast", .n = 60 });
 	is_string(DENIED "org.cgengine.Engine1.boost-any: not authorized by polkit", out,
 		  "another user's process: boost-any asked, polkit no");
 	polkit = YES;
-	out = ask(user, &(struct call){ .method = "Boost", .pid = roots, .profile = "fast", .n = 60 });
+	out = ask(user,
+		  &(struct call){
+			  .method = "Boost", .pid = roots, .profile = "fast", .n = 60 });
 	ok(strncmp(out, "OK ", 3) == 0 && boosts_of("fast", &id) == 2 &&
 		   core_boost_find(core, id)->owner == 0,
 	   "boost-any granted: boosted as root's (%s)", out);
@@ -599,7 +618,10 @@ test_boost(pid_t mine, pid_t roots)
 	} else {
 		end_all();
 		polkit_present(false);
-		out = ask(0, &(struct call){ .method = "Boost", .pid = mine, .profile = "fast", .n = 60 });
+		out = ask(0, &(struct call){ .method = "Boost",
+					     .pid = mine,
+					     .profile = "fast",
+					     .n = 60 });
 		ok(strncmp(out, "OK ", 3) == 0, "root needs no polkit (%s)", out);
 		polkit_present(true);
 		boosts_of("fast", &id);
@@ -616,30 +638,38 @@ test_hostile(pid_t mine)
 	unsigned id = 0;
 
 	polkit = YES;
-	out = ask(user, &(struct call){ .method = "Boost", .pid = -1, .profile = "fast", .n = 60 });
+	out = ask(user,
+		  &(struct call){
+			  .method = "Boost", .pid = -1, .profile = "fast", .n = 60 });
 	is_string(BADARGS "not a pidfd", out, "a descriptor that is no pidfd is refused");
 	if (task_start_time("/proc", mine, &start) < 0)
 		bail("start time of %d", (int)mine);
 	snprintf(want, sizeof(want), BADARGS "pid %d is not the process started at %llu",
 		 (int)mine, (unsigned long long)start + 1);
-	out = ask(user, &(struct call){ .method = "BoostPid", .pid = mine, .profile = "fast", .n = 1 });
+	out = ask(user,
+		  &(struct call){
+			  .method = "BoostPid", .pid = mine, .profile = "fast", .n = 1 });
 	is_string(want, out, "BoostPid: a pid with another start time is refused");
 	size_t before = boosts_of("fast", NULL);
-	out = ask(user, &(struct call){ .method = "BoostPid", .pid = mine, .profile = "fast" });
+	out = ask(user,
+		  &(struct call){ .method = "BoostPid", .pid = mine, .profile = "fast" });
 	ok(strncmp(out, "OK ", 3) == 0 && boosts_of("fast", NULL) == before + 1,
 	   "BoostPid with the right start time boosts (%s)", out);
 	if ((huge = malloc(70000)) == NULL)
 		bail("malloc");
 	memset(huge, 'x', 69999);
 	huge[69999] = '\0';
-	out = ask(user, &(struct call){ .method = "Boost", .pid = mine, .profile = huge, .n = 60 });
+	out = ask(user,
+		  &(struct call){
+			  .method = "Boost", .pid = mine, .profile = huge, .n = 60 });
 	is_string(BADARGS "profile name too long", out, "a huge string is refused");
 	free(huge);
 	boosts_of("fast", &id);
 	if (!rooted) {
 		skip(1, "another user's calls need root");
 	} else {
-		snprintf(want, sizeof(want), DENIED "permission denied: boost #%u is not yours", id);
+		snprintf(want, sizeof(want),
+			 DENIED "permission denied: boost #%u is not yours", id);
 		out = ask(other, &(struct call){ .method = "Unboost", .n = id });
 		is_string(want, out, "a boost's id is bound to its owner's uid");
 	}
@@ -650,16 +680,23 @@ test_hostile(pid_t mine)
 	polkit = HOLD;
 	hold_until = 8;
 	hold_refused = 2;
-	out = ask(user, &(struct call){ .method = "Boost", .pid = mine, .profile = "fast", .n = 60,
-					 .repeat = 10 });
+	out = ask(user, &(struct call){ .method = "Boost",
+					.pid = mine,
+					.profile = "fast",
+					.n = 60,
+					.repeat = 10 });
 	ok(lines_with(out, LIMITS "too many calls waiting, try again") == 2 &&
 		   lines_with(out, DENIED) == 8,
 	   "10 calls waiting on one name: 8 taken, 2 refused");
-	snprintf(want, sizeof(want), LIMITS "too many calls of uid %u waiting", (unsigned)user);
+	snprintf(want, sizeof(want), LIMITS "too many calls of uid %u waiting",
+		 (unsigned)user);
 	hold_until = 16;
 	hold_refused = 4;
-	out = ask(user, &(struct call){ .method = "Boost", .pid = mine, .profile = "fast", .n = 60,
-					 .names = 20 });
+	out = ask(user, &(struct call){ .method = "Boost",
+					.pid = mine,
+					.profile = "fast",
+					.n = 60,
+					.names = 20 });
 	ok(lines_with(out, want) == 4 && lines_with(out, DENIED) == 16,
 	   "20 names of one uid: 16 calls taken, 4 refused");
 	if (lines_with(out, DENIED) != 16)
@@ -679,18 +716,20 @@ test_foreground(pid_t mine, pid_t mine2, pid_t roots)
 		sizeof(out));
 	ok(strcmp(out, "OK") == 0 && boosts_of("fg", &first) == 1,
 	   "SetForeground: the process gets the foreground profile (%s)", out);
-	is_string(DOOR_ACTION_FOREGROUND, asked_action, "polkit was asked for set-foreground");
-	call_as(user, &(struct call){ .method = "SetForeground", .pid = mine2 }, &two, out,
-		sizeof(out));
+	is_string(DOOR_ACTION_FOREGROUND, asked_action,
+		  "polkit was asked for set-foreground");
+	call_as(user, &(struct call){ .method = "SetForeground", .pid = mine2 }, &two,
+		out, sizeof(out));
 	ok(strcmp(out, "OK") == 0 && boosts_of("fg", &second) == 1 && second != first &&
 		   core_boost_find(core, first) == NULL,
 	   "a new foreground: the previous one loses it");
 	finish(&one);
 	ok(boosts_of("fg", NULL) == 1, "the replaced caller leaving changes nothing");
 	finish(&two);
-	ok(boosts_of("fg", NULL) == 0, "the foreground's caller leaves the bus: its grant ends");
-	call_as(user, &(struct call){ .method = "SetForeground", .pid = roots }, NULL, out,
-		sizeof(out));
+	ok(boosts_of("fg", NULL) == 0,
+	   "the foreground's caller leaves the bus: its grant ends");
+	call_as(user, &(struct call){ .method = "SetForeground", .pid = roots }, NULL,
+		out, sizeof(out));
 	is_string(DENIED "the foreground is only ever the caller's own process", out,
 		  "another user's process cannot be the foreground");
 	user_state = "online";
@@ -703,18 +742,23 @@ test_foreground(pid_t mine, pid_t mine2, pid_t roots)
 	polkit = NO;
 	call_as(user, &(struct call){ .method = "SetForeground", .pid = mine }, NULL, out,
 		sizeof(out));
-	is_string(DENIED "org.cgengine.Engine1.set-foreground: not authorized by polkit", out,
-		  "polkit no: no foreground");
+	is_string(DENIED "org.cgengine.Engine1.set-foreground: not authorized by polkit",
+		  out, "polkit no: no foreground");
 	polkit = YES;
-	call_as(user, &(struct call){ .method = "s76", .pid = mine }, &s76, out, sizeof(out));
+	call_as(user, &(struct call){ .method = "s76", .pid = mine }, &s76, out,
+		sizeof(out));
 	ok(strcmp(out, "OK") == 0 && boosts_of("fg", NULL) == 1,
 	   "s76's SetForegroundProcess(pid) sets the foreground (%s)", out);
 	finish(&s76);
-	ok(boosts_of("fg", NULL) == 1, "its grant outlives its caller (callers are one-shot)");
+	ok(boosts_of("fg", NULL) == 1,
+	   "its grant outlives its caller (callers are one-shot)");
 	end_all();
 	frozen = now(); /* the bucket holds 10: no token trickles in meanwhile */
-	call_as(user, &(struct call){ .method = "SetForeground", .pid = mine, .repeat = 30,
-				      .serial = true },
+	call_as(user,
+		&(struct call){ .method = "SetForeground",
+				.pid = mine,
+				.repeat = 30,
+				.serial = true },
 		NULL, out, sizeof(out));
 	frozen = -1;
 	int refused = lines_with(out, LIMITS "foreground changes too fast, slow down");
@@ -743,7 +787,8 @@ main(void)
 	char conf[1024];
 	struct passwd *pw;
 
-	if (access("/usr/bin/dbus-daemon", X_OK) < 0 && access("/bin/dbus-daemon", X_OK) < 0)
+	if (access("/usr/bin/dbus-daemon", X_OK) < 0 &&
+	    access("/bin/dbus-daemon", X_OK) < 0)
 		skip_all("needs dbus-daemon");
 	rooted = getuid() == 0;
 	if (!rooted)
