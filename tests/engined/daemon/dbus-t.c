@@ -767,6 +767,70 @@ test_foreground(pid_t mine, pid_t mine2, pid_t roots)
 	ok(changed > 0, "BoostsChanged was signalled (%u times)", changed);
 }
 
+static char *introspected; /* the door's answer to Introspect */
+
+static int
+introspect_cb(sd_bus_message *m, void *ud, sd_bus_error *e)
+{
+	const char *xml;
+
+	if (sd_bus_message_read(m, "s", &xml) > 0)
+		introspected = strdup(xml);
+	else
+		introspected = strdup("");
+	return 0;
+}
+
+static bool
+introspected_yet(void)
+{
+	return introspected != NULL;
+}
+
+/* The shipped introspection data (examples/dbus/) is what the door
+ * answers: each method, argument and signal line, in order. */
+static void
+test_introspection(void)
+{
+	char path[4096], line[512];
+	const char *src = getenv("SRCDIR");
+	FILE *f;
+	int lines = 0, found = 0;
+
+	snprintf(path, sizeof(path), "%s/examples/dbus/org.cgengine.Engine1.xml",
+		 src && *src ? src : ".");
+	if (sd_bus_call_method_async(desk, NULL, DOOR_NAME, DOOR_PATH,
+				     "org.freedesktop.DBus.Introspectable", "Introspect",
+				     introspect_cb, NULL, "") < 0)
+		bail("Introspect");
+	pump(-1, introspected_yet);
+	if ((f = fopen(path, "r")) == NULL) {
+		skip(1, "no %s", path);
+		return;
+	}
+	const char *at = strstr(introspected ? introspected : "",
+				"<interface name=\"" DOOR_INTERFACE "\">");
+	while (at != NULL && fgets(line, sizeof(line), f) != NULL) {
+		char *p = line + strspn(line, " \t");
+		p[strcspn(p, "\n")] = '\0';
+		if (strncmp(p, "<method", 7) != 0 && strncmp(p, "<arg", 4) != 0 &&
+		    strncmp(p, "<signal", 7) != 0)
+			continue;
+		lines++;
+		const char *next = strstr(at, p);
+		if (next == NULL) {
+			diag("not introspected: %s", p);
+			continue;
+		}
+		found++;
+		at = next;
+	}
+	fclose(f);
+	ok(lines > 20 && found == lines,
+	   "the shipped introspection data is the door's (%d of %d)", found, lines);
+	free(introspected);
+}
+
 static bool
 door_named(void)
 {
@@ -795,7 +859,7 @@ main(void)
 		user = getuid();
 	if ((pw = getpwuid(user)) == NULL)
 		skip_all("uid %u has no name", (unsigned)user);
-	plan(41);
+	plan(42);
 	signal(SIGPIPE, SIG_IGN);
 	fixture_init(&fx);
 	snprintf(conf, sizeof(conf),
@@ -819,6 +883,7 @@ main(void)
 	pid_t mine = target(user), mine2 = target(user), roots = target(0);
 
 	test_table();
+	test_introspection();
 	test_boost(mine, roots);
 	test_hostile(mine);
 	test_foreground(mine, mine2, roots);
