@@ -53,7 +53,11 @@ systemctl restart polkit
 journal_mark
 timeout 120 systemctl start cgengined
 is active "$(prop cgengined ActiveState)" "the daemon runs"
-owned() { busctl --system list --no-legend | grep -q "^$1 "; }
+# owned NAME: a connection owns NAME (not merely activatable)
+owned() {
+	busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
+		NameHasOwner s "$1" | grep -qx 'b true'
+}
 ok "it owns org.cgengine.Engine1 on the system bus" wait_for 20 owned org.cgengine.Engine1
 ok "and com.system76.Scheduler" wait_for 20 owned com.system76.Scheduler
 
