@@ -379,6 +379,7 @@ int procev_grow(struct procev *p) ATTR_WUR;
 #define EXECKEYS_NAME_LEN 16
 struct execkeys {
 	bool wide;
+	char why[160]; /* when wide: what made it so, e.g. "FILE:LINE: ..." */
 	bool scripts;
 	uid_t *uids;
 	size_t nuids;

@@ -80,9 +80,9 @@ volatile __u32 wide = 1; /* until the daemon has filled the maps */
 volatile __u32 scripts;
 volatile __u32 all_pids;
 volatile __u32 awake;
-__u64 drops;   /* records the ring buffer had no room for */
-__u64 execs;   /* every exec seen */
-__u64 passed;  /* execs that passed the filter */
+__u64 drops;  /* records the ring buffer had no room for */
+__u64 execs;  /* every exec seen */
+__u64 passed; /* execs that passed the filter */
 
 static bool
 has_id(void *map, __u32 id)
@@ -225,7 +225,8 @@ read_creds(struct execbpf_event *ev, struct task_struct *p)
 }
 
 SEC("tp_btf/sched_process_exec")
-int BPF_PROG(cge_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+int
+BPF_PROG(cge_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	__u32 zero = 0;
 	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
@@ -248,7 +249,8 @@ int BPF_PROG(cge_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm
 	ev->ts_ns = bpf_ktime_get_ns();
 	bpf_probe_read_kernel_str(ev->filename, sizeof(ev->filename),
 				  BPF_CORE_READ(bprm, filename));
-	if (bpf_ringbuf_output(&events, ev, sizeof(*ev), awake ? BPF_RB_NO_WAKEUP : 0) < 0)
+	__u64 flags = awake ? BPF_RB_NO_WAKEUP : 0;
+	if (bpf_ringbuf_output(&events, ev, sizeof(*ev), flags) < 0)
 		__sync_fetch_and_add(&drops, 1);
 	return 0;
 }

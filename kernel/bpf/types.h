@@ -23,7 +23,7 @@ typedef __u32 __be32;
 typedef __u32 __wsum;
 typedef int pid_t;
 typedef _Bool bool;
-#define true  1
+#define true 1
 #define false 0
 
 /* the ABI's constants (include/uapi/linux/bpf.h) */

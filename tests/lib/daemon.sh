@@ -136,7 +136,8 @@ events_done() {
 
 # write_config EXTRA-LINES: config for the managed test hierarchies
 # (the state file in $T/state unless EXTRA-LINES name one: never the
-# machine's)
+# machine's); CGENGINE_EVENT_SOURCE (auto, bpf, netlink) sets
+# event-source unless EXTRA-LINES do (make check-root-netlink)
 write_config() {
 	hl=""
 	for h in $MANAGED; do hl="$hl${hl:+, }\"name=$TAG$h\""; done
@@ -152,6 +153,7 @@ sticky-socket = "${STICKY:-$T/cgred.socket}"
 control-socket = "$T/control.sock"
 pidfile = "$T/cgengined.pid"
 log-level = "debug"
+${CGENGINE_EVENT_SOURCE:+event-source = \"$CGENGINE_EVENT_SOURCE\"}
 $1
 template-key = "$T/template.key"
 $state
