@@ -145,6 +145,11 @@ write_config() {
 	*state-file*) state="" ;;
 	*) state="state-file = \"$T/state/boosts.state\"" ;;
 	esac
+	# last, so no line a test writes moves (check-t names them)
+	case "$1" in
+	*event-source*) src="" ;;
+	*) src=${CGENGINE_EVENT_SOURCE:+"event-source = \"$CGENGINE_EVENT_SOURCE\""} ;;
+	esac
 	cat >"$T/cgengined.conf" <<EOC
 rules = "$T/cgrules.conf"
 rules-dir = ""
@@ -153,10 +158,10 @@ sticky-socket = "${STICKY:-$T/cgred.socket}"
 control-socket = "$T/control.sock"
 pidfile = "$T/cgengined.pid"
 log-level = "debug"
-${CGENGINE_EVENT_SOURCE:+event-source = \"$CGENGINE_EVENT_SOURCE\"}
 $1
 template-key = "$T/template.key"
 $state
+$src
 EOC
 }
 
