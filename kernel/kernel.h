@@ -365,6 +365,65 @@ bool procev_drained(const struct procev *p);
 /* Double the receive buffer (up to a limit); the new size or -errno. */
 int procev_grow(struct procev *p) ATTR_WUR;
 
+/* ---- the eBPF event source ------------------------------------------------------- */
+
+/*
+ * The keys an exec must carry for some rule to decide it (the policy's,
+ * engined/core/execkeys.c): uids (matched against uid and euid), gids
+ * (gid, egid and supplementary groups) and names (comm, the file run,
+ * a script's interpreter; each cut to EXECKEYS_NAME_LEN - 1 bytes, as
+ * the kernel cuts comm).  wide: every exec may matter (no filter);
+ * scripts: a rule may name a script, so every exec of an interpreter
+ * matters.  Arrays are malloc'd, freed by execkeys_free.
+ */
+#define EXECKEYS_NAME_LEN 16
+struct execkeys {
+	bool wide;
+	char why[160]; /* when wide: what made it so, e.g. "FILE:LINE: ..." */
+	bool scripts;
+	uid_t *uids;
+	size_t nuids;
+	gid_t *gids;
+	size_t ngids;
+	char (*names)[EXECKEYS_NAME_LEN];
+	size_t nnames;
+};
+
+/*
+ * The BPF program on sched_process_exec (kernel/bpfexec.c; built only
+ * with libbpf, else every call fails with -EOPNOTSUPP).  It sends the
+ * execs its filter passes as PROCEV_EXEC events through a ring buffer.
+ */
+struct bpfexec;
+
+/* Load and attach it with a ring buffer of rbsize bytes (a power of
+ * two, at least a page); 0 or -errno.  In the environment,
+ * CGENGINED_TEST_BPF_FAIL=1 makes it fail with -EPERM (tests). */
+int bpfexec_open(struct bpfexec **out, size_t rbsize) ATTR_WUR;
+void bpfexec_close(struct bpfexec *b);
+/* The descriptor to poll for records. */
+int bpfexec_fd(const struct bpfexec *b);
+/*
+ * Take up to max records as events.  The count; -EAGAIN when none
+ * waits; -ENOBUFS once after the kernel could not write records (the
+ * caller should rescan).
+ */
+int bpfexec_recv(struct bpfexec *b, struct procev_event *ev, size_t max) ATTR_WUR;
+/* Did the last bpfexec_recv() empty the ring buffer? */
+bool bpfexec_drained(const struct bpfexec *b);
+/* While awake, the program writes records without waking the reader. */
+void bpfexec_awake(struct bpfexec *b, bool awake);
+/* Filter by k from now on (atomically: each exec sees the old or the
+ * new keys, never a mix); 0 or -errno (then every exec passes). */
+int bpfexec_filter(struct bpfexec *b, const struct execkeys *k) ATTR_WUR;
+/* Also pass every exec of the thread groups in pids (PROCEV_ALL: all). */
+int bpfexec_track(struct bpfexec *b, const pid_t *pids, size_t n) ATTR_WUR;
+/* The program's counters: execs seen, passed, records dropped. */
+struct bpfexec_stats {
+	uint64_t execs, passed, drops;
+};
+void bpfexec_stats(const struct bpfexec *b, struct bpfexec_stats *out);
+
 /* ---- nftables sets of cgroup ids ----------------------------------------------- */
 
 #define NFTSET_NAME_MAX 256 /* the kernel's limit for table and set names, with NUL */

@@ -232,6 +232,18 @@ check_backend(cfg_t *cfg, cfg_opt_t *opt)
 	return 0;
 }
 
+static int
+check_event_source(cfg_t *cfg, cfg_opt_t *opt)
+{
+	const char *v = cfg_opt_getnstr(opt, 0);
+
+	if (strcmp(v, "auto") != 0 && strcmp(v, "bpf") != 0 && strcmp(v, "netlink") != 0)
+		return refuse(cfg,
+			      "event-source: expected \"auto\", \"bpf\" or \"netlink\", not \"%s\"",
+			      v);
+	return 0;
+}
+
 static cfg_opt_t group_opts[] = {
 	CFG_STR_LIST("set", "{}", CFGF_NONE),
 	CFG_STR_LIST("nft-set", "{}", CFGF_NONE),
@@ -273,6 +285,7 @@ static cfg_opt_t opts[] = {
 	CFG_INT_CB("nice", CONFIG_NICE_DEFAULT, CFGF_NONE, config_parse_ranged),
 	CFG_INT_CB("realtime-priority", 0, CFGF_NONE, config_parse_ranged),
 	CFG_BOOL("exec-gate", cfg_false, CFGF_NONE),
+	CFG_STR("event-source", "auto", CFGF_NONE),
 	CFG_INT_CB("boosts-per-user", CONFIG_BOOSTS_PER_USER, CFGF_NONE, config_parse_ranged),
 	CFG_STR("dbus", "no", CFGF_NONE),
 	CFG_STR("foreground-profile", "", CFGF_NONE),
@@ -335,6 +348,10 @@ copy_config(cfg_t *cfg, struct config *c)
 	c->nice = (int)cfg_getint(cfg, "nice");
 	c->rt_priority = (int)cfg_getint(cfg, "realtime-priority");
 	c->exec_gate = cfg_getbool(cfg, "exec-gate");
+	const char *src = cfg_getstr(cfg, "event-source");
+	c->event_source = strcmp(src, "bpf") == 0	  ? EVENT_SOURCE_BPF
+			  : strcmp(src, "netlink") == 0 ? EVENT_SOURCE_NETLINK
+							: EVENT_SOURCE_AUTO;
 	c->boosts_per_user = cfg_getint(cfg, "boosts-per-user");
 	c->dbus = xstrdup(cfg_getstr(cfg, "dbus"));
 	c->foreground_profile = xstrdup(cfg_getstr(cfg, "foreground-profile"));
@@ -399,6 +416,7 @@ new_parser(void)
 	cfg_set_validate_func(cfg, "unified-root", check_uroot);
 	cfg_set_validate_func(cfg, "unified-default", check_udefault);
 	cfg_set_validate_func(cfg, "backend", check_backend);
+	cfg_set_validate_func(cfg, "event-source", check_event_source);
 	cfg_set_validate_func(cfg, "boost-profile", config_take_profile);
 	cfg_set_validate_func(cfg, "boost-profile|max-duration", check_duration);
 	return cfg;

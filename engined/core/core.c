@@ -494,6 +494,27 @@ core_started(const struct core *c)
 	return c->started;
 }
 
+int
+core_execkeys(const struct core *c, struct execkeys *out)
+{
+	struct execkeys_policy pol = { .hooks = c->pol->hooks != NULL,
+				       .layout = c->pol->nlayout > 0 };
+
+	return execkeys_build(c->pol->rules, &pol, out);
+}
+
+void
+core_set_event_source(struct core *c, const char *name)
+{
+	c->event_source = name;
+}
+
+const char *
+core_event_source(const struct core *c)
+{
+	return c->event_source != NULL ? c->event_source : "netlink";
+}
+
 bool
 core_paused(const struct core *c)
 {

@@ -128,6 +128,13 @@ enum backend_kind {
 	BACKEND_SYSTEMD,  /* PID 1 places, in slices and scopes it owns */
 };
 
+/* Where the daemon learns of execs (event-source key). */
+enum event_source {
+	EVENT_SOURCE_AUTO,    /* BPF where it loads, else the proc connector */
+	EVENT_SOURCE_BPF,     /* the BPF program on sched_process_exec */
+	EVENT_SOURCE_NETLINK, /* the proc connector */
+};
+
 struct config {
 	char *file; /* the file read, or "" for built-in defaults */
 	char *rules;
@@ -157,6 +164,7 @@ struct config {
 	int nice;	     /* the daemon's scheduling priority, -20..19 */
 	int rt_priority;     /* realtime-priority: SCHED_RR at 1..99, 0 = off */
 	bool exec_gate;	     /* exec-gate: place gated execs before they run */
+	enum event_source event_source; /* read at start only */
 	long boosts_per_user; /* boosts one user but root may hold at once */
 	/* the D-Bus door (engined/daemon/dbus.c): "no", "system" or a bus
 	 * address; the boost profile of the foreground app ("": none);
@@ -561,6 +569,26 @@ const struct core_stats *core_stats(const struct core *c);
 /* Cached names for reports; NULL if unknown. */
 const char *core_user_name(struct core *c, uid_t uid);
 time_t core_started(const struct core *c);
+/*
+ * The eBPF event source's filter (execkeys.c): what of the policy
+ * besides its rules decides at an exec, and the keys an exec must carry
+ * for the policy to decide it.  Pure; 0 or -ENOMEM.  Free the keys with
+ * execkeys_free.
+ */
+struct execkeys_policy {
+	bool hooks;  /* Lua hooks */
+	bool layout; /* a unified-layout */
+};
+int execkeys_build(const struct rules_set *rules, const struct execkeys_policy *pol,
+		   struct execkeys *out) ATTR_WUR;
+void execkeys_free(struct execkeys *k);
+/* The keys of the policy in force; as execkeys_build. */
+int core_execkeys(const struct core *c, struct execkeys *out) ATTR_WUR;
+
+/* Which source of exec events the loop runs, for status and metrics:
+ * "netlink" (the default) or "bpf"; name is static, kept as given. */
+void core_set_event_source(struct core *c, const char *name);
+const char *core_event_source(const struct core *c);
 bool core_paused(const struct core *c);
 /* Pause (moves nothing) or resume (and catch up with a rescan). */
 void core_set_paused(struct core *c, bool paused, double now);

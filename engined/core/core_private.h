@@ -386,6 +386,7 @@ struct core {
 	struct nftsets *nft;	       /* nft sets of group ids (nftsets.c) */
 	struct wants_state wants;      /* the kernel events asked for (wants.c) */
 	struct gate *gate;	       /* the exec gate's records (gate.c), or NULL */
+	const char *event_source;      /* "netlink" or "bpf" (core_set_event_source) */
 };
 
 

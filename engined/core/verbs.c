@@ -274,7 +274,8 @@ v_status(struct verb_ctx *x)
 	for (size_t i = 0; i < NCOUNTERS; i++)
 		json_object_set_new(counts, counters[i].key,
 				    json_integer((json_int_t)value(c, &counters[i])));
-	return json_pack("{s:s, s:i, s:i, s:I, s:b, s:I, s:s, s:I, s:o, s:o, s:o, s:o}", "version",
+	return json_pack("{s:s, s:i, s:i, s:I, s:b, s:I, s:s, s:I, s:o, s:o, s:o, s:o, s:s}",
+			 "version",
 			 PACKAGE_VERSION, "protocol", CONTROL_PROTOCOL, "pid", (int)getpid(),
 			 "uptime", (json_int_t)difftime(time(NULL), core_started(c)),
 			 "paused", core_paused(c), "rules", (json_int_t)rules_count(p->rules),
@@ -282,7 +283,7 @@ v_status(struct verb_ctx *x)
 			 p->cfg->match == RULES_FIRST_MATCH ? "first-match" : "per-hierarchy",
 			 "boosts", (json_int_t)core_boost_count(c), "hierarchies", hiers,
 			 "counters", counts, "lua", jstr_or_null(p->hooks ? p->cfg->lua_script : NULL),
-			 "exec_gate", gate_status(c));
+			 "exec_gate", gate_status(c), "event_source", core_event_source(c));
 }
 
 /* ---- explain, test ---------------------------------------------------------------- */

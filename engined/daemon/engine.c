@@ -3,7 +3,8 @@
  * engine.c -- the event loop, and nothing else: it turns watchers into
  * calls of the core (core.h) and of the two socket servers.
  *
- *   proc connector readable ──▶ core_event() per event of both sockets,
+ *   proc connector or BPF   ──▶ core_event() per event of both sockets
+ *   ring buffer readable        and of the BPF program's ring buffer,
  *                               core_batch_done() (then, if it only queued
  *                               uid/gid changes, a short sleep and one
  *                               more read)
@@ -72,6 +73,15 @@
  */
 #define BUSY_GAP 0.050
 
+/*
+ * The BPF program writes records without waking the daemon while it
+ * reads them (bpfexec_awake).  One that read the flag just before the
+ * daemon cleared it and was written just after its last look waits for
+ * the next wake-up: a timer looks once more this long after a wake-up
+ * that read records, so none waits longer.
+ */
+#define BPF_RECHECK 0.010
+
 struct engine {
 	struct ev_loop *loop;
 	struct engine_options opts;
@@ -100,6 +110,9 @@ struct engine {
 	ev_io door_watcher;
 	ev_timer door_timer;
 	struct gateloop *gate; /* the exec gate, while exec-gate is set */
+	struct bpfexec *bpf;   /* the eBPF event source: EXEC (NULL: the connector's) */
+	ev_io bpf_watcher;
+	ev_timer bpf_timer;    /* BPF_RECHECK */
 	ev_timer watchdog;     /* WATCHDOG=1 to systemd (WatchdogSec=) */
 };
 
@@ -138,15 +151,49 @@ drain_one(struct engine *e, struct procev *p, double now)
 	return got;
 }
 
+/* Read and feed to the core every exec the BPF program sent; how many. */
+static size_t
+drain_bpf(struct engine *e, double now)
+{
+	struct procev_event ev[EVENTS_PER_READ];
+	size_t got = 0;
+
+	for (int i = 0; e->bpf != NULL && i < BATCH_READS; i++) {
+		int n = bpfexec_recv(e->bpf, ev, EVENTS_PER_READ);
+
+		if (n == -EAGAIN)
+			break;
+		if (n == -ENOBUFS) {
+			log_warning("kernel dropped process events: the BPF ring buffer was "
+				    "full; rescanning");
+			core_lost_events(e->core, now);
+			continue;
+		}
+		if (n < 0) {
+			log_error("BPF ring buffer: %s", strerror(-n));
+			break;
+		}
+		for (int k = 0; k < n; k++)
+			core_event(e->core, &ev[k], now);
+		got += (size_t)n;
+		if (bpfexec_drained(e->bpf) || gateloop_waiting(e->gate))
+			break;
+	}
+	return got;
+}
+
 /*
- * Both sockets, the EXEC's first: a uid or gid change made before an
- * exec was queued before it, so it is read in the same batch.  Then end
- * the batch.  Returns the events read from the first socket.
+ * Every source, the EXEC's first (with BPF: the connector's FORK and
+ * EXIT, then the execs): a uid or gid change made before an exec was
+ * queued before it, so it is read in the same batch.  Then end the
+ * batch.  Returns the events read before the credential changes.
  */
 static size_t
 drain(struct engine *e, double now)
 {
 	size_t n = drain_one(e, e->pe, now);
+
+	n += drain_bpf(e, now);
 
 	if (e->ids_wanted)
 		(void)drain_one(e, e->ids, now);
@@ -172,6 +219,9 @@ procev_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct engine *e = w->data;
 	uint64_t classified = core_stats(e->core)->classified;
+
+	if (e->bpf != NULL)
+		bpfexec_awake(e->bpf, true);
 	size_t execs = drain(e, ev_now(loop));
 
 	if (core_stats(e->core)->classified == classified && core_waiting_exec(e->core)) {
@@ -182,8 +232,30 @@ procev_cb(struct ev_loop *loop, ev_io *w, int revents)
 		ev_now_update(loop);
 		execs += drain(e, ev_now(loop));
 	}
+	if (e->bpf != NULL) {
+		/* asleep from here: what came meanwhile wakes it, or is read now */
+		bpfexec_awake(e->bpf, false);
+		if (drain_bpf(e, ev_now(loop)) > 0) {
+			core_batch_done(e->core, ev_now(loop));
+			execs++;
+		}
+		if (execs > 0 && !ev_is_active(&e->bpf_timer)) {
+			ev_timer_set(&e->bpf_timer, BPF_RECHECK, 0);
+			ev_timer_start(loop, &e->bpf_timer);
+		}
+	}
 	if (execs > 0)
 		note_execs(e, ev_now(loop));
+}
+
+/* A record written while the flag was being cleared: read it now. */
+static void
+bpf_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct engine *e = w->data;
+
+	if (drain_bpf(e, ev_now(loop)) > 0)
+		core_batch_done(e->core, ev_now(loop));
 }
 
 /* No exec for BUSY_GAP: read the credential changes, watch them again. */
@@ -196,6 +268,28 @@ ids_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)drain(e, ev_now(loop));
 	if (e->ids_wanted)
 		ev_io_start(loop, &e->ids_watcher);
+}
+
+/* The processes the core tracks: their execs pass the BPF filter. */
+static void
+track_bpf(struct engine *e, const struct procev_want *w)
+{
+	pid_t pids[2 * PROCEV_TRACK_MAX];
+	size_t n = 0;
+	int rc;
+
+	if (w->ntrack == PROCEV_ALL || w->ngone == PROCEV_ALL ||
+	    w->ntrack + w->ngone > sizeof(pids) / sizeof(pids[0])) {
+		n = PROCEV_ALL;
+	} else {
+		memcpy(pids, w->track, w->ntrack * sizeof(pid_t));
+		memcpy(pids + w->ntrack, w->gone, w->ngone * sizeof(pid_t));
+		n = w->ntrack + w->ngone;
+	}
+	if ((rc = bpfexec_track(e->bpf, pids, n)) < 0)
+		log_error("cannot tell the BPF program the tracked processes: %s (it passes "
+			  "every exec)",
+			  strerror(-rc));
 }
 
 /*
@@ -211,6 +305,10 @@ want_events_cb(void *arg, const struct procev_want *w)
 	int rc;
 
 	execs.uid = execs.gid = false;
+	if (e->bpf != NULL) { /* execs come from the BPF program */
+		execs.exec = false;
+		track_bpf(e, w);
+	}
 	if ((rc = procev_want(e->pe, &execs)) < 0 || (rc = procev_want(e->ids, &ids)) < 0)
 		log_error("cannot filter process events: %s (more are read than needed)",
 			  strerror(-rc));
@@ -489,6 +587,26 @@ nft_watch(struct engine *e)
 	}
 }
 
+/* The BPF program's filter: the keys of the policy now in force. */
+static void
+filter_bpf(struct engine *e)
+{
+	struct execkeys k;
+	int rc;
+
+	if (e->bpf == NULL)
+		return;
+	if ((rc = core_execkeys(e->core, &k)) < 0 || (rc = bpfexec_filter(e->bpf, &k)) < 0)
+		log_error("cannot filter execs in the kernel: %s (every exec is read)",
+			  strerror(-rc));
+	else if (k.wide)
+		log_info("BPF filter: every exec is read (%s)", k.why);
+	else
+		log_info("BPF filter: execs of %zu uids, %zu gids, %zu names%s", k.nuids,
+			 k.ngids, k.nnames, k.scripts ? " and of interpreters" : "");
+	execkeys_free(&k);
+}
+
 /* The loop's side of a configuration, at start and after every reload
  * that succeeded (the core calls it: one path, whoever asked). */
 static void
@@ -498,6 +616,7 @@ apply_cb(void *arg, const struct config *cfg)
 
 	apply_nice(cfg);
 	nft_watch(e);
+	filter_bpf(e);
 	gateloop_update(&e->gate, e->core, e->loop); /* the binaries to hold */
 }
 
@@ -555,6 +674,51 @@ log_report(void *arg, const char *msg)
 	log_error("%s", msg);
 }
 
+/* A ring buffer about the size of netlink-buffer: a power of two,
+ * 64 KiB to 64 MiB. */
+static size_t
+ringbuf_size(long want)
+{
+	size_t size = 64 << 10;
+
+	while (size < (64u << 20) && (long)size * 2 <= want)
+		size *= 2;
+	return size;
+}
+
+/*
+ * The source of EXEC events (event-source), before anything is scanned,
+ * as the connector: the BPF program where it loads (auto, bpf), else
+ * the connector's socket.  One line says which and why.
+ */
+static int
+open_source(struct engine *e, const struct config *cfg)
+{
+	const char *key = cfg->event_source == EVENT_SOURCE_AUTO ? "auto"
+			  : cfg->event_source == EVENT_SOURCE_BPF ? "bpf"
+								  : "netlink";
+	int rc;
+
+	if (cfg->event_source == EVENT_SOURCE_NETLINK) {
+		log_notice("event source: netlink (event-source = netlink)");
+		return 0;
+	}
+	rc = bpfexec_open(&e->bpf, ringbuf_size(cfg->netlink_buffer));
+	const char *why = rc == -EOPNOTSUPP ? "this build has no BPF support" : strerror(-rc);
+	if (rc == 0) {
+		core_set_event_source(e->core, "bpf");
+		log_notice("event source: bpf (event-source = %s)", key);
+		return 0;
+	}
+	if (cfg->event_source == EVENT_SOURCE_BPF) {
+		log_error("event-source = bpf: cannot load the BPF program: %s", why);
+		return rc;
+	}
+	log_notice("event source: netlink (event-source = auto; the BPF program did not load: %s)",
+		   why);
+	return 0;
+}
+
 struct engine *
 engine_new(const struct engine_options *opts)
 {
@@ -596,6 +760,8 @@ engine_new(const struct engine_options *opts)
 		log_error("cannot subscribe to the kernel's process events: %s", strerror(-rc));
 		goto fail;
 	}
+	if (open_source(e, cfg) < 0)
+		goto fail;
 	/* both get every event until core_start() says what it needs */
 	if (cfg->sticky_socket[0] != '\0' &&
 	    (e->sticky = sticky_open(cfg->sticky_socket, e->core)) == NULL)
@@ -636,6 +802,13 @@ start_watchers(struct engine *e)
 	e->ids_watcher.data = e;
 	e->ids_wanted = true; /* until the core says otherwise */
 	ev_io_start(e->loop, &e->ids_watcher);
+	if (e->bpf != NULL) {
+		ev_io_init(&e->bpf_watcher, procev_cb, bpfexec_fd(e->bpf), EV_READ);
+		e->bpf_watcher.data = e;
+		ev_io_start(e->loop, &e->bpf_watcher);
+	}
+	ev_init(&e->bpf_timer, bpf_timer_cb);
+	e->bpf_timer.data = e;
 	ev_init(&e->ids_timer, ids_timer_cb);
 	e->ids_timer.data = e;
 	e->last_exec = -1;
@@ -723,6 +896,7 @@ engine_free(struct engine *e)
 	gateloop_free(e->gate, e->loop);
 	procev_close(e->pe);
 	procev_close(e->ids);
+	bpfexec_close(e->bpf);
 	if (e->nft_fd >= 0)
 		close(e->nft_fd);
 	core_free(e->core);

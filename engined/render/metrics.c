@@ -107,4 +107,9 @@ render_metrics(const json_t *r, struct strbuf *out)
 	       json_is_true(json_object_get(g, "running")));
 	metric(out, "gate_binaries", "gauge", "Binaries the exec gate holds.",
 	       (unsigned long long)get_i(g, "held"));
+	const json_t *src = json_object_get(r, "event_source");
+	strbuf_printf(out, "# HELP cgengine_event_source The source of exec events (label).\n"
+			   "# TYPE cgengine_event_source gauge\n"
+			   "cgengine_event_source{source=\"%s\"} 1\n",
+		      json_is_string(src) ? json_string_value(src) : "netlink");
 }

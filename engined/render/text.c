@@ -77,6 +77,7 @@ t_status(const json_t *r, struct strbuf *out)
 		   counter(r, "lua_timeouts"), counter(r, "lua_restarts"));
 	strbuf_printf(out, "boosts:       %lld active\n", get_i(r, "boosts"));
 	t_gate(r, out);
+	strbuf_printf(out, "event source: %s\n", get_s(r, "event_source"));
 }
 
 /* ---- explain, test ---------------------------------------------------------------- */

@@ -136,13 +136,19 @@ events_done() {
 
 # write_config EXTRA-LINES: config for the managed test hierarchies
 # (the state file in $T/state unless EXTRA-LINES name one: never the
-# machine's)
+# machine's); CGENGINE_EVENT_SOURCE (auto, bpf, netlink) sets
+# event-source unless EXTRA-LINES do (make check-root-netlink)
 write_config() {
 	hl=""
 	for h in $MANAGED; do hl="$hl${hl:+, }\"name=$TAG$h\""; done
 	case "$1" in
 	*state-file*) state="" ;;
 	*) state="state-file = \"$T/state/boosts.state\"" ;;
+	esac
+	# last, so no line a test writes moves (check-t names them)
+	case "$1" in
+	*event-source*) src="" ;;
+	*) src=${CGENGINE_EVENT_SOURCE:+"event-source = \"$CGENGINE_EVENT_SOURCE\""} ;;
 	esac
 	cat >"$T/cgengined.conf" <<EOC
 rules = "$T/cgrules.conf"
@@ -155,6 +161,7 @@ log-level = "debug"
 $1
 template-key = "$T/template.key"
 $state
+$src
 EOC
 }
 

@@ -285,7 +285,7 @@ test_metrics_name_every_counter(void)
 		once += seen == 1;
 	}
 	ok(n >= 30 && once == n, "each of the %lld counters has one metric (%lld do)", n, once);
-	is_int(n + 6, lines, "... and six gauges follow them");
+	is_int(n + 7, lines, "... and seven gauges follow them (the event source last)");
 	strbuf_free(&text);
 	json_decref(st);
 }
