@@ -158,6 +158,8 @@ struct config {
 	int rt_priority;     /* realtime-priority: SCHED_RR at 1..99, 0 = off */
 	bool exec_gate;	     /* exec-gate: place gated execs before they run */
 	long boosts_per_user; /* boosts one user but root may hold at once */
+	char *metrics_group; /* members may ask for "metrics" ("" = root only) */
+	uint64_t digest;     /* fingerprint of the parsed configuration (fleet.c) */
 	struct group_conf *groups;
 	size_t ngroups;
 	struct boost_profile *profiles;
@@ -574,6 +576,8 @@ struct verbs_request {
 	uid_t uid; /* of the peer, from SO_PEERCRED */
 	pid_t pid;
 	bool json; /* the answer's form: read by the renderer, never by a verb */
+	const gid_t *groups; /* the peer's groups at connect (SO_PEERCRED's gid and */
+	size_t ngroups;	     /* SO_PEERGROUPS), borrowed; for metrics-group */
 };
 
 struct json_t; /* jansson's json_t */
