@@ -15,7 +15,7 @@ require_root
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 "$PY" -c 'import prometheus_client' 2>/dev/null || skip_all "needs python3-prometheus-client"
-plan 37
+plan 38
 
 mount_hier cpu; MANAGED="cpu"
 add_group "${TAG}m"
@@ -57,6 +57,11 @@ is "Content-Length: $(wc -c <"$T/body")" "$(sed -n 3p "$T/resp" | tr -d '\r')" \
 "$PY" "$SRCDIR/tests/lib/promlint.py" 21 <"$T/body" >"$T/lint"
 is 0 "$?" "prometheus_client parses it and every name passes the lint"
 ok "... all of them ($(cat "$T/lint"))" grep -q '^ok [1-9][0-9] families$' "$T/lint"
+
+is "" "$(sed -n 's/^# TYPE \(cgengine_[a-z0-9_]*\) .*/\1/p' "$T/body" | while read -r m; do
+	case $m in cgengine_placed_*) continue ;; esac # documented as a range
+	grep -q "^| \`$m\` |" "$SRCDIR/docs/metrics.md" || echo "$m"; done)" \
+	"every metric of the exposition is in docs/metrics.md"
 
 m() { grep -c -x -F "$1" "$T/body"; }
 is 1 "$(m "cgengine_rule_hits_total{file=\"$T/cgrules.conf\",line=\"1\"} 2")" \
