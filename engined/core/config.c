@@ -336,8 +336,8 @@ copy_config(cfg_t *cfg, struct config *c)
 	c->boosts_per_user = cfg_getint(cfg, "boosts-per-user");
 	c->metrics_group = xstrdup(cfg_getstr(cfg, "metrics-group"));
 	if (!c->rules || !c->rules_dir || !c->control_socket || !c->sticky_socket ||
-	    !c->pidfile || !c->state_file || !c->template_key || !c->log || !c->lua_script ||
-	    !c->metrics_group)
+	    !c->pidfile || !c->state_file || !c->template_key || !c->log ||
+	    !c->lua_script || !c->metrics_group)
 		return -ENOMEM;
 	/* {"all"}: as without the key (hierarchies NULL) */
 	if (cfg_size(cfg, "hierarchies") > 0 &&

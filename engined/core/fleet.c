@@ -123,8 +123,9 @@ top_rules(const struct rules_set *set, json_t **other)
 			rest += v[i]->hits;
 			continue;
 		}
-		json_array_append_new(list, json_pack("{s:o, s:I, s:I}", "file", text(v[i]->file),
-						      "line", (json_int_t)v[i]->line, "hits",
+		json_array_append_new(list, json_pack("{s:o, s:I, s:I}", "file",
+						      text(v[i]->file), "line",
+						      (json_int_t)v[i]->line, "hits",
 						      (json_int_t)v[i]->hits));
 	}
 	free(v);
@@ -140,10 +141,10 @@ boosts_by_profile(const struct core *c)
 	const struct boost *b;
 
 	for (size_t i = 0; i < core_policy(c)->cfg->nprofiles; i++)
-		json_object_set_new(o, core_policy(c)->cfg->profiles[i].name, json_integer(0));
+		json_object_set_new(o, core_policy(c)->cfg->profiles[i].name,
+				    json_integer(0));
 	json_object_set_new(o, "", json_integer(0));
-	TAILQ_FOREACH(b, core_boosts(c), link)
-	{
+	TAILQ_FOREACH (b, core_boosts(c), link) {
 		const char *p = b->profile != NULL ? b->profile : "";
 		json_t *n = json_object_get(o, p);
 
@@ -165,13 +166,15 @@ fleet_status(const struct core *c)
 
 	for (size_t i = 0; i < f->nhiers; i++)
 		json_object_set_new(hiers, f->hiers[i].name,
-				    json_pack("{s:I, s:I}", "moves", (json_int_t)f->hiers[i].moves,
-					      "failures", (json_int_t)f->hiers[i].failures));
+				    json_pack("{s:I, s:I}", "moves",
+					      (json_int_t)f->hiers[i].moves, "failures",
+					      (json_int_t)f->hiers[i].failures));
 	snprintf(cfg, sizeof(cfg), "%016llx", (unsigned long long)p->cfg->digest);
-	snprintf(rules, sizeof(rules), "%016llx", (unsigned long long)rules_digest(p->rules));
+	snprintf(rules, sizeof(rules), "%016llx",
+		 (unsigned long long)rules_digest(p->rules));
 	json_t *top = top_rules(p->rules, &other);
-	return json_pack("{s:o, s:o, s:o, s:o, s:I, s:s, s:s}", "moves_by_hierarchy", hiers,
-			 "rule_hits", top, "rule_hits_other", other, "boosts_by_profile",
-			 boosts_by_profile(c), "loaded", (json_int_t)f->loaded, "config_hash",
-			 cfg, "rules_hash", rules);
+	return json_pack("{s:o, s:o, s:o, s:o, s:I, s:s, s:s}", "moves_by_hierarchy",
+			 hiers, "rule_hits", top, "rule_hits_other", other,
+			 "boosts_by_profile", boosts_by_profile(c), "loaded",
+			 (json_int_t)f->loaded, "config_hash", cfg, "rules_hash", rules);
 }

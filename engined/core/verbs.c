@@ -939,7 +939,7 @@ static const struct {
 	{ "resume", v_resume, true, "resume" },
 	{ "rules", v_rules, true, "rules" },
 	{ "nft-sets", v_nftsets, true, "nft-sets [FAMILY TABLE SET]" },
-	{ "metrics", v_metrics, true, "metrics" }, /* root or metrics-group; Prometheus' format */
+	{ "metrics", v_metrics, true, "metrics" }, /* also metrics-group's; Prometheus */
 	{ "version", v_version, false, "version" },
 	{ "help", v_help, false, "help" },
 };

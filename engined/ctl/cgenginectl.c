@@ -45,7 +45,8 @@ usage(FILE *out)
 		"  nft-sets [FAMILY TABLE SET] nft sets and the group ids put there (root)\n"
 		"  metrics                     Prometheus text exposition (root, or the\n"
 		"                              metrics group)\n"
-		"  metrics --http [--timeout SECONDS]   answer one HTTP request on stdin\n"
+		"  metrics --http [--timeout SECONDS]\n"
+		"                              answer one HTTP request on stdin\n"
 		"  metrics --textfile DIR      write DIR/cgengine.prom atomically\n"
 		"\n"
 		"Durations: 90s, 15m, 2h, 1d.  --json prints JSON for scripts.\n",

@@ -32,8 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define REQUEST_MAX	8192 /* bytes of request line and headers */
-#define DEFAULT_TIMEOUT 10.0 /* seconds for the whole request head */
+#define REQUEST_MAX	8192	  /* bytes of request line and headers */
+#define DEFAULT_TIMEOUT 10.0	  /* seconds for the whole request head */
 #define DRAIN_MAX	(1 << 20) /* bytes read and dropped after an error */
 #define CONTENT_TYPE	"text/plain; version=0.0.4"
 #define PROM_NAME	"cgengine.prom"
@@ -132,8 +132,8 @@ judge(const char *head, bool *is_head)
 {
 	size_t len = strcspn(head, "\r\n");
 	const char *sp1 = memchr(head, ' ', len);
-	const char *sp2 = sp1 != NULL ? memchr(sp1 + 1, ' ', len - (size_t)(sp1 + 1 - head))
-				      : NULL;
+	const char *sp2 =
+		sp1 != NULL ? memchr(sp1 + 1, ' ', len - (size_t)(sp1 + 1 - head)) : NULL;
 
 	if (sp1 == NULL || sp2 == NULL || !is_method(head, (size_t)(sp1 - head)))
 		return 400;
@@ -180,14 +180,22 @@ static const char *
 reason(int status)
 {
 	switch (status) {
-	case 200: return "OK";
-	case 400: return "Bad Request";
-	case 404: return "Not Found";
-	case 405: return "Method Not Allowed";
-	case 408: return "Request Timeout";
-	case 414: return "URI Too Long";
-	case 431: return "Request Header Fields Too Large";
-	default: return "Service Unavailable";
+	case 200:
+		return "OK";
+	case 400:
+		return "Bad Request";
+	case 404:
+		return "Not Found";
+	case 405:
+		return "Method Not Allowed";
+	case 408:
+		return "Request Timeout";
+	case 414:
+		return "URI Too Long";
+	case 431:
+		return "Request Header Fields Too Large";
+	default:
+		return "Service Unavailable";
 	}
 }
 
@@ -199,8 +207,9 @@ answer(int status, const char *body, size_t n, bool is_head, double deadline)
 	int len = snprintf(head, sizeof(head),
 			   "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
 			   "%sConnection: close\r\n\r\n",
-			   status, reason(status), status == 200 ? CONTENT_TYPE : "text/plain",
-			   n, status == 405 ? "Allow: GET, HEAD\r\n" : "");
+			   status, reason(status),
+			   status == 200 ? CONTENT_TYPE : "text/plain", n,
+			   status == 405 ? "Allow: GET, HEAD\r\n" : "");
 	int rc = write_all(STDOUT_FILENO, head, (size_t)len, deadline);
 
 	if (rc == 0 && !is_head)
@@ -244,7 +253,8 @@ serve_metrics(const char *path, bool is_head, double deadline)
 	if (rc == 0 && answer(200, body, n, is_head, deadline) < 0)
 		rc = 3;
 	else if (rc != 0) {
-		static const char msg[] = "cgengined did not answer; see the exporter's log\n";
+		static const char msg[] =
+			"cgengined did not answer; see the exporter's log\n";
 
 		answer(503, msg, sizeof(msg) - 1, is_head, deadline);
 	}
@@ -283,14 +293,16 @@ textfile(const char *path, const char *dir)
 	int rc = 3;
 
 	if ((size_t)snprintf(dest, sizeof(dest), "%s/" PROM_NAME, dir) >= sizeof(dest) ||
-	    (size_t)snprintf(tmp, sizeof(tmp), "%s/." PROM_NAME ".XXXXXX", dir) >= sizeof(tmp)) {
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s/." PROM_NAME ".XXXXXX", dir) >=
+		    sizeof(tmp)) {
 		fprintf(stderr, "cgenginectl: directory name too long: %s\n", dir);
 		return 2;
 	}
 	int fd = mkostemp(tmp, O_CLOEXEC);
 	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (f == NULL) {
-		fprintf(stderr, "cgenginectl: cannot write in %s: %s\n", dir, strerror(errno));
+		fprintf(stderr, "cgenginectl: cannot write in %s: %s\n", dir,
+			strerror(errno));
 		if (fd >= 0) {
 			close(fd);
 			unlink(tmp);
@@ -305,7 +317,8 @@ textfile(const char *path, const char *dir)
 	if (rc == 0 && rename(tmp, dest) < 0)
 		rc = -errno;
 	if (rc < 0)
-		fprintf(stderr, "cgenginectl: cannot write %s: %s\n", dest, strerror(-rc));
+		fprintf(stderr, "cgenginectl: cannot write %s: %s\n", dest,
+			strerror(-rc));
 	if (rc != 0)
 		unlink(tmp);
 	return rc < 0 ? 1 : rc;
@@ -330,12 +343,14 @@ ctl_export(const char *path, int argc, char **argv)
 
 		timeout = strtod(argv[2], &end);
 		if (*end != '\0' || end == argv[2] || !(timeout > 0 && timeout <= 3600)) {
-			fprintf(stderr, "cgenginectl: --timeout wants seconds, 0 to 3600: '%s'\n",
+			fprintf(stderr,
+				"cgenginectl: --timeout wants seconds, 0 to 3600: '%s'\n",
 				argv[2]);
 			return 2;
 		}
 	} else if (argc != 1) {
-		fprintf(stderr, "cgenginectl: usage: metrics --http [--timeout SECONDS]\n");
+		fprintf(stderr,
+			"cgenginectl: usage: metrics --http [--timeout SECONDS]\n");
 		return 2;
 	}
 	return http(path, timeout);

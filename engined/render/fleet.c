@@ -27,8 +27,8 @@ label(struct strbuf *out, const char *s)
 static void
 family(struct strbuf *out, const char *name, const char *type, const char *help)
 {
-	strbuf_printf(out, "# HELP cgengine_%s %s\n# TYPE cgengine_%s %s\n", name, help, name,
-		      type);
+	strbuf_printf(out, "# HELP cgengine_%s %s\n# TYPE cgengine_%s %s\n", name, help,
+		      name, type);
 }
 
 static void
@@ -52,15 +52,15 @@ hierarchies(const json_t *f, struct strbuf *out)
 	const json_t *h = json_object_get(f, "moves_by_hierarchy");
 	static const char *const what[][3] = {
 		{ "moves", "hierarchy_moves_total", "Processes moved, by hierarchy." },
-		{ "failures", "hierarchy_move_failures_total", "Moves that failed, by hierarchy." },
+		{ "failures", "hierarchy_move_failures_total",
+		  "Moves that failed, by hierarchy." },
 	};
 	const char *name;
 	const json_t *v;
 
 	for (size_t k = 0; k < 2; k++) {
 		family(out, what[k][1], "counter", what[k][2]);
-		json_object_foreach((json_t *)h, name, v)
-		{
+		json_object_foreach ((json_t *)h, name, v) {
 			strbuf_printf(out, "cgengine_%s{hierarchy=\"", what[k][1]);
 			label(out, name);
 			strbuf_printf(out, "\"} %lld\n", get_i(v, what[k][0]));
@@ -78,11 +78,11 @@ rules(const json_t *f, struct strbuf *out)
 	family(out, "rule_hits_total", "counter",
 	       "Decisions made by a rule, for the rules with most hits; the others' sum "
 	       "as file=\"other\".");
-	json_array_foreach(top, i, r)
-	{
+	json_array_foreach (top, i, r) {
 		strbuf_printf(out, "cgengine_rule_hits_total{file=\"");
 		label(out, get_s(r, "file"));
-		strbuf_printf(out, "\",line=\"%lld\"} %lld\n", get_i(r, "line"), get_i(r, "hits"));
+		strbuf_printf(out, "\",line=\"%lld\"} %lld\n", get_i(r, "line"),
+			      get_i(r, "hits"));
 	}
 	strbuf_printf(out, "cgengine_rule_hits_total{file=\"other\",line=\"\"} %lld\n",
 		      get_i(f, "rule_hits_other"));
@@ -97,8 +97,7 @@ profiles(const json_t *f, struct strbuf *out)
 
 	family(out, "profile_boosts", "gauge",
 	       "Boosts in force, by profile (profile=\"\": given by root without one).");
-	json_object_foreach((json_t *)b, name, v)
-	{
+	json_object_foreach ((json_t *)b, name, v) {
 		strbuf_printf(out, "cgengine_profile_boosts{profile=\"");
 		label(out, name);
 		strbuf_printf(out, "\"} %lld\n", (long long)json_integer_value(v));

@@ -30,7 +30,8 @@ static const struct metric {
 	M("failed_moves", "move_failures_total", "Moves that failed."),
 	M("vanished", "vanished_total",
 	  "Processes that exited before they could be handled."),
-	M("lost_events", "lost_events_total", "Times the kernel dropped process events, by source."),
+	M("lost_events", "lost_events_total",
+	  "Times the kernel dropped process events, by source."),
 	M("rescans", "rescans_total", "Full scans of /proc."),
 	M("reloads", "reloads_total", "Successful reloads."),
 	M("failed_reloads", "reload_failures_total", "Reloads refused because of errors."),
@@ -73,27 +74,28 @@ static const struct metric {
 };
 
 #define NMETRICS (sizeof(metrics) / sizeof(metrics[0]))
+#define SOURCE	 "source=\"proc_connector\"" /* of every event, today */
 
 /* One metric: its help, its type and its value. */
 static void
 metric(struct strbuf *out, const char *name, const char *type, const char *help,
        unsigned long long v)
 {
-	/* events come from one source today: the proc connector */
-	const char *by = strcmp(name, "lost_events_total") == 0 ? "{source=\"proc_connector\"}" : "";
+	const char *by = strcmp(name, "lost_events_total") == 0 ? "{" SOURCE "}" : "";
 
-	strbuf_printf(out, "# HELP cgengine_%s %s\n# TYPE cgengine_%s %s\ncgengine_%s%s %llu\n", name,
-		   help, name, type, name, by, v);
+	strbuf_printf(out, "# HELP cgengine_%s %s\n# TYPE cgengine_%s %s\ncgengine_%s%s %llu\n",
+		   name, help, name, type, name, by, v);
 }
 
 void
 render_metrics(const json_t *r, struct strbuf *out)
 {
-	strbuf_printf(out, "# HELP cgengine_events_total Process events received, by source and type.\n"
+	strbuf_printf(out, "# HELP cgengine_events_total Process events received, by source "
+			"and type.\n"
 			"# TYPE cgengine_events_total counter\n");
 	for (size_t i = 0; i < NMETRICS; i++)
 		if (metrics[i].metric == NULL)
-			strbuf_printf(out, "cgengine_events_total{source=\"proc_connector\",type=\"%s\"} %llu\n",
+			strbuf_printf(out, "cgengine_events_total{" SOURCE ",type=\"%s\"} %llu\n",
 				   metrics[i].key, counter(r, metrics[i].key));
 	for (size_t i = 0; i < NMETRICS; i++)
 		if (metrics[i].metric != NULL)
