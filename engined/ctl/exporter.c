@@ -12,11 +12,11 @@
  *
  * The HTTP side reads at most REQUEST_MAX bytes of request head within
  * the timeout (10 s unless --timeout says otherwise), writes its answer
- * within the same time again, and answers every
- * request it can read: 200 for GET or HEAD /metrics, 404 for another
- * path, 405 for another method, 400 for what is not HTTP/1.x, 408 when
- * the head did not come in time, 414 or 431 when it is too long.  The
- * control socket is asked only for a valid request.
+ * within the same time again, and answers every request it can read:
+ * 200 for GET or HEAD /metrics, 404 for another path, 405 for another
+ * method, 400 for what is not HTTP/1.x, 408 when the head did not come
+ * in time, 414 or 431 when it is too long, 503 when the daemon did not
+ * answer.  The control socket is asked only for a valid request.
  */
 #include "ctl.h"
 
