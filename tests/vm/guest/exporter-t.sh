@@ -7,7 +7,7 @@
 # in the group cgengine-metrics, which may read the metrics and may not
 # reload, pause or boost; cgengined has no inet socket.
 . ./lib.sh
-plan 18
+plan 17
 
 install_dest
 ok "the socket and service units are installed" test -f \
