@@ -290,6 +290,7 @@ static cfg_opt_t opts[] = {
 	CFG_STR("dbus", "no", CFGF_NONE),
 	CFG_STR("foreground-profile", "", CFGF_NONE),
 	CFG_BOOL("dbus-s76", cfg_false, CFGF_NONE),
+	CFG_STR("metrics-group", "cgengine-metrics", CFGF_NONE),
 	/* no CFGF_NO_TITLE_DUPES: each section is taken out of libconfuse
 	 * as it is parsed, titles are deduplicated in config_check.c */
 	CFG_SEC("group", group_opts, CFGF_MULTI | CFGF_TITLE),
@@ -358,8 +359,10 @@ copy_config(cfg_t *cfg, struct config *c)
 	c->dbus_s76 = cfg_getbool(cfg, "dbus-s76");
 	if (!c->dbus || !c->foreground_profile)
 		return -ENOMEM;
+	c->metrics_group = xstrdup(cfg_getstr(cfg, "metrics-group"));
 	if (!c->rules || !c->rules_dir || !c->control_socket || !c->sticky_socket ||
-	    !c->pidfile || !c->state_file || !c->template_key || !c->log || !c->lua_script)
+	    !c->pidfile || !c->state_file || !c->template_key || !c->log ||
+	    !c->lua_script || !c->metrics_group)
 		return -ENOMEM;
 	/* {"all"}: as without the key (hierarchies NULL) */
 	if (cfg_size(cfg, "hierarchies") > 0 &&
@@ -490,6 +493,22 @@ check_empty_hierarchies(cfg_t *cfg, const char *path)
 	return -EINVAL;
 }
 
+/* The fingerprint of the configuration as parsed, defaults included. */
+static uint64_t
+digest(cfg_t *cfg)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (f == NULL)
+		return 0;
+	cfg_print(cfg, f);
+	uint64_t d = fclose(f) == 0 ? fleet_digest(text, len) : 0;
+	free(text);
+	return d;
+}
+
 struct config *
 config_load(const char *path, bool optional, const struct report *rep)
 {
@@ -535,6 +554,7 @@ config_load(const char *path, bool optional, const struct report *rep)
 		report_msg(rep, "%s: out of memory", path);
 		goto fail;
 	}
+	c->digest = digest(cfg);
 	cfg_free(cfg);
 	return c;
 fail:
@@ -566,6 +586,7 @@ config_free(struct config *c)
 	free(c->template_key);
 	free(c->log);
 	free(c->lua_script);
+	free(c->metrics_group);
 	for (size_t i = 0; c->groups != NULL && i < c->ngroups; i++) {
 		free(c->groups[i].hier);
 		free(c->groups[i].path);

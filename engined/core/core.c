@@ -292,6 +292,7 @@ core_reload(struct core *c, double now)
 	boost_policy(c); /* boosts follow their profiles; the rescan moves them */
 	log_set_level(np->cfg->log_level);
 	c->stats.reloads++;
+	fleet_loaded(c);
 	log_notice("reloaded: %zu rules, %zu managed hierarchies", rules_count(np->rules),
 		   np->n);
 	if (c->env.apply != NULL)
@@ -384,6 +385,7 @@ core_new(const struct core_options *o, const struct report *rep)
 	rescan_init(c);
 	ratelimit_init(&c->askrate, ASK_RATE, ASK_BURST, ASK_USERS);
 	c->started = c->env.wall();
+	fleet_loaded(c);
 	c->procs = proctab_new();
 	c->base = c->env.cgfs;
 	if (c->procs != NULL)
@@ -546,6 +548,8 @@ core_move_done(struct core *c, pid_t pid, int rc)
 		c->stats.vanished++;
 	else
 		c->stats.move_failures++;
+	if (rc != -ESRCH) /* queued moves are the systemd backend's: unified */
+		fleet_count_move(c, "unified", rc == 0);
 }
 
 void

@@ -172,6 +172,8 @@ struct config {
 	char *dbus;
 	char *foreground_profile;
 	bool dbus_s76;
+	char *metrics_group; /* members may ask for "metrics" ("" = root only) */
+	uint64_t digest;     /* fingerprint of the parsed configuration (fleet.c) */
 	struct group_conf *groups;
 	size_t ngroups;
 	struct boost_profile *profiles;
@@ -608,6 +610,8 @@ struct verbs_request {
 	uid_t uid; /* of the peer, from SO_PEERCRED */
 	pid_t pid;
 	bool json; /* the answer's form: read by the renderer, never by a verb */
+	const gid_t *groups; /* the peer's groups at connect (SO_PEERCRED's gid and */
+	size_t ngroups;	     /* SO_PEERGROUPS), borrowed; for metrics-group */
 };
 
 struct json_t; /* jansson's json_t */

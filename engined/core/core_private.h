@@ -363,6 +363,27 @@ size_t expiry_count(const struct expiry_heap *h);
 /* Free the heap, not the boosts. */
 void expiry_free(struct expiry_heap *h);
 
+/* fleet.c: what "metrics" adds to the status for fleets */
+#define FLEET_HIERS	16 /* hierarchies counted by name, "other" included */
+#define FLEET_TOP_RULES 20 /* rules with hits labelled by file and line */
+struct fleet {
+	struct fleet_hier {
+		char name[64]; /* the hierarchy's label, or "other" */
+		uint64_t moves, failures;
+	} hiers[FLEET_HIERS]; /* kept across reloads: counters never go back */
+	size_t nhiers;
+	time_t loaded; /* wall clock of the last successful (re)load */
+};
+
+/* A fingerprint of len bytes (not a secret: equal or different). */
+uint64_t fleet_digest(const void *data, size_t len);
+/* A move into a group of hierarchy hier (its label) was made or failed. */
+void fleet_count_move(struct core *c, const char *hier, bool moved);
+/* The policy was (re)loaded now. */
+void fleet_loaded(struct core *c);
+/* The fleet's part of "metrics" (the caller frees it). */
+struct json_t *fleet_status(const struct core *c);
+
 struct core {
 	struct core_env env;
 	struct overrides ov;
@@ -387,6 +408,7 @@ struct core {
 	struct wants_state wants;      /* the kernel events asked for (wants.c) */
 	struct gate *gate;	       /* the exec gate's records (gate.c), or NULL */
 	const char *event_source;      /* "netlink" or "bpf" (core_set_event_source) */
+	struct fleet fleet;	       /* counts for "metrics" (fleet.c) */
 };
 
 

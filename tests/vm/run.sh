@@ -21,6 +21,7 @@
 #            and kill -9 of the daemon there (guest/systemd2-t.sh), and
 #            the exec gate on it, with scopes made ahead (guest/sdgate-t.sh),
 #            the D-Bus door with polkitd and logind (guest/dbus-t.sh)
+#            the Prometheus exporter's socket unit (guest/exporter-t.sh)
 #   deb      dpkg-buildpackage and lintian on the host, then install,
 #            upgrade, remove and purge in the guest (guest/deb-t.sh)
 #
@@ -165,7 +166,7 @@ TIMES=""
 took() { TIMES="$TIMES$1 $((SECONDS - $2)) s, "; } # took WHAT START
 
 lane_install() {
-	local j=$WORK/install s=${CGVM_ONLY:-unit v2 weight university nft gate systemd systemd2 sdgate dbus} t=$SECONDS
+	local j=$WORK/install s=${CGVM_ONLY:-unit v2 weight university nft gate systemd systemd2 sdgate dbus exporter} t=$SECONDS
 	job "$j" $s
 	install_into "$j/dest"
 	result $? "the project builds and installs with Debian's paths"
