@@ -19,9 +19,11 @@
 #            placement (guest/systemd-t.sh, guest/place-bench.sh), and
 #            its firewall, a Delegate=yes unit, boosts, a sticky process
 #            and kill -9 of the daemon there (guest/systemd2-t.sh), and
-#            the exec gate on it, with scopes made ahead (guest/sdgate-t.sh),
-#            the D-Bus door with polkitd and logind (guest/dbus-t.sh)
-#            the Prometheus exporter's socket unit (guest/exporter-t.sh)
+#            the exec gate on it, with scopes made ahead (guest/sdgate-t.sh);
+#            the D-Bus door with polkitd and logind (guest/dbus-t.sh);
+#            the Prometheus exporter's socket unit (guest/exporter-t.sh);
+#            per-process priorities of an app in user@UID.service, which
+#            stays in its unit (guest/prio-t.sh)
 #   deb      dpkg-buildpackage and lintian on the host, then install,
 #            upgrade, remove and purge in the guest (guest/deb-t.sh)
 #
@@ -166,7 +168,7 @@ TIMES=""
 took() { TIMES="$TIMES$1 $((SECONDS - $2)) s, "; } # took WHAT START
 
 lane_install() {
-	local j=$WORK/install s=${CGVM_ONLY:-unit v2 weight university nft gate systemd systemd2 sdgate dbus exporter} t=$SECONDS
+	local j=$WORK/install s=${CGVM_ONLY:-unit v2 weight university nft gate systemd systemd2 sdgate dbus exporter prio} t=$SECONDS
 	job "$j" $s
 	install_into "$j/dest"
 	result $? "the project builds and installs with Debian's paths"
