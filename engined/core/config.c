@@ -273,6 +273,7 @@ static cfg_opt_t opts[] = {
 	CFG_INT_CB("nice", CONFIG_NICE_DEFAULT, CFGF_NONE, config_parse_ranged),
 	CFG_INT_CB("realtime-priority", 0, CFGF_NONE, config_parse_ranged),
 	CFG_BOOL("exec-gate", cfg_false, CFGF_NONE),
+	CFG_STR("ananicy-dir", "", CFGF_NONE),
 	CFG_INT_CB("boosts-per-user", CONFIG_BOOSTS_PER_USER, CFGF_NONE, config_parse_ranged),
 	/* no CFGF_NO_TITLE_DUPES: each section is taken out of libconfuse
 	 * as it is parsed, titles are deduplicated in config_check.c */
@@ -333,8 +334,10 @@ copy_config(cfg_t *cfg, struct config *c)
 	c->rt_priority = (int)cfg_getint(cfg, "realtime-priority");
 	c->exec_gate = cfg_getbool(cfg, "exec-gate");
 	c->boosts_per_user = cfg_getint(cfg, "boosts-per-user");
+	c->ananicy_dir = xstrdup(cfg_getstr(cfg, "ananicy-dir"));
 	if (!c->rules || !c->rules_dir || !c->control_socket || !c->sticky_socket ||
-	    !c->pidfile || !c->state_file || !c->template_key || !c->log || !c->lua_script)
+	    !c->pidfile || !c->state_file || !c->template_key || !c->log || !c->lua_script ||
+	    !c->ananicy_dir)
 		return -ENOMEM;
 	/* {"all"}: as without the key (hierarchies NULL) */
 	if (cfg_size(cfg, "hierarchies") > 0 &&
@@ -527,6 +530,7 @@ config_free(struct config *c)
 	free(c->file);
 	free(c->rules);
 	free(c->rules_dir);
+	free(c->ananicy_dir);
 	free_list(c->hierarchies, c->nhierarchies);
 	free_list(c->layout, c->nlayout);
 	free(c->unified_root);

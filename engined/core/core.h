@@ -158,6 +158,7 @@ struct config {
 	int rt_priority;     /* realtime-priority: SCHED_RR at 1..99, 0 = off */
 	bool exec_gate;	     /* exec-gate: place gated execs before they run */
 	long boosts_per_user; /* boosts one user but root may hold at once */
+	char *ananicy_dir;    /* ananicy-cpp's rules to read, "" = none */
 	struct group_conf *groups;
 	size_t ngroups;
 	struct boost_profile *profiles;

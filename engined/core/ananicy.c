@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ananicy.c -- ananicy-cpp's rules in the core: read with the policy
+ * (so a reload, whichever way it is asked, reads the directory again),
+ * summed up for --check.
+ */
+#include "core_private.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Malformed lines are skipped, not fatal: they go out as warnings. */
+static void
+ananicy_report(void *arg, enum rules_severity sev, const char *msg)
+{
+	const struct report *rep = arg;
+
+	(void)sev;
+	if (rep != NULL && rep->warn != NULL)
+		rep->warn(rep->arg, msg);
+	else
+		log_warning("%s", msg);
+}
+
+int
+ananicy_policy_load(struct policy *p, const struct report *rep)
+{
+	const char *dir = p->cfg->ananicy_dir;
+	int rc;
+
+	if (dir == NULL || dir[0] == '\0')
+		return 0;
+	if ((p->ananicy = ananicy_new()) == NULL) {
+		report_msg(rep, "%s: out of memory", dir);
+		return -1;
+	}
+	/* a file or directory that cannot be read is an error, not a line
+	 * skipped: the reader said which as a warning, this fails the load */
+	rc = ananicy_add_dir(p->ananicy, dir, ananicy_report, (void *)rep);
+	if (rc < 0)
+		report_msg(rep, "%s: ananicy-dir: %s", p->cfg->file[0] ? p->cfg->file : "config",
+			   strerror(-rc));
+	return rc < 0 ? -1 : 0;
+}
+
+void
+ananicy_policy_summary(const struct policy *p, char *buf, size_t len)
+{
+	struct ananicy_counts n;
+
+	buf[0] = '\0';
+	if (p->ananicy == NULL)
+		return;
+	ananicy_counts(p->ananicy, &n);
+	snprintf(buf, len, "; %s: %zu ananicy rules, %zu types, %zu cgroups, %zu lines skipped",
+		 p->cfg->ananicy_dir, n.rules, n.types, n.cgroups, n.malformed);
+}
