@@ -7,6 +7,7 @@
 #include "core_private.h"
 
 #include <stdio.h>
+#include <limits.h>
 #include <string.h>
 
 /* Malformed lines are skipped, not fatal: they go out as warnings. */
@@ -54,4 +55,35 @@ ananicy_policy_summary(const struct policy *p, char *buf, size_t len)
 	ananicy_counts(p->ananicy, &n);
 	snprintf(buf, len, "; %s: %zu ananicy rules, %zu types, %zu cgroups, %zu lines skipped",
 		 p->cfg->ananicy_dir, n.rules, n.types, n.cgroups, n.malformed);
+}
+
+_Static_assert(ANANICY_NICE == PRIO_NICE && ANANICY_IOCLASS == PRIO_IOCLASS &&
+		       ANANICY_IONICE == PRIO_IONICE && ANANICY_SCHED == PRIO_SCHED &&
+		       ANANICY_RTPRIO == PRIO_RTPRIO && ANANICY_OOM == PRIO_OOM &&
+		       ANANICY_LATENCY == PRIO_LATENCY,
+	       "ananicy's field bits are struct prio's");
+
+bool
+ananicy_want(const struct policy *p, const struct task *t, struct prio *out,
+	     const struct ananicy_entry **rule)
+{
+	char name[PATH_MAX];
+	struct ananicy_values v;
+
+	out->set = 0;
+	*rule = NULL;
+	if (p->ananicy == NULL || t->kthread)
+		return false;
+	ananicy_name(t->argv0, t->exe, t->comm, name, sizeof(name));
+	if (!ananicy_resolve(p->ananicy, name, &v, rule))
+		return false;
+	*out = (struct prio){ .set = v.set & PRIO_ALL,
+			      .nice = v.nice,
+			      .ioclass = v.ioclass,
+			      .ionice = v.ionice,
+			      .sched = v.sched,
+			      .rtprio = v.rtprio,
+			      .oom_score_adj = v.oom_score_adj,
+			      .latency_nice = v.latency_nice };
+	return true;
 }

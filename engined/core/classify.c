@@ -482,6 +482,8 @@ decide(struct core *c, pid_t pid, uid_t asker, bool lazy, const struct task_ids 
 		what |= TASK_EXE | TASK_SCRIPT;
 	if (!sticky && rules_need_realtime(p->rules))
 		what |= TASK_RT;
+	if (!sticky && p->ananicy != NULL)
+		what |= TASK_ARGV0;
 	d->cg.n = 0;
 	d->cg_read = false;
 	if (ids != NULL && ids_suffice(p)) {

@@ -11,6 +11,7 @@
 #include "core.h"
 #include "lua/hooks.h"
 #include "rules/ananicy.h"
+#include "rules/prio.h"
 
 #include <sys/queue.h>
 
@@ -121,6 +122,14 @@ int ananicy_policy_load(struct policy *p, const struct report *rep) ATTR_WUR;
 /* "; ananicy: N rules, N types, N cgroups, N lines skipped" for --check,
  * or "" without ananicy-dir. */
 void ananicy_policy_summary(const struct policy *p, char *buf, size_t len);
+/*
+ * The priorities ananicy's rules give task t (read with TASK_ARGV0):
+ * the rule for its name (rules/ananicy.h: ananicy_name), its fields
+ * over its type's, into *out with the rule in *rule.  False (out->set
+ * 0, *rule NULL) without ananicy-dir or a rule.
+ */
+bool ananicy_want(const struct policy *p, const struct task *t, struct prio *out,
+		  const struct ananicy_entry **rule);
 
 /* ---- layout.c: composing dimensions into one v2 group ------------------- */
 
