@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "rules/prio.h"
 #include "util/util.h"
 
 
@@ -209,6 +210,36 @@ const char *task_cgroup_of(const struct task_cgroups *cg, const char *hier);
  * Stops early when fn returns non-zero and returns that value.
  */
 int task_foreach(const char *procroot, int (*fn)(void *arg, pid_t pid), void *arg);
+
+/*
+ * Call fn for every thread of process pid (procroot/PID/task), main
+ * thread included; stops early when fn returns non-zero and returns
+ * that value; -ESRCH when pid is gone (prio.c).
+ */
+int task_foreach_thread(const char *procroot, pid_t pid, int (*fn)(void *arg, pid_t tid),
+			void *arg);
+
+/* ---- priorities (prio.c) ------------------------------------------------- */
+
+/*
+ * The priorities of thread tid of process pid, the groups of fields
+ * what names: nice, sched and rtprio (one sched_getattr; latency_nice
+ * too where the kernel has it -- out->set names PRIO_LATENCY only
+ * then), ioclass and ionice (ioprio_get), oom_score_adj (the process's
+ * procroot/PID/oom_score_adj, read only when tid is pid).  out->set
+ * names what was read.  0 or -errno (-ESRCH: gone).
+ */
+int taskprio_get(const char *procroot, pid_t pid, pid_t tid, unsigned int what,
+		 struct prio *out) ATTR_WUR;
+/*
+ * Write the fields todo names to thread tid of process pid: sched with
+ * rtprio (sched_setscheduler, which keeps the nice value), nice
+ * (setpriority), ioclass with ionice (ioprio_set), oom_score_adj (only
+ * when tid is pid: it is the process's), latency_nice (sched_setattr;
+ * -EOPNOTSUPP where the kernel has none).  Every field is tried; 0, or
+ * the first -errno.
+ */
+int taskprio_set(const char *procroot, pid_t pid, pid_t tid, const struct prio *todo) ATTR_WUR;
 
 /* ---- cgroupfs ------------------------------------------------------------ */
 

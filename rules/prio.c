@@ -321,3 +321,21 @@ prio_format(const struct prio *p, char *buf, size_t len)
 	}
 	return 0;
 }
+
+int
+prio_value(const struct prio *p, unsigned int field, char *buf, size_t len)
+{
+	for (size_t i = 0; i < PRIO_NFIELDS; i++) {
+		const struct field *f = &fields[i];
+		int v = field_get(p, f), n;
+		const char *w = f->words ? word_name(f->words, v) : NULL;
+
+		if (f->bit != field)
+			continue;
+		if (!(p->set & field))
+			return -ENOENT;
+		n = w ? snprintf(buf, len, "%s", w) : snprintf(buf, len, "%d", v);
+		return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
+	}
+	return -ENOENT;
+}

@@ -118,6 +118,11 @@ bool prio_plan(const struct prio *want, const struct prio *cur, struct prio *tod
  */
 int prio_format(const struct prio *p, char *buf, size_t len) ATTR_WUR;
 
+/* The value of one field p names, as prio_format writes it ("-5",
+ * "best-effort") into buf; 0, -ENOENT (p does not name it, or field is
+ * not one bit) or -ENOSPC. */
+int prio_value(const struct prio *p, unsigned int field, char *buf, size_t len) ATTR_WUR;
+
 /* The word for one value ("best-effort", "fifo"), or NULL if unknown. */
 const char *prio_ioclass_name(int ioclass);
 const char *prio_sched_name(int sched);

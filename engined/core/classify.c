@@ -486,6 +486,7 @@ decide(struct core *c, pid_t pid, uid_t asker, bool lazy, const struct task_ids 
 		what |= TASK_ARGV0;
 	d->cg.n = 0;
 	d->cg_read = false;
+	d->prio.prio.set = 0;
 	if (ids != NULL && ids_suffice(p)) {
 		what |= TASK_IDS_KNOWN;
 		t->uid = ids->uid;
@@ -550,6 +551,7 @@ decide_known(struct core *c, unsigned flags, uid_t asker, bool lazy, bool groups
 		apply_boosts(c, pid, d);
 	compose(c, pid, d);
 	backend_refuses(c, d);
+	priority_decide(c, d, flags & PROC_BOOSTED);
 	return DECIDE_OK;
 }
 
@@ -566,6 +568,7 @@ classify_decide_snapshot(struct core *c, struct decision *d)
 
 	d->cg.n = 0;
 	d->cg_read = false;
+	d->prio.prio.set = 0;
 	return decide_known(c, known != NULL ? known->flags : 0, 0, true, true, false, d);
 }
 
@@ -590,6 +593,7 @@ classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cm
 	d->refusal[0] = '\0';
 	decide_rules(c, t, current, &view, true, d);
 	compose(c, t->pid, d);
+	priority_decide(c, d, false);
 }
 
 /* Will some verdict of d move the task in a managed v1 or v2 hierarchy? */
@@ -680,6 +684,7 @@ classify_act(struct core *c, struct decision *d)
 		else
 			groups_move_composed(c, d);
 	}
+	priority_act(c, d); /* moves nothing: also where the backend refused */
 }
 
 /* ---- the core's entry points for requests ---------------------------------------- */

@@ -235,6 +235,7 @@ check_backend(cfg_t *cfg, cfg_opt_t *opt)
 static cfg_opt_t group_opts[] = {
 	CFG_STR_LIST("set", "{}", CFGF_NONE),
 	CFG_STR_LIST("nft-set", "{}", CFGF_NONE),
+	CFG_STR_LIST("process", "{}", CFGF_NONE),
 	CFG_END(),
 };
 
@@ -244,6 +245,7 @@ static cfg_opt_t profile_opts[] = {
 	CFG_STR("destination", "", CFGF_NONE),
 	CFG_STR("max-duration", "1h", CFGF_NONE),
 	CFG_INT_CB("max-boosts", CONFIG_MAX_BOOSTS, CFGF_NONE, config_parse_ranged),
+	CFG_STR_LIST("process", "{}", CFGF_NONE),
 	CFG_END(),
 };
 
@@ -396,6 +398,8 @@ new_parser(void)
 	cfg_set_validate_func(cfg, "backend", check_backend);
 	cfg_set_validate_func(cfg, "boost-profile", config_take_profile);
 	cfg_set_validate_func(cfg, "boost-profile|max-duration", check_duration);
+	cfg_set_validate_func(cfg, "group|process", config_check_process);
+	cfg_set_validate_func(cfg, "boost-profile|process", config_check_process);
 	return cfg;
 }
 

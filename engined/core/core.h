@@ -33,6 +33,7 @@
 
 #include "engined/backend/backend.h"
 #include "kernel/kernel.h"
+#include "rules/prio.h"
 #include "rules/rules.h"
 #include "util/util.h"
 
@@ -96,6 +97,8 @@ struct group_conf {
 	char **nft; /* nftables sets of its cgroup id: "inet filter www", ... */
 	size_t nnft;
 	unsigned line; /* where the section ends in the file, for messages */
+	struct prio prio;    /* process = {...}: priorities of its processes */
+	unsigned prio_line;  /* where process = is (0: none) */
 };
 
 struct boost_profile {
@@ -107,6 +110,8 @@ struct boost_profile {
 	long max_seconds;
 	long max_boosts; /* boosts of this profile at once, all users together */
 	unsigned line; /* where the section ends in the file, for messages */
+	struct prio prio;   /* process = {...}: priorities during the boost */
+	unsigned prio_line; /* where process = is (0: none) */
 };
 
 /* The caps on boosts held at once (boosts-per-user, max-boosts). */
@@ -273,6 +278,9 @@ struct core_env {
 	/* the most processes one boost may hold (0: what the state file
 	 * keeps, STATEFILE_MAX_MEMBERS; tests lower it) */
 	size_t boost_members;
+	/* how per-process priorities are read and written (backend.h;
+	 * NULL: never, and explain shows none as current) */
+	const struct backend_prio *prio;
 };
 
 struct core_options {
@@ -306,6 +314,9 @@ struct core_stats {
 				   answered first, or the backend's group was not
 				   ready (gate.h) */
 	uint64_t gate_undone;	/* execs that failed after the gate: moved back */
+	/* per-process priorities (priority.c) */
+	uint64_t prio_applied;	/* threads given priorities they did not have */
+	uint64_t prio_failed;	/* threads (or processes) whose write failed */
 };
 
 /* Process table flags. */
@@ -326,6 +337,9 @@ struct boost {
 	struct procid *m; /* members: the process and its children */
 	size_t n, cap;
 	bool full;	  /* it reached the most members it may hold (said once) */
+	/* the priorities its profile names, as its first process had them
+	 * before (what it gets back when the boost ends; set 0: unknown) */
+	struct prio before;
 	size_t heap_at;	  /* its place in the core's expiry heap (expiry.c) */
 	TAILQ_ENTRY(boost) link;
 };

@@ -54,6 +54,13 @@ struct policy {
 		const struct group_conf *conf;
 	} * settings;
 	size_t nsettings;
+	/* those of them whose section names priorities (process = ...) */
+	struct {
+		size_t hier;
+		const struct group_conf *conf;
+	} * prio_groups;
+	size_t nprio_groups;
+	bool prio_any; /* some group or boost profile names priorities */
 	/*
 	 * The unified layout (layout.c): dimensions rules name that have no
 	 * managed v1 hierarchy are "virtual"; their verdicts are composed
@@ -256,6 +263,14 @@ void proc_set_flags(struct core *c, struct procid id, unsigned flags);
 
 /* ---- decision.c: what one classification reads and decides ------------------ */
 
+/* The per-process priorities a decision wants, and where each field
+ * was decided (priority.c). */
+struct prio_want {
+	struct prio prio;		/* the fields wanted (prio.set) */
+	const char *file[PRIO_NFIELDS]; /* for each field named: the file ... */
+	unsigned line[PRIO_NFIELDS];	/* ... and line that decided it */
+};
+
 /*
  * One classification, from the snapshot of the task to the groups it
  * is wanted in: decide() fills it, act() moves by it, explain and test
@@ -279,6 +294,7 @@ struct decision {
 	char partbuf[2 * RULES_DEST_MAX]; /* where parts point */
 	struct task task;	       /* the task as read */
 	struct task_cgroups cg;	       /* its current groups */
+	struct prio_want prio;	       /* its priorities (prio.set 0: none wanted) */
 };
 
 /* A decision for policy p (its parts NULL); NULL without memory.  Free
@@ -564,7 +580,44 @@ void gate_unready(struct core *c, const struct decision *d);
 void gate_forget(struct core *c);
 void gate_free(struct core *c);
 
+/* ---- priority.c: per-process priorities ----------------------------------------------- */
+
+/* Add the fields of p that w does not want yet, decided by file:line
+ * (borrowed: the policy's, living as long as it). */
+void priority_want_add(struct prio_want *w, const struct prio *p, const char *file,
+		       unsigned line);
+/*
+ * The priorities d's task is wanted to have, into d->prio, after its
+ * verdicts are made (boosted: it is a member of some boost): a boost's
+ * profile first, then the group section of each verdict's group in the
+ * order of the managed hierarchies -- the first to name a field decides
+ * it.
+ */
+void priority_decide(struct core *c, struct decision *d, bool boosted);
+/* Give d's task (every thread of it) the priorities d wants, writing
+ * only what differs; nothing at the exec gate (its EXEC event does). */
+void priority_act(struct core *c, const struct decision *d);
+/* The current priorities of pid's main thread, the fields what names;
+ * 0, -ENOTSUP (no way to read them) or -errno. */
+int priority_current(struct core *c, pid_t pid, unsigned int what, struct prio *cur);
+/*
+ * For explain and test: one JSON row per field d wants -- "priority",
+ * "wanted", "why" (file:line) and, when pid > 0, "current" (pid's main
+ * thread; null when it cannot be read).  A new array the caller owns.
+ */
+struct json_t *priority_rows(struct core *c, const struct decision *d, pid_t pid);
+/* Boost b starts with process pid: what pid has of the fields its
+ * profile names, kept in b->before. */
+void priority_boost_start(struct core *c, struct boost *b, pid_t pid);
+/* Boost b ended and member pid was classified again into d: the fields
+ * b->before names that the class (d) does not, restored. */
+void priority_boost_end(struct core *c, const struct boost *b, pid_t pid,
+			const struct decision *d);
+
 /* ---- boost.c: boosts ---------------------------------------------------------------- */
+
+/* The boost profile named name, or NULL (name NULL too). */
+const struct boost_profile *boost_profile_of(const struct config *cfg, const char *name);
 
 /* The boosts (c->boosts) made; 0 or -ENOMEM. */
 int boost_init(struct core *c) ATTR_WUR;

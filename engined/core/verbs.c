@@ -235,6 +235,9 @@ static const struct counter {
 	C("gate_watchdog", gate_watchdog),
 	C("gate_late", gate_late),
 	C("gate_undone", gate_undone),
+	/* per-process priorities */
+	C("priorities_applied", prio_applied),
+	C("priorities_failed", prio_failed),
 #undef C
 };
 
@@ -398,12 +401,13 @@ explain(struct verb_ctx *x, pid_t pid, struct decision *d)
 	time_t gated;
 	json_t *gate = core_gate_placed(c, pid, &gated) ? json_integer((json_int_t)gated)
 							: json_null();
-	return json_pack("{s:i, s:o, s:o, s:I, s:o, s:I, s:b, s:b, s:o, s:o, s:o}", "pid", (int)pid,
-			 "comm", jstr(t->comm), "exe", jstr(t->exe), "uid", (json_int_t)t->euid,
-			 "user", jstr(core_user_name(c, t->euid)), "gid", (json_int_t)t->egid,
-			 "sticky", r == DECIDE_STICKY, "paused", core_paused(c), "hierarchies",
-			 verdict_rows(c, d, decision_cgroups(d)), "nft_sets",
-			 nft_rows(c, d, decision_cgroups(d)), "placed_at_gate", gate);
+	return json_pack("{s:i, s:o, s:o, s:I, s:o, s:I, s:b, s:b, s:o, s:o, s:o, s:o}", "pid",
+			 (int)pid, "comm", jstr(t->comm), "exe", jstr(t->exe), "uid",
+			 (json_int_t)t->euid, "user", jstr(core_user_name(c, t->euid)), "gid",
+			 (json_int_t)t->egid, "sticky", r == DECIDE_STICKY, "paused",
+			 core_paused(c), "hierarchies", verdict_rows(c, d, decision_cgroups(d)),
+			 "nft_sets", nft_rows(c, d, decision_cgroups(d)), "placed_at_gate", gate,
+			 "priorities", priority_rows(c, d, r == DECIDE_OK ? pid : 0));
 }
 
 static json_t *
@@ -535,9 +539,10 @@ v_test(struct verb_ctx *x)
 	if (d == NULL)
 		return fail(x, "out of memory");
 	core_whatif(x->rq->core, &t, cmdlen ? cmd : NULL, cmdlen, x->rq->uid, d);
-	json_t *r = json_pack("{s:I, s:I, s:o, s:o}", "uid", (json_int_t)t.euid, "gid",
+	json_t *r = json_pack("{s:I, s:I, s:o, s:o, s:o}", "uid", (json_int_t)t.euid, "gid",
 			      (json_int_t)t.egid, "exe", jstr(t.exe), "hierarchies",
-			      verdict_rows(x->rq->core, d, NULL));
+			      verdict_rows(x->rq->core, d, NULL), "priorities",
+			      priority_rows(x->rq->core, d, 0));
 	decision_free(d);
 	return r;
 }

@@ -542,6 +542,7 @@ engine_new(const struct engine_options *opts)
 	}
 	co.env.cgfs = cgroupfs_table(e->fs);
 	co.env.nft = cgroupfs_nft(e->fs);
+	co.env.prio = backend_prio_kernel();
 	if ((e->core = core_new(&co, &rep)) == NULL)
 		goto fail;
 	const struct config *cfg = core_config(e->core);

@@ -68,6 +68,11 @@ static const struct metric {
 	  "the backend's group was not ready for the gate."),
 	M("gate_undone", "gate_undone_total",
 	  "Processes moved back because their exec failed after the gate."),
+	/* per-process priorities */
+	M("priorities_applied", "priorities_applied_total",
+	  "Threads given the priorities of their class (only what differed)."),
+	M("priorities_failed", "priorities_failed_total",
+	  "Threads or processes whose priorities could not be set."),
 #undef M
 };
 

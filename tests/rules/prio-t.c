@@ -173,6 +173,15 @@ test_format(void)
 	ok(prio_sched_name(4) == NULL, "unknown sched (4, SCHED_ISO): NULL");
 	is_string("oom_score_adj", prio_field_name(PRIO_OOM), "field name");
 	ok(prio_field_name(PRIO_NICE | PRIO_OOM) == NULL, "two bits: NULL");
+	ok(prio_value(&all, PRIO_IOCLASS, buf, sizeof(buf)) == 0, "value of ioclass");
+	is_string("best-effort", buf, "as a word");
+	ok(prio_value(&all, PRIO_OOM, buf, sizeof(buf)) == 0, "value of oom_score_adj");
+	is_string("-1000", buf, "as a number");
+	is_int(-ENOSPC, prio_value(&all, PRIO_OOM, small, 5), "value too long: -ENOSPC");
+	is_int(-ENOENT, prio_value(&(struct prio){ 0 }, PRIO_NICE, buf, sizeof(buf)),
+	       "a field not named: -ENOENT");
+	is_int(-ENOENT, prio_value(&all, PRIO_NICE | PRIO_OOM, buf, sizeof(buf)),
+	       "two bits: -ENOENT");
 }
 
 /* The plan for want (items) on a thread that has cur, formatted. */
@@ -233,7 +242,7 @@ test_plan(void)
 int
 main(void)
 {
-	plan(110);
+	plan(117);
 	test_parse();
 	test_errors();
 	test_set_unchanged();
