@@ -87,3 +87,13 @@ ananicy_want(const struct policy *p, const struct task *t, struct prio *out,
 			      .latency_nice = v.latency_nice };
 	return true;
 }
+
+void
+ananicy_decide(const struct core *c, struct decision *d)
+{
+	const struct ananicy_entry *rule;
+	struct prio want;
+
+	if (ananicy_want(core_policy(c), &d->task, &want, &rule))
+		priority_want_add(&d->prio, &want, rule->file, rule->line);
+}
