@@ -339,7 +339,7 @@ add_line(struct ananicy_set *s, const char *file, unsigned lineno, const char *t
 		return 0;
 	}
 	j.p = brace;
-	if (json_object(&j, line_member, &l, key, scratch) < 0)
+	if (ananicy_json_object(&j, line_member, &l, key, scratch) < 0)
 		line_err(&l, "invalid JSON: %s", j.err);
 	problem = l.err[0] != '\0' ? l.err : line_problem(&l);
 	if (problem != NULL) {

@@ -366,7 +366,7 @@ json_member(struct json *j, json_member_fn *fn, void *arg, char *key, char *scra
 }
 
 int
-json_object(struct json *j, json_member_fn *fn, void *arg, char *key, char *scratch)
+ananicy_json_object(struct json *j, json_member_fn *fn, void *arg, char *key, char *scratch)
 {
 	json_ws(j);
 	if (j->p >= j->end || *j->p != '{') {

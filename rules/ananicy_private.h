@@ -39,6 +39,6 @@ typedef void json_member_fn(void *arg, const char *key, const struct json_value 
  * for j->end - j->p + 1 bytes (decoded text is never longer).  0, or
  * -EINVAL with j->err set.
  */
-int json_object(struct json *j, json_member_fn *fn, void *arg, char *key, char *scratch);
+int ananicy_json_object(struct json *j, json_member_fn *fn, void *arg, char *key, char *scratch);
 
 #endif
