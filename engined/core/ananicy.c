@@ -89,11 +89,11 @@ ananicy_want(const struct policy *p, const struct task *t, struct prio *out,
 }
 
 void
-ananicy_decide(const struct core *c, struct decision *d)
+ananicy_decide(const struct core *c, const struct task *t, struct decision *d)
 {
 	const struct ananicy_entry *rule;
 	struct prio want;
 
-	if (ananicy_want(core_policy(c), &d->task, &want, &rule))
+	if (ananicy_want(core_policy(c), t, &want, &rule))
 		priority_want_add(&d->prio, &want, rule->file, rule->line);
 }

@@ -552,7 +552,7 @@ decide_known(struct core *c, unsigned flags, uid_t asker, bool lazy, bool groups
 	compose(c, pid, d);
 	backend_refuses(c, d);
 	priority_decide(c, d, flags & PROC_BOOSTED);
-	ananicy_decide(c, d);
+	ananicy_decide(c, t, d);
 	return DECIDE_OK;
 }
 
@@ -595,7 +595,7 @@ classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cm
 	decide_rules(c, t, current, &view, true, d);
 	compose(c, t->pid, d);
 	priority_decide(c, d, false);
-	ananicy_decide(c, d);
+	ananicy_decide(c, t, d); /* t: the what-if task, not d->task */
 }
 
 /* Will some verdict of d move the task in a managed v1 or v2 hierarchy? */

@@ -138,9 +138,9 @@ void ananicy_policy_summary(const struct policy *p, char *buf, size_t len);
 bool ananicy_want(const struct policy *p, const struct task *t, struct prio *out,
 		  const struct ananicy_entry **rule);
 /* After priority_decide(): the fields of d->prio nothing named yet, from
- * the ananicy rule for d's task, with the rule's file:line as reason. */
+ * the ananicy rule for task t, with the rule's file:line as reason. */
 struct decision;
-void ananicy_decide(const struct core *c, struct decision *d);
+void ananicy_decide(const struct core *c, const struct task *t, struct decision *d);
 
 /* ---- layout.c: composing dimensions into one v2 group ------------------- */
 
