@@ -80,6 +80,9 @@ const char *hier_label(const struct hier *h);
  * Ignored with TASK_NNP, which needs status.
  */
 #define TASK_IDS_KNOWN 0x10u
+/* argv[0] from cmdline (ananicy-cpp's rules match its last part); when
+ * cmdline is empty, exe is read too */
+#define TASK_ARGV0 0x20u
 
 /* A task's uid and euid, as the kernel's UID events report them. */
 struct task_ids {
@@ -118,6 +121,7 @@ struct task {
 	 * runs; then that argument (made absolute).  "" when exe is "".
 	 */
 	char invoked[PATH_MAX];
+	char argv0[PATH_MAX]; /* with TASK_ARGV0: the first word of cmdline, or "" */
 };
 
 /*

@@ -482,6 +482,8 @@ decide(struct core *c, pid_t pid, uid_t asker, bool lazy, const struct task_ids 
 		what |= TASK_EXE | TASK_SCRIPT;
 	if (!sticky && rules_need_realtime(p->rules))
 		what |= TASK_RT;
+	if (!sticky && p->ananicy != NULL)
+		what |= TASK_ARGV0;
 	d->cg.n = 0;
 	d->cg_read = false;
 	d->prio.prio.set = 0;
@@ -550,6 +552,7 @@ decide_known(struct core *c, unsigned flags, uid_t asker, bool lazy, bool groups
 	compose(c, pid, d);
 	backend_refuses(c, d);
 	priority_decide(c, d, flags & PROC_BOOSTED);
+	ananicy_decide(c, t, d);
 	return DECIDE_OK;
 }
 
@@ -592,6 +595,7 @@ classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cm
 	decide_rules(c, t, current, &view, true, d);
 	compose(c, t->pid, d);
 	priority_decide(c, d, false);
+	ananicy_decide(c, t, d); /* t: the what-if task, not d->task */
 }
 
 /* Will some verdict of d move the task in a managed v1 or v2 hierarchy? */

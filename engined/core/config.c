@@ -288,6 +288,7 @@ static cfg_opt_t opts[] = {
 	CFG_INT_CB("realtime-priority", 0, CFGF_NONE, config_parse_ranged),
 	CFG_BOOL("exec-gate", cfg_false, CFGF_NONE),
 	CFG_STR("event-source", "auto", CFGF_NONE),
+	CFG_STR("ananicy-dir", "", CFGF_NONE),
 	CFG_INT_CB("boosts-per-user", CONFIG_BOOSTS_PER_USER, CFGF_NONE, config_parse_ranged),
 	CFG_STR("dbus", "no", CFGF_NONE),
 	CFG_STR("foreground-profile", "", CFGF_NONE),
@@ -362,9 +363,10 @@ copy_config(cfg_t *cfg, struct config *c)
 	if (!c->dbus || !c->foreground_profile)
 		return -ENOMEM;
 	c->metrics_group = xstrdup(cfg_getstr(cfg, "metrics-group"));
+	c->ananicy_dir = xstrdup(cfg_getstr(cfg, "ananicy-dir"));
 	if (!c->rules || !c->rules_dir || !c->control_socket || !c->sticky_socket ||
 	    !c->pidfile || !c->state_file || !c->template_key || !c->log ||
-	    !c->lua_script || !c->metrics_group)
+	    !c->lua_script || !c->metrics_group || !c->ananicy_dir)
 		return -ENOMEM;
 	/* {"all"}: as without the key (hierarchies NULL) */
 	if (cfg_size(cfg, "hierarchies") > 0 &&
@@ -577,6 +579,7 @@ config_free(struct config *c)
 	free(c->file);
 	free(c->rules);
 	free(c->rules_dir);
+	free(c->ananicy_dir);
 	free_list(c->hierarchies, c->nhierarchies);
 	free_list(c->layout, c->nlayout);
 	free(c->unified_root);

@@ -475,11 +475,13 @@ int
 core_check(const struct overrides *o, const struct report *rep, char *buf, size_t len)
 {
 	struct policy *p = policy_build(o, NULL, NULL, rep);
+	char ananicy[256];
 
 	if (p == NULL)
 		return -EINVAL;
-	snprintf(buf, len, "%s: %zu rules, %zu managed hierarchies", p->cfg->rules,
-		 rules_count(p->rules), p->n);
+	ananicy_policy_summary(p, ananicy, sizeof(ananicy));
+	snprintf(buf, len, "%s: %zu rules, %zu managed hierarchies%s", p->cfg->rules,
+		 rules_count(p->rules), p->n, ananicy);
 	policy_free(p);
 	return 0;
 }

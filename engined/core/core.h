@@ -179,6 +179,7 @@ struct config {
 	bool dbus_s76;
 	char *metrics_group; /* members may ask for "metrics" ("" = root only) */
 	uint64_t digest;     /* fingerprint of the parsed configuration (fleet.c) */
+	char *ananicy_dir;    /* ananicy-cpp's rules to read, "" = none */
 	struct group_conf *groups;
 	size_t ngroups;
 	struct boost_profile *profiles;

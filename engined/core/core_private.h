@@ -10,6 +10,8 @@
 
 #include "core.h"
 #include "lua/hooks.h"
+#include "rules/ananicy.h"
+#include "rules/prio.h"
 
 #include <sys/queue.h>
 
@@ -80,6 +82,7 @@ struct policy {
 	bool need_names;	   /* some destination uses %u or %g */
 	struct hooks *hooks;	   /* Lua hooks, or NULL */
 	struct hooks *hooks_ask;   /* the same in a helper of its own, for requests */
+	struct ananicy_set *ananicy; /* ananicy-dir's rules, or NULL (ananicy.c) */
 	struct name_table *users;  /* uid -> name cache */
 	struct name_table *groups; /* gid -> name cache */
 };
@@ -113,6 +116,31 @@ int policy_index(const struct policy *p, const struct hier *h);
 /* Settings configured for group path in managed hierarchy h, or NULL. */
 const struct group_conf *
 policy_settings(const struct policy *p, size_t h, const char *path);
+
+/* ---- ananicy.c: ananicy-cpp's rules after cgrules.conf ------------------- */
+
+/*
+ * Read the config's ananicy-dir into p->ananicy (nothing when the key is
+ * empty).  Malformed lines are warnings (rep->warn): the rest loads, as
+ * in ananicy-cpp; a directory that cannot be read is an error.  0, or
+ * -1 after reporting.
+ */
+int ananicy_policy_load(struct policy *p, const struct report *rep) ATTR_WUR;
+/* "; ananicy: N rules, N types, N cgroups, N lines skipped" for --check,
+ * or "" without ananicy-dir. */
+void ananicy_policy_summary(const struct policy *p, char *buf, size_t len);
+/*
+ * The priorities ananicy's rules give task t (read with TASK_ARGV0):
+ * the rule for its name (rules/ananicy.h: ananicy_name), its fields
+ * over its type's, into *out with the rule in *rule.  False (out->set
+ * 0, *rule NULL) without ananicy-dir or a rule.
+ */
+bool ananicy_want(const struct policy *p, const struct task *t, struct prio *out,
+		  const struct ananicy_entry **rule);
+/* After priority_decide(): the fields of d->prio nothing named yet, from
+ * the ananicy rule for task t, with the rule's file:line as reason. */
+struct decision;
+void ananicy_decide(const struct core *c, const struct task *t, struct decision *d);
 
 /* ---- layout.c: composing dimensions into one v2 group ------------------- */
 

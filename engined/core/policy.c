@@ -313,7 +313,8 @@ policy_build(const struct overrides *o, const char *mountinfo, const char *procr
 		goto fail;
 	scan_rules(p);
 	layout_finish(p);
-	if (layout_limit(p, rep) < 0 || load_hooks(p, rep) < 0)
+	if (layout_limit(p, rep) < 0 || load_hooks(p, rep) < 0 ||
+	    ananicy_policy_load(p, rep) < 0)
 		goto fail;
 	return p;
 fail:
@@ -335,6 +336,7 @@ policy_free(struct policy *p)
 	free(p->users);
 	free(p->groups);
 	rules_free(p->rules);
+	ananicy_free(p->ananicy);
 	hier_list_free(&p->all);
 	config_free(p->cfg);
 	free(p->settings);

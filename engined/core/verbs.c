@@ -536,6 +536,8 @@ v_test(struct verb_ctx *x)
 	snprintf(t.comm, sizeof(t.comm), "%.63s", base ? base + 1 : t.exe);
 	if (cmdlen > 0 && t.exe[0] != '\0')
 		task_script_from_cmdline(t.exe, cmd, cmdlen, t.script, sizeof(t.script));
+	if (cmdlen > 0) /* ananicy's rules match argv[0]'s last part */
+		str_copy(t.argv0, sizeof(t.argv0), cmd);
 	struct decision *d = core_decision_new(x->rq->core);
 	if (d == NULL)
 		return fail(x, "out of memory");
