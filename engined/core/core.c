@@ -502,7 +502,8 @@ int
 core_execkeys(const struct core *c, struct execkeys *out)
 {
 	struct execkeys_policy pol = { .hooks = c->pol->hooks != NULL,
-				       .layout = c->pol->nlayout > 0 };
+				       .layout = c->pol->nlayout > 0,
+				       .ananicy = c->pol->ananicy != NULL };
 
 	return execkeys_build(c->pol->rules, &pol, out);
 }

@@ -595,6 +595,7 @@ time_t core_started(const struct core *c);
 struct execkeys_policy {
 	bool hooks;  /* Lua hooks */
 	bool layout; /* a unified-layout */
+	bool ananicy; /* ananicy-dir's rules (matched by argv[0]) */
 };
 int execkeys_build(const struct rules_set *rules, const struct execkeys_policy *pol,
 		   struct execkeys *out) ATTR_WUR;

@@ -17,7 +17,10 @@
  *   - a process field with a pattern ("*", "?", "[...]");
  *   - Lua hooks (lua-script): the hook sees, and may place, every process;
  *   - a unified-layout: a process no rule names goes to each dimension's
- *     default, so the exec of another program can move it back.
+ *     default, so the exec of another program can move it back;
+ *   - ananicy-dir: ananicy's rules match by argv[0]'s last part (a Wine
+ *     program's "Game.exe"), which the exec's filename and comm, all the
+ *     filter sees, need not name.
  * Processes the daemon tracks (boosts, sticky, the exec gate's pending
  * placements) pass by their pid (bpfexec_track), not by these keys.
  */
@@ -138,7 +141,10 @@ execkeys_build(const struct rules_set *rules, const struct execkeys_policy *pol,
 	else if (pol->layout)
 		snprintf(out->why, sizeof(out->why),
 			 "unified-layout: a process no rule names goes to the defaults");
-	out->wide = pol->hooks || pol->layout;
+	else if (pol->ananicy)
+		snprintf(out->why, sizeof(out->why),
+			 "ananicy-dir: ananicy's rules match by argv[0]");
+	out->wide = pol->hooks || pol->layout || pol->ananicy;
 	for (size_t i = 0; rc == 0 && !out->wide && i < rules_count(rules); i++)
 		rc = rule_keys(&b, rules_get(rules, i));
 	for (size_t i = 0; rc == 0 && !out->wide && i < nmembers; i++)

@@ -59,7 +59,7 @@ has_name(const char *n)
 int
 main(void)
 {
-	plan(27);
+	plan(29);
 
 	build("alice cpu /a\n@students cpu /s\n", &plain, false);
 	ok(!k.wide, "user and group rules: a filter");
@@ -103,6 +103,10 @@ main(void)
 	ok(k.wide, "a unified-layout: every exec passes");
 	is_string("unified-layout: a process no rule names goes to the defaults", k.why,
 		  "saying why");
+
+	build("alice cpu /a\n", &(struct execkeys_policy){ .ananicy = true }, false);
+	ok(k.wide, "ananicy's rules: every exec passes");
+	is_string("ananicy-dir: ananicy's rules match by argv[0]", k.why, "saying why");
 
 	build("", &plain, false);
 	ok(!k.wide && k.nuids + k.ngids + k.nnames == 0, "no rules: no exec passes");
