@@ -15,7 +15,7 @@ require_root
 command -v ionice >/dev/null || skip_all "needs ionice"
 command -v chrt >/dev/null || skip_all "needs chrt"
 command -v bash >/dev/null || skip_all "needs bash (exec -a)"
-plan 22
+plan 23
 
 mount_hier cls; MANAGED="cls"
 CLS="name=${TAG}cls"
@@ -108,9 +108,11 @@ wait_until 30 has_nice "$w" -5
 is -5 "$(nice_of "$w")" "a Wine argv[0] matches by its last part after '\\'"
 is "best-effort: prio 3" "$(io_of "$w")" "the rule's ionice over its type's"
 
-start "$T/bin/${TAG}rt" 300; r=$LAST
-wait_until 30 has_oom "$r" 300
-is "SCHED_FIFO" "$(policy_of "$r")" "sched fifo"
+start "$T/bin/${TAG}rt" 300; fifo=$LAST
+wait_until 30 has_oom "$fifo" 300
+is "SCHED_FIFO" "$(policy_of "$fifo")" "sched fifo"
+is 1 "$(chrt -p "$fifo" | sed -n 's/.*scheduling priority: //p')" \
+	"at rtprio 1, as ananicy-cpp gives fifo without rtprio"
 
 run_as "${TAG}u" "$T/bin/${TAG}classed" 300; c=$LAST
 wait_group "$c" cls /classed
