@@ -487,6 +487,35 @@ ananicy_resolve(const struct ananicy_set *s, const char *name, struct ananicy_va
 	return true;
 }
 
+int
+ananicy_cpu_quota(int percent, long ncpu, long long *quota_us, long *period_us)
+{
+	if (percent < 1 || percent > 100 || ncpu < 1)
+		return -EINVAL;
+	*period_us = 100000;
+	*quota_us = (long long)percent * ncpu * 1000; /* percent of ncpu periods */
+	if (*quota_us < 1000)
+		*quota_us = 1000;
+	return 0;
+}
+
+bool
+ananicy_cgroup_for(const struct ananicy_set *s, const char *name, bool placed, char *dest,
+		   size_t len, const struct ananicy_entry **rule)
+{
+	struct ananicy_values v;
+	const char *g;
+
+	*rule = NULL;
+	if (placed || !ananicy_resolve(s, name, &v, rule) || !(v.set & ANANICY_CGROUP))
+		return false;
+	g = v.cgroup;
+	if (ananicy_find(s, ANANICY_CGROUPS, g) == NULL || g[0] == '\0' ||
+	    strchr(g, '/') != NULL || strcmp(g, ".") == 0 || strcmp(g, "..") == 0)
+		return false;
+	return (size_t)snprintf(dest, len, "/%s", g) < len;
+}
+
 /* ---- names and words -------------------------------------------------------------- */
 
 static bool

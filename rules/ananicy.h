@@ -133,6 +133,26 @@ bool ananicy_resolve(const struct ananicy_set *s, const char *name, struct anani
 const char *ananicy_name(const char *argv0, const char *exe, const char *comm, char *buf,
 			 size_t len);
 
+/*
+ * A cgroup line's CPUQuota, percent of all ncpu CPUs as in ananicy-cpp
+ * (80 on 4 CPUs is 3.2 CPUs), as a CFS quota per period: *period_us
+ * 100000 (100 ms) and *quota_us percent * ncpu * 1000, at least 1000
+ * (the kernel's least).  0, or -EINVAL for a percent outside 1..100 or
+ * ncpu < 1.  Pure.
+ */
+int ananicy_cpu_quota(int percent, long ncpu, long long *quota_us, long *period_us) ATTR_WUR;
+
+/*
+ * Where ananicy's rules put a process named name in the hierarchy of
+ * ananicy-cgroup-hierarchy: placed says cgrules.conf (or anything before
+ * ananicy) placed it there already -- then nowhere, the admin decides
+ * first.  Else the rule's cgroup (its own or its type's), when a cgroup
+ * line defines it and it is one plain name (not "." or "..", no '/'):
+ * "/NAME" into dest[len], the rule into *rule, true.  Pure.
+ */
+bool ananicy_cgroup_for(const struct ananicy_set *s, const char *name, bool placed,
+			char *dest, size_t len, const struct ananicy_entry **rule);
+
 /* "nice=-5 ioclass=best-effort ..." for explain and --check, into
  * buf[len]; the length it needed (as snprintf). */
 int ananicy_format(const struct ananicy_values *v, char *buf, size_t len);

@@ -9,6 +9,7 @@
 #include "rules/ananicy.h"
 #include "tests/tap/tap.h"
 
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,13 +236,69 @@ test_names(void)
 	is_string("abc", ananicy_name("/abcdef", NULL, NULL, buf, 4), "cut to the buffer");
 }
 
+/* CPUQuota is percent of all CPUs: a quota per 100 ms period. */
+static void
+test_quota(void)
+{
+	long long q = 0;
+	long per = 0;
+
+	ok(ananicy_cpu_quota(80, 4, &q, &per) == 0, "CPUQuota 80 on 4 CPUs");
+	is_int(320000, q, "is 3.2 CPUs: quota 320000 us");
+	is_int(100000, per, "per period 100000 us");
+	ok(ananicy_cpu_quota(50, 1, &q, &per) == 0 && q == 50000, "50 on 1 CPU: 50000 us");
+	ok(ananicy_cpu_quota(100, 64, &q, &per) == 0 && q == 6400000,
+	   "100 on 64 CPUs: all of them");
+	ok(ananicy_cpu_quota(1, 1, &q, &per) == 0 && q == 1000, "1 on 1 CPU: 1000 us");
+	ok(ananicy_cpu_quota(0, 4, &q, &per) == -EINVAL, "0 percent is refused");
+	ok(ananicy_cpu_quota(101, 4, &q, &per) == -EINVAL, "101 percent is refused");
+	ok(ananicy_cpu_quota(50, 0, &q, &per) == -EINVAL, "no CPUs is refused");
+}
+
+/* Which cgroup a rule (or its type) puts a process in, and when none. */
+static void
+test_cgroup_for(void)
+{
+	static const char text[] =
+		"{ \"cgroup\": \"cpu80\", \"CPUQuota\": 80 }\n"
+		"{ \"type\": \"Capped\", \"nice\": 5, \"cgroup\": \"cpu80\" }\n"
+		"{ \"name\": \"own\", \"cgroup\": \"cpu80\" }\n"
+		"{ \"name\": \"typed\", \"type\": \"Capped\" }\n"
+		"{ \"name\": \"undefined\", \"cgroup\": \"nosuch\" }\n"
+		"{ \"name\": \"plain\", \"nice\": 1 }\n";
+	struct ananicy_set *s = ananicy_new();
+	const struct ananicy_entry *r;
+	char dest[64];
+
+	if (s == NULL || ananicy_add_buffer(s, "q.rules", text, sizeof(text) - 1, NULL, NULL))
+		bail("cannot load");
+	ok(ananicy_cgroup_for(s, "own", false, dest, sizeof(dest), &r),
+	   "a rule's own cgroup places");
+	is_string("/cpu80", dest, "into /NAME");
+	is_int(3, r != NULL ? r->line : 0, "the rule's line decides");
+	ok(ananicy_cgroup_for(s, "typed", false, dest, sizeof(dest), &r) &&
+		   strcmp(dest, "/cpu80") == 0,
+	   "its type's cgroup places too");
+	ok(!ananicy_cgroup_for(s, "own", true, dest, sizeof(dest), &r),
+	   "placed by cgrules.conf already: not by ananicy");
+	ok(!ananicy_cgroup_for(s, "undefined", false, dest, sizeof(dest), &r),
+	   "a cgroup no line defines places nowhere");
+	ok(!ananicy_cgroup_for(s, "plain", false, dest, sizeof(dest), &r),
+	   "a rule without cgroup places nowhere");
+	ok(!ananicy_cgroup_for(s, "nobody", false, dest, sizeof(dest), &r) && r == NULL,
+	   "nor does a name no rule names");
+	ananicy_free(s);
+}
+
 int
 main(void)
 {
-	plan(60);
+	plan(60 + 8 + 9);
 	test_dir();
 	test_lines();
 	test_resolve();
 	test_names();
+	test_quota();
+	test_cgroup_for();
 	return tap_done();
 }
