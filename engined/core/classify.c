@@ -547,6 +547,7 @@ decide_known(struct core *c, unsigned flags, uid_t asker, bool lazy, bool groups
 				  .ask = !lazy, /* explain */
 				  .asker = asker };
 	decide_rules(c, t, current, &view, hook, d);
+	ananicy_place(c, t, d);
 	if (flags & PROC_BOOSTED)
 		apply_boosts(c, pid, d);
 	compose(c, pid, d);
@@ -593,6 +594,7 @@ classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cm
 		d->parts[i] = NULL;
 	d->refusal[0] = '\0';
 	decide_rules(c, t, current, &view, true, d);
+	ananicy_place(c, t, d);
 	compose(c, t->pid, d);
 	priority_decide(c, d, false);
 	ananicy_decide(c, t, d); /* t: the what-if task, not d->task */

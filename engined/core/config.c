@@ -289,6 +289,7 @@ static cfg_opt_t opts[] = {
 	CFG_BOOL("exec-gate", cfg_false, CFGF_NONE),
 	CFG_STR("event-source", "auto", CFGF_NONE),
 	CFG_STR("ananicy-dir", "", CFGF_NONE),
+	CFG_STR("ananicy-cgroup-hierarchy", "", CFGF_NONE),
 	CFG_INT_CB("boosts-per-user", CONFIG_BOOSTS_PER_USER, CFGF_NONE, config_parse_ranged),
 	CFG_STR("dbus", "no", CFGF_NONE),
 	CFG_STR("foreground-profile", "", CFGF_NONE),
@@ -364,6 +365,9 @@ copy_config(cfg_t *cfg, struct config *c)
 		return -ENOMEM;
 	c->metrics_group = xstrdup(cfg_getstr(cfg, "metrics-group"));
 	c->ananicy_dir = xstrdup(cfg_getstr(cfg, "ananicy-dir"));
+	c->ananicy_cgroup_hier = xstrdup(cfg_getstr(cfg, "ananicy-cgroup-hierarchy"));
+	if (!c->ananicy_cgroup_hier)
+		return -ENOMEM;
 	if (!c->rules || !c->rules_dir || !c->control_socket || !c->sticky_socket ||
 	    !c->pidfile || !c->state_file || !c->template_key || !c->log ||
 	    !c->lua_script || !c->metrics_group || !c->ananicy_dir)
@@ -580,6 +584,7 @@ config_free(struct config *c)
 	free(c->rules);
 	free(c->rules_dir);
 	free(c->ananicy_dir);
+	free(c->ananicy_cgroup_hier);
 	free_list(c->hierarchies, c->nhierarchies);
 	free_list(c->layout, c->nlayout);
 	free(c->unified_root);

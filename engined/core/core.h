@@ -180,6 +180,7 @@ struct config {
 	char *metrics_group; /* members may ask for "metrics" ("" = root only) */
 	uint64_t digest;     /* fingerprint of the parsed configuration (fleet.c) */
 	char *ananicy_dir;    /* ananicy-cpp's rules to read, "" = none */
+	char *ananicy_cgroup_hier; /* where ananicy's cgroups are made, "" = nowhere */
 	struct group_conf *groups;
 	size_t ngroups;
 	struct boost_profile *profiles;

@@ -83,6 +83,12 @@ struct policy {
 	struct hooks *hooks;	   /* Lua hooks, or NULL */
 	struct hooks *hooks_ask;   /* the same in a helper of its own, for requests */
 	struct ananicy_set *ananicy; /* ananicy-dir's rules, or NULL (ananicy.c) */
+	/* ananicy-cgroup-hierarchy: ananicy's cgroups are groups of managed
+	 * hierarchy ananicy_hier, their settings in settings[] pointing into
+	 * ananicy_groups (ananicy.c; one block, freed with the policy) */
+	bool ananicy_place;
+	size_t ananicy_hier;
+	struct ananicy_group *ananicy_groups;
 	struct name_table *users;  /* uid -> name cache */
 	struct name_table *groups; /* gid -> name cache */
 };
@@ -137,6 +143,12 @@ void ananicy_policy_summary(const struct policy *p, char *buf, size_t len);
  */
 bool ananicy_want(const struct policy *p, const struct task *t, struct prio *out,
 		  const struct ananicy_entry **rule);
+/*
+ * After the rules and the Lua hook, before boosts: with
+ * ananicy-cgroup-hierarchy, a task nothing placed in that hierarchy goes
+ * to the cgroup its ananicy rule (or the rule's type) names.
+ */
+void ananicy_place(const struct core *c, const struct task *t, struct decision *d);
 /* After priority_decide(): the fields of d->prio nothing named yet, from
  * the ananicy rule for task t, with the rule's file:line as reason. */
 struct decision;
@@ -157,6 +169,8 @@ int layout_build(struct policy *p, const struct overrides *o, const char *procro
 /* The depth of each virtual dimension and the controllers to enable,
  * from the bound rules, group settings and boost profiles. */
 void layout_finish(struct policy *p);
+/* Enable v2 controller name ("cpu") along the composed paths too. */
+void layout_want_controller(struct policy *p, const char *name);
 /*
  * Can a composed group be longer than RULES_DEST_MAX - 1 bytes: uroot,
  * and for each dimension its longest part -- a destination of a rule

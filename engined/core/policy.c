@@ -341,6 +341,7 @@ policy_free(struct policy *p)
 	config_free(p->cfg);
 	free(p->settings);
 	free(p->prio_groups);
+	free(p->ananicy_groups);
 	free(p->uroot);
 	free(p);
 }
