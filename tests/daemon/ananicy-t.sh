@@ -8,14 +8,18 @@
 # /proc, ionice and chrt; a program no rule names is untouched;
 # cgrules.conf's class decides first; explain names the ananicy file and
 # line; --check lists the malformed line and counts; a reload reads an
-# edited file.  Every rule names a $TAG program: the daemon gives no
-# other process of the machine anything.
+# edited file; with ananicy-cgroup-hierarchy a type's cgroup places its
+# programs in the test's named hierarchy (no cpu controller: no quota,
+# said once) where cgrules.conf placed them nowhere, and in a private
+# sub-tree of cgroup2 (the unified layout) with its cpu.max when that
+# sub-tree is offered the cpu controller.  Every rule names a $TAG
+# program: the daemon gives no other process of the machine anything.
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
 command -v ionice >/dev/null || skip_all "needs ionice"
 command -v chrt >/dev/null || skip_all "needs chrt"
 command -v bash >/dev/null || skip_all "needs bash (exec -a)"
-plan 23
+plan 29
 
 mount_hier cls; MANAGED="cls"
 CLS="name=${TAG}cls"
@@ -33,7 +37,7 @@ A="$T/ananicy.d"
 mkdir -p "$A/00-default/Games/wine & proton" "$A/00-default/Games/linux native"
 cat >"$A/00-types.types" <<'EOF'
 # types as ananicy-rules writes them
-{ "type": "Game", "nice": -5, "ioclass": "best-effort", "sched": "normal" }
+{ "type": "Game", "nice": -5, "ioclass": "best-effort", "sched": "normal", "cgroup": "cpu80" }
 { "type": "BG_CPUIO", "nice": 16, "ioclass": "idle", "sched": "idle" }
 { "type": "OOM_NO_KILL", "oom_score_adj": -1000 }
 EOF
@@ -56,6 +60,7 @@ cat >"$T/cgrules.conf" <<EOF
 *:${TAG}classed $CLS /classed
 EOF
 write_config "ananicy-dir = \"$A\"
+ananicy-cgroup-hierarchy = \"$CLS\"
 group \"$CLS:/classed\" {
     process = {\"nice=3\"}
 }"
@@ -94,6 +99,10 @@ wait_until 30 has_nice "$g" -5
 is -5 "$(nice_of "$g")" "a name longer than 15 bytes gets its type's nice"
 is "best-effort: prio 0" "$(io_of "$g")" "and best-effort at level 0, as ananicy-cpp"
 is "SCHED_OTHER" "$(policy_of "$g")" "sched normal"
+wait_group "$g" cls /cpu80
+is /cpu80 "$(cgroup_of "$g" cls)" "its type's cgroup places it in ananicy-cgroup-hierarchy"
+is 1 "$(grep -c "ananicy-cgroup-hierarchy $CLS has no cpu controller: ananicy's cgroups place processes there without their CPUQuota" "$T/daemon.log")" \
+	"a hierarchy without cpu: placed without the quota, said once"
 
 run_as "${TAG}u" "$T/bin/$SPACED" 300; s=$LAST
 wait_until 30 has_oom "$s" 700
@@ -119,11 +128,13 @@ wait_group "$c" cls /classed
 wait_until 30 has_oom "$c" 600
 is 3 "$(nice_of "$c")" "cgrules.conf's class decides nice first"
 is 600 "$(oom_of "$c")" "ananicy's rule gives what the class does not name"
+is /classed "$(cgroup_of "$c" cls)" "cgrules.conf places first: not in its type's cgroup"
 
 is "$o_nice" "$(nice_of "$o")" "a program no rule names keeps its nice"
 is "$o_io" "$(io_of "$o")" "and its I/O priority"
 is "$o_oom" "$(oom_of "$o")" "and its oom_score_adj"
 is "$o_pol" "$(policy_of "$o")" "and its policy"
+is / "$(cgroup_of "$o" cls)" "and its group"
 
 ex=$(ctl explain "$w")
 ok "explain names the ananicy file and line" grep -qF "$WINE_RULES:2" <<EOF
@@ -141,4 +152,40 @@ run_as "${TAG}u" "$T/bin/$LONG" 300; g2=$LAST
 wait_until 30 has_nice "$g2" -2
 is -2 "$(nice_of "$g2")" "after a reload the edited rule applies"
 ok "the daemon is still running" kill -0 "$DAEMON_PID"
+daemon_stop
+stop_kids
+
+# ---- a dimension of the unified layout, in a private sub-tree of cgroup2 ----
+V2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+if [ -z "$V2" ]; then
+	skip 2 "no cgroup2 mount"
+	done_testing
+fi
+SUB="cgetest_ananicy_$$"
+mkdir "$V2/$SUB" || bail "cannot make a private sub-tree of $V2"
+v2cleanup() {
+	cleanup
+	[ -d "$V2/$SUB" ] && find "$V2/$SUB" -depth -type d -exec rmdir {} \; 2>/dev/null
+	[ ! -d "$V2/$SUB" ] || diag "$V2/$SUB left behind"
+}
+trap v2cleanup EXIT
+write_config "ananicy-dir = \"$A\"
+ananicy-cgroup-hierarchy = \"cpu\"
+unified-layout = {\"cpu\"}
+backend = \"cgroupfs\"
+unified-root = \"/$SUB\""
+daemon_start || bail "daemon (unified layout)"
+v2_of() { sed -n 's/^0::\(.*\)$/\1/p' "/proc/$1/cgroup"; }
+in_v2() { [ "$(v2_of "$1")" = "$2" ]; }
+run_as "${TAG}u" "$T/bin/$LONG" 300; g3=$LAST
+wait_until 30 in_v2 "$g3" "/$SUB/cpu80"
+is "/$SUB/cpu80" "$(v2_of "$g3")" "a dimension of the unified layout: its type's cgroup"
+if grep -qw cpu "$V2/$SUB/cgroup.controllers"; then
+	is "$((80 * $(getconf _NPROCESSORS_ONLN) * 1000)) 100000" "$(cat "$V2/$SUB/cpu80/cpu.max")" \
+		"cpu.max: CPUQuota 80 is 80% of all $(getconf _NPROCESSORS_ONLN) CPUs"
+else
+	skip 1 "no cpu controller offered to $V2/$SUB (cpu.max checked in the unit test)"
+fi
+daemon_stop
+stop_kids
 done_testing
