@@ -145,8 +145,11 @@ ananicy_policy_load(struct policy *p, const struct report *rep)
 	const char *dir = p->cfg->ananicy_dir;
 	int rc;
 
-	if (dir == NULL || dir[0] == '\0')
+	if (dir == NULL || dir[0] == '\0') {
+		if (p->cfg->ananicy_cgroup_hier[0] != '\0')
+			log_warning("ananicy-cgroup-hierarchy without ananicy-dir: unused");
 		return 0;
+	}
 	if ((p->ananicy = ananicy_new()) == NULL) {
 		report_msg(rep, "%s: out of memory", dir);
 		return -1;

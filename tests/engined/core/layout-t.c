@@ -521,6 +521,14 @@ test_ananicy(void)
 	snprintf(conf2, sizeof(conf2), "%s/a.rules:2", dir);
 	is_string(conf2, v->reason, "... names the ananicy rule's file and line");
 	core_free(c);
+	snprintf(conf2, sizeof(conf2),
+		 "unified-layout = {\"cpu\"}\nananicy-dir = \"%s\"\n"
+		 "ananicy-cgroup-hierarchy = \"nosuch\"\n",
+		 dir);
+	fixture_files(&f2, conf2, "root cpu /profs\n");
+	is_string("cgengined.conf: ananicy-cgroup-hierarchy \"nosuch\": not a managed "
+		  "hierarchy or dimension",
+		  build_error(&f2), "ananicy-cgroup-hierarchy naming nothing managed is an error");
 	fixture_done(&f2);
 	fixture_current = &fx;
 }
@@ -679,7 +687,7 @@ test_limit(void)
 int
 main(void)
 {
-	plan(77 + 7 + 9 + 6);
+	plan(77 + 7 + 9 + 7);
 	test_pure();
 	fixture_init(&fx);
 	fixture_v2(&fx, "cpu io memory pids", "/svc");
