@@ -73,7 +73,7 @@ group_quota(struct policy *p, size_t k, const struct ananicy_entry *e, long ncpu
 struct groups_fill {
 	struct policy *p;
 	long ncpu;
-	size_t n;
+	size_t n, cap; /* groups filled, room in p->ananicy_groups */
 };
 
 static void
@@ -83,7 +83,7 @@ group_fill(void *arg, const struct ananicy_entry *e)
 	struct policy *p = f->p;
 	struct ananicy_group *g = &p->ananicy_groups[f->n];
 
-	if (strchr(e->key, '/') != NULL || strcmp(e->key, ".") == 0 ||
+	if (f->n >= f->cap || strchr(e->key, '/') != NULL || strcmp(e->key, ".") == 0 ||
 	    strcmp(e->key, "..") == 0 ||
 	    (size_t)snprintf(g->path, sizeof(g->path), "/%s", e->key) >= sizeof(g->path))
 		return; /* ananicy_cgroup_for() places nobody there either */
@@ -128,7 +128,7 @@ ananicy_groups(struct policy *p, const struct report *rep)
 	p->ananicy_place = true;
 	p->ananicy_hier = (size_t)k;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	struct groups_fill f = { p, ncpu > 0 ? ncpu : 1, 0 };
+	struct groups_fill f = { p, ncpu > 0 ? ncpu : 1, 0, n.cgroups };
 	ananicy_each(p->ananicy, ANANICY_CGROUPS, group_fill, &f);
 	if (p->virt[k])
 		layout_want_controller(p, "cpu");
