@@ -44,8 +44,8 @@ struct gwatch {
 struct gnomefg {
 	struct foreground *fg; /* borrowed */
 	char root[PATH_MAX];
-	int fd;		       /* inotify */
-	bool fresh;	       /* the scopes there have not been looked at */
+	int fd;	    /* inotify */
+	bool fresh; /* the scopes there have not been looked at */
 	LIST_HEAD(, gwatch) watches;
 	size_t nwatches;
 	int fg_wd;	/* the scope holding the foreground's grant (-1: none) */
@@ -60,7 +60,7 @@ find(struct gnomefg *g, int wd)
 {
 	struct gwatch *w;
 
-	LIST_FOREACH(w, &g->watches, link)
+	LIST_FOREACH (w, &g->watches, link)
 		if (w->wd == wd)
 			return w;
 	return NULL;
@@ -91,7 +91,7 @@ check(struct gnomefg *g, const struct gwatch *w)
 	char v[64], err[512] = "";
 	unsigned id;
 	bool first;
-	ssize_t n = getxattr(w->path, GNOMEFG_XATTR, v, sizeof(v) - 1);
+	ssize_t n = lgetxattr(w->path, GNOMEFG_XATTR, v, sizeof(v) - 1);
 
 	if (n < 0 || (v[n] = '\0', strcmp(v, "-1") != 0))
 		return; /* not focused: the foreground stays where it is */
@@ -153,7 +153,8 @@ child(struct gnomefg *g, const struct gwatch *p, const char *name)
 static int
 watch(struct gnomefg *g, const char *path, int depth, uid_t uid)
 {
-	uint32_t mask = IN_CREATE | IN_MOVED_TO | IN_ONLYDIR | (depth > DEPTH_APPS ? IN_ATTRIB : 0);
+	uint32_t mask = IN_CREATE | IN_MOVED_TO | IN_ONLYDIR | IN_DONT_FOLLOW |
+			(depth > DEPTH_APPS ? IN_ATTRIB : 0);
 	struct gwatch *w;
 	struct dirent *de;
 	DIR *dir;
@@ -221,16 +222,18 @@ gnomefg_process(struct gnomefg *g, double now)
 	g->now = now;
 	if (g->fresh) {
 		g->fresh = false;
-		LIST_FOREACH(w, &g->watches, link)
+		LIST_FOREACH (w, &g->watches, link)
 			if (w->depth > DEPTH_APPS)
 				check(g, w);
 	}
-	for (int round = 0; round < 64 && (n = read(g->fd, buf, sizeof(buf))) > 0; round++)
+	for (int round = 0; round < 64 && (n = read(g->fd, buf, sizeof(buf))) > 0;
+	     round++)
 		for (char *p = buf; p < buf + n;) {
 			const struct inotify_event *ev = (const struct inotify_event *)p;
 
 			if (ev->mask & IN_Q_OVERFLOW) {
-				log_warning("gnome: events were lost: looking at the scopes again");
+				log_warning(
+					"gnome: events were lost: looking at the scopes again");
 				g->fresh = true;
 			} else {
 				event(g, ev);

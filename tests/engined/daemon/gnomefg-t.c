@@ -125,7 +125,8 @@ main(void)
 	/* the user's tree, with scope A already focused before the watcher */
 	snprintf(dir, sizeof(dir), "%s/user-%u.slice", root, (unsigned)nobody);
 	mkdir_or_bail(dir);
-	snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/user@%u.service", (unsigned)nobody);
+	snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/user@%u.service",
+		 (unsigned)nobody);
 	mkdir_or_bail(dir);
 	snprintf(apps, sizeof(apps), "%s/app.slice", dir);
 	mkdir_or_bail(apps);
@@ -135,7 +136,8 @@ main(void)
 	is_int(0, shared.boost, "nothing is looked at before the first round");
 	gnomefg_process(g, now());
 	ok(shared.boost != 0, "a scope focused before the watcher is the foreground");
-	is_string("/fg", fixture_group(&fx, 4001), "its lowest pid gets the foreground profile");
+	is_string("/fg", fixture_group(&fx, 4001),
+		  "its lowest pid gets the foreground profile");
 
 	/* B appears (IN_CREATE), is focused: the foreground moves */
 	scope("app-b.scope", "4003\n");
@@ -148,9 +150,11 @@ main(void)
 	mark("app-b.scope", "-1");
 	pump();
 	ok(shared.boost != 0 && shared.boost != a, "\"-1\" on B moves the foreground");
-	is_string("/fg", fixture_group(&fx, 4003), "B's process gets the foreground profile");
+	is_string("/fg", fixture_group(&fx, 4003),
+		  "B's process gets the foreground profile");
 	ok(core_boost_find(core, a) == NULL, "A's grant ended");
-	is_string("/users/nobody", fixture_group(&fx, 4001), "A's process is back in its group");
+	is_string("/users/nobody", fixture_group(&fx, 4001),
+		  "A's process is back in its group");
 
 	/* B is focused again (Mutter may say it twice): the grant stays */
 	unsigned b = shared.boost;
@@ -165,7 +169,8 @@ main(void)
 	pump();
 	mark("app-gnome.slice/app-c.scope", "-1");
 	pump();
-	is_string("/fg", fixture_group(&fx, 4004), "a scope in a sub-slice becomes the foreground");
+	is_string("/fg", fixture_group(&fx, 4004),
+		  "a scope in a sub-slice becomes the foreground");
 
 	/* the foreground's scope is removed: its grant ends */
 	unsigned c = shared.boost;
