@@ -294,6 +294,7 @@ static cfg_opt_t opts[] = {
 	CFG_STR("dbus", "no", CFGF_NONE),
 	CFG_STR("foreground-profile", "", CFGF_NONE),
 	CFG_BOOL("dbus-s76", cfg_false, CFGF_NONE),
+	CFG_STR("gnome-foreground", "no", CFGF_NONE),
 	CFG_STR("metrics-group", "cgengine-metrics", CFGF_NONE),
 	/* no CFGF_NO_TITLE_DUPES: each section is taken out of libconfuse
 	 * as it is parsed, titles are deduplicated in config_check.c */
@@ -361,7 +362,8 @@ copy_config(cfg_t *cfg, struct config *c)
 	c->dbus = xstrdup(cfg_getstr(cfg, "dbus"));
 	c->foreground_profile = xstrdup(cfg_getstr(cfg, "foreground-profile"));
 	c->dbus_s76 = cfg_getbool(cfg, "dbus-s76");
-	if (!c->dbus || !c->foreground_profile)
+	c->gnome_foreground = xstrdup(cfg_getstr(cfg, "gnome-foreground"));
+	if (!c->dbus || !c->foreground_profile || !c->gnome_foreground)
 		return -ENOMEM;
 	c->metrics_group = xstrdup(cfg_getstr(cfg, "metrics-group"));
 	c->ananicy_dir = xstrdup(cfg_getstr(cfg, "ananicy-dir"));
@@ -592,6 +594,7 @@ config_free(struct config *c)
 	free(c->control_socket);
 	free(c->dbus);
 	free(c->foreground_profile);
+	free(c->gnome_foreground);
 	free(c->sticky_socket);
 	free(c->pidfile);
 	free(c->state_file);

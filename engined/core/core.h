@@ -177,6 +177,9 @@ struct config {
 	char *dbus;
 	char *foreground_profile;
 	bool dbus_s76;
+	/* watch GNOME's app scopes (engined/daemon/gnomefg.c): "no",
+	 * "yes" or the directory to watch instead of /sys/fs/cgroup/user.slice */
+	char *gnome_foreground;
 	char *metrics_group; /* members may ask for "metrics" ("" = root only) */
 	uint64_t digest;     /* fingerprint of the parsed configuration (fleet.c) */
 	char *ananicy_dir;    /* ananicy-cpp's rules to read, "" = none */

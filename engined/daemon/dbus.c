@@ -20,6 +20,7 @@
  * the bus (NameOwnerChanged).
  */
 #include "dbus.h"
+#include "foreground.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -77,9 +78,10 @@ struct door {
 	size_t ncalls;
 	struct ratelimit fg_rate;
 	struct log_limit denials;
+	struct foreground *shared; /* the foreground, whoever set it (borrowed) */
 	struct {
 		char owner[256];    /* the caller's bus name */
-		unsigned boost;	    /* its boost (0: no foreground) */
+		unsigned boost;	    /* its boost (0: none, or not the door's) */
 		sd_bus_slot *watch; /* NameOwnerChanged of owner */
 	} fg;
 	uint64_t seen; /* the boosts' fingerprint last told (BoostsChanged) */
@@ -203,6 +205,8 @@ dbus_boosts_changed(struct door *d)
 
 /* ---- running the core's verb ------------------------------------------------------------- */
 
+static void verb_fail(struct door_call *c, int rc, const char *err);
+
 /* Run verb argv for c as uid; 0 with *out (the caller frees it), or
  * -errno after answering c (then freed). */
 static int
@@ -216,13 +220,19 @@ verb(struct door_call *c, uid_t uid, int argc, char **argv, json_t **out)
 	char err[512] = "";
 	int rc = verbs_run(&rq, argc, argv, out, err, sizeof(err));
 
-	if (rc == 0)
-		return 0;
+	if (rc < 0)
+		verb_fail(c, rc, err);
+	return rc;
+}
+
+/* Answer c with what the verb's rc and message err say. */
+static void
+verb_fail(struct door_call *c, int rc, const char *err)
+{
 	if (rc == -EPERM || strncmp(err, "permission denied", 17) == 0)
 		fail(c, SD_BUS_ERROR_ACCESS_DENIED, "%s", err);
 	else
 		fail(c, DOOR_ERROR, "%s", err);
-	return rc;
 }
 
 /* Answer c with the JSON text of v (a value to read, the verbs' own). */
@@ -267,16 +277,16 @@ static void
 foreground(struct door_call *c)
 {
 	struct door *d = c->d;
-	const char *profile = core_config(d->core)->foreground_profile;
+	char err[512] = "";
+	unsigned id;
+	int rc;
 
-	if (profile[0] == '\0') {
-		fail(c, DOOR_ERROR, "no foreground-profile is configured");
+	fg_lost(d, "the foreground changed");
+	if ((rc = foreground_set(d->shared, d->now, c->pid, c->uid, c->caller, &id, err,
+				 sizeof(err))) < 0) {
+		verb_fail(c, rc, err);
 		return;
 	}
-	fg_lost(d, "the foreground changed");
-	unsigned id = boost(c, c->uid, profile, 0);
-	if (id == 0)
-		return;
 	d->fg.boost = id;
 	/* s76's callers are often one-shot (busctl from a window manager's
 	 * hook): its grant lasts until replaced or expired, as there */
@@ -556,12 +566,13 @@ ask_creds(struct door_call *c)
 
 /* ---- the foreground's caller, watched ------------------------------------------------------ */
 
-/* The foreground ends (its boost, the watch of its caller). */
+/* The door's foreground ends (its boost, if it is still the
+ * foreground, and the watch of its caller). */
 static void
 fg_lost(struct door *d, const char *why)
 {
-	if (d->fg.boost != 0 && core_boost_find(d->core, d->fg.boost) != NULL)
-		(void)core_boost_end(d->core, d->fg.boost, why);
+	if (d->fg.boost != 0)
+		foreground_end(d->shared, d->fg.boost, why);
 	d->fg.boost = 0;
 	d->fg.owner[0] = '\0';
 	d->fg.watch = sd_bus_slot_unref(d->fg.watch);
@@ -936,7 +947,7 @@ dbus_deadline(const struct door *d)
 /* ---- life cycle ----------------------------------------------------------------------------- */
 
 int
-dbus_new(struct door **out, struct core *core, const char *address)
+dbus_new(struct door **out, struct core *core, struct foreground *fg, const char *address)
 {
 	struct door *d = calloc(1, sizeof(*d));
 
@@ -945,6 +956,7 @@ dbus_new(struct door **out, struct core *core, const char *address)
 		return -ENOMEM;
 	}
 	d->core = core;
+	d->shared = fg;
 	TAILQ_INIT(&d->calls);
 	d->reconnect = (struct backoff){ .first = 1, .max = 30 };
 	d->denials = (struct log_limit)LOG_LIMIT_INIT(5);

@@ -71,13 +71,17 @@ const char *dbusauth_polkit(enum door_polkit a);
 
 struct door;
 
+struct foreground;
+
 /*
- * A door for core (borrowed) on the bus address ("system": the system
+ * A door for core (borrowed), setting the foreground fg (borrowed,
+ * shared with whatever else sets it: foreground.h) on the bus address ("system": the system
  * bus), not connected yet: sd-bus refuses a connection made before the
  * daemon forked; dbus_process() connects.  With s76, owns
  * com.system76.Scheduler too.  0 or -errno.  Free with dbus_free.
  */
-int dbus_new(struct door **out, struct core *core, const char *address) ATTR_WUR;
+int dbus_new(struct door **out, struct core *core, struct foreground *fg,
+	     const char *address) ATTR_WUR;
 /* Close (the calls waiting go unanswered, the foreground's boost ends). */
 void dbus_free(struct door *d);
 /* Handle what came, at the loop's time now (seconds); connects (again,

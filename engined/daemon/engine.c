@@ -31,6 +31,7 @@
  */
 #include "daemon.h"
 #include "dbus.h"
+#include "foreground.h"
 #include "gateloop.h"
 #include "engined/backend/systemd/sdplace.h"
 #include "engined/backend/systemd/sdunit.h"
@@ -109,6 +110,9 @@ struct engine {
 	struct door *door;  /* the D-Bus door (dbus.c), unless dbus is "no" */
 	ev_io door_watcher;
 	ev_timer door_timer;
+	struct foreground fg;  /* the foreground: the door's and GNOME's */
+	struct gnomefg *gnome; /* GNOME's app scopes (gnomefg.c), if watched */
+	ev_io gnome_watcher;
 	struct gateloop *gate; /* the exec gate, while exec-gate is set */
 	struct bpfexec *bpf;   /* the eBPF event source: EXEC (NULL: the connector's) */
 	ev_io bpf_watcher;
@@ -397,6 +401,36 @@ door_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	struct engine *e = w->data;
 
 	dbus_process(e->door, ev_now(loop));
+}
+
+static void
+gnome_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct engine *e = w->data;
+
+	gnomefg_process(e->gnome, ev_now(loop));
+}
+
+/* gnome-foreground: "no", "yes" (GNOMEFG_ROOT) or a directory; 0 or -1. */
+static int
+gnome_open(struct engine *e, const struct config *cfg)
+{
+	const char *root = strcmp(cfg->gnome_foreground, "yes") == 0 ? GNOMEFG_ROOT
+								       : cfg->gnome_foreground;
+	int rc;
+
+	if (strcmp(root, "no") == 0)
+		return 0;
+	if (root[0] != '/') {
+		log_error("gnome-foreground: \"%s\" is not \"yes\", \"no\" or a directory",
+			  root);
+		return -1;
+	}
+	if ((rc = gnomefg_new(&e->gnome, &e->fg, root)) < 0) {
+		log_error("cannot watch GNOME's app scopes in %s: %s", root, strerror(-rc));
+		return -1;
+	}
+	return 0;
 }
 
 static void
@@ -747,6 +781,7 @@ engine_new(const struct engine_options *opts)
 	co.env.prio = backend_prio_kernel();
 	if ((e->core = core_new(&co, &rep)) == NULL)
 		goto fail;
+	e->fg.core = e->core;
 	const struct config *cfg = core_config(e->core);
 	if ((e->pidfile = strdup(cfg->pidfile)) == NULL)
 		goto fail;
@@ -770,10 +805,12 @@ engine_new(const struct engine_options *opts)
 	if (cfg->control_socket[0] != '\0' &&
 	    (e->control = control_open(cfg->control_socket, e->core)) == NULL)
 		goto fail;
-	if (strcmp(cfg->dbus, "no") != 0 && (rc = dbus_new(&e->door, e->core, cfg->dbus)) < 0) {
+	if (strcmp(cfg->dbus, "no") != 0 && (rc = dbus_new(&e->door, e->core, &e->fg, cfg->dbus)) < 0) {
 		log_error("cannot start the D-Bus door: %s", strerror(-rc));
 		goto fail;
 	}
+	if (gnome_open(e, cfg) < 0)
+		goto fail;
 	return e;
 fail:
 	engine_free(e);
@@ -826,6 +863,11 @@ start_watchers(struct engine *e)
 	e->door_watcher.data = e;
 	ev_init(&e->door_timer, door_timer_cb);
 	e->door_timer.data = e;
+	if (e->gnome != NULL) {
+		ev_io_init(&e->gnome_watcher, gnome_cb, gnomefg_fd(e->gnome), EV_READ);
+		e->gnome_watcher.data = e;
+		ev_io_start(e->loop, &e->gnome_watcher);
+	}
 	if (e->sticky != NULL)
 		sticky_start(e->sticky, e->loop);
 	if (e->control != NULL)
@@ -859,6 +901,8 @@ engine_run(struct engine *e)
 	 * the sets are first filled, so no change is missed; the exec gate:
 	 * its marks before the scan, as the proc connector), then scans */
 	core_start(e->core, ev_now(e->loop));
+	if (e->gnome != NULL) /* the scopes there: is one focused already? */
+		gnomefg_process(e->gnome, ev_now(e->loop));
 	log_notice("ready: running processes classified (%llu moves)",
 		   (unsigned long long)core_stats(e->core)->moves);
 	tell_ready(e);
@@ -874,6 +918,9 @@ engine_run(struct engine *e)
 	e->control = NULL;
 	dbus_free(e->door); /* its foreground boost ends: nobody watches its caller */
 	e->door = NULL;
+	gnomefg_free(e->gnome);
+	e->gnome = NULL;
+	foreground_end(&e->fg, 0, "the daemon stops");
 	pidfile_remove(e->pidfile);
 	log_notice("stopped");
 	return 0;
@@ -894,6 +941,7 @@ engine_free(struct engine *e)
 		sticky_close(e->sticky, NULL);
 	control_close(e->control);
 	dbus_free(e->door);
+	gnomefg_free(e->gnome);
 	gateloop_free(e->gate, e->loop);
 	procev_close(e->pe);
 	procev_close(e->ids);

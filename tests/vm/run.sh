@@ -143,6 +143,9 @@ job() {
 	# a failed exec for sdgate-t.sh (the guest is Debian 12 as the host)
 	cc -O2 -o "$dir/execfail" "$SRCDIR/tests/lib/execfail.c" 2>>"$WORK/build.log" ||
 		echo "# cannot build tests/lib/execfail.c for the guest"
+	# Mutter's xattr for dbus-t.sh (the guest has no setfattr)
+	cc -O2 -o "$dir/setxattr" "$SRCDIR/tests/lib/setxattr.c" 2>>"$WORK/build.log" ||
+		echo "# cannot build tests/lib/setxattr.c for the guest"
 	{
 		echo "# written by tests/vm/run.sh: the scenarios of one boot"
 		for s; do

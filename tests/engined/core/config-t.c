@@ -322,7 +322,7 @@ main(void)
 {
 	struct config *c;
 
-	plan(53 + 30 + 15 + 7 + 15 + 4 + 8 + 13);
+	plan(53 + 30 + 15 + 7 + 15 + 4 + 8 + 13 + 2);
 	c = load("no-such.conf", true);
 	ok(c != NULL, "a missing optional file gives the defaults");
 	is_string("", c->file, "no file read");
@@ -339,6 +339,10 @@ main(void)
 	is_int(-10, c->nice, "default nice: raised");
 	is_int(0, c->rt_priority, "no real-time priority by default");
 	is_int(32, c->boosts_per_user, "32 boosts per user by default");
+	is_string("no", c->gnome_foreground, "GNOME's app scopes are not watched by default");
+	config_free(c);
+	c = load_text("gnome-foreground = \"yes\"\n");
+	is_string("yes", c != NULL ? c->gnome_foreground : NULL, "gnome-foreground");
 	config_free(c);
 
 	c = load("no-such.conf", false);

@@ -19,6 +19,7 @@
  */
 #include "engined/core/core_private.h"
 #include "engined/daemon/dbus.h"
+#include "engined/daemon/foreground.h"
 #include "tests/lib/fixture.h"
 #include "tests/tap/tap.h"
 
@@ -40,6 +41,7 @@
 static struct fixture fx;
 static struct core *core;
 static struct door *door;
+static struct foreground shared;
 static sd_bus *desk; /* the stand-ins' connection (polkit, logind) */
 static char busdir[64], address[192];
 static pid_t broker;
@@ -877,7 +879,8 @@ main(void)
 	core_start(core, now());
 	start_broker();
 	start_desk();
-	if (dbus_new(&door, core, address) < 0)
+	shared.core = core;
+	if (dbus_new(&door, core, &shared, address) < 0)
 		bail("dbus_new");
 	pump(-1, door_named);
 	pid_t mine = target(user), mine2 = target(user), roots = target(0);

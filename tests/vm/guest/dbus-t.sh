@@ -7,9 +7,12 @@
 # own process with busctl, is refused another user's (boost-any asks
 # for an administrator), and sets its foreground through the s76
 # method from a logind session; a user the rule does not grant, with
-# no active session, is refused with AccessDenied.
+# no active session, is refused with AccessDenied.  With
+# gnome-foreground on a cgroup2 tree of the test's own (user-UID.slice/
+# user@UID.service/app.slice/app-a.scope), Mutter's xattr "-1" on the
+# scope moves the foreground to its process.
 . ./lib.sh
-plan 16
+plan 19
 
 G=cgvm_dbg # granted by the polkit rule
 N=cgvm_dbn # not granted
@@ -26,6 +29,7 @@ rules-dir = ""
 dbus = "system"
 foreground-profile = "fg"
 dbus-s76 = true
+gnome-foreground = "/sys/fs/cgroup/cgvm-gnome"
 boost-profile "fast" {
 	allow = {"$G", "$N"}
 	hierarchy = "unified"
@@ -50,6 +54,7 @@ polkit.addRule(function(action, subject) {
 EOF
 systemctl reload dbus
 systemctl restart polkit
+mkdir -p /sys/fs/cgroup/cgvm-gnome
 journal_mark
 timeout 120 systemctl start cgengined
 is active "$(prop cgengined ActiveState)" "the daemon runs"
@@ -104,6 +109,23 @@ is "Call failed: Access denied" "$out" "another user's process cannot be the for
 ok "the daemon says so" \
 	denied "$(id -u "$G")" "the foreground is only ever the caller's own process"
 
+# GNOME: the other user's app scope, focused (./setxattr: run.sh builds
+# tests/lib/setxattr.c, the guest has no setfattr)
+UN=$(id -u "$N")
+SCOPE=/sys/fs/cgroup/cgvm-gnome/user-$UN.slice/user@$UN.service/app.slice/app-a.scope
+if [ -x ./setxattr ] && mkdir -p "$SCOPE" && echo "$PN" >"$SCOPE/cgroup.procs"; then
+	journal_mark
+	./setxattr "$SCOPE" user.xdg.inactive-since -1
+	ok "a scope marked \"-1\" is the foreground" \
+		wait_for 10 sh -c "[ \"\$(sed -n 's/^0:://p' /proc/$PN/cgroup)\" = /cgvm/fg ]"
+	ok "the daemon says so" journal_has "gnome: uid $UN focused $SCOPE: pid $PN is the foreground"
+	ok "the previous foreground (s76's) loses it" \
+		journal_has "boost #[0-9]+ ended \\(the foreground changed\\)"
+else
+	skip 3 "no ./setxattr or no scope of the test's"
+fi
+
 kill $PG $PN
 systemctl stop cgengined
+rmdir "$SCOPE" "${SCOPE%/*}" "${SCOPE%/*/*}" "${SCOPE%/*/*/*}" /sys/fs/cgroup/cgvm-gnome 2>/dev/null
 rm -f /etc/polkit-1/rules.d/50-cgvm.rules
