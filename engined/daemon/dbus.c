@@ -312,6 +312,7 @@ run(struct door_call *c)
 	char arg[32];
 	char *argv[2] = { NULL, arg };
 	json_t *r;
+	unsigned id;
 
 	if (c->pidfd >= 0 && !pidfd_running(c->pidfd)) {
 		fail(c, DOOR_ERROR, "the process has exited");
@@ -340,8 +341,10 @@ run(struct door_call *c)
 		call_free(c);
 		return;
 	case DOOR_BOOST:
-		if ((c->id = boost(c, uid, c->profile, c->seconds)) == 0)
+		/* boost() answers and frees c when it returns 0 */
+		if ((id = boost(c, uid, c->profile, c->seconds)) == 0)
 			return;
+		c->id = id;
 		sd_bus_reply_method_return(c->m, "u", c->id);
 		call_free(c);
 		return;

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -45,6 +46,15 @@ static struct foreground shared;
 static sd_bus *desk; /* the stand-ins' connection (polkit, logind) */
 static char busdir[64], address[192];
 static pid_t broker;
+
+/* In a child: end with the test, so that a test that crashes (a
+ * sanitizer's abort) leaves no bus or caller holding its output open. */
+static void
+die_with_parent(pid_t parent)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(99);
+}
 static uid_t user = 65534, other = 1; /* the callers (nobody, daemon) */
 static bool rooted;
 
@@ -169,7 +179,10 @@ start_broker(void)
 		"</busconfig>\n",
 		address);
 	fclose(f);
+	pid_t self = getpid();
+
 	if ((broker = fork()) == 0) {
+		die_with_parent(self);
 		int null = open("/dev/null", O_WRONLY);
 		dup2(null, 1);
 		dup2(null, 2);
@@ -411,6 +424,7 @@ call_as(uid_t uid, const struct call *c, struct lingerer *l, char *out, size_t l
 
 	if (pipe(rep) < 0 || pipe(go) < 0)
 		bail("pipe");
+	pid_t self = getpid();
 	pid_t pid = fork();
 	if (pid == 0) {
 		for (int fd = 3; fd < 1024; fd++) /* not another caller's go */
@@ -418,6 +432,7 @@ call_as(uid_t uid, const struct call *c, struct lingerer *l, char *out, size_t l
 				close(fd);
 		if (uid != getuid() && setuid(uid) < 0)
 			_exit(9);
+		die_with_parent(self); /* after setuid(), which clears it */
 		int rc = caller(c, rep[1]);
 		close(rep[1]);
 		if (l != NULL)
@@ -501,9 +516,11 @@ end_all(void)
 static pid_t
 target(uid_t uid)
 {
+	pid_t self = getpid();
 	pid_t pid = fork();
 
 	if (pid == 0) {
+		die_with_parent(self);
 		pause();
 		_exit(0);
 	}
