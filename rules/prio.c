@@ -306,11 +306,11 @@ prio_format(const struct prio *p, char *buf, size_t len)
 	buf[0] = '\0';
 	for (size_t i = 0; i < PRIO_NFIELDS; i++) {
 		const struct field *f = &fields[i];
+
+		if (!(p->set & f->bit)) /* its value may be unset memory */
+			continue;
 		int v = field_get(p, f), n;
 		const char *w = f->words ? word_name(f->words, v) : NULL;
-
-		if (!(p->set & f->bit))
-			continue;
 		if (w)
 			n = snprintf(buf + off, len - off, "%s%s=%s", off ? " " : "", f->key, w);
 		else
@@ -327,13 +327,13 @@ prio_value(const struct prio *p, unsigned int field, char *buf, size_t len)
 {
 	for (size_t i = 0; i < PRIO_NFIELDS; i++) {
 		const struct field *f = &fields[i];
-		int v = field_get(p, f), n;
-		const char *w = f->words ? word_name(f->words, v) : NULL;
 
 		if (f->bit != field)
 			continue;
-		if (!(p->set & field))
+		if (!(p->set & field)) /* its value may be unset memory */
 			return -ENOENT;
+		int v = field_get(p, f), n;
+		const char *w = f->words ? word_name(f->words, v) : NULL;
 		n = w ? snprintf(buf, len, "%s", w) : snprintf(buf, len, "%d", v);
 		return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
 	}
