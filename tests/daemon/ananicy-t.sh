@@ -156,19 +156,10 @@ daemon_stop
 stop_kids
 
 # ---- a dimension of the unified layout, in a private sub-tree of cgroup2 ----
-V2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
-if [ -z "$V2" ]; then
+if ! v2_subtree "cgetest_ananicy_$$"; then
 	skip 2 "no cgroup2 mount"
 	done_testing
 fi
-SUB="cgetest_ananicy_$$"
-mkdir "$V2/$SUB" || bail "cannot make a private sub-tree of $V2"
-v2cleanup() {
-	cleanup
-	[ -d "$V2/$SUB" ] && find "$V2/$SUB" -depth -type d -exec rmdir {} \; 2>/dev/null
-	[ ! -d "$V2/$SUB" ] || diag "$V2/$SUB left behind"
-}
-trap v2cleanup EXIT
 write_config "ananicy-dir = \"$A\"
 ananicy-cgroup-hierarchy = \"cpu\"
 unified-layout = {\"cpu\"}

@@ -161,19 +161,10 @@ chrt -o -p 0 "$r" # so it ends at once, even while realtime tasks hold every CPU
 stop_kids
 
 # ---- the unified layout in a private sub-tree of cgroup2 ----------------
-V2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
-if [ -z "$V2" ]; then
+if ! v2_subtree "cgetest_prio_$$"; then
 	skip 4 "no cgroup2 mount"
 	done_testing
 fi
-SUB="cgetest_prio_$$"
-mkdir "$V2/$SUB" || bail "cannot make a private sub-tree of $V2"
-v2cleanup() {
-	cleanup
-	[ -d "$V2/$SUB" ] && find "$V2/$SUB" -depth -type d -exec rmdir {} \; 2>/dev/null
-	[ ! -d "$V2/$SUB" ] || diag "$V2/$SUB left behind"
-}
-trap v2cleanup EXIT
 echo "*:${TAG}game cpu /games" >"$T/cgrules.conf"
 write_config "unified-layout = {\"cpu\"}
 backend = \"cgroupfs\"

@@ -52,6 +52,22 @@ tap_final teardown_check
 trap 'cleanup; [ -z "$(lingering)" ] || diag "left in the kernel: $(lingering)"' EXIT
 trap 'exit 1' INT TERM
 
+# v2_subtree NAME: make the private sub-tree $V2/$SUB (SUB=NAME) of the
+# cgroup2 mount, removed (with every group below it) at exit after
+# cleanup; 1 when there is no cgroup2 mount
+v2_subtree() {
+	V2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	[ -n "$V2" ] || return 1
+	SUB=$1
+	mkdir "$V2/$SUB" || bail "cannot make a private sub-tree of $V2"
+	trap v2cleanup EXIT
+}
+v2cleanup() {
+	cleanup
+	[ -d "$V2/$SUB" ] && find "$V2/$SUB" -depth -type d -exec rmdir {} \; 2>/dev/null
+	[ ! -d "$V2/$SUB" ] || diag "$V2/$SUB left behind"
+}
+
 require_root() {
 	[ "$(id -u)" -eq 0 ] || skip_all "needs root"
 	command -v useradd >/dev/null || skip_all "needs useradd"
