@@ -7,11 +7,13 @@
  * its I/O level, places the processes of a type there after
  * cgrules.conf, and explain names the rule's and the type's lines; it
  * composes with ananicy-cgroup-hierarchy in another dimension; the
- * hierarchies it refuses; and ananicy's CPUQuota written as a v1 cpu
- * hierarchy's CFS files.
+ * hierarchies it refuses; on backend systemd (a stand-in) a class is a
+ * slice with CPUWeight= and IOWeight=; and ananicy's CPUQuota written
+ * as a v1 cpu hierarchy's CFS files.
  */
 #include "engined/core/core_private.h"
 #include "engined/core/core.h"
+#include "tests/lib/fakebackend.h"
 #include "tests/lib/fixture.h"
 #include "tests/tap/tap.h"
 
@@ -216,6 +218,41 @@ test_with_cgroups(void)
 	fixture_current = &fx;
 }
 
+/* backend systemd: the class is a slice under the root slice, its
+ * weights the slice's properties (their values: sdunit-t). */
+static void
+test_systemd(void)
+{
+	struct fixture f2;
+	char dir[200], conf[600];
+
+	fixture_init(&f2);
+	fixture_v2(&f2, "cpu io memory pids", "/system.slice/cgengined.service");
+	ananicy_tree(&f2, dir, sizeof(dir));
+	snprintf(conf, sizeof(conf),
+		 "unified-layout = {\"classes\"}\nbackend = \"systemd\"\nananicy-dir = \"%s\"\n"
+		 "ananicy-type-hierarchy = \"classes\"\n",
+		 dir);
+	fixture_files(&f2, conf, "");
+	fixture_proc(&f2, 100, 65534, 65534, "/usr/bin/fx-game", 10, "/");
+	fixture_proc_v2(&f2, 100, "/user.slice/user-65534.slice/session-1.scope");
+	fixture_proc(&f2, getpid(), 0, 0, "/usr/sbin/cgengined", 70, "/");
+	fixture_proc_v2(&f2, getpid(), "/system.slice/cgengined.service");
+	fakebackend_reset();
+	struct core *c = fakebackend_core(&f2, NULL);
+	if (c == NULL)
+		bail("no core over the systemd stand-in");
+	core_start(c, 1.0);
+	ok(fakebackend_called(FAKEBACKEND_ROOT "/Game"), "systemd: the class is made");
+	ok(fakebackend_called(FAKEBACKEND_ROOT "/Game CPUWeight") &&
+		   fakebackend_called(FAKEBACKEND_ROOT "/Game IOWeight"),
+	   "with its weights as the slice's CPUWeight= and IOWeight=");
+	ok(fakebackend_called("move 100 " FAKEBACKEND_ROOT "/Game"), "the game's move is asked for");
+	core_free(c);
+	fixture_done(&f2);
+	fixture_current = &fx;
+}
+
 /*
  * ananicy-cgroup-hierarchy on a v1 hierarchy with the cpu controller:
  * the group is made with cpu.cfs_period_us and cpu.cfs_quota_us (the
@@ -259,11 +296,12 @@ test_v1_quota(void)
 int
 main(void)
 {
-	plan(25);
+	plan(28);
 	fixture_init(&fx);
 	fixture_v2(&fx, "cpu io memory", "/svc");
 	test_classes();
 	test_with_cgroups();
+	test_systemd();
 	test_v1_quota();
 	decision_free(dn);
 	fixture_done(&fx);
