@@ -8,7 +8,8 @@
  * cgrules.conf, and explain names the rule's and the type's lines; it
  * composes with ananicy-cgroup-hierarchy in another dimension; the
  * hierarchies it refuses; on backend systemd (a stand-in) a class is a
- * slice with CPUWeight= and IOWeight=; and ananicy's CPUQuota written
+ * slice with CPUWeight= and IOWeight=, an ananicy cgroup one with
+ * CPUQuota=; and ananicy's CPUQuota written
  * as a v1 cpu hierarchy's CFS files.
  */
 #include "engined/core/core_private.h"
@@ -219,7 +220,8 @@ test_with_cgroups(void)
 }
 
 /* backend systemd: the class is a slice under the root slice, its
- * weights the slice's properties (their values: sdunit-t). */
+ * weights the slice's properties, and ananicy's cgroup in the next
+ * dimension a slice below it with its quota (the values: sdunit-t). */
 static void
 test_systemd(void)
 {
@@ -230,8 +232,9 @@ test_systemd(void)
 	fixture_v2(&f2, "cpu io memory pids", "/system.slice/cgengined.service");
 	ananicy_tree(&f2, dir, sizeof(dir));
 	snprintf(conf, sizeof(conf),
-		 "unified-layout = {\"classes\"}\nbackend = \"systemd\"\nananicy-dir = \"%s\"\n"
-		 "ananicy-type-hierarchy = \"classes\"\n",
+		 "unified-layout = {\"classes\", \"quota\"}\nbackend = \"systemd\"\n"
+		 "ananicy-dir = \"%s\"\nananicy-type-hierarchy = \"classes\"\n"
+		 "ananicy-cgroup-hierarchy = \"quota\"\n",
 		 dir);
 	fixture_files(&f2, conf, "");
 	fixture_proc(&f2, 100, 65534, 65534, "/usr/bin/fx-game", 10, "/");
@@ -247,7 +250,10 @@ test_systemd(void)
 	ok(fakebackend_called(FAKEBACKEND_ROOT "/Game CPUWeight") &&
 		   fakebackend_called(FAKEBACKEND_ROOT "/Game IOWeight"),
 	   "with its weights as the slice's CPUWeight= and IOWeight=");
-	ok(fakebackend_called("move 100 " FAKEBACKEND_ROOT "/Game"), "the game's move is asked for");
+	ok(fakebackend_called(FAKEBACKEND_ROOT "/Game/cpu80 CPUQuotaPerSecUSec"),
+	   "ananicy's cgroup below it is a slice with CPUQuota=");
+	ok(fakebackend_called("move 100 " FAKEBACKEND_ROOT "/Game/cpu80"),
+	   "the game's move is asked for");
 	core_free(c);
 	fixture_done(&f2);
 	fixture_current = &fx;
@@ -296,7 +302,7 @@ test_v1_quota(void)
 int
 main(void)
 {
-	plan(28);
+	plan(29);
 	fixture_init(&fx);
 	fixture_v2(&fx, "cpu io memory", "/svc");
 	test_classes();
