@@ -7,7 +7,8 @@
  * its I/O level, places the processes of a type there after
  * cgrules.conf, and explain names the rule's and the type's lines; it
  * composes with ananicy-cgroup-hierarchy in another dimension; the
- * hierarchies it refuses; on backend systemd (a stand-in) a class is a
+ * hierarchies it refuses; the cgroup2 tree managed without a layout; on
+ * backend systemd (a stand-in) a class is a
  * slice with CPUWeight= and IOWeight=, an ananicy cgroup one with
  * CPUQuota=; and ananicy's CPUQuota written
  * as a v1 cpu hierarchy's CFS files.
@@ -219,6 +220,35 @@ test_with_cgroups(void)
 	fixture_current = &fx;
 }
 
+/* The cgroup2 tree managed as a hierarchy ("unified", no layout): the
+ * classes are groups of its root. */
+static void
+test_unified(void)
+{
+	struct fixture f2;
+	char dir[200], conf[600];
+
+	fixture_init(&f2);
+	fixture_v2(&f2, "cpu io", "/");
+	ananicy_tree(&f2, dir, sizeof(dir));
+	snprintf(conf, sizeof(conf),
+		 "hierarchies = {\"" FIXTURE_HIER "\", \"unified\"}\nananicy-dir = \"%s\"\n"
+		 "ananicy-type-hierarchy = \"unified\"\n",
+		 dir);
+	fixture_files(&f2, conf, "");
+	fixture_proc(&f2, 100, 65534, 65534, "/usr/bin/fx-game", 10, "/");
+	fixture_proc_v2(&f2, 100, "/");
+	struct core *c = fixture_core(&f2);
+	if (c == NULL)
+		bail("no core");
+	core_start(c, 1.0);
+	is_string("/Game", fixture_group_v2(&f2, 100), "unified: the class is a group of its root");
+	is_string("305", fixture_v2_file(&f2, "/Game", "cpu.weight"), "with its cpu.weight");
+	core_free(c);
+	fixture_done(&f2);
+	fixture_current = &fx;
+}
+
 /* backend systemd: the class is a slice under the root slice, its
  * weights the slice's properties, and ananicy's cgroup in the next
  * dimension a slice below it with its quota (the values: sdunit-t). */
@@ -302,11 +332,12 @@ test_v1_quota(void)
 int
 main(void)
 {
-	plan(29);
+	plan(31);
 	fixture_init(&fx);
 	fixture_v2(&fx, "cpu io memory", "/svc");
 	test_classes();
 	test_with_cgroups();
+	test_unified();
 	test_systemd();
 	test_v1_quota();
 	decision_free(dn);
