@@ -84,7 +84,8 @@ io_level(const struct ananicy_values *v, int *ioclass, int *level)
 	}
 	if (!(v->set & ANANICY_NICE))
 		return false;
-	bool rt = (v->set & ANANICY_SCHED) && (v->sched == SCHED_FIFO || v->sched == SCHED_RR);
+	bool rt = (v->set & ANANICY_SCHED) &&
+		  (v->sched == SCHED_FIFO || v->sched == SCHED_RR);
 	*ioclass = rt ? ANANICY_IOCLASS_RT : ANANICY_IOCLASS_BE;
 	*level = (v->nice + 20) / 5;
 	return true;
@@ -110,8 +111,9 @@ ananicy_class_plan(const struct ananicy_values *type, struct ananicy_class *out)
 bool
 ananicy_class_name_ok(const char *name)
 {
-	return name[0] != '\0' && strchr(name, '/') == NULL && strchr(name, '\n') == NULL &&
-	       strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+	return name[0] != '\0' && strchr(name, '/') == NULL &&
+	       strchr(name, '\n') == NULL && strcmp(name, ".") != 0 &&
+	       strcmp(name, "..") != 0;
 }
 
 bool
@@ -123,7 +125,8 @@ ananicy_class_for(const struct ananicy_set *s, const char *name, bool placed, ch
 
 	*rule = NULL;
 	*type = NULL;
-	if (placed || (r = ananicy_find(s, ANANICY_RULE, name)) == NULL || r->type == NULL)
+	if (placed || (r = ananicy_find(s, ANANICY_RULE, name)) == NULL ||
+	    r->type == NULL)
 		return false;
 	const struct ananicy_entry *t = ananicy_find(s, ANANICY_TYPE, r->type);
 	if (t == NULL || !ananicy_class_name_ok(t->key) ||

@@ -27,10 +27,11 @@ test_cpu_weight(void)
 	bool falls = true;
 
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		is_int(known[i].weight, ananicy_cpu_weight(known[i].nice), "nice %d is cpu.weight %d",
-		       known[i].nice, known[i].weight);
+		is_int(known[i].weight, ananicy_cpu_weight(known[i].nice),
+		       "nice %d is cpu.weight %d", known[i].nice, known[i].weight);
 	for (int n = -20; n < 19; n++)
-		if (ananicy_cpu_weight(n) < ananicy_cpu_weight(n + 1) || ananicy_cpu_weight(n) < 1)
+		if (ananicy_cpu_weight(n) < ananicy_cpu_weight(n + 1) ||
+		    ananicy_cpu_weight(n) < 1)
 			falls = false;
 	ok(falls, "the weight never rises with nice and stays in 1..10000");
 	is_int(-EINVAL, ananicy_cpu_weight(-21), "nice -21 is out of range");
@@ -41,32 +42,35 @@ static void
 test_io_weight(void)
 {
 	is_int(200, ananicy_io_weight(ANANICY_IOCLASS_BE, 0), "best-effort 0 is 200");
-	is_int(100, ananicy_io_weight(ANANICY_IOCLASS_BE, 4), "best-effort 4 is the default 100");
+	is_int(100, ananicy_io_weight(ANANICY_IOCLASS_BE, 4),
+	       "best-effort 4 is the default 100");
 	is_int(25, ananicy_io_weight(ANANICY_IOCLASS_BE, 7), "best-effort 7 is 25");
 	is_int(10000, ananicy_io_weight(ANANICY_IOCLASS_RT, 0), "realtime 0 is 10000");
 	is_int(1250, ananicy_io_weight(ANANICY_IOCLASS_RT, 7),
 	       "realtime 7 is 1250, above best-effort 0");
 	is_int(1, ananicy_io_weight(ANANICY_IOCLASS_IDLE, 0), "idle is 1");
 	is_int(-EINVAL, ananicy_io_weight(ANANICY_IOCLASS_NONE, 4), "none has no weight");
-	is_int(-EINVAL, ananicy_io_weight(ANANICY_IOCLASS_BE, 8), "level 8 is out of range");
+	is_int(-EINVAL, ananicy_io_weight(ANANICY_IOCLASS_BE, 8),
+	       "level 8 is out of range");
 }
 
 /* The corpus's types (CachyOS's 00-types.types) and a few more. */
-static const char types[] = "{ \"type\": \"Game\", \"nice\": -5, \"ioclass\": \"best-effort\", "
-			    "\"sched\": \"normal\" }\n"
-			    "{ \"type\": \"Player-Audio\", \"nice\": -4 }\n"
-			    "{ \"type\": \"BG_CPUIO\", \"nice\": 16, \"ioclass\": \"idle\", "
-			    "\"sched\": \"idle\" }\n"
-			    "{ \"type\": \"Heavy_CPU\", \"nice\": 9, \"ioclass\": \"best-effort\", "
-			    "\"ionice\": 7 }\n"
-			    "{ \"type\": \"OOM_KILL\", \"oom_score_adj\": 1000 }\n"
-			    "{ \"type\": \"Fifo\", \"nice\": -10, \"sched\": \"fifo\" }\n"
-			    "{ \"type\": \"None5\", \"nice\": 5, \"ioclass\": \"none\" }\n"
-			    "{ \"type\": \"IdleOnly\", \"sched\": \"idle\" }\n"
-			    "{ \"type\": \"IdleBE\", \"sched\": \"idle\", \"ioclass\": \"best-effort\", "
-			    "\"ionice\": 5 }\n"
-			    "{ \"type\": \"a/b\", \"nice\": 1 }\n"
-			    "{ \"type\": \"..\", \"nice\": 1 }\n";
+static const char types[] =
+	"{ \"type\": \"Game\", \"nice\": -5, \"ioclass\": \"best-effort\", "
+	"\"sched\": \"normal\" }\n"
+	"{ \"type\": \"Player-Audio\", \"nice\": -4 }\n"
+	"{ \"type\": \"BG_CPUIO\", \"nice\": 16, \"ioclass\": \"idle\", "
+	"\"sched\": \"idle\" }\n"
+	"{ \"type\": \"Heavy_CPU\", \"nice\": 9, \"ioclass\": \"best-effort\", "
+	"\"ionice\": 7 }\n"
+	"{ \"type\": \"OOM_KILL\", \"oom_score_adj\": 1000 }\n"
+	"{ \"type\": \"Fifo\", \"nice\": -10, \"sched\": \"fifo\" }\n"
+	"{ \"type\": \"None5\", \"nice\": 5, \"ioclass\": \"none\" }\n"
+	"{ \"type\": \"IdleOnly\", \"sched\": \"idle\" }\n"
+	"{ \"type\": \"IdleBE\", \"sched\": \"idle\", \"ioclass\": \"best-effort\", "
+	"\"ionice\": 5 }\n"
+	"{ \"type\": \"a/b\", \"nice\": 1 }\n"
+	"{ \"type\": \"..\", \"nice\": 1 }\n";
 
 static const char rules[] = "{ \"name\": \"game\", \"type\": \"Game\", \"nice\": 3 }\n"
 			    "{ \"name\": \"untyped\", \"nice\": 3 }\n"
@@ -84,7 +88,8 @@ plan_of(const struct ananicy_set *s, const char *type)
 	if (e == NULL)
 		return "(no type)";
 	ananicy_class_plan(&e->v, &c);
-	snprintf(buf, sizeof(buf), "cpu.weight=%d io.weight=%d", c.cpu_weight, c.io_weight);
+	snprintf(buf, sizeof(buf), "cpu.weight=%d io.weight=%d", c.cpu_weight,
+		 c.io_weight);
 	return buf;
 }
 
@@ -119,8 +124,8 @@ class_of(const struct ananicy_set *s, const char *name, bool placed)
 
 	if (!ananicy_class_for(s, name, placed, dest, sizeof(dest), &rule, &type))
 		return rule == NULL && type == NULL ? "(none)" : "(none, but set)";
-	snprintf(buf, sizeof(buf), "%s %s:%u %s:%u", dest, rule->file, rule->line, type->file,
-		 type->line);
+	snprintf(buf, sizeof(buf), "%s %s:%u %s:%u", dest, rule->file, rule->line,
+		 type->file, type->line);
 	return buf;
 }
 
@@ -132,7 +137,8 @@ test_class_for(const struct ananicy_set *s)
 
 	is_string("/Game t.rules:1 t.types:1", class_of(s, "game", false),
 		  "a rule's type is its class, with the rule's and the type's lines");
-	is_string("(none)", class_of(s, "game", true), "nothing when placed before ananicy");
+	is_string("(none)", class_of(s, "game", true),
+		  "nothing when placed before ananicy");
 	is_string("(none)", class_of(s, "untyped", false), "a rule without a type: none");
 	is_string("(none)", class_of(s, "todo", false), "a type no line defines: none");
 	is_string("(none)", class_of(s, "slashed", false), "a type with '/': no group");
@@ -141,7 +147,8 @@ test_class_for(const struct ananicy_set *s)
 	ok(!ananicy_class_for(s, "game", false, dest, sizeof(dest), &rule, &type),
 	   "a destination that does not fit: none");
 	ok(!ananicy_class_name_ok("") && !ananicy_class_name_ok(".") &&
-		   !ananicy_class_name_ok("a\nb") && ananicy_class_name_ok("LowLatency_RT"),
+		   !ananicy_class_name_ok("a\nb") &&
+		   ananicy_class_name_ok("LowLatency_RT"),
 	   "plain segments only");
 }
 

@@ -95,7 +95,9 @@ build_error(struct fixture *f)
 	struct report rep = { .fn = report };
 	struct core_options o = {
 		.ov = { .config = f->conf, .config_explicit = true },
-		.env = { .procroot = f->proc, .mountinfo = f->mountinfo, .cgfs = &f->cgfs },
+		.env = { .procroot = f->proc,
+			 .mountinfo = f->mountinfo,
+			 .cgfs = &f->cgfs },
 	};
 
 	reported[0] = '\0';
@@ -134,12 +136,14 @@ test_classes(void)
 	if (c == NULL)
 		bail("no core");
 	core_start(c, 1.0);
-	is_string("/svc/Game", fixture_group_v2(&fx, 100), "a Game goes to its type's class");
+	is_string("/svc/Game", fixture_group_v2(&fx, 100),
+		  "a Game goes to its type's class");
 	is_string("305", fixture_v2_file(&fx, "/svc/Game", "cpu.weight"),
 		  "made with the cpu.weight of nice -5");
 	is_string("200", fixture_v2_file(&fx, "/svc/Game", "io.weight"),
 		  "and the io.weight of best-effort 0");
-	is_string("/svc/Heavy_CPU", fixture_group_v2(&fx, 200), "a compiler goes to its class");
+	is_string("/svc/Heavy_CPU", fixture_group_v2(&fx, 200),
+		  "a compiler goes to its class");
 	is_string("13", fixture_v2_file(&fx, "/svc/Heavy_CPU", "cpu.weight"),
 		  "with the cpu.weight of its type's nice 9, not its rule's 2");
 	is_string("25", fixture_v2_file(&fx, "/svc/Heavy_CPU", "io.weight"),
@@ -151,12 +155,13 @@ test_classes(void)
 	is_int(DECIDE_OK, explain(c, 100), "explain the Game");
 	const struct verdict *v = verdict_of(c, "classes");
 	is_string("/Game", v->move ? v->dest : "(none)", "... its class");
-	snprintf(want, sizeof(want), "%s/a.rules:1, the class of type Game (%s/a.types:1)", dir,
-		 dir);
+	snprintf(want, sizeof(want),
+		 "%s/a.rules:1, the class of type Game (%s/a.types:1)", dir, dir);
 	is_string(want, v->reason, "... and the rule's and the type's file:line");
 	is_int(DECIDE_OK, explain(c, 300), "explain root's");
 	snprintf(want, sizeof(want), "%s:1", fx.rules);
-	is_string(want, verdict_of(c, "classes")->reason, "... cgrules.conf's line decided");
+	is_string(want, verdict_of(c, "classes")->reason,
+		  "... cgrules.conf's line decided");
 	core_free(c);
 }
 
@@ -173,10 +178,11 @@ test_with_cgroups(void)
 	fixture_init(&f2);
 	fixture_v2(&f2, "cpu io", "/svc");
 	ananicy_tree(&f2, dir, sizeof(dir));
-	snprintf(conf, sizeof(conf),
-		 "unified-layout = {\"classes\", \"quota\"}\nananicy-dir = \"%s\"\n"
-		 "ananicy-type-hierarchy = \"classes\"\nananicy-cgroup-hierarchy = \"quota\"\n",
-		 dir);
+	snprintf(
+		conf, sizeof(conf),
+		"unified-layout = {\"classes\", \"quota\"}\nananicy-dir = \"%s\"\n"
+		"ananicy-type-hierarchy = \"classes\"\nananicy-cgroup-hierarchy = \"quota\"\n",
+		dir);
 	fixture_files(&f2, conf, "");
 	procs(&f2);
 	struct core *c = fixture_core(&f2);
@@ -185,26 +191,30 @@ test_with_cgroups(void)
 	core_start(c, 1.0);
 	is_string("/svc/Game/cpu80", fixture_group_v2(&f2, 100),
 		  "class and cgroup compose: Game/cpu80");
-	is_string("305", fixture_v2_file(&f2, "/svc/Game", "cpu.weight"), "the class's weight");
+	is_string("305", fixture_v2_file(&f2, "/svc/Game", "cpu.weight"),
+		  "the class's weight");
 	snprintf(want, sizeof(want), "%ld 100000", (ncpu > 0 ? ncpu : 1) * 80 * 1000);
 	is_string(want, fixture_v2_file(&f2, "/svc/Game/cpu80", "cpu.max"),
 		  "the cgroup's quota below it");
 	core_free(c);
 
-	snprintf(conf, sizeof(conf),
-		 "unified-layout = {\"classes\"}\nananicy-dir = \"%s\"\n"
-		 "ananicy-type-hierarchy = \"classes\"\nananicy-cgroup-hierarchy = \"classes\"\n",
-		 dir);
+	snprintf(
+		conf, sizeof(conf),
+		"unified-layout = {\"classes\"}\nananicy-dir = \"%s\"\n"
+		"ananicy-type-hierarchy = \"classes\"\nananicy-cgroup-hierarchy = \"classes\"\n",
+		dir);
 	fixture_files(&f2, conf, "");
-	is_string("cgengined.conf: ananicy-type-hierarchy \"classes\": ananicy-cgroup-hierarchy "
-		  "names it too; give each a hierarchy of its own",
-		  build_error(&f2), "one hierarchy for both is refused");
+	is_string(
+		"cgengined.conf: ananicy-type-hierarchy \"classes\": ananicy-cgroup-hierarchy "
+		"names it too; give each a hierarchy of its own",
+		build_error(&f2), "one hierarchy for both is refused");
 	snprintf(conf, sizeof(conf),
 		 "unified-layout = {\"classes\"}\nananicy-dir = \"%s\"\n"
 		 "ananicy-type-hierarchy = \"" FIXTURE_HIER "\"\n",
 		 dir);
 	fixture_files(&f2, conf, "");
-	is_string("cgengined.conf: ananicy-type-hierarchy \"" FIXTURE_HIER "\": a cgroup v1 "
+	is_string("cgengined.conf: ananicy-type-hierarchy \"" FIXTURE_HIER
+		  "\": a cgroup v1 "
 		  "hierarchy; cpu.weight and io.weight need cgroup v2 (\"unified\" or a "
 		  "dimension of unified-layout)",
 		  build_error(&f2), "a v1 hierarchy is refused");
@@ -213,9 +223,10 @@ test_with_cgroups(void)
 		 "ananicy-type-hierarchy = \"nosuch\"\n",
 		 dir);
 	fixture_files(&f2, conf, "");
-	is_string("cgengined.conf: ananicy-type-hierarchy \"nosuch\": not a managed hierarchy "
-		  "or dimension",
-		  build_error(&f2), "a hierarchy not managed is refused");
+	is_string(
+		"cgengined.conf: ananicy-type-hierarchy \"nosuch\": not a managed hierarchy "
+		"or dimension",
+		build_error(&f2), "a hierarchy not managed is refused");
 	fixture_done(&f2);
 	fixture_current = &fx;
 }
@@ -232,7 +243,8 @@ test_unified(void)
 	fixture_v2(&f2, "cpu io", "/");
 	ananicy_tree(&f2, dir, sizeof(dir));
 	snprintf(conf, sizeof(conf),
-		 "hierarchies = {\"" FIXTURE_HIER "\", \"unified\"}\nananicy-dir = \"%s\"\n"
+		 "hierarchies = {\"" FIXTURE_HIER
+		 "\", \"unified\"}\nananicy-dir = \"%s\"\n"
 		 "ananicy-type-hierarchy = \"unified\"\n",
 		 dir);
 	fixture_files(&f2, conf, "");
@@ -242,8 +254,10 @@ test_unified(void)
 	if (c == NULL)
 		bail("no core");
 	core_start(c, 1.0);
-	is_string("/Game", fixture_group_v2(&f2, 100), "unified: the class is a group of its root");
-	is_string("305", fixture_v2_file(&f2, "/Game", "cpu.weight"), "with its cpu.weight");
+	is_string("/Game", fixture_group_v2(&f2, 100),
+		  "unified: the class is a group of its root");
+	is_string("305", fixture_v2_file(&f2, "/Game", "cpu.weight"),
+		  "with its cpu.weight");
 	core_free(c);
 	fixture_done(&f2);
 	fixture_current = &fx;
