@@ -192,7 +192,6 @@ type_fill(void *arg, const struct ananicy_entry *e)
 	g->conf.hier = p->cfg->ananicy_type_hier;
 	g->conf.path = g->path;
 	g->conf.set = g->setv;
-	g->conf.line = e->line;
 	ananicy_class_plan(&e->v, &cls);
 	if (cls.cpu_weight > 0)
 		group_add_set(g, "cpu.weight", cls.cpu_weight);
