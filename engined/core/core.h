@@ -294,6 +294,8 @@ struct core_stats {
 				   answered first, or the backend's group was not
 				   ready (gate.h) */
 	uint64_t gate_undone;	/* execs that failed after the gate: moved back */
+	uint64_t gate_over_budget; /* answered at once: their user held its
+				      budget of execs (gate.h) */
 };
 
 /* Process table flags. */

@@ -723,6 +723,13 @@ core_gate_watchdog(struct core *c, uint64_t held, uint64_t unread)
 }
 
 void
+core_gate_over_budget(struct core *c, uint64_t n)
+{
+	c->stats.gate_over_budget += n;
+	c->stats.gate_execs += n; /* held, though not by the loop */
+}
+
+void
 core_gate_late(struct core *c, uint64_t n)
 {
 	c->stats.gate_late += n;

@@ -94,6 +94,10 @@ const struct gate_state *core_gate_state(const struct core *c);
  * asynchronous path. */
 void core_gate_watchdog(struct core *c, uint64_t held, uint64_t unread);
 void core_gate_late(struct core *c, uint64_t n);
+/* The loop answered n execs at once, unplaced, because their user held
+ * its budget of execs already (gateloop.c): counted as held execs too,
+ * and placed after their exec. */
+void core_gate_over_budget(struct core *c, uint64_t n);
 
 /* Was pid placed at the gate (the same process, recently)?  Then when,
  * wall clock, into *at. */
