@@ -121,8 +121,11 @@ drain_one(struct engine *e, struct procev *p, double now)
 			log_error("proc connector: %s", strerror(-n));
 			break;
 		}
-		for (int k = 0; k < n; k++)
+		for (int k = 0; k < n; k++) {
 			core_event(e->core, &ev[k], now);
+			if (gateloop_waiting(e->gate)) /* held execs first */
+				gateloop_serve(e->gate, now);
+		}
 		got += (size_t)n;
 		if (procev_drained(p))
 			break; /* saves the recvmmsg() that would say EAGAIN */

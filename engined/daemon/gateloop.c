@@ -204,6 +204,7 @@ take_waiting(struct gateloop *g)
 	int n;
 
 	while ((n = execgate_read(g->gfd, g->buf, sizeof(g->buf), ev, BATCH)) > 0) {
+		watchdog_beat(g->wd); /* progress: the loop is not stuck */
 		for (int i = 0; i < n; i++)
 			over += !hold(g, &ev[i]);
 		if (g->stall_ms > 0)
@@ -231,22 +232,29 @@ serve(struct gateloop *g, int slot, double now)
 	return answered;
 }
 
-static void
-gate_cb(struct ev_loop *loop, ev_io *w, int revents)
+void
+gateloop_serve(struct gateloop *g, double now)
 {
-	struct gateloop *g = w->data;
 	uint64_t late = 0;
 	int slot;
 
+	if (g == NULL || g->wd == NULL)
+		return;
 	watchdog_beat(g->wd);
 	take_waiting(g);
 	for (int served = 0; (slot = fairq_pop(&g->queue)) >= 0; served++) {
-		late += !serve(g, slot, ev_now(loop));
+		late += !serve(g, slot, now);
 		if (served < SERVE_READING)
 			take_waiting(g); /* an exec that came meanwhile */
 	}
 	if (late > 0)
 		core_gate_late(g->core, late);
+}
+
+static void
+gate_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	gateloop_serve(w->data, ev_now(loop));
 }
 
 bool
