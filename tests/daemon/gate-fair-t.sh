@@ -18,7 +18,7 @@ require_root
 LOADGEN="$BUILDDIR/bench/loadgen"
 PROBE="$BUILDDIR/bench/probe"
 [ -x "$LOADGEN" ] && [ -x "$PROBE" ] || skip_all "bench/loadgen and bench/probe not built"
-plan 6
+plan 5
 
 # four hierarchies: each move at the gate is four writes
 HS="cls mem net io"
