@@ -5,10 +5,11 @@
 #   1. misplaced: a storm of COUNT execs of a probe at 8 concurrent
 #      spawners; each probe looks at /proc/self/cgroup once, as its
 #      first action, and says whether it is in its group already --
-#      with the gate off, then on (a reload), then off again; with the
-#      gate on, a burst of 2,000 execs at once (loadgen -s), each probe
-#      looking until it is placed: the burst's own latency (its execs
-#      beyond the user's 16 held go on at once and are placed after it)
+#      with the gate off, then on (a reload), then off again; then, the
+#      daemon at real-time priority 10, a burst of 2,000 execs at once
+#      (loadgen -s), each probe looking until it is placed: the burst's
+#      own latency (its execs beyond the user's 16 held go on at once
+#      and are placed after them)
 #   2. what an exec costs the exec'ing process (fork to the probe's
 #      main(), one spawner, EXECS execs): a gated binary and an unmarked
 #      one, gate off and on, alternating; the daemon, the spawner and
@@ -141,9 +142,10 @@ echo "cgengined exec gate, $(nproc) CPUs, $(uname -r), load at start $(cut -d' '
 printf '%-28s %-5s %6s %9s %5s %5s %9s %12s %8s %5s\n' WHAT GATE EXECS MISPLACED HELD WDOG \
 	START_P50 START_P99_US CPU_US LOAD
 storm off
-gate on; storm on; burst on
+gate on; storm on
 gate off; storm off
 RT=10; gate off # from here on the daemon runs at real-time priority too
+gate on; burst on; gate off
 for round in 1 2; do
 	serial off gated /gated; serial off unmarked /user
 	gate on
