@@ -34,33 +34,8 @@ done
 COUNT=1000; EXECS=1000
 [ -n "${BENCH_GATE_QUICK:-}" ] && { COUNT=200; EXECS=200; }
 TAG=${BENCH_TAG:-cggate}$$
-D=$(mktemp -d "/tmp/cgengine-gate.XXXXXX"); chmod 755 "$D"
-DAEMON=""
-
-release() { # MOUNTPOINT NAME (see tests/lib/daemon.sh)
-	for try in $(seq 50); do
-		find "$1" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
-		umount "$1" 2>/dev/null
-		sleep 0.1
-		grep -q "name=$2:" /proc/self/cgroup || return 0
-		mount -t cgroup -o "none,name=$2" cgroup "$1" 2>/dev/null || return 1
-	done
-	umount "$1" 2>/dev/null
-}
-cleanup() {
-	[ -n "$DAEMON" ] && { kill "$DAEMON" 2>/dev/null; wait "$DAEMON" 2>/dev/null; }
-	sleep 0.2
-	mountpoint -q "$D/h" && release "$D/h" "$TAG"
-	userdel "$TAG" 2>/dev/null; groupdel "$TAG" 2>/dev/null
-	rm -rf "$D"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP PIPE
-
-mkdir -p "$D/h" "$D/bin"
-mount -t cgroup -o "none,name=$TAG" cgroup "$D/h" || exit 1
-useradd --system --no-create-home --user-group "$TAG" || exit 1
-U=$(id -u "$TAG"); G=$(id -g "$TAG")
+. "$(dirname "$0")/lib.sh"
+bench_gate_setup cgengine-gate
 cp "$B/probe" "$D/bin/gated"    # named by path: marked when the gate is on
 cp "$B/probe" "$D/bin/unmarked" # placed by the user's rule, never marked
 chmod 755 "$D/bin" "$D/bin/gated" "$D/bin/unmarked"

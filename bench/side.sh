@@ -48,25 +48,13 @@ stop_all() {
 	for p in $PIDS; do wait "$p" 2>/dev/null; done
 	PIDS=""
 }
-# The kernel keeps a v1 hierarchy alive while a group just removed is
-# still dying: unmount, and if it is still there, mount it again and
-# repeat (as bench/run.sh and the tests do).
-release() { # MOUNTPOINT NAME
-	for try in $(seq 50); do
-		find "$1" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
-		umount "$1" 2>/dev/null
-		sleep 0.1
-		grep -q "name=$2:" /proc/self/cgroup || return 0
-		mount -t cgroup -o "none,name=$2" cgroup "$1" 2>/dev/null || return 1
-	done
-	umount "$1" 2>/dev/null
-}
+. "$(dirname "$0")/lib.sh" # bench_release
 cleanup() {
 	stop_all
 	sleep 0.2
 	for m in "$D"/h*; do
 		[ -d "$m" ] || continue
-		mountpoint -q "$m" && release "$m" "${TAG}_${m##*/h}"
+		mountpoint -q "$m" && bench_release "$m" "${TAG}_${m##*/h}"
 	done
 	userdel "$TAG" 2>/dev/null; groupdel "$TAG" 2>/dev/null
 	rm -rf "$D"

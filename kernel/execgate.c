@@ -25,6 +25,9 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#ifndef STATX_MNT_ID
+#define STATX_MNT_ID 0x00001000U
+#endif
 #ifndef FAN_REPORT_PIDFD
 #define FAN_REPORT_PIDFD 0x00000080
 #endif
@@ -56,7 +59,20 @@ file_of(const struct stat *st, struct execgate_file *f)
 	f->mode = st->st_mode;
 	f->uid = st->st_uid;
 	f->gid = st->st_gid;
-	f->nosuid = false;
+	f->nosuid = f->foreign = false;
+	f->mnt_id = 0;
+}
+
+/* The mount fd was reached through (Linux >= 5.8), or 0. */
+static uint64_t
+mount_of(int fd)
+{
+	struct statx sx;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &sx) < 0 ||
+	    !(sx.stx_mask & STATX_MNT_ID))
+		return 0;
+	return sx.stx_mnt_id;
 }
 
 int
@@ -71,6 +87,8 @@ execgate_stat(int fd, struct execgate_file *f)
 	/* the mount's flags matter only for a set-id binary (one more call) */
 	if ((st.st_mode & (S_ISUID | S_ISGID)) && fstatvfs(fd, &sv) == 0)
 		f->nosuid = (sv.f_flag & ST_NOSUID) != 0;
+	if (st.st_mode & (S_ISUID | S_ISGID))
+		f->mnt_id = mount_of(fd);
 	return 0;
 }
 

@@ -34,6 +34,12 @@ struct execgate_file {
 	gid_t gid;
 	bool nosuid; /* on a nosuid mount: its set-id bits do nothing (read
 			only when it has some) */
+	uint64_t mnt_id; /* the mount it was reached through (statx; read
+			    only when it has set-id bits; 0: unknown) */
+	bool foreign;	 /* reached through another mount than the daemon's
+			    marked path: its set-id bits count only if that
+			    mount is the exec'ing process's, which the
+			    daemon cannot tell (the caller sets it) */
 };
 
 /*
@@ -86,10 +92,38 @@ int execgate_allow_all(int gfd);
  * The effective uid and gid an exec of binary f will run with, from
  * the exec'ing task's (the old ones): a set-user-ID bit gives the
  * file's owner, a set-group-ID bit with group execute the file's group
- * -- unless the mount is nosuid or the task has no_new_privs.
+ * -- unless the mount is nosuid or the task has no_new_privs (or the
+ * file is foreign: not known to apply).
  */
 void execgate_creds(const struct execgate_file *f, bool no_new_privs, uid_t *euid,
 		    gid_t *egid);
+
+/*
+ * Will the kernel surely apply the set-id bits of a binary that process
+ * pid (under procroot) execs now, mount and no_new_privs aside
+ * (execgate_creds)?  It refuses them when the process is traced by a
+ * tracer without CAP_SYS_PTRACE, when the file's owner or group has no
+ * mapping in the process's user namespace, and when the process shares
+ * its filesystem information (CLONE_FS) with another process, or for a
+ * file on a mount of another mount namespace than its own.  true only
+ * when none can be: no tracer (TracerPid of status), the user and
+ * mount namespaces of the daemon itself (ns/user, ns/mnt: the caller
+ * marks a file reached through another mount than the daemon's path
+ * as foreign), and no other task of
+ * procroot sharing it (kcmp KCMP_FS with each).  false when any of it
+ * cannot be read, or kcmp may not inspect the process itself (the
+ * daemon without CAP_SYS_PTRACE).  A task kcmp may not inspect while it
+ * may the process is taken as not sharing: a task sharing it is its
+ * kin, in its user namespace (unshare and setns of a user namespace
+ * refuse a shared fs_struct), with no more privilege than its own (a
+ * set-id exec with it shared is refused too).  No
+ * lock a held exec holds is taken: status, a link's stat, and kcmp,
+ * which takes only exec_update_lock since Linux 5.7 (an exec takes it
+ * after it is answered); before, kcmp took cred_guard_mutex, which a
+ * held exec holds there, and is not called: false.  Costs a directory
+ * read of procroot and of each process's task/, and a kcmp per task.
+ */
+bool execgate_setid_sure(const char *procroot, pid_t pid);
 
 /*
  * Does process pid (under procroot) run binary (dev, ino) now, as its
@@ -99,6 +133,19 @@ void execgate_creds(const struct execgate_file *f, bool no_new_privs, uid_t *eui
  */
 int
 execgate_runs(const char *procroot, pid_t pid, uint64_t dev, uint64_t ino) ATTR_WUR;
+
+/* The effective uid and gid process pid (under procroot) runs with now,
+ * from its status; 0 or -errno (-ESRCH: it is gone). */
+int execgate_ids(const char *procroot, pid_t pid, uid_t *euid, gid_t *egid) ATTR_WUR;
+
+/*
+ * The living descendants of the n processes in v (under procroot), as
+ * their threads' task/TID/children list them, appended to v (up to max
+ * in all) unless v has them already.  The new count.  None without the
+ * lists (CONFIG_PROC_CHILDREN off); one whose parent has exited
+ * (reparented) is not found.
+ */
+size_t execgate_descendants(const char *procroot, pid_t *v, size_t n, size_t max);
 
 /* ---- the directories of the marked binaries (inotify) -------------------- */
 

@@ -186,22 +186,6 @@ hier_list_free(struct hier_list *l)
 	l->n = 0;
 }
 
-static bool
-has_part(const char *name, const char *part)
-{
-	size_t n = strlen(part);
-
-	for (const char *s = name;;) {
-		size_t m = strcspn(s, ",");
-
-		if (m == n && strncmp(s, part, n) == 0)
-			return true;
-		if (s[m] == '\0')
-			return false;
-		s += m + 1;
-	}
-}
-
 const struct hier *
 hier_find(const struct hier_list *l, const char *spec)
 {
@@ -211,7 +195,8 @@ hier_find(const struct hier_list *l, const char *spec)
 		if (h->version == HIER_V2) {
 			if (strcmp(spec, "unified") == 0)
 				return h;
-		} else if (strcmp(h->name, spec) == 0 || has_part(h->name, spec)) {
+		} else if (strcmp(h->name, spec) == 0 ||
+			   str_list_has(h->name, spec, strlen(spec))) {
 			return h;
 		}
 	}

@@ -54,6 +54,26 @@ event_at(const struct cn_msg *cn, size_t avail, struct proc_event *ev, size_t ne
 	(offsetof(struct proc_event, event_data) +                                       \
 	 sizeof(((struct proc_event *)0)->event_data.member))
 
+/* How much of a proc_event an event of kind what fills; 0 for the
+ * kinds nobody asks for (comm, sid, ptrace, coredump, acks). */
+static size_t
+event_need(unsigned what)
+{
+	switch (what) {
+	case PROC_EVENT_FORK:
+		return EVENT_NEED(fork);
+	case PROC_EVENT_EXEC:
+		return EVENT_NEED(exec);
+	case PROC_EVENT_UID:
+	case PROC_EVENT_GID:
+		return EVENT_NEED(id);
+	case PROC_EVENT_EXIT:
+		return EVENT_NEED(exit);
+	default:
+		return 0;
+	}
+}
+
 /* Decode one connector message; 1 if an event was stored, else 0. */
 static int
 decode_one(const struct cn_msg *cn, size_t avail, struct procev_event *out)
@@ -64,46 +84,42 @@ decode_one(const struct cn_msg *cn, size_t avail, struct procev_event *out)
 		return 0;
 	if (!event_at(cn, avail, &ev, offsetof(struct proc_event, event_data)))
 		return 0;
+	size_t need = event_need(ev.what);
+	if (need == 0 || !event_at(cn, avail, &ev, need))
+		return 0;
 	memset(out, 0, sizeof(*out));
 	out->ts_ns = ev.timestamp_ns;
 	switch (ev.what) {
 	case PROC_EVENT_FORK:
-		if (!event_at(cn, avail, &ev, EVENT_NEED(fork)))
-			return 0;
 		out->type = PROCEV_FORK;
 		out->pid = ev.event_data.fork.child_pid;
 		out->tgid = ev.event_data.fork.child_tgid;
 		out->parent_pid = ev.event_data.fork.parent_pid;
 		out->parent_tgid = ev.event_data.fork.parent_tgid;
-		return 1;
+		break;
 	case PROC_EVENT_EXEC:
-		if (!event_at(cn, avail, &ev, EVENT_NEED(exec)))
-			return 0;
 		out->type = PROCEV_EXEC;
 		out->pid = ev.event_data.exec.process_pid;
 		out->tgid = ev.event_data.exec.process_tgid;
-		return 1;
+		break;
 	case PROC_EVENT_UID:
 	case PROC_EVENT_GID:
-		if (!event_at(cn, avail, &ev, EVENT_NEED(id)))
-			return 0;
 		out->type = ev.what == PROC_EVENT_UID ? PROCEV_UID : PROCEV_GID;
 		out->pid = ev.event_data.id.process_pid;
 		out->tgid = ev.event_data.id.process_tgid;
 		out->rid = ev.event_data.id.r.ruid;
 		out->eid = ev.event_data.id.e.euid;
-		return 1;
+		break;
 	case PROC_EVENT_EXIT:
-		if (!event_at(cn, avail, &ev, EVENT_NEED(exit)))
-			return 0;
 		out->type = PROCEV_EXIT;
 		out->pid = ev.event_data.exit.process_pid;
 		out->tgid = ev.event_data.exit.process_tgid;
 		out->exit_code = ev.event_data.exit.exit_code;
-		return 1;
-	default:
-		return 0; /* comm, sid, ptrace, coredump, acks */
+		break;
+	default: /* event_need() let none other through */
+		return 0;
 	}
+	return 1;
 }
 
 int

@@ -86,6 +86,20 @@ pid_path(char *buf, size_t len, const char *procroot, pid_t pid, const char *lea
 	return 0;
 }
 
+/* procroot/pid/leaf into buf (as read_file): its bytes, -ENAMETOOLONG,
+ * -ESRCH if the process is gone, or another -errno. */
+static ssize_t
+read_pid_file(const char *procroot, pid_t pid, const char *leaf, char *buf, size_t len)
+{
+	char path[128];
+	ssize_t n;
+
+	if (pid_path(path, sizeof(path), procroot, pid, leaf) < 0)
+		return -ENAMETOOLONG;
+	n = read_file(path, buf, len);
+	return n < 0 ? gone((int)n) : n;
+}
+
 /*
  * Parse "Key:\tA\tB..." numbers into v (up to max); returns count.  A
  * number beyond 32 bits reads as 4294967295 (no id), never wrapped as a
@@ -428,14 +442,13 @@ read_names(const char *procroot, pid_t pid, struct task *t)
 {
 	const char *slash = strrchr(t->exe, '/');
 	const char *b = slash ? slash + 1 : t->exe;
-	char path[128], buf[4096];
+	char buf[4096];
 	ssize_t n;
 
 	str_copy(t->invoked, sizeof(t->invoked), t->exe);
 	if (!is_interpreter(b) && strncmp(t->comm, b, COMM_CMP) == 0)
 		return;
-	if (pid_path(path, sizeof(path), procroot, pid, "cmdline") < 0 ||
-	    (n = read_file(path, buf, sizeof(buf))) <= 0)
+	if ((n = read_pid_file(procroot, pid, "cmdline", buf, sizeof(buf))) <= 0)
 		return;
 	find_script(procroot, pid, buf, (size_t)n, t);
 	find_invoked(procroot, pid, buf, (size_t)n, t);
@@ -462,7 +475,7 @@ read_exe(const char *procroot, pid_t pid, struct task *t)
 int
 task_read(const char *procroot, pid_t pid, unsigned what, struct task *t)
 {
-	char path[128], buf[4096];
+	char buf[4096];
 	ssize_t n;
 
 	uid_t uid = t->uid, euid = t->euid;
@@ -471,19 +484,16 @@ task_read(const char *procroot, pid_t pid, unsigned what, struct task *t)
 	t->comm[0] = t->exe[0] = t->script[0] = t->invoked[0] = '\0';
 	t->pid = pid;
 	if ((what & TASK_IDS_KNOWN) && !(what & TASK_NNP)) {
-		if (pid_path(path, sizeof(path), procroot, pid, "comm") < 0)
-			return -ENAMETOOLONG;
-		if ((n = read_file(path, t->comm, sizeof(t->comm))) < 0)
-			return gone((int)n);
+		if ((n = read_pid_file(procroot, pid, "comm", t->comm, sizeof(t->comm))) <
+		    0)
+			return (int)n;
 		t->comm[strcspn(t->comm, "\n")] = '\0';
 		t->uid = uid;
 		t->euid = euid;
 		t->gid = t->egid = (gid_t)-1;
 	} else {
-		if (pid_path(path, sizeof(path), procroot, pid, "status") < 0)
-			return -ENAMETOOLONG;
-		if ((n = read_file(path, buf, sizeof(buf))) < 0)
-			return gone((int)n);
+		if ((n = read_pid_file(procroot, pid, "status", buf, sizeof(buf))) < 0)
+			return (int)n;
 		parse_status(buf, t, what & TASK_NNP);
 		if (t->kthread)
 			return 0;
@@ -520,26 +530,18 @@ task_real_uid(const char *procroot, pid_t pid, uid_t *uid)
 int
 task_read_cmdline(const char *procroot, pid_t pid, char *buf, size_t len)
 {
-	char path[128];
-	ssize_t n;
-
-	if (pid_path(path, sizeof(path), procroot, pid, "cmdline") < 0)
-		return -ENAMETOOLONG;
-	n = read_file(path, buf, len);
-	return n < 0 ? gone((int)n) : (int)n;
+	return (int)read_pid_file(procroot, pid, "cmdline", buf, len);
 }
 
 /* State (field 3) and start time (field 22) of pid from its stat file. */
 static int
 read_stat(const char *procroot, pid_t pid, char *state, uint64_t *start)
 {
-	char path[128], buf[1024];
-	ssize_t n;
+	char buf[1024];
+	ssize_t n = read_pid_file(procroot, pid, "stat", buf, sizeof(buf));
 
-	if (pid_path(path, sizeof(path), procroot, pid, "stat") < 0)
-		return -ENAMETOOLONG;
-	if ((n = read_file(path, buf, sizeof(buf))) < 0)
-		return gone((int)n);
+	if (n < 0)
+		return (int)n;
 	/* the command name may hold blanks and parentheses: skip past the last ')' */
 	char *s = strrchr(buf, ')');
 	if (s == NULL || s[1] != ' ' || s[2] == '\0')
@@ -607,13 +609,10 @@ task_parse_cgroups(const char *text, size_t len, struct task_cgroups *out)
 int
 task_read_cgroups(const char *procroot, pid_t pid, struct task_cgroups *out)
 {
-	char path[128];
-	ssize_t n;
+	ssize_t n = read_pid_file(procroot, pid, "cgroup", out->buf, sizeof(out->buf));
 
-	if (pid_path(path, sizeof(path), procroot, pid, "cgroup") < 0)
-		return -ENAMETOOLONG;
-	if ((n = read_file(path, out->buf, sizeof(out->buf))) < 0)
-		return gone((int)n);
+	if (n < 0)
+		return (int)n;
 	return task_parse_cgroups(out->buf, (size_t)n, out);
 }
 
@@ -668,13 +667,11 @@ task_alive(const char *procroot, struct procid id)
 int
 task_threads(const char *procroot, pid_t pid)
 {
-	char path[128], buf[16384];
-	ssize_t n;
+	char buf[16384];
+	ssize_t n = read_pid_file(procroot, pid, "status", buf, sizeof(buf));
 
-	if (pid_path(path, sizeof(path), procroot, pid, "status") < 0)
-		return -ENAMETOOLONG;
-	if ((n = read_file(path, buf, sizeof(buf))) < 0)
-		return gone((int)n);
+	if (n < 0)
+		return (int)n;
 	const char *s = strstr(buf, "\nThreads:");
 	if (s == NULL)
 		return 1; /* not reported: take it as one */

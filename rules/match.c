@@ -24,17 +24,7 @@
 static bool
 names_hier(const char *tok, size_t n, const char *h)
 {
-	if (n == 1 && tok[0] == '*')
-		return true;
-	for (;;) {
-		size_t m = strcspn(h, ",");
-
-		if (m == n && strncmp(tok, h, n) == 0)
-			return true;
-		if (h[m] == '\0')
-			return false;
-		h += m + 1;
-	}
+	return (n == 1 && tok[0] == '*') || str_list_has(h, tok, n);
 }
 
 int

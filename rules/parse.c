@@ -389,16 +389,11 @@ static int
 append_rule(struct parser *p, const struct rules_rule *r)
 {
 	struct rules_set *set = p->set;
+	struct rules_rule *v = array_room(set->rules, set->n, &set->cap, sizeof(*v), 16);
 
-	if (set->n == set->cap) {
-		size_t cap = set->cap ? set->cap * 2 : 16;
-		struct rules_rule *v = realloc(set->rules, cap * sizeof(*v));
-
-		if (v == NULL)
-			return -ENOMEM;
-		set->rules = v;
-		set->cap = cap;
-	}
+	if (v == NULL)
+		return -ENOMEM;
+	set->rules = v;
 	set->rules[set->n] = *r;
 	return 0;
 }
@@ -636,15 +631,12 @@ parse_dir(struct parser *p, const char *dir)
 	while (rc == 0 && (e = readdir(d)) != NULL) {
 		if (!wanted_name(e->d_name))
 			continue;
-		if (n == cap) {
-			char **v =
-				realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*v));
-			if (v == NULL) {
-				rc = -ENOMEM;
-				break;
-			}
-			names = v;
+		char **v = array_room(names, n, &cap, sizeof(*v), 16);
+		if (v == NULL) {
+			rc = -ENOMEM;
+			break;
 		}
+		names = v;
 		if ((names[n] = strdup(e->d_name)) == NULL)
 			rc = -ENOMEM;
 		else

@@ -156,6 +156,16 @@ map_remove(struct map *m, void *val)
 	}
 }
 
+uint64_t
+map_hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
 size_t
 map_count(const struct map *m)
 {

@@ -3,7 +3,9 @@
  * util.h -- small helpers every module may use; none knows cgroups,
  * rules or the daemon.
  *
- *   str_     bounded string copies and digits (str.c: inline here)
+ *   str_     bounded string copies and digits (inline here), comma lists (str.c)
+ *   strv_    arrays of strings (str.c)
+ *   array_room  room in a growable array (inline here)
  *   strbuf_  one growable printf buffer (strbuf.c)
  *   map_     the project's one hash table (map.c)
  *   nss_     the one wrapper around the passwd and group databases (nss.c)
@@ -21,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 
@@ -38,6 +41,15 @@ str_copy(char *dst, size_t len, const char *src)
 	dst[n] = '\0';
 }
 
+/* Is tok (its first n bytes) one of the comma-separated items of list
+ * ("cpu" of "cpu,cpuacct")? */
+bool str_list_has(const char *list, const char *tok, size_t n);
+/* Is s one of the n strings of v? */
+bool strv_has(char *const *v, size_t n, const char *s);
+/* Append a copy of s to the *n strings of *v (the caller frees each
+ * and *v); 0 or -ENOMEM (*v and *n as they were, but for the room). */
+int strv_add(char ***v, size_t *n, const char *s) ATTR_WUR;
+
 /* The decimal digits of v, right-aligned at the end of num (no NUL);
  * their count: they start at num + STR_UINT_MAX - count. */
 #define STR_UINT_MAX 12
@@ -50,6 +62,27 @@ str_uint(char num[STR_UINT_MAX], unsigned v)
 		num[STR_UINT_MAX - 1 - n++] = (char)('0' + v % 10);
 	while ((v /= 10) != 0);
 	return n;
+}
+
+/* ---- growable arrays ------------------------------------------------------- */
+
+/*
+ * Room for one more element (of size bytes) after the n in array v of
+ * *cap: v itself while n < *cap, else v moved to a block twice as large
+ * (first elements for an empty one) and *cap updated.  NULL when out of
+ * memory; v is then untouched and still the caller's to free.
+ */
+static inline void *
+array_room(void *v, size_t n, size_t *cap, size_t size, size_t first)
+{
+	if (n < *cap)
+		return v;
+	size_t ncap = *cap ? *cap * 2 : first;
+	void *p = realloc(v, ncap * size);
+
+	if (p != NULL)
+		*cap = ncap;
+	return p;
 }
 
 /* ---- a growable buffer ---------------------------------------------------- */
@@ -110,6 +143,8 @@ size_t map_count(const struct map *m);
 /* Iterate: *cursor starts at 0; NULL at the end.  No insert or remove
  * while iterating. */
 void *map_next(const struct map *m, size_t *cursor);
+/* The hash of a string key (FNV-1a), for map_find and map_insert. */
+uint64_t map_hash_str(const char *s);
 
 /* ---- the system's user and group databases ----------------------------------- */
 

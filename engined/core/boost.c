@@ -94,15 +94,11 @@ boost_add_member(struct boost *b, struct procid id)
 {
 	if (has_member(b, id))
 		return 0;
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 4;
-		struct procid *m = realloc(b->m, cap * sizeof(*m));
+	struct procid *m = array_room(b->m, b->n, &b->cap, sizeof(*m), 4);
 
-		if (m == NULL)
-			return -ENOMEM;
-		b->m = m;
-		b->cap = cap;
-	}
+	if (m == NULL)
+		return -ENOMEM;
+	b->m = m;
 	b->m[b->n++] = id;
 	return 0;
 }

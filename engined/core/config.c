@@ -7,6 +7,7 @@
 #include "config_private.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,18 +106,31 @@ format_duration(long secs, char *buf, size_t len)
 		snprintf(buf, len, "%lds", secs);
 }
 
+/* Report a bad value through libconfuse (so it carries file and line)
+ * and refuse it: -1, as libconfuse's validation callbacks return. */
+static int refuse(cfg_t *cfg, const char *fmt, ...) ATTR_PRINTF(2, 3);
+
+static int
+refuse(cfg_t *cfg, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cfg_error(cfg, "%s", msg);
+	return -1;
+}
+
 static int
 check_match(cfg_t *cfg, cfg_opt_t *opt)
 {
 	const char *v = cfg_opt_getnstr(opt, 0);
 
-	if (strcmp(v, "per-hierarchy") != 0 && strcmp(v, "first-match") != 0) {
-		cfg_error(
-			cfg,
-			"match: expected \"per-hierarchy\" or \"first-match\", not \"%s\"",
-			v);
-		return -1;
-	}
+	if (strcmp(v, "per-hierarchy") != 0 && strcmp(v, "first-match") != 0)
+		return refuse(cfg, "match: expected \"per-hierarchy\" or \"first-match\", not \"%s\"",
+			      v);
 	return 0;
 }
 
@@ -125,10 +139,8 @@ check_level(cfg_t *cfg, cfg_opt_t *opt)
 {
 	const char *v = cfg_opt_getnstr(opt, 0);
 
-	if (log_level_parse(v) < 0) {
-		cfg_error(cfg, "log-level: unknown level \"%s\"", v);
-		return -1;
-	}
+	if (log_level_parse(v) < 0)
+		return refuse(cfg, "log-level: unknown level \"%s\"", v);
 	return 0;
 }
 
@@ -137,11 +149,9 @@ check_duration(cfg_t *cfg, cfg_opt_t *opt)
 {
 	const char *v = cfg_opt_getnstr(opt, 0);
 
-	if (parse_duration(v) <= 0) {
-		cfg_error(cfg, "%s: invalid duration \"%s\" (1s to 365d: 90s, 15m, 2h, 1d)",
-			  cfg_opt_name(opt), v);
-		return -1;
-	}
+	if (parse_duration(v) <= 0)
+		return refuse(cfg, "%s: invalid duration \"%s\" (1s to 365d: 90s, 15m, 2h, 1d)",
+			      cfg_opt_name(opt), v);
 	return 0;
 }
 
@@ -153,17 +163,11 @@ check_layout(cfg_t *cfg, cfg_opt_t *opt)
 	for (unsigned i = 0; i < cfg_opt_size(opt); i++) {
 		const char *d = cfg_opt_getnstr(opt, i);
 
-		if (d[0] == '\0' || strcspn(d, ",/ \t*:") != strlen(d)) {
-			cfg_error(cfg, "unified-layout: \"%s\" is not a dimension name",
-				  d);
-			return -1;
-		}
+		if (d[0] == '\0' || strcspn(d, ",/ \t*:") != strlen(d))
+			return refuse(cfg, "unified-layout: \"%s\" is not a dimension name", d);
 		for (unsigned j = 0; j < i; j++)
-			if (strcmp(d, cfg_opt_getnstr(opt, j)) == 0) {
-				cfg_error(cfg, "unified-layout: \"%s\" is listed twice",
-					  d);
-				return -1;
-			}
+			if (strcmp(d, cfg_opt_getnstr(opt, j)) == 0)
+				return refuse(cfg, "unified-layout: \"%s\" is listed twice", d);
 	}
 	return 0;
 }
@@ -176,11 +180,9 @@ check_hierarchies(cfg_t *cfg, cfg_opt_t *opt)
 {
 	for (unsigned i = 0; i < cfg_opt_size(opt); i++)
 		if (strcmp(cfg_opt_getnstr(opt, i), CONFIG_ALL_HIERARCHIES) == 0 &&
-		    cfg_opt_size(opt) > 1) {
-			cfg_error(cfg, "hierarchies: \"all\" cannot be listed with other "
-				       "hierarchies");
-			return -1;
-		}
+		    cfg_opt_size(opt) > 1)
+			return refuse(cfg, "hierarchies: \"all\" cannot be listed with other "
+					   "hierarchies");
 	return 0;
 }
 
@@ -190,11 +192,22 @@ check_uroot(cfg_t *cfg, cfg_opt_t *opt)
 	const char *v = cfg_opt_getnstr(opt, 0);
 	const char *why = v[0] ? rules_dest_problem(v) : NULL;
 
-	if (why != NULL) {
-		cfg_error(cfg, "unified-root: \"%s\" %s", v, why);
-		return -1;
-	}
+	if (why != NULL)
+		return refuse(cfg, "unified-root: \"%s\" %s", v, why);
 	return 0;
+}
+
+/* A group name: one path component, no control character. */
+static bool
+group_name(const char *v)
+{
+	if (v[0] == '\0' || strchr(v, '/') != NULL || strcmp(v, ".") == 0 ||
+	    strcmp(v, "..") == 0)
+		return false;
+	for (const char *s = v; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+	return true;
 }
 
 static int
@@ -202,16 +215,8 @@ check_udefault(cfg_t *cfg, cfg_opt_t *opt)
 {
 	const char *v = cfg_opt_getnstr(opt, 0);
 
-	if (v[0] == '\0' || strchr(v, '/') != NULL || strcmp(v, ".") == 0 ||
-	    strcmp(v, "..") == 0) {
-		cfg_error(cfg, "unified-default: \"%s\" is not a group name", v);
-		return -1;
-	}
-	for (const char *s = v; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f) {
-			cfg_error(cfg, "unified-default: \"%s\" is not a group name", v);
-			return -1;
-		}
+	if (!group_name(v))
+		return refuse(cfg, "unified-default: \"%s\" is not a group name", v);
 	return 0;
 }
 
@@ -220,11 +225,10 @@ check_backend(cfg_t *cfg, cfg_opt_t *opt)
 {
 	const char *v = cfg_opt_getnstr(opt, 0);
 
-	if (strcmp(v, "auto") != 0 && strcmp(v, "cgroupfs") != 0 && strcmp(v, "systemd") != 0) {
-		cfg_error(cfg, "backend: expected \"auto\", \"cgroupfs\" or \"systemd\", not \"%s\"",
-			  v);
-		return -1;
-	}
+	if (strcmp(v, "auto") != 0 && strcmp(v, "cgroupfs") != 0 && strcmp(v, "systemd") != 0)
+		return refuse(cfg,
+			      "backend: expected \"auto\", \"cgroupfs\" or \"systemd\", not \"%s\"",
+			      v);
 	return 0;
 }
 
@@ -349,6 +353,25 @@ copy_config(cfg_t *cfg, struct config *c)
 						  : BACKEND_AUTO;
 	if (!c->unified_root || !c->unified_default)
 		return -ENOMEM;
+	return 0;
+}
+
+int
+config_backend(const struct config *c, bool systemd_booted, enum backend_kind *kind,
+	       const struct report *rep)
+{
+	*kind = c->backend;
+	if (*kind == BACKEND_AUTO)
+		*kind = systemd_booted && c->nlayout > 0 ? BACKEND_SYSTEMD
+							 : BACKEND_CGROUPFS;
+	if (*kind == BACKEND_SYSTEMD && c->nlayout == 0) {
+		report_msg(
+			rep,
+			"%s: backend: \"systemd\" places the groups of a unified-layout; "
+			"set unified-layout",
+			c->file[0] ? c->file : "built-in config");
+		return -1;
+	}
 	return 0;
 }
 

@@ -95,16 +95,6 @@ static struct {
 	struct map groups, profiles; /* values: size_t, the index in c */
 } ld;
 
-static uint64_t
-title_hash(const char *s)
-{
-	uint64_t h = 14695981039346656037ull; /* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 static bool
 title_eq(const void *value, const void *probe)
 {
@@ -146,7 +136,7 @@ claim_title(cfg_t *cfg, const char *kind, const char *title, bool group, size_t 
 	struct map *m = group ? &ld.groups : &ld.profiles;
 	struct title_probe probe = { .title = title, .group = group };
 	bool fresh;
-	size_t *v = map_insert(m, title_hash(title), title_eq, &probe, &fresh);
+	size_t *v = map_insert(m, map_hash_str(title), title_eq, &probe, &fresh);
 
 	if (v == NULL) {
 		cfg_error(cfg, "out of memory");
@@ -178,11 +168,23 @@ grow(void **v, size_t n, size_t *cap, size_t size)
 	return 0;
 }
 
-/* Take the last section of opt out of libconfuse (it is copied by now). */
-static void
-drop_last(cfg_opt_t *opt)
+/*
+ * Check the last section of opt and keep a copy of it (0), or report
+ * (-1); either way take it out of libconfuse.  What config_take_group
+ * and config_take_profile do, with the checks of their kind.
+ */
+static int
+take_last(cfg_t *cfg, cfg_opt_t *opt, int (*check)(cfg_t *cfg, cfg_t *sec),
+	  int (*keep)(cfg_t *cfg, cfg_t *sec))
 {
+	cfg_t *sec = cfg_opt_getnsec(opt, cfg_opt_size(opt) - 1);
+	int rc =
+		sec != NULL && ld.c != NULL && check(cfg, sec) == 0 && keep(cfg, sec) == 0
+			? 0
+			: -1;
+
 	(void)cfg_opt_rmnsec(opt, cfg_opt_size(opt) - 1);
+	return rc;
 }
 
 /* ---- group sections ------------------------------------------------------------ */
@@ -256,14 +258,7 @@ keep_group(cfg_t *cfg, cfg_t *sec)
 int
 config_take_group(cfg_t *cfg, cfg_opt_t *opt)
 {
-	cfg_t *sec = cfg_opt_getnsec(opt, cfg_opt_size(opt) - 1);
-	int rc = sec != NULL && ld.c != NULL && check_group(cfg, sec) == 0 &&
-				 keep_group(cfg, sec) == 0
-			 ? 0
-			 : -1;
-
-	drop_last(opt);
-	return rc;
+	return take_last(cfg, opt, check_group, keep_group);
 }
 
 /* ---- boost-profile sections ----------------------------------------------------- */
@@ -344,12 +339,5 @@ keep_profile(cfg_t *cfg, cfg_t *sec)
 int
 config_take_profile(cfg_t *cfg, cfg_opt_t *opt)
 {
-	cfg_t *sec = cfg_opt_getnsec(opt, cfg_opt_size(opt) - 1);
-	int rc = sec != NULL && ld.c != NULL && check_profile(cfg, sec) == 0 &&
-				 keep_profile(cfg, sec) == 0
-			 ? 0
-			 : -1;
-
-	drop_last(opt);
-	return rc;
+	return take_last(cfg, opt, check_profile, keep_profile);
 }

@@ -7,7 +7,7 @@
  *   end of batch ──▶ core_batch_done(): classify() each of them once
  *   deadline     ──▶ core_timeout(): each subsystem's own (deferred
  *                    entries, rescans, boosts, empty groups, nft sets,
- *                    the exec gate), each with its *_deadline()
+ *                    the exec gate), each with its deadline
  *
  * The loop owns every watcher and timer; the core only says, through
  * core_next_deadline(), when it next wants to be called.
@@ -61,6 +61,8 @@ on_fork(struct core *c, const struct procev_event *ev)
 
 	if (ev->pid != ev->tgid)
 		return; /* a new thread, not a new process */
+	if (c->gate != NULL)
+		gate_fork(c, ev->parent_tgid, ev->tgid); /* its exec may not hold */
 	if (proctab_get(c->procs, ev->parent_tgid) == NULL)
 		return; /* the common case: nothing to inherit */
 	/* the parent's entry counts only if it is still that process
@@ -132,7 +134,7 @@ core_event(struct core *c, const struct procev_event *ev, double now)
 	case PROCEV_EXEC:
 		c->stats.ev_exec++;
 		if (c->gate != NULL)
-			gate_exec_seen(c, ev->tgid); /* a held exec did happen */
+			gate_exec_seen(c, ev->tgid); /* did a held exec hold? */
 		(void)pending_add(c, ev->tgid, true, ev->ts_ns);
 		break;
 	case PROCEV_UID:
@@ -161,13 +163,6 @@ core_lost_events(struct core *c, double now)
 
 /* ---- deadlines ------------------------------------------------------------------------ */
 
-static double
-nft_deadline(const struct core *c, double now)
-{
-	(void)now;
-	return nftsets_deadline(c);
-}
-
 /*
  * The subsystems that want to be called at times of their own: when
  * next (monotonic; 0 = nothing to do) and what to do then (each does
@@ -181,7 +176,7 @@ static const struct subsystem {
 	{ rescan_deadline, rescan_timeout },
 	{ boost_deadline, boost_timeout }, /* expiry, the state file */
 	{ groups_deadline, groups_timeout }, /* empty template groups */
-	{ nft_deadline, nftsets_timeout },
+	{ nftsets_deadline, nftsets_timeout },
 	{ gate_deadline, gate_timeout }, /* execs the gate let go that did not happen */
 };
 #define NSUBSYSTEMS (sizeof(subsystems) / sizeof(subsystems[0]))

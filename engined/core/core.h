@@ -200,6 +200,17 @@ struct overrides {
 	int verbosity; /* -v minus -q */
 	bool systemd_booted; /* PID 1 is systemd (backend "auto" asks) */
 	bool check; /* --check: read what is there, make nothing on disk */
+	/*
+	 * The unified layout's root group for backend kind (resolved, not
+	 * auto), from unified-root as configured ("": the backend's
+	 * default): 1 with it in out; 0 when the layout is rooted in the
+	 * daemon's own tree (cgroupfs: unified-root as it is, the daemon's
+	 * own group when ""); -errno when configured cannot be one (*why,
+	 * if set, says why).  The daemon knows its backends and answers;
+	 * NULL: 0 for every kind.
+	 */
+	int (*layout_root)(enum backend_kind kind, const char *configured, char *out,
+			   size_t len, const char **why);
 };
 
 /* The policy in force: config, hierarchies, rules, Lua hooks (opaque
@@ -489,6 +500,13 @@ size_t core_boost_count(const struct core *c);
  * the id it had before, if it changed, leaves them.
  */
 void core_group_made(struct core *c, const char *path);
+/*
+ * A backend's group path went away by itself (systemd collected an
+ * empty scope, or a unit was stopped by hand): its id leaves its sets
+ * at once, unless the group is there again (then its new id replaces
+ * the old one, as core_group_made does).
+ */
+void core_group_removed(struct core *c, const char *path);
 /* Does the policy name nft sets (so the loop should watch the ruleset)? */
 bool core_nft_wanted(const struct core *c);
 /* The netlink port of the core's own set changes (0: none yet), so the

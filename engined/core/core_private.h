@@ -78,6 +78,14 @@ struct policy {
 };
 
 /*
+ * Who places, as the backend key of c says: "auto" is systemd when PID
+ * 1 is systemd and a unified layout composes groups in its tree, else
+ * cgroupfs.  0, or -1 after reporting (systemd without a layout).
+ */
+int config_backend(const struct config *c, bool systemd_booted, enum backend_kind *kind,
+		   const struct report *rep) ATTR_WUR;
+
+/*
  * Build everything from the config file and rules, with the mounted
  * hierarchies read from mountinfo (NULL: /proc/self/mountinfo); NULL
  * on error.
@@ -106,9 +114,11 @@ policy_settings(const struct policy *p, size_t h, const char *path);
 #define LAYOUT_DAEMON_LEAF "daemon"
 
 /* Add the virtual dimensions of the config's unified-layout to p and
- * find the delegated subtree (procroot: where /proc/self/cgroup is);
+ * find its root: the group o->layout_root names for the backend, or
+ * the delegated subtree (procroot: where /proc/self/cgroup is);
  * 0 or -EINVAL after reporting.  Before rules are bound. */
-int layout_build(struct policy *p, const char *procroot, const struct report *rep) ATTR_WUR;
+int layout_build(struct policy *p, const struct overrides *o, const char *procroot,
+		 const struct report *rep) ATTR_WUR;
 /* The depth of each virtual dimension and the controllers to enable,
  * from the bound rules, group settings and boost profiles. */
 void layout_finish(struct policy *p);
@@ -398,7 +408,7 @@ void pending_ids_lost(struct core *c);
 /* Classify what is pending (uid/gid-only entries wait for their exec
  * until their due time), with one decision for them all. */
 void pending_run(struct core *c);
-/* When pending_timeout has something to do (monotonic; 0 = nothing). */
+/* When deferred entries are due (monotonic; 0 = nothing), and their run. */
 double pending_deadline(const struct core *c, double now);
 void pending_timeout(struct core *c, double now);
 void pending_free(struct core *c);
@@ -412,7 +422,7 @@ void rescan_request(struct core *c, const char *why);
 /* Rescan /proc in delay seconds, unless a rescan is due already (a
  * process could not be read or moved for want of descriptors). */
 void rescan_soon(struct core *c, double delay);
-/* When rescan_timeout has something to do (monotonic; 0 = nothing). */
+/* When the next rescan is due (monotonic; 0 = none), and the rescan. */
 double rescan_deadline(const struct core *c, double now);
 void rescan_timeout(struct core *c, double now);
 
@@ -468,8 +478,10 @@ void groups_adopt(struct core *c, const struct hier *h, const char *path);
 /* leftovers.c: at start, the template groups a former run made in the
  * unified layout's tree: removed if empty, else remembered like made. */
 void groups_leftovers(struct core *c);
-/* When groups_timeout looks for empty groups (monotonic; 0 = never);
- * it removes those it finds. */
+/* Remove the template groups that are empty now. */
+void groups_cleanup(struct core *c);
+/* When the empty template groups are next looked for (monotonic; 0 =
+ * none), and the look. */
 double groups_deadline(const struct core *c, double now);
 void groups_timeout(struct core *c, double now);
 void groups_forget_made(struct core *c);
@@ -499,12 +511,19 @@ void nftsets_timeout(struct core *c, double now);
  * start, a former run's): the next sync deletes the id where it finds it. */
 void nftsets_gone(struct core *c, uint64_t id);
 /* When nftsets_timeout has something to do (monotonic; 0 = nothing). */
-double nftsets_deadline(const struct core *c);
+double nftsets_deadline(const struct core *c, double now);
 
 /* ---- gate.c: the exec gate's records ------------------------------------------------ */
 
-/* An EXEC event for tgid: an exec the gate held did happen. */
+/* An EXEC event for tgid: an exec the gate held for it is settled
+ * (did it run the binary, with the credentials decided by?). */
 void gate_exec_seen(struct core *c, pid_t tgid);
+/* A FORK event: a child of a process whose exec the gate placed, not
+ * settled yet, shares its fate. */
+void gate_fork(struct core *c, pid_t parent, pid_t child);
+/* Does the gate want FORK events: a placement not settled, or one made
+ * in the last two seconds? */
+bool gate_in_flight(const struct core *c);
 /* Is an exec of pid held or on its way (answered, not yet seen)?  Then
  * it is not classified before its EXEC event: it would be by its old
  * program. */

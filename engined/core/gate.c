@@ -3,16 +3,26 @@
  * gate.c -- the exec gate in the core (see gate.h):
  *
  *   held exec ──▶ core_gate_exec(): snapshot from status (credentials
- *                 as the binary's set-id bits make them) and the
- *                 binary's path, decide (rules, boosts; no Lua hook),
- *                 move now, remember where the process was
- *   EXEC event ──▶ gate_exec_seen(): it happened, forget it
- *   no EXEC within GATE_CONFIRM_SECONDS ──▶ gate_timeout(): if the
- *                 process does not run the binary, the exec failed
- *                 after the gate (ENOEXEC, another listener's denial):
- *                 move it back, then classify it as it is
+ *                 as the binary's set-id bits make them, when the
+ *                 kernel is sure to apply them) and the binary's path,
+ *                 decide (rules, boosts; no Lua hook), move now,
+ *                 remember where the process was
+ *   FORK event ──▶ gate_fork(): a child of a process in flight (or of
+ *                 such a child) is its kin: it shares its fate
+ *   EXEC event ──▶ gate_exec_seen(): an exec happened; settled now
+ *   no EXEC within GATE_CONFIRM_SECONDS ──▶ gate_timeout(): settled
  *
- * Until its exec is seen, a process the gate placed is not classified
+ * Settling: the placement holds only if the process runs the binary
+ * (device and inode of /proc/PID/exe) with the credentials it was
+ * decided by (status); else the exec failed after the gate (ENOEXEC,
+ * EFAULT, another listener's denial), another exec came after it, or
+ * the kernel did not apply the set-id bits: the process and its kin go
+ * back where they were before the gate, then are classified as they
+ * are.  Kin stay only if they run the binary with those credentials:
+ * a child another thread forked while the exec was held goes back, one
+ * the new program forked stays, also when the program has exited.
+ *
+ * Until it is settled, a process the gate placed is not classified
  * (classify() asks gate_pending()): it would be by its old program.
  * All of it is in memory only while an exec is in flight, but for a
  * small table of recent placements that explain reports.
@@ -24,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define FLIGHTS_MAX  4096 /* execs in flight remembered at most */
@@ -32,6 +43,10 @@
 #define COMBOS_MAX   4096 /* combinations tried per gated rule, at most */
 #define PLACED_SLOTS 1024 /* recent placements explain can report */
 #define COMM_LEN     16	  /* the kernel's command name, NUL included */
+/* FORK events stay wanted this long after the gate's last placement:
+ * a storm of gated execs does not change the kernel's filter per exec */
+#define FORKS_LINGER 2.0
+#define KIN_FOUND_MAX 4096 /* a process and its kin at settling after lost events, at most */
 
 /* A group the gate moved a process out of, in managed hierarchy idx
  * (-1: the unified layout's composed v2 group): from, as cgroupfs names
@@ -42,13 +57,24 @@ struct back {
 	char *from, *to;
 };
 
-/* An exec the gate answered, not yet seen to happen. */
+/* An exec the gate answered, not yet settled. */
 struct flight {
 	struct procid id;
 	double due;
 	uint64_t dev, ino; /* the binary */
+	uid_t euid;	   /* the credentials it was decided by */
+	gid_t egid;
+	bool setid;	   /* the binary's set-id bits change them: check them */
 	size_t n;
 	struct back *v;
+	size_t nkin;
+	struct procid *kin; /* forked meanwhile, by it or its kin (malloc'd) */
+	uint64_t lost;	    /* the core's count of lost events when placed */
+};
+
+/* A process in kin: whose. */
+struct kin_entry {
+	pid_t owner; /* the pid of the flight */
 };
 
 struct placed {
@@ -58,6 +84,9 @@ struct placed {
 
 struct gate {
 	struct map flights; /* pid -> struct flight */
+	struct map kin;	    /* pid -> struct kin_entry */
+	bool forks;	    /* FORK events wanted (gate_fork) ... */
+	double forks_until; /* ... at least until then */
 	double next_due;    /* no flight is due before (0: none) */
 	bool full_said;
 	struct placed placed[PLACED_SLOTS]; /* by pid % PLACED_SLOTS */
@@ -71,8 +100,10 @@ struct gate {
 static struct gate *
 gate_get(struct core *c)
 {
-	if (c->gate == NULL && (c->gate = calloc(1, sizeof(*c->gate))) != NULL)
+	if (c->gate == NULL && (c->gate = calloc(1, sizeof(*c->gate))) != NULL) {
 		map_init(&c->gate->flights, sizeof(struct flight));
+		map_init(&c->gate->kin, sizeof(struct kin_entry));
+	}
 	return c->gate;
 }
 
@@ -86,12 +117,7 @@ backs_free(struct back *v, size_t n)
 	free(v);
 }
 
-static void
-flight_drop(struct gate *g, struct flight *f)
-{
-	backs_free(f->v, f->n);
-	map_remove(&g->flights, f);
-}
+static void settle_pid(struct core *c, pid_t pid);
 
 void
 gate_forget(struct core *c)
@@ -102,10 +128,14 @@ gate_forget(struct core *c)
 
 	if (g == NULL)
 		return;
-	while ((f = map_next(&g->flights, &cursor)) != NULL)
+	while ((f = map_next(&g->flights, &cursor)) != NULL) {
 		backs_free(f->v, f->n);
+		free(f->kin);
+	}
 	map_free(&g->flights);
 	map_init(&g->flights, sizeof(struct flight));
+	map_free(&g->kin);
+	map_init(&g->kin, sizeof(struct kin_entry));
 	g->next_due = 0;
 }
 
@@ -126,6 +156,7 @@ gate_free(struct core *c)
 	gate_forget(c);
 	if (c->gate != NULL) {
 		map_free(&c->gate->flights);
+		map_free(&c->gate->kin);
 		ready_clear(c->gate);
 	}
 	free(c->gate);
@@ -134,16 +165,35 @@ gate_free(struct core *c)
 
 /* ---- deciding and moving while the exec is held ------------------------------- */
 
-/* The snapshot an exec of x will be, into t: credentials and names. */
+/*
+ * The snapshot an exec of x will be, into t: credentials and names.
+ * The credentials the binary's set-id bits give only when the kernel
+ * is sure to apply them; else the process's own (its EXEC event
+ * corrects it): never a class its credentials do not earn.
+ */
 static int
 snapshot(struct core *c, const struct gate_exec *x, struct task *t)
 {
 	const char *base = strrchr(x->path, '/');
 	int rc = task_read(c->env.procroot, x->pid, TASK_NNP, t);
+	uid_t euid = t->euid;
+	gid_t egid = t->egid;
 
 	if (rc < 0)
 		return rc;
-	execgate_creds(x->file, t->no_new_privs, &t->euid, &t->egid);
+	execgate_creds(x->file, t->no_new_privs, &euid, &egid);
+	if (euid != t->euid || egid != t->egid) {
+		if (execgate_setid_sure(c->env.procroot, x->pid)) {
+			t->euid = euid;
+			t->egid = egid;
+		} else {
+			log_info("exec gate: pid %d: the kernel may not apply the set-id "
+				 "bits of %s (traced, another user namespace, or sharing "
+				 "its filesystem information); decided by its own "
+				 "credentials",
+				 (int)x->pid, x->path);
+		}
+	}
 	str_copy(t->exe, sizeof(t->exe), x->path);
 	str_copy(t->comm, COMM_LEN, base != NULL ? base + 1 : x->path);
 	t->script[0] = t->invoked[0] = '\0';
@@ -221,10 +271,11 @@ plan_moves(struct core *c, struct decision *d, struct back **v, size_t *n)
 
 /* Remember an exec whose moves are undone unless it is seen. */
 static void
-remember(struct core *c, const struct gate_exec *x, struct procid id, struct back *v,
-	 size_t n)
+remember(struct core *c, const struct gate_exec *x, const struct task *t, struct procid id,
+	 struct back *v, size_t n)
 {
 	struct gate *g = c->gate;
+	bool setid = (x->file->mode & (S_ISUID | S_ISGID)) != 0;
 	bool fresh;
 	struct flight *f = NULL;
 
@@ -239,16 +290,27 @@ remember(struct core *c, const struct gate_exec *x, struct procid id, struct bac
 		backs_free(v, n);
 		return;
 	}
-	if (!fresh)
-		backs_free(f->v, f->n); /* an older exec of the same process */
+	if (!fresh) { /* settled before (core_gate_exec): cannot be */
+		backs_free(v, n);
+		return;
+	}
 	*f = (struct flight){ .id = id,
 			      .due = c->now + GATE_CONFIRM_SECONDS,
 			      .dev = x->file->dev,
 			      .ino = x->file->ino,
+			      .euid = t->euid,
+			      .egid = t->egid,
+			      .setid = setid,
+			      .lost = c->stats.lost,
 			      .n = n,
 			      .v = v };
 	if (g->next_due == 0)
 		g->next_due = f->due;
+	g->forks_until = c->now + FORKS_LINGER;
+	if (!g->forks) {
+		g->forks = true;
+		wants_changed(c); /* its forks are wanted now (gate_fork) */
+	}
 }
 
 /* Decide for the exec x of process id with d, and move now; how it went. */
@@ -279,7 +341,7 @@ place(struct core *c, const struct gate_exec *x, struct procid id, struct decisi
 		backs_free(v, n);
 		return GATE_LEFT;
 	}
-	remember(c, x, id, v, n);
+	remember(c, x, &d->task, id, v, n);
 	g->placed[(size_t)id.pid % PLACED_SLOTS] = (struct placed){ id, c->env.wall() };
 	return GATE_PLACED;
 }
@@ -295,6 +357,7 @@ core_gate_exec(struct core *c, const struct gate_exec *x, double now)
 	c->stats.gate_execs++;
 	if (x->path == NULL || c->paused || x->pid <= 1 || g == NULL)
 		return GATE_LEFT;
+	settle_pid(c, x->pid); /* an exec of it held before: did it hold? */
 	if ((d = decision_new(c->pol)) == NULL)
 		return GATE_LEFT; /* placed after its exec, as without the gate */
 	enum gate_result r = GATE_GONE;
@@ -317,19 +380,10 @@ core_gate_exec(struct core *c, const struct gate_exec *x, double now)
  * finds the group ready).  Template destinations (%u ...) are not made
  * ahead nor learned: one keeper per user would pile up. */
 
-static bool
-ready_has(const struct gate *g, const char *path)
-{
-	for (size_t i = 0; i < g->nready; i++)
-		if (strcmp(g->ready[i], path) == 0)
-			return true;
-	return false;
-}
-
 static int
 ready_add(struct gate *g, const char *path)
 {
-	if (ready_has(g, path))
+	if (strv_has(g->ready, g->nready, path))
 		return 0;
 	if (g->nready == READY_MAX) {
 		if (!g->ready_full)
@@ -340,14 +394,8 @@ ready_add(struct gate *g, const char *path)
 		g->ready_full = true;
 		return 0;
 	}
-	char **v = realloc(g->ready, (g->nready + 1) * sizeof(*v));
-	if (v == NULL)
-		return -ENOMEM;
-	g->ready = v;
-	if ((v[g->nready] = strdup(path)) == NULL)
-		return -ENOMEM;
-	g->nready++;
-	return 1;
+	int rc = strv_add(&g->ready, &g->nready, path);
+	return rc < 0 ? rc : 1;
 }
 
 /* A destination written without templates or escapes: it is as written. */
@@ -536,22 +584,51 @@ gate_unready(struct core *c, const struct decision *d)
 			 d->composed);
 	/* handed over again even when it was there: a keeper that has gone
 	 * (its scope stopped by hand) is started again */
-	if (rc > 0 || (rc == 0 && ready_has(g, d->composed)))
+	if (rc > 0 || (rc == 0 && strv_has(g->ready, g->nready, d->composed)))
 		g->ready_due = true;
 }
 
 /* ---- after the answer --------------------------------------------------------- */
 
 void
-gate_exec_seen(struct core *c, pid_t tgid)
+gate_fork(struct core *c, pid_t parent, pid_t child)
 {
 	struct gate *g = c->gate;
+	const struct kin_entry *k;
 	struct flight *f;
+	struct procid id;
+	pid_t owner = parent;
+	bool fresh;
 
 	if (g == NULL || map_count(&g->flights) == 0)
 		return;
-	if ((f = map_find(&g->flights, (uint64_t)tgid, NULL, NULL)) != NULL)
-		flight_drop(g, f);
+	if ((k = map_find(&g->kin, (uint64_t)parent, NULL, NULL)) != NULL)
+		owner = k->owner;
+	if ((f = map_find(&g->flights, (uint64_t)owner, NULL, NULL)) == NULL)
+		return;
+	if (task_procid(c->env.procroot, child, &id) < 0)
+		return; /* gone already */
+	if ((f->nkin & (f->nkin - 1)) == 0) { /* 0, 1, 2, 4 ...: full */
+		struct procid *v = realloc(f->kin, (f->nkin ? f->nkin * 2 : 4) * sizeof(*v));
+		if (v == NULL) {
+			log_warning("out of memory: pid %d, forked while the exec of pid %d "
+				    "was on its way, stays where it is",
+				    (int)child, (int)owner);
+			return;
+		}
+		f->kin = v;
+	}
+	struct kin_entry *e = map_insert(&g->kin, (uint64_t)child, NULL, NULL, &fresh);
+	if (e == NULL)
+		return;
+	e->owner = owner; /* a reused pid's older entry is another flight's no more */
+	f->kin[f->nkin++] = id;
+}
+
+bool
+gate_in_flight(const struct core *c)
+{
+	return c->gate->forks;
 }
 
 bool
@@ -566,10 +643,16 @@ gate_pending(const struct core *c, pid_t pid)
 double
 gate_deadline(const struct core *c, double now)
 {
+	const struct gate *g = c->gate;
+
 	(void)now; /* "at once" is the time of the core's call */
-	if (c->gate != NULL && c->gate->ready_due)
+	if (g != NULL && g->ready_due)
 		return c->now > 0 ? c->now : 1e-9; /* at once */
-	return c->gate != NULL ? c->gate->next_due : 0;
+	if (g == NULL)
+		return 0;
+	if (g->forks && (g->next_due == 0 || g->forks_until < g->next_due))
+		return g->forks_until;
+	return g->next_due;
 }
 
 /*
@@ -592,14 +675,15 @@ put_back(struct core *c, const struct hier *h, const struct back *b, pid_t pid)
 	return fs->gate.restore != NULL ? backend_restore(fs, h, b->from, pid) : -EOPNOTSUPP;
 }
 
-/* Move pid back out of the groups the gate put it in (those it is
- * still in; its groups read into cg); the count moved. */
+/* Move pid (the flight's process or its kin) back out of the groups
+ * the gate put f's process in (those it is still in; its groups read
+ * into cg), saying why; the count moved. */
 static unsigned
-move_back(struct core *c, const struct flight *f, struct task_cgroups *cg)
+move_back(struct core *c, const struct flight *f, pid_t pid, struct task_cgroups *cg,
+	  const char *why)
 {
 	const struct policy *p = c->pol;
 	const struct backend *fs = c->env.cgfs;
-	pid_t pid = f->id.pid;
 	unsigned moved = 0;
 
 	if (task_read_cgroups(c->env.procroot, pid, cg) < 0)
@@ -620,9 +704,8 @@ move_back(struct core *c, const struct flight *f, struct task_cgroups *cg)
 		int rc = c->dry_run ? 0 : put_back(c, h, b, pid);
 		if (rc >= 0) {
 			moved++;
-			log_notice("pid %d did not run the binary its exec was held for; "
-				   "moved back to %s:%s",
-				   (int)pid, hier_label(h), b->from);
+			log_notice("pid %d %s; moved back to %s:%s", (int)pid, why,
+				   hier_label(h), b->from);
 		} else if (rc != -ESRCH) {
 			log_warning("cannot move pid %d back to %s:%s: %s", (int)pid,
 				    hier_label(h), b->from, strerror(-rc));
@@ -631,26 +714,162 @@ move_back(struct core *c, const struct flight *f, struct task_cgroups *cg)
 	return moved;
 }
 
-/* A flight that is due: did its exec happen?  d: for its classification. */
-static void
-settle(struct core *c, struct flight *f, struct decision *d)
+/* *dp, made when it is NULL; false when memory runs out. */
+static bool
+need(struct core *c, struct decision **dp)
 {
-	struct flight done = *f;
+	if (*dp == NULL && (*dp = decision_new(c->pol)) == NULL)
+		log_warning("out of memory: an exec the gate held is not checked");
+	return *dp != NULL;
+}
 
-	f->v = NULL;
-	f->n = 0;
-	flight_drop(c->gate, f); /* before classify(), which asks gate_pending */
-	if (task_alive(c->env.procroot, done.id)) {
-		int runs =
-			execgate_runs(c->env.procroot, done.id.pid, done.dev, done.ino);
-		if (runs == 0 && move_back(c, &done, &d->cg) > 0)
-			c->stats.gate_undone++;
-		/* either way it is classified now, as it is: its uid or gid
-		 * may have changed meanwhile, or its EXEC event was lost */
-		if (runs >= 0)
-			classify(c, done.id.pid, d);
+/*
+ * Does pid run f's binary, with the credentials f was decided by (only
+ * when creds)?  NULL when it does, else why not; *gone when it is gone.
+ */
+static const char *
+holds(const struct core *c, const struct flight *f, pid_t pid, bool creds, bool *gone)
+{
+	uid_t euid;
+	gid_t egid;
+	int rc = execgate_runs(c->env.procroot, pid, f->dev, f->ino);
+
+	*gone = rc < 0;
+	if (rc == 0)
+		return "did not run the binary its exec was held for";
+	if (rc < 0 || !creds || !f->setid)
+		return NULL; /* without set-id bits it runs with its own */
+	if (execgate_ids(c->env.procroot, pid, &euid, &egid) < 0) {
+		*gone = true;
+		return NULL;
 	}
+	if (euid != f->euid || egid != f->egid)
+		return "runs the binary its exec was held for, but not with the "
+		       "credentials the gate decided by";
+	return NULL;
+}
+
+/* Forget f's records but for its moves and kin, now the caller's. */
+static void
+flight_unlink(struct core *c, struct flight *f, struct flight *out)
+{
+	struct gate *g = c->gate;
+
+	*out = *f;
+	for (size_t i = 0; i < f->nkin; i++) {
+		struct kin_entry *k = map_find(&g->kin, (uint64_t)f->kin[i].pid, NULL, NULL);
+		if (k != NULL && k->owner == f->id.pid)
+			map_remove(&g->kin, k);
+	}
+	map_remove(&g->flights, f);
+}
+
+/* The kin of done go back unless they run its binary with the
+ * credentials it was decided by (forked after the exec, also when the
+ * process has exited since: a daemon's double fork), and are
+ * classified as they are.  Any moved back? */
+static bool
+settle_kin(struct core *c, const struct flight *done, struct decision **dp)
+{
+	char why[128];
+	bool any = false, gone;
+
+	snprintf(why, sizeof(why), "was forked while the exec of pid %d was on its way",
+		 (int)done->id.pid);
+	for (size_t i = 0; i < done->nkin; i++) {
+		pid_t pid = done->kin[i].pid;
+
+		if (!task_alive(c->env.procroot, done->kin[i]))
+			continue;
+		if (holds(c, done, pid, true, &gone) == NULL)
+			continue; /* holds, or gone */
+		if (!need(c, dp))
+			return any;
+		any = move_back(c, done, pid, &(*dp)->cg, why) > 0 || any;
+		classify(c, pid, *dp);
+	}
+	return any;
+}
+
+/* Events were lost while f was in flight (a fork storm can overflow
+ * the socket): FORK events of its kin may be missing.  Its living
+ * descendants and its kin's, from /proc, join its kin. */
+static void
+find_kin(struct core *c, struct flight *f)
+{
+	pid_t v[KIN_FOUND_MAX];
+	size_t n = 1, was;
+	struct procid id;
+
+	v[0] = f->id.pid;
+	for (size_t i = 0; i < f->nkin && n < KIN_FOUND_MAX; i++)
+		v[n++] = f->kin[i].pid;
+	was = n;
+	n = execgate_descendants(c->env.procroot, v, n, KIN_FOUND_MAX);
+	struct procid *nv = n > was ? realloc(f->kin, (f->nkin + n - was) * sizeof(*nv)) : NULL;
+	if (nv == NULL)
+		return;
+	f->kin = nv;
+	for (size_t i = was; i < n; i++)
+		if (task_procid(c->env.procroot, v[i], &id) == 0)
+			f->kin[f->nkin++] = id;
+	log_info("exec gate: %zu processes forked while the exec of pid %d was on its way "
+		 "looked for in /proc (events were lost)", n - was, (int)f->id.pid);
+}
+
+/* Did f's exec hold?  Its process and kin moved back if not; the
+ * process classified here when timeout (no EXEC event came: else its
+ * batch classifies it, or the gate decides another exec of it). */
+static void
+settle(struct core *c, struct flight *f, bool timeout, struct decision **dp)
+{
+	struct gate *g = c->gate;
+	struct flight done;
+	const char *why = NULL;
+	bool gone = true, undone = false;
+	pid_t pid = f->id.pid;
+
+	flight_unlink(c, f, &done); /* before classify(), which asks gate_pending */
+	if (c->stats.lost != done.lost)
+		find_kin(c, &done);
+	if (task_alive(c->env.procroot, done.id))
+		why = holds(c, &done, pid, true, &gone);
+	if (!gone && why != NULL && need(c, dp)) {
+		undone = move_back(c, &done, pid, &(*dp)->cg, why) > 0;
+		struct placed *pl = &g->placed[(size_t)pid % PLACED_SLOTS];
+		if (undone && procid_eq(pl->id, done.id))
+			*pl = (struct placed){ 0 }; /* explain: not the gate's doing */
+	}
+	/* classified now, as it is, held or not: its uid or gid may have
+	 * changed meanwhile, or its EXEC event was lost */
+	if (!gone && timeout && need(c, dp))
+		classify(c, pid, *dp);
+	undone = settle_kin(c, &done, dp) || undone;
+	if (undone)
+		c->stats.gate_undone++;
+	free(done.kin);
 	backs_free(done.v, done.n);
+}
+
+/* Settle the flight of pid now, if it has one (not timed out). */
+static void
+settle_pid(struct core *c, pid_t pid)
+{
+	struct gate *g = c->gate;
+	struct decision *d = NULL;
+	struct flight *f;
+
+	if (g == NULL || map_count(&g->flights) == 0 ||
+	    (f = map_find(&g->flights, (uint64_t)pid, NULL, NULL)) == NULL)
+		return;
+	settle(c, f, false, &d);
+	decision_free(d);
+}
+
+void
+gate_exec_seen(struct core *c, pid_t tgid)
+{
+	settle_pid(c, tgid);
 }
 
 void
@@ -664,6 +883,11 @@ gate_timeout(struct core *c, double now)
 
 	if (g != NULL && g->ready_due)
 		ready_hand_over(c); /* groups learned at the gate */
+	if (g != NULL && g->forks && map_count(&g->flights) == 0 &&
+	    c->now >= g->forks_until) {
+		g->forks = false;
+		wants_changed(c); /* no fork is wanted for the gate now */
+	}
 	if (g == NULL || g->next_due == 0 || c->now < g->next_due)
 		return;
 	while ((f = map_next(&g->flights, &cursor)) != NULL) {
@@ -679,7 +903,7 @@ gate_timeout(struct core *c, double now)
 	}
 	for (size_t i = 0; i < ndue; i++)
 		if ((f = map_find(&g->flights, (uint64_t)due[i], NULL, NULL)) != NULL)
-			settle(c, f, d);
+			settle(c, f, true, &d);
 	decision_free(d);
 	g->next_due = map_count(&g->flights) == 0 ? 0 : next > 0 ? next : c->now;
 }

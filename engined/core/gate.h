@@ -8,7 +8,10 @@
  *
  * A held exec is decided from what is known before it: the process's
  * credentials (the old ones, changed as the binary's set-user-ID and
- * set-group-ID bits will change them) and the binary's path.  The
+ * set-group-ID bits will change them when the kernel is sure to) and
+ * the binary's path.  The placement is provisional: undone, for the
+ * process and what it forks meanwhile, unless the process is seen
+ * running the binary with those credentials (gate.c).  The
  * command line, the new command name and a script run by an
  * interpreter are not known yet, and the Lua hook is not consulted:
  * the asynchronous classification after the exec, which runs for every
@@ -23,8 +26,8 @@
 /* How long an exec may be held at most: the watchdog thread answers
  * any exec the loop has not answered by then. */
 #define GATE_BOUND_MS 100
-/* How long after the gate's answer an exec must show (its EXEC event,
- * or the binary as /proc/PID/exe) before its moves are undone. */
+/* How long after the gate's answer an exec is settled without its
+ * EXEC event (the binary as /proc/PID/exe, the credentials). */
 #define GATE_CONFIRM_SECONDS 0.5
 
 /* One held exec. */

@@ -5,8 +5,10 @@
  * made from templates and their removal once empty, and the unified
  * layout's tree (the composed group of a process, made level by level
  * with controllers enabled on inner levels; the daemon's own leaf;
- * handing the tree back on exit).  Everything goes through the
- * injected cgroupfs operations (struct backend).
+ * handing the tree back on exit); a backend that makes a group later
+ * or loses one by itself (systemd) says so, for the nft sets.
+ * Everything goes through the injected cgroupfs operations (struct
+ * backend).
  */
 #include "core_private.h"
 
@@ -528,8 +530,7 @@ groups_adopt(struct core *c, const struct hier *h, const char *path)
 		c->made.cleanup_at = c->now + CLEANUP_INTERVAL;
 }
 
-/* Remove the template groups that are empty now. */
-static void
+void
 groups_cleanup(struct core *c)
 {
 	const struct backend *fs = c->env.cgfs;
@@ -586,4 +587,35 @@ groups_forget_made(struct core *c)
 		LIST_REMOVE(g, link);
 		made_free(g);
 	}
+}
+
+/* ---- groups a backend makes or loses later ------------------------------------------- */
+
+void
+core_group_made(struct core *c, const char *path)
+{
+	if (c->pol != NULL && c->pol->v2 != NULL)
+		nftsets_made(c, c->pol->v2, path);
+}
+
+/*
+ * The unit standing for group path went away by itself (systemd
+ * collected a scope whose last process exited): its id leaves the nft
+ * sets now, not at the next sync.  Unless the group is there (made
+ * again meanwhile, or it outlived its unit): then it is as made, and
+ * a new id replaces the old one.
+ */
+void
+core_group_removed(struct core *c, const char *path)
+{
+	const struct backend *fs = c->env.cgfs;
+	const struct hier *h = c->pol != NULL ? c->pol->v2 : NULL;
+	uint64_t id;
+
+	if (h == NULL)
+		return;
+	if (fs->ids.id != NULL && backend_id(fs, h, path, &id) == 0)
+		nftsets_made(c, h, path);
+	else
+		nftsets_removed(c, h, path);
 }

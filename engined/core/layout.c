@@ -18,7 +18,6 @@
  * node.
  */
 #include "core_private.h"
-#include "engined/backend/systemd/sdunit.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -111,34 +110,40 @@ own_root(const char *procroot, char *own, size_t len)
 	return rc;
 }
 
-/* Backend systemd: the root is a slice systemd owns, not our group. */
+/* A root the backend names (a slice systemd owns): not our group.
+ * 1 when it does, 0 when the root is in the daemon's own tree, -1. */
 static int
-slice_root(struct policy *p, const char *where, const struct report *rep)
+backend_root(struct policy *p, const struct overrides *o, const char *where,
+	     const struct report *rep)
 {
-	const char *r = p->cfg->unified_root[0] ? p->cfg->unified_root : SDUNIT_ROOT;
-	char prefix[SDUNIT_NAME_MAX];
+	const char *r = p->cfg->unified_root, *why = "cannot be the layout's root";
+	char root[2048];
+	int rc = o->layout_root != NULL
+			 ? o->layout_root(p->backend, r, root, sizeof(root), &why)
+			 : 0;
 
-	if (sdunit_root_prefix(r, prefix, sizeof(prefix)) < 0) {
-		report_msg(rep,
-			   "%s: unified-root: \"%s\" is not a slice's group (backend systemd: "
-			   "e.g. \"/cgengine.slice\" or \"/a.slice/a-b.slice\")",
-			   where, r);
+	if (rc < 0) {
+		report_msg(rep, "%s: unified-root: \"%s\" %s", where, r, why);
 		return -1;
 	}
+	if (rc == 0)
+		return 0;
 	p->uroot_own = false;
-	return (p->uroot = strdup(r)) == NULL ? -1 : 0;
+	return (p->uroot = strdup(root)) == NULL ? -1 : 1;
 }
 
 static int
-find_root(struct policy *p, const char *procroot, const char *where,
-	  const struct report *rep)
+find_root(struct policy *p, const struct overrides *o, const char *procroot,
+	  const char *where, const struct report *rep)
 {
-	if (p->backend == BACKEND_SYSTEMD)
-		return slice_root(p, where, rep);
+	int rc = backend_root(p, o, where, rep);
+
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
 
 	const char *r = p->cfg->unified_root;
 	char own[2048];
-	int rc = own_root(procroot, own, sizeof(own));
+	rc = own_root(procroot, own, sizeof(own));
 
 	if (r[0] == '\0') {
 		if (rc < 0) {
@@ -175,7 +180,8 @@ find_root(struct policy *p, const char *procroot, const char *where,
 }
 
 int
-layout_build(struct policy *p, const char *procroot, const struct report *rep)
+layout_build(struct policy *p, const struct overrides *o, const char *procroot,
+	     const struct report *rep)
 {
 	const struct config *c = p->cfg;
 	const char *where = c->file[0] ? c->file : "built-in config";
@@ -215,7 +221,7 @@ layout_build(struct policy *p, const char *procroot, const struct report *rep)
 	}
 	if (p->v2 == NULL)
 		return 0;
-	return find_root(p, procroot, where, rep);
+	return find_root(p, o, procroot, where, rep);
 }
 
 /* The v2 controller behind a v1 controller or file prefix, or NULL. */

@@ -40,16 +40,6 @@ struct leftovers {
 	unsigned long removed, kept;
 };
 
-static uint64_t
-str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 static bool
 same_str(const void *value, const void *probe)
 {
@@ -113,7 +103,7 @@ add_fixed(struct leftovers *l, size_t i, const char *dest)
 
 		prefix_of(padded, k, buf, sizeof(buf));
 		char **v =
-			map_insert(&s->fixed, str_hash(buf), same_str, buf, &fresh);
+			map_insert(&s->fixed, map_hash_str(buf), same_str, buf, &fresh);
 		if (v == NULL || (fresh && (*v = strdup(buf)) == NULL)) {
 			if (v != NULL)
 				map_remove(&s->fixed, v);
@@ -126,17 +116,9 @@ add_fixed(struct leftovers *l, size_t i, const char *dest)
 static int
 add_template(struct shapes *s, const char *dest)
 {
-	for (size_t i = 0; i < s->ntmpl; i++)
-		if (strcmp(s->tmpl[i], dest) == 0)
-			return 0;
-	char **v = realloc(s->tmpl, (s->ntmpl + 1) * sizeof(*v));
-	if (v == NULL)
-		return -ENOMEM;
-	s->tmpl = v;
-	if ((v[s->ntmpl] = strdup(dest)) == NULL)
-		return -ENOMEM;
-	s->ntmpl++;
-	return 0;
+	if (strv_has(s->tmpl, s->ntmpl, dest))
+		return 0;
+	return strv_add(&s->tmpl, &s->ntmpl, dest);
 }
 
 static int
@@ -226,7 +208,7 @@ level_from_template(const struct leftovers *l, const char *path, unsigned k)
 	if (i < 0)
 		return false;
 	const struct shapes *s = &l->dim[i];
-	if (map_find(&s->fixed, str_hash(dimpath), same_str, dimpath) != NULL)
+	if (map_find(&s->fixed, map_hash_str(dimpath), same_str, dimpath) != NULL)
 		return false;
 	for (size_t t = 0; t < s->ntmpl; t++)
 		if (template_matches(s->tmpl[t], dimpath))

@@ -339,16 +339,6 @@ pattern_match(const struct nft_pattern *p, const char *path)
 
 /* ---- members: the groups found, with their ids ---------------------------------------- */
 
-static uint64_t
-path_hash(const char *path)
-{
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-
-	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
-		h = (h ^ *p) * 1099511628211ull;
-	return h;
-}
-
 static bool
 member_is(const void *value, const void *probe)
 {
@@ -358,7 +348,7 @@ member_is(const void *value, const void *probe)
 static struct nft_member *
 member_find(struct nftsets *n, const char *path)
 {
-	return map_find(&n->mem, path_hash(path), member_is, path);
+	return map_find(&n->mem, map_hash_str(path), member_is, path);
 }
 
 /* The member for path (made if new), with id, found by this sync. */
@@ -367,7 +357,7 @@ member_add(struct nftsets *n, const char *path, uint64_t id)
 {
 	bool fresh;
 	struct nft_member *m =
-		map_insert(&n->mem, path_hash(path), member_is, path, &fresh);
+		map_insert(&n->mem, map_hash_str(path), member_is, path, &fresh);
 
 	if (m == NULL)
 		return NULL;
@@ -476,13 +466,6 @@ nftsets_made(struct core *c, const struct hier *h, const char *path)
 		return;
 	}
 	change_sets(c, path, id, true);
-}
-
-void
-core_group_made(struct core *c, const char *path)
-{
-	if (c->pol != NULL && c->pol->v2 != NULL)
-		nftsets_made(c, c->pol->v2, path);
 }
 
 void
@@ -871,8 +854,9 @@ nftsets_free(struct core *c)
 }
 
 double
-nftsets_deadline(const struct core *c)
+nftsets_deadline(const struct core *c, double now)
 {
+	(void)now; /* a step due at once is due at c->now, the time of the last call */
 	if (c->nft == NULL)
 		return 0;
 	if (c->nft->syncing) /* the next step: as soon as the loop has looked around */

@@ -6,7 +6,7 @@
  * decision for the batch.  A uid/gid change is usually followed at once
  * by an exec (su, sudo, login, setpriv, a spawner dropping privileges:
  * setresgid, setresuid, execve -- often one wake-up each): such entries
- * wait until their exec, at most DEFER_DELAY (pending_deadline), so the
+ * wait until their exec, at most DEFER_DELAY (defer_at), so the
  * process is classified once, after its exec, instead of once per event.
  */
 #include "core_private.h"
@@ -46,16 +46,14 @@ pending_add(struct core *c, pid_t tgid, bool exec, uint64_t ts)
 				s->v[i].exec_ns = ts;
 			return &s->v[i];
 		}
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 256;
-		struct pending *v = realloc(s->v, cap * sizeof(*v));
+	if (s->n == s->cap) { /* (tested here: this runs for every event) */
+		struct pending *v = array_room(s->v, s->n, &s->cap, sizeof(*v), 256);
 
 		if (v == NULL) {
 			rescan_request(c, NULL); /* cannot remember: catch up later */
 			return NULL;
 		}
 		s->v = v;
-		s->cap = cap;
 	}
 	s->v[s->n] = (struct pending){ .tgid = tgid,
 				       .exec = exec,

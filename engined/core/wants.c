@@ -8,7 +8,8 @@
  *   UID, GID           when a decision can depend on them (the rules'
  *                      keys and templates, any Lua hook)
  *   FORK of processes  while some process passes something on to its
- *                      children (sticky children, boosts)
+ *                      children (sticky children, boosts, an exec the
+ *                      gate placed and has not settled)
  *   EXIT               of the processes the table holds (main thread),
  *                      and of any thread of one whose main thread is
  *                      gone while others run on
@@ -61,7 +62,8 @@ compute(const struct core *c, struct core_wants *w)
 	w->uid = hook || (ids & RULES_NEED_UID);
 	w->gid = hook || (ids & RULES_NEED_GID);
 	w->forks = proctab_count_flag(c->procs, PROC_STICKY_CHILDREN) > 0 ||
-		   proctab_count_flag(c->procs, PROC_BOOSTED) > 0;
+		   proctab_count_flag(c->procs, PROC_BOOSTED) > 0 ||
+		   (c->gate != NULL && gate_in_flight(c));
 	w->ntrack = w->ngone = 0;
 	if (n <= PROCEV_TRACK_MAX)
 		proctab_foreach(c->procs, collect, w);

@@ -155,10 +155,7 @@ control_open(const char *path, struct core *core)
 {
 	struct control_server *s = calloc(1, sizeof(*s));
 
-	if (s == NULL || (s->srv = server_new(&control_proto, s)) == NULL ||
-	    server_listen(s->srv, path, 64) < 0) {
-		if (s != NULL)
-			server_free(s->srv);
+	if (s == NULL || (s->srv = server_open(&control_proto, s, path, 64)) == NULL) {
 		free(s);
 		return NULL;
 	}

@@ -40,17 +40,23 @@ int engine_run(struct engine *e);
 void engine_free(struct engine *e);
 /* The configuration in force. */
 const struct config *engine_config(const struct engine *e);
+/* The layout's root the daemon's backend of kind names (core.h's
+ * overrides.layout_root): systemd's slice; 0 for cgroupfs. */
+int engine_layout_root(enum backend_kind kind, const char *configured, char *out,
+		       size_t len, const char **why);
 
 /* ---- sticky.c ---------------------------------------------------------- */
 
-struct sticky_server;
+struct server;
 struct ev_loop;
 
-/* Listen on path; NULL after logging an error. */
+/* Listen on path, served for core (borrowed: its server's context);
+ * NULL after logging an error. */
 struct core;
-struct sticky_server *sticky_open(const char *path, struct core *core) ATTR_WUR;
-void sticky_start(struct sticky_server *s, struct ev_loop *loop);
-void sticky_close(struct sticky_server *s, struct ev_loop *loop);
+struct server *sticky_open(const char *path, struct core *core) ATTR_WUR;
+void sticky_start(struct server *s, struct ev_loop *loop);
+/* Close it (NULL is fine). */
+void sticky_close(struct server *s, struct ev_loop *loop);
 
 /* notify.c: "READY=1", "RELOADING=1", "STOPPING=1", "WATCHDOG=1" to
  * $NOTIFY_SOCKET */

@@ -22,6 +22,7 @@
  *                               watched like any other), which reports
  *                               to core_move_done() / core_moves_lost()
  *                               / core_group_made() (a unit started)
+ *                               / core_group_removed() (a unit gone)
  *
  * It makes the backends the core is handed (engined/backend/backend.h):
  * the cgroupfs one and the kernel's nft sets at start, the systemd one
@@ -30,6 +31,7 @@
 #include "daemon.h"
 #include "gateloop.h"
 #include "engined/backend/systemd/sdplace.h"
+#include "engined/backend/systemd/sdunit.h"
 
 #include <errno.h>
 #include <ev.h>
@@ -75,7 +77,7 @@ struct engine {
 	struct core *core;
 	struct procev *pe;  /* EXEC, and FORK and EXIT when the core wants them */
 	struct procev *ids; /* UID and GID */
-	struct sticky_server *sticky;
+	struct server *sticky; /* sticky.c's */
 	struct control_server *control;
 	char *pidfile; /* as at start: a reload does not move it */
 	ev_io pe_watcher;
@@ -297,6 +299,14 @@ sd_made(void *arg, const char *path)
 	core_group_made(e->core, path);
 }
 
+static void
+sd_removed(void *arg, const char *path)
+{
+	struct engine *e = arg;
+
+	core_group_removed(e->core, path);
+}
+
 /* The backend the policy asks for (core_env.backend): systemd's is
  * connected once, its root taken again at each reload. */
 static int
@@ -305,7 +315,11 @@ backend_cb(void *arg, enum backend_kind kind, const char *root,
 {
 	struct engine *e = arg;
 	struct sdplace_hooks hooks = {
-		.done = sd_done, .lost = sd_lost, .made = sd_made, .arg = e
+		.done = sd_done,
+		.lost = sd_lost,
+		.made = sd_made,
+		.removed = sd_removed,
+		.arg = e,
 	};
 	int rc;
 
@@ -320,6 +334,14 @@ backend_cb(void *arg, enum backend_kind kind, const char *root,
 		return rc;
 	*out = sdplace_table(e->sd);
 	return 0;
+}
+
+int
+engine_layout_root(enum backend_kind kind, const char *configured, char *out, size_t len,
+		   const char **why)
+{
+	return kind == BACKEND_SYSTEMD ? sdunit_layout_root(configured, out, len, why)
+				       : 0;
 }
 
 /* Before the loop waits: one timer at the core's next deadline. */

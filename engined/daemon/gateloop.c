@@ -63,6 +63,7 @@ struct mark {
 	int wd;		  /* its directory's watch, or -1 */
 	bool marked;
 	uint64_t dev, ino;
+	uint64_t mnt_id; /* the mount its path reaches it through (set-id only) */
 };
 
 /* (device, inode) -> the mark. */
@@ -92,16 +93,6 @@ struct gateloop {
 	struct execgate_event held[WATCHDOG_SLOTS]; /* by slot */
 	char buf[BATCH * 32];
 };
-
-static uint64_t
-path_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
-	return h;
-}
 
 static bool
 path_eq(const void *value, const void *probe)
@@ -166,6 +157,12 @@ place(struct gateloop *g, const struct execgate_event *ev, double now)
 
 	if (execgate_stat(ev->fd, &f) == 0)
 		m = mark_of(g, f.dev, f.ino);
+	/* the kernel applies set-id bits only for a mount of the exec'ing
+	 * process's namespace: one the daemon's path does not reach it
+	 * through (another namespace's, by /proc/PID/root) may not be */
+	if (m != NULL && (f.mode & (S_ISUID | S_ISGID)) &&
+	    (f.mnt_id == 0 || f.mnt_id != m->mnt_id))
+		f.foreign = true;
 	struct gate_exec x = { .pid = ev->pid,
 			       .path = m != NULL ? m->real : NULL,
 			       .file = &f,
@@ -227,6 +224,9 @@ serve(struct gateloop *g, int slot, double now)
 	watchdog_beat(g->wd); /* progress: the loop is not stuck */
 	if (!watchdog_answered(g->wd, slot))
 		place(g, ev, now);
+	/* a process placed now may fork as soon as its exec fails: FORK
+	 * events are wanted before it goes on (gate.c's kin) */
+	core_sync_wants(g->core);
 	answered = watchdog_release(g->wd, slot);
 	execgate_close(ev);
 	return answered;
@@ -320,6 +320,7 @@ remark(struct gateloop *g, struct mark *m, bool quiet)
 		return;
 	}
 	bool changed = !m->marked || f.dev != m->dev || f.ino != m->ino;
+	m->mnt_id = f.mnt_id;
 	if (!changed)
 		return;
 	forget_ino(g, m);
@@ -357,7 +358,7 @@ want_path(void *arg, const char *path)
 {
 	struct gateloop *g = arg;
 
-	if (map_find(&g->bypath, path_hash(path), path_eq, path) != NULL)
+	if (map_find(&g->bypath, map_hash_str(path), path_eq, path) != NULL)
 		return;
 	if (g->n == g->cap) {
 		size_t cap = g->cap ? g->cap * 2 : 16;
@@ -377,7 +378,7 @@ want_path(void *arg, const char *path)
 	m->name = strrchr(m->path, '/') + 1;
 	bool fresh;
 	struct path_entry *e =
-		map_insert(&g->bypath, path_hash(path), path_eq, path, &fresh);
+		map_insert(&g->bypath, map_hash_str(path), path_eq, path, &fresh);
 	if (e != NULL)
 		e->path = m->path;
 	g->n++;
@@ -424,8 +425,8 @@ sync_marks(struct gateloop *g)
 	map_init(&g->bypath, sizeof(struct path_entry));
 	core_gate_paths(g->core, want_path, g);
 	for (size_t i = 0; i < nold; i++)
-		if (old[i].marked && map_find(&g->bypath, path_hash(old[i].path), path_eq,
-					      old[i].path) == NULL)
+		if (old[i].marked && map_find(&g->bypath, map_hash_str(old[i].path),
+					      path_eq, old[i].path) == NULL)
 			if (execgate_unmark(g->gfd, old[i].path) < 0)
 				log_debug("exec gate: %s was not marked any more",
 					  old[i].path);

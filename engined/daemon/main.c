@@ -192,6 +192,7 @@ main(int argc, char **argv)
 	}
 	/* backend "auto" asks whether PID 1 is systemd (as sd_booted() does) */
 	eo.ov.systemd_booted = access("/run/systemd/system/", F_OK) == 0;
+	eo.ov.layout_root = engine_layout_root; /* the backends' roots */
 	if (do_check)
 		return check(&eo.ov);
 

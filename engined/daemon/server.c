@@ -521,6 +521,18 @@ server_listen(struct server *s, const char *path, int backlog)
 	return 0;
 }
 
+struct server *
+server_open(const struct server_proto *proto, void *ctx, const char *path, int backlog)
+{
+	struct server *s = server_new(proto, ctx);
+
+	if (s != NULL && server_listen(s, path, backlog) < 0) {
+		server_free(s);
+		return NULL;
+	}
+	return s;
+}
+
 void
 server_start(struct server *s, struct ev_loop *loop)
 {

@@ -65,6 +65,10 @@ struct server_proto {
 struct server *server_new(const struct server_proto *proto, void *ctx) ATTR_WUR;
 /* Listen on the Unix socket path (see listener_open); 0 or -errno after logging. */
 int server_listen(struct server *s, const char *path, int backlog) ATTR_WUR;
+/* server_new and server_listen in one: NULL (after logging, if listening
+ * failed) when either fails.  Free with server_free. */
+struct server *server_open(const struct server_proto *proto, void *ctx, const char *path,
+			   int backlog) ATTR_WUR;
 /* Serve from loop: accept clients (if listening) and run the timers. */
 void server_start(struct server *s, struct ev_loop *loop);
 /* Close every client and the listener (unlinking its path).  NULL is fine. */

@@ -19,23 +19,18 @@
 
 static const char reply[] = "SUCCESS_STORE_PID"; /* sent with its NUL: 18 bytes */
 
-struct sticky_server {
-	struct core *core;
-	struct server *srv;
-};
-
 static enum server_verdict
 sticky_request_cb(struct server_client *c, char *req, size_t len)
 {
 	struct server *srv = server_of(c);
-	struct sticky_server *s = server_ctx(srv);
+	struct core *core = server_ctx(srv);
 	uid_t uid = server_client_uid(c);
 	pid_t pid;
 	int flag;
 
 	memcpy(&pid, req, sizeof(pid));
 	memcpy(&flag, req + sizeof(pid), sizeof(flag));
-	int rc = core_make_sticky(s->core, pid, uid, flag);
+	int rc = core_make_sticky(core, pid, uid, flag);
 	if (rc < 0)
 		server_log(srv, LOG_LEVEL_WARNING,
 			   "sticky request for pid %d (flag %d) from uid %u denied: %s",
@@ -56,34 +51,21 @@ static const struct server_proto sticky_proto = {
 	.request = sticky_request_cb,
 };
 
-struct sticky_server *
+struct server *
 sticky_open(const char *path, struct core *core)
 {
-	struct sticky_server *s = calloc(1, sizeof(*s));
-
-	if (s == NULL || (s->srv = server_new(&sticky_proto, s)) == NULL ||
-	    server_listen(s->srv, path, 16) < 0) {
-		if (s != NULL)
-			server_free(s->srv);
-		free(s);
-		return NULL;
-	}
-	s->core = core;
-	return s;
+	return server_open(&sticky_proto, core, path, 16);
 }
 
 void
-sticky_start(struct sticky_server *s, struct ev_loop *loop)
+sticky_start(struct server *s, struct ev_loop *loop)
 {
-	server_start(s->srv, loop);
+	server_start(s, loop);
 }
 
 void
-sticky_close(struct sticky_server *s, struct ev_loop *loop)
+sticky_close(struct server *s, struct ev_loop *loop)
 {
 	(void)loop; /* the server remembers the loop it was started on */
-	if (s == NULL)
-		return;
-	server_free(s->srv);
-	free(s);
+	server_free(s);
 }

@@ -5,6 +5,8 @@
  */
 #include "tests/lib/fakebackend.h"
 #include "engined/backend/systemd/sdunit.h"
+#include "tests/lib/fixture.h"
+#include "tests/tap/tap.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -78,6 +80,16 @@ fakebackend_start_jobs(struct core *c)
 			u[i].id = fakebackend.next_id++;
 			core_group_made(c, u[i].path);
 		}
+}
+
+void
+fakebackend_collect(struct core *c, const char *path)
+{
+	struct fakebackend_unit *u = fakebackend_unit(path, false);
+
+	if (u != NULL)
+		u->started = u->noted = false;
+	core_group_removed(c, path);
 }
 
 /* ---- placement ----------------------------------------------------------------- */
@@ -295,4 +307,37 @@ fakebackend_choose(void *arg, enum backend_kind kind, const char *root,
 		       ? &fakebackend_table
 		       : NULL;
 	return 0;
+}
+
+int
+fakebackend_layout_root(enum backend_kind kind, const char *configured, char *out,
+			size_t len, const char **why)
+{
+	return kind == BACKEND_SYSTEMD ? sdunit_layout_root(configured, out, len, why)
+				       : 0;
+}
+
+static void
+report_diag(void *arg, const char *msg)
+{
+	diag("%s", msg);
+}
+
+struct core *
+fakebackend_core(struct fixture *f, const struct backend_nft *nft)
+{
+	struct report rep = { .fn = report_diag };
+	struct core_options o = {
+		.ov = { .config = f->conf,
+			.config_explicit = true,
+			.layout_root = fakebackend_layout_root },
+		.env = { .procroot = f->proc,
+			 .mountinfo = f->mountinfo,
+			 .cgfs = &f->cgfs,
+			 .nft = nft,
+			 .backend = fakebackend_choose },
+	};
+
+	fixture_current = f;
+	return core_new(&o, &rep);
 }

@@ -6,7 +6,8 @@
  * sdunit.c under the root slice FAKEBACKEND_ROOT, only notes a unit at
  * mkdir(), queues every move (BACKEND_MOVE_QUEUED: the test reports the
  * outcome with core_move_done), makes a unit's group -- with an id --
- * when the test runs the start jobs, refuses what sdunit_refusal()
+ * when the test runs the start jobs, loses it when the test has systemd
+ * collect the unit, refuses what sdunit_refusal()
  * refuses, and keeps the exec gate's groups ready with a keeper each.
  * Every call is noted as a line of text the test looks for.
  */
@@ -61,9 +62,21 @@ struct fakebackend_unit *fakebackend_unit(const char *path, bool make);
 /* The start jobs run: each noted unit's group is made, with a new id,
  * and the core is told (as sdplace's JobRemoved "done"). */
 void fakebackend_start_jobs(struct core *c);
+/* systemd collected the unit of path (its last process exited): its
+ * group goes, and the core is told (as sdplace's UnitRemoved). */
+void fakebackend_collect(struct core *c, const char *path);
 /* core_env.backend: this table for backend "systemd" at the root slice,
  * cgroupfs (NULL) otherwise; counts the calls (fakebackend.asked). */
 int fakebackend_choose(void *arg, enum backend_kind kind, const char *root,
 		       const struct backend **out);
+/* overrides.layout_root: for backend "systemd", the real one's slice. */
+int fakebackend_layout_root(enum backend_kind kind, const char *configured, char *out,
+			    size_t len, const char **why);
+
+struct fixture;
+/* A core over fixture f's config, /proc and cgroupfs that gets this
+ * backend when its policy asks for "systemd", with nft as its nf_tables
+ * (NULL: none); NULL after saying why (diag).  Free with core_free. */
+struct core *fakebackend_core(struct fixture *f, const struct backend_nft *nft);
 
 #endif

@@ -632,9 +632,9 @@ fixture_proc(struct fixture *f, pid_t pid, uid_t uid, gid_t gid, const char *exe
 }
 
 void
-fixture_threads(struct fixture *f, pid_t pid, int threads)
+fixture_status(struct fixture *f, pid_t pid, const char *key, const char *value)
 {
-	char file[300], buf[4096];
+	char file[300], buf[4096], head[64];
 	FILE *in;
 	size_t n;
 
@@ -644,31 +644,26 @@ fixture_threads(struct fixture *f, pid_t pid, int threads)
 	n = fread(buf, 1, sizeof(buf) - 1, in);
 	fclose(in);
 	buf[n] = '\0';
-	char *t = strstr(buf, "Threads:\t");
-	if (t == NULL)
-		bail("no Threads line");
-	*t = '\0';
-	put(file, "%sThreads:\t%d\n", buf, threads);
+	snprintf(head, sizeof(head), "%s:\t", key);
+	char *line = buf;
+	while (line != NULL && strncmp(line, head, strlen(head)) != 0)
+		line = (line = strchr(line, '\n')) != NULL ? line + 1 : NULL;
+	if (line == NULL) { /* no such line: added at the end */
+		put(file, "%s%s%s\n", buf, head, value);
+		return;
+	}
+	const char *rest = strchr(line, '\n');
+	*line = '\0';
+	put(file, "%s%s%s%s", buf, head, value, rest != NULL ? rest : "\n");
 }
 
 void
-fixture_thread_of(struct fixture *f, pid_t pid, pid_t tgid)
+fixture_threads(struct fixture *f, pid_t pid, int threads)
 {
-	char file[300], buf[4096];
-	FILE *in;
-	size_t n;
+	char num[16];
 
-	snprintf(file, sizeof(file), "%s/%d/status", f->proc, (int)pid);
-	if ((in = fopen(file, "r")) == NULL)
-		bail("no %s", file);
-	n = fread(buf, 1, sizeof(buf) - 1, in);
-	fclose(in);
-	buf[n] = '\0';
-	char *t = strstr(buf, "Tgid:\t"), *nl = t != NULL ? strchr(t, '\n') : NULL;
-	if (nl == NULL)
-		bail("no Tgid line");
-	*t = '\0';
-	put(file, "%sTgid:\t%d%s", buf, (int)tgid, nl);
+	snprintf(num, sizeof(num), "%d", threads);
+	fixture_status(f, pid, "Threads", num);
 }
 
 void

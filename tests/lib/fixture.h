@@ -57,10 +57,11 @@ struct core *fixture_core(struct fixture *f);
 /* A process: uid/gid (real = effective), exe, start time, group path. */
 void fixture_proc(struct fixture *f, pid_t pid, uid_t uid, gid_t gid, const char *exe,
 		  uint64_t start, const char *group);
+/* Set the line "KEY:\tVALUE" of pid's status ("Tgid", "TracerPid",
+ * "Kthread" ...): the line of that key replaced, or added at the end. */
+void fixture_status(struct fixture *f, pid_t pid, const char *key, const char *value);
 /* Change the "Threads:" line of pid. */
 void fixture_threads(struct fixture *f, pid_t pid, int threads);
-/* Make pid a thread of process tgid (the Tgid line of its status). */
-void fixture_thread_of(struct fixture *f, pid_t pid, pid_t tgid);
 void fixture_gone(struct fixture *f, pid_t pid);
 /* Make pid a zombie (state Z in its stat file): its main thread exited. */
 void fixture_zombie(struct fixture *f, pid_t pid);

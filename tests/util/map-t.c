@@ -2,7 +2,7 @@
 /*
  * map-t.c -- the project's one hash table (rules/map.c): integer keys
  * against a plain array under random inserts and removals, compound
- * keys whose hashes collide, iteration, growth.
+ * keys whose hashes collide, iteration, growth, the hash of a string.
  */
 #include "util/util.h"
 #include "tests/tap/tap.h"
@@ -31,7 +31,7 @@ main(void)
 	bool fresh;
 	int wrong = 0;
 
-	plan(9);
+	plan(11);
 	map_init(&m, sizeof(int));
 	ok(map_find(&m, 7, NULL, NULL) == NULL, "an empty map finds nothing");
 	srand(11);
@@ -86,5 +86,10 @@ main(void)
 	is_int(0, wrong, "removing half of a colliding cluster keeps the other half");
 	is_int(50, (long long)map_count(&m), "50 left");
 	map_free(&m);
+
+	/* string keys: FNV-1a's published values */
+	ok(map_hash_str("") == 0xcbf29ce484222325ull,
+	   "the hash of \"\" is FNV-1a's offset basis");
+	ok(map_hash_str("a") == 0xaf63dc4c8601ec8cull, "the hash of \"a\" is FNV-1a's");
 	return 0;
 }

@@ -3,7 +3,9 @@
  * sdbus.c -- the systemd backend's transport (see sdbus.h): each call of
  * the move queue becomes a Manager method call to PID 1, sent
  * asynchronously; its answer, read into a struct mq_error, and the end
- * of a start job (JobRemoved) go back to the queue.  PID 1's private
+ * of a start job (JobRemoved) go back to the queue; a unit of the
+ * layout that systemd unloaded (UnitRemoved: a scope collected) goes
+ * to the loop, so that its id leaves the nft sets.  PID 1's private
  * socket when it can be used (root, no broker between), else the system
  * bus, where only PID 1's signals count.  A lost connection ends the
  * calls in flight; the next one is made after 1, 2, 4 ... 30 s.
@@ -25,7 +27,8 @@ struct sdbus {
 	struct movequeue *q;
 	struct sdplace_hooks hooks;
 	sdbus_describe_fn *describe;
-	void *arg;	   /* describe's */
+	sdbus_group_fn *group_of;
+	void *arg;	   /* describe's and group_of's */
 	uint64_t retry_at; /* reconnect then (monotonic us; 0: connected) */
 	bool direct;	   /* on PID 1's private socket (no broker, no sender names) */
 	char pid1[64];	   /* on the system bus: PID 1's unique name, from its answers */
@@ -213,6 +216,17 @@ reply_cb(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 	return 0;
 }
 
+/* Was signal m sent by PID 1?  On the system bus anyone may send us a
+ * signal: only PID 1's counts (the broker names the sender; the match's
+ * well-known name is not checked for a signal sent to us directly). */
+static bool
+from_pid1(const struct sdbus *b, sd_bus_message *m)
+{
+	const char *from = sd_bus_message_get_sender(m);
+
+	return b->direct || (from != NULL && strcmp(from, b->pid1) == 0);
+}
+
 static int
 job_removed_cb(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 {
@@ -220,35 +234,70 @@ job_removed_cb(sd_bus_message *m, void *userdata, sd_bus_error *ret)
 	const char *job, *unit, *result;
 	uint32_t id;
 
-	/* on the system bus anyone may send us a signal: only PID 1's counts
-	 * (the broker names the sender; the match's well-known name is not
-	 * checked for a signal sent to us directly) */
-	const char *from = sd_bus_message_get_sender(m);
-	if (!b->direct && (from == NULL || strcmp(from, b->pid1) != 0))
-		return 0;
-	if (sd_bus_message_read(m, "uoss", &id, &job, &unit, &result) < 0)
+	if (!from_pid1(b, m) ||
+	    sd_bus_message_read(m, "uoss", &id, &job, &unit, &result) < 0)
 		return 0;
 	mq_job_end(b->q, job, result);
 	return 0;
 }
 
+/* systemd unloaded a unit (a scope collected once its last process
+ * exited, a unit stopped): one of the layout's goes to the loop. */
+static int
+unit_removed_cb(sd_bus_message *m, void *userdata, sd_bus_error *ret)
+{
+	struct sdbus *b = userdata;
+	const char *unit, *object;
+	char path[RULES_DEST_MAX];
+
+	if (b->hooks.removed == NULL || !from_pid1(b, m) ||
+	    sd_bus_message_read(m, "so", &unit, &object) < 0 ||
+	    b->group_of(b->arg, unit, path, sizeof(path)) < 0)
+		return 0;
+	log_debug("systemd: %s is gone", unit);
+	b->hooks.removed(b->hooks.arg, path);
+	return 0;
+}
+
+/* Subscribe was answered: on the system bus, by PID 1's unique name. */
+static int
+subscribed_cb(sd_bus_message *m, void *userdata, sd_bus_error *ret)
+{
+	struct sdbus *b = userdata;
+	const char *from = sd_bus_message_get_sender(m);
+
+	if (!b->direct && !sd_bus_message_is_method_error(m, NULL) && from != NULL &&
+	    strlen(from) < sizeof(b->pid1))
+		memcpy(b->pid1, from, strlen(from) + 1); /* the broker's word */
+	return 0;
+}
+
 /* ---- connection ------------------------------------------------------------------------- */
 
-/* Hear when jobs end (JobRemoved): PID 1 signals the connections that
- * subscribed (and every private one). */
+/* Hear of PID 1's signal member (handled by cb). */
+static int
+match(struct sdbus *b, const char *member, sd_bus_message_handler_t cb)
+{
+	return sd_bus_match_signal_async(
+		b->bus, NULL, b->direct ? NULL : "org.freedesktop.systemd1",
+		"/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager", member,
+		cb, NULL, b);
+}
+
+/* Hear when jobs end (JobRemoved) and units go (UnitRemoved): PID 1
+ * signals the connections that subscribed (and every private one). */
 static int
 watch_jobs(struct sdbus *b)
 {
-	int rc = sd_bus_match_signal_async(
-		b->bus, NULL, b->direct ? NULL : "org.freedesktop.systemd1",
-		"/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager",
-		"JobRemoved", job_removed_cb, NULL, b);
+	int rc = match(b, "JobRemoved", job_removed_cb);
 
+	if (rc >= 0)
+		rc = match(b, "UnitRemoved", unit_removed_cb);
 	if (rc >= 0)
 		rc = sd_bus_call_method_async(b->bus, NULL, "org.freedesktop.systemd1",
 					      "/org/freedesktop/systemd1",
 					      "org.freedesktop.systemd1.Manager",
-					      "Subscribe", NULL, NULL, NULL);
+					      "Subscribe", subscribed_cb, b, NULL);
 	if (rc < 0) {
 		b->bus = sd_bus_close_unref(b->bus);
 		return rc;
@@ -393,7 +442,7 @@ sdbus_deadline(const struct sdbus *b)
 
 int
 sdbus_new(struct sdbus **out, struct movequeue *q, const struct sdplace_hooks *hooks,
-	  sdbus_describe_fn *describe, void *arg)
+	  sdbus_describe_fn *describe, sdbus_group_fn *group_of, void *arg)
 {
 	struct sdbus *b = calloc(1, sizeof(*b));
 	int rc;
@@ -403,6 +452,7 @@ sdbus_new(struct sdbus **out, struct movequeue *q, const struct sdplace_hooks *h
 	b->q = q;
 	b->hooks = *hooks;
 	b->describe = describe;
+	b->group_of = group_of;
 	b->arg = arg;
 	b->reconnect = (struct backoff){ .first = 1, .max = 30 };
 	/* reachable?  The connection itself is made at first use: sd-bus

@@ -148,6 +148,20 @@ describe(void *arg, const struct mq_call *k, char *slice, size_t slicelen, char 
 	return 0;
 }
 
+/* sdbus_group_fn: the layout's group a unit's name stands for. */
+static int
+group_of(void *arg, const char *unit, char *path, size_t len)
+{
+	const struct sdplace *s = arg;
+	char rel[RULES_DEST_MAX];
+	int rc = s->prefix[0] != '\0' ? sdunit_group(s->prefix, unit, rel, sizeof(rel))
+				      : -ENOENT;
+
+	if (rc < 0)
+		return rc;
+	return snprintf(path, len, "%s%s", s->root, rel) >= (int)len ? -ENAMETOOLONG : 0;
+}
+
 /* The unit noted for group path (mkdir), or NULL. */
 static struct mq_unit *
 pending_of(struct sdplace *s, const char *path)
@@ -599,7 +613,7 @@ sdplace_new(struct sdplace **out, const struct sdplace_hooks *hooks)
 		.arg = s,
 	};
 	find_own(s);
-	if ((rc = sdbus_new(&s->bus, &s->q, hooks, describe, s)) < 0) {
+	if ((rc = sdbus_new(&s->bus, &s->q, hooks, describe, group_of, s)) < 0) {
 		free(s);
 		return rc;
 	}

@@ -36,6 +36,10 @@ struct sdplace_hooks {
 	 * group exists now: its id goes into its nft sets); NULL: nobody
 	 * is told */
 	void (*made)(void *arg, const char *path);
+	/* systemd unloaded the unit standing for the layout's group path
+	 * (a scope collected once its last process exited, a unit stopped
+	 * by hand): its id leaves its nft sets; NULL: nobody is told */
+	void (*removed)(void *arg, const char *path);
 	void *arg;
 	/* PID 1's socket as a D-Bus address; NULL: its private socket,
 	 * else the system bus (tests give a stand-in's) */

@@ -99,6 +99,20 @@ ends_with(const char *s, size_t n, const char *suffix)
 }
 
 int
+sdunit_layout_root(const char *configured, char *out, size_t len, const char **why)
+{
+	const char *r = configured[0] ? configured : SDUNIT_ROOT;
+	char prefix[SDUNIT_NAME_MAX];
+
+	if (sdunit_root_prefix(r, prefix, sizeof(prefix)) < 0) {
+		*why = "is not a slice's group (backend systemd: e.g. \"/cgengine.slice\" or "
+		       "\"/a.slice/a-b.slice\")";
+		return -EINVAL;
+	}
+	return snprintf(out, len, "%s", r) >= (int)len ? -ENAMETOOLONG : 1;
+}
+
+int
 sdunit_root_prefix(const char *root, char *out, size_t len)
 {
 	const char *s = root, *prev = NULL;
@@ -213,24 +227,27 @@ sdunit_cgroup(const char *root, const char *prefix, const char *rel, const char 
 	return 0;
 }
 
-int
-sdunit_logical(const char *root, const char *prefix, const char *real, char *out,
-	       size_t len)
+/* Is unit (n bytes) a slice or a scope: which, or NULL. */
+static const char *
+kind_of(const char *unit, size_t n)
 {
-	size_t rlen = strlen(root), plen = strlen(prefix), used = 0;
-	char check[4096];
+	return ends_with(unit, n, ".scope")   ? "scope"
+	       : ends_with(unit, n, ".slice") ? "slice"
+					      : NULL;
+}
 
-	if (strncmp(real, root, rlen) != 0 || real[rlen] != '/')
+/* The logical group a unit of prefix stands for, unescaped and not yet
+ * checked against the name sdunit_name() writes; 0, -ENOENT or
+ * -ENAMETOOLONG. */
+static int
+parse_unit(const char *prefix, const char *unit, char *out, size_t len)
+{
+	size_t plen = strlen(prefix), n = strlen(unit), used = 0;
+
+	if (kind_of(unit, n) == NULL || n <= plen + 7 ||
+	    strncmp(unit, prefix, plen) != 0 || unit[plen] != '-')
 		return -ENOENT;
-	const char *last = strrchr(real, '/') + 1;
-	size_t n = strlen(last);
-	const char *kind = ends_with(last, n, ".scope")	  ? "scope"
-			   : ends_with(last, n, ".slice") ? "slice"
-							  : NULL;
-	if (kind == NULL || n <= plen + 7 || strncmp(last, prefix, plen) != 0 ||
-	    last[plen] != '-')
-		return -ENOENT;
-	const char *s = last + plen, *end = last + n - 6;
+	const char *s = unit + plen, *end = unit + n - 6;
 	while (s < end && *s == '-') {
 		size_t k = strcspn(s + 1, "-");
 		if (s + 1 + k > end)
@@ -245,11 +262,42 @@ sdunit_logical(const char *root, const char *prefix, const char *real, char *out
 			return -ENOENT;
 		s += 1 + k;
 	}
-	if (s != end)
+	return s == end ? 0 : -ENOENT;
+}
+
+int
+sdunit_logical(const char *root, const char *prefix, const char *real, char *out,
+	       size_t len)
+{
+	size_t rlen = strlen(root);
+	char check[4096];
+
+	if (strncmp(real, root, rlen) != 0 || real[rlen] != '/')
 		return -ENOENT;
+	const char *last = strrchr(real, '/') + 1;
+	int rc = parse_unit(prefix, last, out, len);
+	if (rc < 0)
+		return rc;
 	/* the whole chain, not only its last unit */
-	if (sdunit_cgroup(root, prefix, out, kind, check, sizeof(check)) < 0 ||
+	if (sdunit_cgroup(root, prefix, out, kind_of(last, strlen(last)), check,
+			  sizeof(check)) < 0 ||
 	    strcmp(check, real) != 0)
+		return -ENOENT;
+	return 0;
+}
+
+int
+sdunit_group(const char *prefix, const char *unit, char *out, size_t len)
+{
+	char check[SDUNIT_NAME_MAX];
+	int rc = parse_unit(prefix, unit, out, len);
+
+	if (rc < 0)
+		return rc;
+	/* the name sdunit_name() writes, not another spelling of it */
+	if (sdunit_name(prefix, out, kind_of(unit, strlen(unit)), check, sizeof(check)) <
+		    0 ||
+	    strcmp(check, unit) != 0)
 		return -ENOENT;
 	return 0;
 }

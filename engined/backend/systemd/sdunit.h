@@ -35,6 +35,14 @@
  */
 int sdunit_root_prefix(const char *root, char *out, size_t len);
 /*
+ * The unified layout's root for unified-root as configured: SDUNIT_ROOT
+ * for "", else configured itself; 1 with it in out, or -EINVAL (*why
+ * says why, for "unified-root: \"...\" <why>") when it is no slice's
+ * group, -ENAMETOOLONG when it does not fit.  What the daemon answers
+ * for backend systemd (core.h's overrides.layout_root).
+ */
+int sdunit_layout_root(const char *configured, char *out, size_t len, const char **why);
+/*
  * The unit of logical group rel below the root ("/students/www", as many
  * segments as it has levels), kind "slice" or "scope":
  * "cgengine-students-www.scope".  0, -EINVAL (an empty path, an empty
@@ -53,6 +61,14 @@ int sdunit_cgroup(const char *root, const char *prefix, const char *rel, const c
  */
 int sdunit_logical(const char *root, const char *prefix, const char *real, char *out,
 		   size_t len);
+/*
+ * Back from a unit's name to the logical group it stands for: unit
+ * "cgengine-students-www.scope" of prefix "cgengine" -> "/students/www"
+ * (relative to the root; a slice's name gives its level's group).  0,
+ * or -ENOENT when unit is no slice or scope of that prefix, or not
+ * spelt as sdunit_name() spells it.
+ */
+int sdunit_group(const char *prefix, const char *unit, char *out, size_t len);
 /*
  * The Description= of the unit standing for logical group rel (""
  * for the root slice): "cgengine class /students/www".  A group name

@@ -51,26 +51,10 @@ static struct fixture fx;
 #define called_since(from, what) fakebackend_called_since(from, what)
 #define KEEPER			   FAKEBACKEND_KEEPER
 
-static void
-report_diag(void *arg, const char *msg)
-{
-	diag("%s", msg);
-}
-
 static struct core *
 new_core(void)
 {
-	struct report rep = { .fn = report_diag };
-	struct core_options o = {
-		.ov = { .config = fx.conf, .config_explicit = true },
-		.env = { .procroot = fx.proc,
-			 .mountinfo = fx.mountinfo,
-			 .cgfs = &fx.cgfs,
-			 .backend = fakebackend_choose },
-	};
-
-	fixture_current = &fx;
-	return core_new(&o, &rep);
+	return fakebackend_core(&fx, NULL);
 }
 
 static const char rules[] = "nobody       cpu      /students\n"

@@ -7,7 +7,9 @@
  * start job runs, and lets systemd collect an empty scope.  The sets
  * get a unit's id once it is started (core_group_made), not before; a
  * scope collected and started again leaves its old id for the new
- * one; a restart finds the units there and their ids, moving nothing.
+ * one; a scope systemd collected (UnitRemoved) leaves its set at once,
+ * unless its group is there again; a restart finds the units there and
+ * their ids, moving nothing.
  */
 #include "engined/core/core.h"
 #include "engined/core/core_private.h"
@@ -100,27 +102,10 @@ static const struct backend_nft nft = { .add = n_add, .del = n_del, .list = n_li
 
 static struct fixture fx;
 
-static void
-report_diag(void *arg, const char *msg)
-{
-	diag("%s", msg);
-}
-
 static struct core *
 new_core(void)
 {
-	struct report rep = { .fn = report_diag };
-	struct core_options o = {
-		.ov = { .config = fx.conf, .config_explicit = true },
-		.env = { .procroot = fx.proc,
-			 .mountinfo = fx.mountinfo,
-			 .cgfs = &fx.cgfs,
-			 .nft = &nft,
-			 .backend = fakebackend_choose },
-	};
-
-	fixture_current = &fx;
-	return core_new(&o, &rep);
+	return fakebackend_core(&fx, &nft);
 }
 
 static const char rules[] = "nobody       cpu      /students\n"
@@ -159,7 +144,9 @@ test_made_again(struct core *c)
 {
 	uint64_t old = fakebackend_unit(WWW, false)->id;
 
-	fakebackend_unit(WWW, false)->started = false; /* emptied: systemd collected it */
+	/* emptied: systemd collected it, and its UnitRemoved was lost (a
+	 * reconnection; on the system bus before PID 1's name is known) */
+	fakebackend_unit(WWW, false)->started = false;
 	fixture_proc(&fx, 210, NOBODY, NOBODY, "/usr/bin/fx-www", 21, "/");
 	fixture_proc_v2(&fx, 210, "/user.slice/user-65534.slice/session-2.scope");
 	exec_event(c, 210, 2.0);
@@ -172,6 +159,38 @@ test_made_again(struct core *c)
 	ok(!holds(0, old) && sets[0].n == 1, "and the old one is not");
 }
 
+/* systemd collects the scope (its last process exited) and says so:
+ * its id leaves the set at once, before any new scope is made. */
+static void
+test_collected(struct core *c)
+{
+	uint64_t old = fakebackend_unit(WWW, false)->id;
+	uint64_t slice = fakebackend_unit(STUD, false)->id;
+
+	ok(holds(0, old), "the scope's id is in its set");
+	fakebackend_collect(c, WWW);
+	ok(!holds(0, old) && sets[0].n == 0,
+	   "systemd collects the scope: its id leaves the set at once");
+	ok(holds(1, slice) && sets[1].n == 1, "the slice's id stays in its set");
+	core_group_removed(c, STUD); /* its unit gone, its group not (the stand-in's) */
+	ok(holds(1, slice) && sets[1].n == 1,
+	   "a unit gone whose group is still there with that id: the id stays");
+	core_group_removed(c, ROOT "/staff/www");
+	is_int(1, (int)(sets[0].n + sets[1].n), "a unit in no set gone: nothing changes");
+
+	fixture_proc(&fx, 220, NOBODY, NOBODY, "/usr/bin/fx-www", 22, "/");
+	fixture_proc_v2(&fx, 220, "/user.slice/user-65534.slice/session-3.scope");
+	exec_event(c, 220, 3.0);
+	fakebackend_start_jobs(c);
+	uint64_t id = fakebackend_unit(WWW, false)->id;
+	ok(id != old && holds(0, id) && sets[0].n == 1,
+	   "the next browser's scope: its new id is in the set");
+	fakebackend_unit(WWW, false)->id = id + 50; /* made again behind our back */
+	core_group_removed(c, WWW);
+	ok(holds(0, id + 50) && !holds(0, id) && sets[0].n == 1,
+	   "a late word that the unit went, the group there again: its new id replaces the old");
+}
+
 static void
 test_restart(void)
 {
@@ -180,6 +199,7 @@ test_restart(void)
 	sets[0].n = sets[1].n = 0; /* emptied meanwhile (a firewall reload) */
 	fixture_proc_v2(&fx, 200, SCOPE);
 	fixture_proc_v2(&fx, 210, SCOPE);
+	fixture_proc_v2(&fx, 220, SCOPE);
 	fakebackend.moves = 0;
 	struct core *c = new_core();
 	if (c == NULL)
@@ -196,7 +216,7 @@ test_restart(void)
 int
 main(void)
 {
-	plan(13);
+	plan(20);
 	snprintf(sets[0].name, sizeof(sets[0].name), "inet fw www");
 	snprintf(sets[1].name, sizeof(sets[1].name), "inet fw students");
 	fixture_init(&fx);
@@ -212,6 +232,7 @@ main(void)
 		bail("cannot build a core over the fixture");
 	test_made_later(c);
 	test_made_again(c);
+	test_collected(c);
 	core_free(c);
 	test_restart();
 	fixture_done(&fx);

@@ -22,9 +22,13 @@
  *     settings;
  *   - a scope being collected (refusing attach and start alike) is
  *     tried again after a pause that doubles, eight calls at most;
+ *   - a unit of the layout that systemd unloaded (UnitRemoved: a scope
+ *     collected) is told to the loop by the group it stood for, so that
+ *     its id leaves the nft sets; other units are not;
  *   - on a message bus (the system bus when PID 1's private socket
- *     cannot be used) a job's end sent by another client is not taken
- *     (a private dbus-daemon stands in for the bus).
+ *     cannot be used) a job's end or a unit's removal sent by another
+ *     client is not taken, PID 1's is, its name known from its answer
+ *     to Subscribe (a private dbus-daemon stands in for the bus).
  */
 #include "engined/backend/systemd/sdplace.h"
 #include "tests/tap/tap.h"
@@ -33,6 +37,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,7 +207,28 @@ m_start(sd_bus_message *m, void *arg, sd_bus_error *e)
 static int
 m_plain(sd_bus_message *m, void *arg, sd_bus_error *e)
 {
+	const char *from = sd_bus_message_get_sender(m);
+
+	if (from != NULL)
+		snprintf(pid1.caller, sizeof(pid1.caller), "%s", from);
 	return sd_bus_reply_method_return(m, NULL);
+}
+
+/* systemd unloaded unit: UnitRemoved to every connection (on bus, as
+ * bus's signal; NULL: to the backend's connections). */
+static void
+unit_removed(sd_bus *bus, const char *unit)
+{
+	static const char object[] = "/org/freedesktop/systemd1/unit/x";
+
+	for (size_t i = 0; bus == NULL && i < pid1.npeers; i++)
+		sd_bus_emit_signal(pid1.peer[i], "/org/freedesktop/systemd1",
+				   "org.freedesktop.systemd1.Manager", "UnitRemoved", "so",
+				   unit, object);
+	if (bus != NULL)
+		sd_bus_emit_signal(bus, "/org/freedesktop/systemd1",
+				   "org.freedesktop.systemd1.Manager", "UnitRemoved", "so",
+				   unit, object);
 }
 
 static const sd_bus_vtable manager[] = {
@@ -273,8 +299,9 @@ pid1_serve(void)
 /* ---- the backend's side -------------------------------------------------------------- */
 
 static struct {
-	unsigned done_ok, done_gone, done_err, lost;
+	unsigned done_ok, done_gone, done_err, lost, removed;
 	pid_t last_done;
+	char last_removed[256]; /* the group the last unit gone stood for */
 } seen;
 
 static void
@@ -293,6 +320,13 @@ static void
 h_lost(void *arg)
 {
 	seen.lost++;
+}
+
+static void
+h_removed(void *arg, const char *path)
+{
+	seen.removed++;
+	snprintf(seen.last_removed, sizeof(seen.last_removed), "%s", path);
 }
 
 /* Let both sides run until nothing moves for a while. */
@@ -509,6 +543,29 @@ test_retry(struct sdplace *s, const struct backend *t)
 	waitpid(b, NULL, 0);
 }
 
+/* systemd collected a scope, stopped a slice: the loop hears which of
+ * the layout's groups they stood for (their ids leave the nft sets). */
+static void
+test_removed(struct sdplace *s)
+{
+	unsigned removed = seen.removed;
+
+	unit_removed(NULL, "cgengine-students-www.scope");
+	pump(s);
+	is_int(removed + 1, seen.removed, "systemd collected a scope of the layout: told");
+	is_string(WWW, seen.last_removed, "... as the group it stood for");
+	unit_removed(NULL, "cgengine-students.slice");
+	pump(s);
+	is_string(ROOT "/students", seen.last_removed, "a slice of the layout: its level");
+	unit_removed(NULL, "session-3.scope");
+	unit_removed(NULL, "cgenginex-a.scope");
+	unit_removed(NULL, "cgengine-a.service");
+	unit_removed(NULL, "cgengine.slice");
+	pump(s);
+	is_int(removed + 2, seen.removed,
+	       "a session's scope, another prefix's, a service, the root slice: not told");
+}
+
 static void
 test_reroot(struct sdplace *s, const struct backend *t)
 {
@@ -597,6 +654,52 @@ bus_client(const char *address)
 	return b;
 }
 
+/* Another client of the bus sends the daemon (pid1.caller) signal
+ * member with sig's arguments; 0 or -errno. */
+static int
+spoof(sd_bus *attacker, const char *member, const char *sig, ...)
+{
+	sd_bus_message *m = NULL;
+	va_list ap;
+	int rc = sd_bus_message_new_signal(attacker, &m, "/org/freedesktop/systemd1",
+					   "org.freedesktop.systemd1.Manager", member);
+
+	if (rc >= 0)
+		rc = sd_bus_message_set_destination(m, pid1.caller);
+	va_start(ap, sig);
+	if (rc >= 0)
+		rc = sd_bus_message_appendv(m, sig, ap);
+	va_end(ap);
+	if (rc >= 0)
+		rc = sd_bus_send(attacker, m, NULL);
+	sd_bus_message_unref(m);
+	return rc < 0 ? rc : 0;
+}
+
+/* Before any start: the backend knows PID 1's name from its answer to
+ * Subscribe, and takes a unit's removal from it only. */
+static void
+test_bus_removed(struct sdplace *s, const struct backend *t, sd_bus *attacker,
+		 sd_bus *standin)
+{
+	unsigned removed = seen.removed;
+
+	pid1.caller[0] = '\0';
+	is_int(0, backend_set(t, &v2, ROOT "/students", "cpu.weight", "100"),
+	       "a setting of a slice: the backend's first call, over the bus");
+	pump(s);
+	ok(pid1.caller[0] == ':', "PID 1 was called by the backend (%s)", pid1.caller);
+	is_int(0, spoof(attacker, "UnitRemoved", "so", "cgengine-students-www.scope",
+			"/org/freedesktop/systemd1/unit/x"),
+	       "another client sends the daemon a unit's removal");
+	pump(s);
+	is_int(removed, seen.removed, "... which is not taken");
+	unit_removed(standin, "cgengine-students-www.scope");
+	pump(s);
+	ok(seen.removed == removed + 1 && strcmp(seen.last_removed, WWW) == 0,
+	   "PID 1's own UnitRemoved is (its name from its answer to Subscribe)");
+}
+
 static void
 test_spoof(void)
 {
@@ -607,7 +710,7 @@ test_spoof(void)
 	snprintf(sock, sizeof(sock), "%s/bus.sock", dir);
 	snprintf(address, sizeof(address), "unix:path=%s", sock);
 	if (access("/usr/bin/dbus-daemon", X_OK) != 0) {
-		skip(8, "no dbus-daemon to stand in for the system bus");
+		skip(12, "no dbus-daemon to stand in for the system bus");
 		return;
 	}
 	if ((f = fopen(conf, "w")) == NULL)
@@ -638,11 +741,13 @@ test_spoof(void)
 	struct sdplace *s = NULL;
 	struct sdplace_hooks hooks = { .done = h_done,
 				       .lost = h_lost,
+				       .removed = h_removed,
 				       .address = address,
 				       .address_is_bus = true };
 	if (sdplace_new(&s, &hooks) < 0 || sdplace_configure(s, ROOT) < 0)
 		bail("no backend on the test's bus");
 	const struct backend *t = sdplace_table(s);
+	test_bus_removed(s, t, attacker, standin);
 	static const char path[] = ROOT "/students/bus";
 	bool made;
 	unsigned done = seen.done_ok;
@@ -661,17 +766,9 @@ test_spoof(void)
 
 	/* another client of the bus sends the job's end, to the daemon only
 	 * (a broadcast would not pass the broker's match on the sender) */
-	sd_bus_message *m = NULL;
-	int rc = sd_bus_message_new_signal(attacker, &m, "/org/freedesktop/systemd1",
-					   "org.freedesktop.systemd1.Manager", "JobRemoved");
-	if (rc >= 0)
-		rc = sd_bus_message_set_destination(m, pid1.caller);
-	if (rc >= 0)
-		rc = sd_bus_message_append(m, "uoss", pid1.jobs, pid1.job, pid1.unit, "done");
-	if (rc >= 0)
-		rc = sd_bus_send(attacker, m, NULL);
-	sd_bus_message_unref(m);
-	is_int(1, rc >= 0, "another client sends the daemon that job's end");
+	is_int(0,
+	       spoof(attacker, "JobRemoved", "uoss", pid1.jobs, pid1.job, pid1.unit, "done"),
+	       "another client sends the daemon that job's end");
 	pump(s);
 	is_int(done, seen.done_ok, "... which is not taken: the move is still not done");
 	job_end();
@@ -695,7 +792,7 @@ main(void)
 	char sock[128], address[160];
 	struct sdplace *s = NULL;
 
-	plan(56);
+	plan(65);
 	snprintf(dir, sizeof(dir), "/tmp/cgetest-sdplace.XXXXXX");
 	if (mkdtemp(dir) == NULL)
 		bail("mkdtemp: %s", strerror(errno));
@@ -707,7 +804,9 @@ main(void)
 	snprintf(mount, sizeof(mount), "%s/cg", dir);
 	v2 = (struct hier){ .name = "", .mount = mount, .version = HIER_V2 };
 
-	struct sdplace_hooks hooks = { .done = h_done, .lost = h_lost, .address = address };
+	struct sdplace_hooks hooks = {
+		.done = h_done, .lost = h_lost, .removed = h_removed, .address = address
+	};
 	if (sdplace_new(&s, &hooks) < 0 || sdplace_configure(s, ROOT) < 0)
 		bail("no backend over the stand-in");
 	const struct backend *t = sdplace_table(s);
@@ -718,6 +817,7 @@ main(void)
 	test_keeper(s, t);
 	test_props(s, t);
 	test_retry(s, t);
+	test_removed(s);
 	test_reroot(s, t);
 	test_spoof();
 

@@ -2,7 +2,8 @@
 /*
  * sdunit-t.c -- engined/backend/systemd/sdunit.c without root: the names
  * for the unified layout's groups (escaping as systemd-escape does, the
- * chain of nested slices, and back), the root slice's prefix, the unit
+ * chain of nested slices, and back, from a control group or a unit's
+ * name as systemd's UnitRemoved gives it), the root slice's prefix, the unit
  * a control group belongs to, the processes the systemd backend leaves
  * alone (by their path, and by systemd's mark on a delegated unit's
  * group through an injected reader), and group settings as unit
@@ -39,6 +40,19 @@ test_names(void)
 	       "nor is the root group");
 	is_int(-EINVAL, sdunit_root_prefix("/-.slice", out, sizeof(out)),
 	       "nor is -.slice");
+
+	const char *why = NULL;
+	is_int(1, sdunit_layout_root("", out, sizeof(out), &why),
+	       "the layout's root when unified-root is \"\"");
+	is_string(R, out, "is the default slice");
+	is_int(1, sdunit_layout_root("/a.slice/a-b.slice", out, sizeof(out), &why),
+	       "a configured slice");
+	is_string("/a.slice/a-b.slice", out, "is the root as it is");
+	is_int(-EINVAL, sdunit_layout_root("/svc", out, sizeof(out), &why),
+	       "a group that is no slice's is refused");
+	is_string("is not a slice's group (backend systemd: e.g. \"/cgengine.slice\" or "
+		  "\"/a.slice/a-b.slice\")",
+		  why, "saying why");
 
 	is_int(0, sdunit_name("cgengine", "/students/www", "scope", out, sizeof(out)),
 	       "a two-level group");
@@ -122,6 +136,35 @@ test_back(void)
 	is_int(-ENOENT,
 	       sdunit_logical(R, "cgengine", R "/other-a.scope", out, sizeof(out)),
 	       "nor a unit of another prefix in the root slice");
+
+	/* a unit's name alone, as systemd's UnitRemoved names it */
+	is_int(0,
+	       sdunit_group("cgengine", "cgengine-students-www\\x2d2.scope", out,
+			    sizeof(out)),
+	       "a scope's name");
+	is_string("/students/www-2", out, "is its logical group, unescaped");
+	is_int(0, sdunit_group("cgengine", "cgengine-students.slice", out, sizeof(out)),
+	       "a slice's name");
+	is_string("/students", out, "is its level's group");
+	is_int(0, sdunit_group("a-b", "a-b-x-y.scope", out, sizeof(out)),
+	       "a scope below a nested root");
+	is_string("/x/y", out, "is the group below that root");
+	is_int(-ENOENT, sdunit_group("cgengine", "cgengine.slice", out, sizeof(out)),
+	       "the root slice is no group below the root");
+	is_int(-ENOENT, sdunit_group("cgengine", "session-3.scope", out, sizeof(out)),
+	       "a session's scope is not the layout's");
+	is_int(-ENOENT, sdunit_group("cgengine", "cgenginex-a.scope", out, sizeof(out)),
+	       "nor a unit whose name only starts with the prefix");
+	is_int(-ENOENT, sdunit_group("cgengine", "cgengine-a.service", out, sizeof(out)),
+	       "nor a service named with it");
+	is_int(-ENOENT,
+	       sdunit_group("cgengine", "cgengine-\\x61.scope", out, sizeof(out)),
+	       "nor a name spelt otherwise than the backend spells it");
+	is_int(-ENOENT, sdunit_group("cgengine", "cgengine-a--b.scope", out, sizeof(out)),
+	       "nor one with an empty level");
+	is_int(-ENOENT,
+	       sdunit_group("cgengine", "cgengine-a\\x2fb.scope", out, sizeof(out)),
+	       "nor one whose segment would hold a slash");
 
 	is_int(0,
 	       sdunit_unit_of("/user.slice/user-1000.slice/session-4.scope", out,

@@ -731,7 +731,7 @@ test_boost_thread(void)
 	fixture_files(&f, fixture_profile, fixture_rules);
 	fixture_proc(&f, 850, NOBODY, NOBODY, "/usr/bin/cat", 850, "/users/nobody");
 	fixture_proc(&f, 851, NOBODY, NOBODY, "/usr/bin/cat", 851, "/users/nobody");
-	fixture_thread_of(&f, 851, 850);
+	fixture_status(&f, 851, "Tgid", "850"); /* a thread of process 850 */
 	char dir[sizeof(f.state)];
 	snprintf(dir, sizeof(dir), "%s", f.state);
 	*strrchr(dir, '/') = '\0';

@@ -130,28 +130,6 @@ test_boosts(void)
 	is_string("/www", fixture_group(&fx, 200), "200 back in /www");
 }
 
-/* Make pid a kernel thread in the fixture's /proc. */
-static void
-make_kthread(pid_t pid)
-{
-	char file[300], buf[4096];
-	FILE *f;
-	size_t n;
-
-	snprintf(file, sizeof(file), "%s/%d/status", fx.proc, (int)pid);
-	if ((f = fopen(file, "r")) == NULL)
-		bail("no %s", file);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	char *k = strstr(buf, "Kthread:\t0");
-	if (k == NULL || (f = fopen(file, "w")) == NULL)
-		bail("no Kthread line in %s", file);
-	k[9] = '1';
-	fputs(buf, f);
-	fclose(f);
-}
-
 /*
  * Another user's process, a kernel thread and no process at all give
  * a user one and the same answer: with hidepid, /proc hides the others'
@@ -164,7 +142,7 @@ test_no_oracle(void)
 	char why[3][512];
 
 	fixture_proc(&fx, 150, 0, 0, "kworker/0:1", 15, "/");
-	make_kthread(150);
+	fixture_status(&fx, 150, "Kthread", "1"); /* a kernel thread */
 	for (size_t v = 0; v < 2; v++) {
 		const pid_t pids[] = { 100, 150, 99999 };
 		char want[64];

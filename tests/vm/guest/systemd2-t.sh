@@ -7,8 +7,9 @@
 #   at the scope level.  The daemon puts the ids of the slices and
 #   scopes systemd made into the sets; real connections from a
 #   classified browser are counted and dropped by them; a scope that
-#   systemd collected and made again leaves its old id for the new
-#   one; a start with the sets emptied fills them from the units there.
+#   systemd collected leaves its set at once (UnitRemoved), made again
+#   it has a new id there; a start with the sets emptied fills them
+#   from the units there.
 # - A unit with Delegate=yes whose process is in the unit's own group
 #   is left alone (systemd's trusted.delegate mark), explain says why;
 #   the same program in a plain service is moved.
@@ -23,7 +24,7 @@
 # and connects where the test asks, as in nft-t.sh; the guest's
 # tcp_syn_retries is 1, so a dropped connection times out in about 3 s.
 . ./lib.sh
-plan 44
+plan 46
 
 install_dest
 EX=/usr/share/doc/cgengine/examples/university
@@ -176,6 +177,10 @@ wait_for 10 exited $F
 wait $F
 ok "with its only process gone, systemd collects the scope" \
 	wait_for 20 sh -c "! test -d $V2$SCOPE_S"
+ok "systemd says so (UnitRemoved): the old id leaves the set before any new browser" \
+	wait_for 5 no_id cgvm stud "$ID1"
+ok "the daemon logged deleting it" \
+	journal_has "^nft set inet cgvm stud: deleted unified:$R/students/default/www/students \\(id $ID1\\)\$"
 client 3; F=$CPID
 ok "a new browser: the scope is made again" wait_for 30 in_group $F $SCOPE_S
 ID2=$(stat -c %i "$V2$SCOPE_S")
