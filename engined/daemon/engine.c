@@ -125,7 +125,9 @@ drain_one(struct engine *e, struct procev *p, double now)
 		}
 		for (int k = 0; k < n; k++) {
 			core_event(e->core, &ev[k], now);
-			if (gateloop_waiting(e->gate)) /* held execs first */
+			/* held execs first: between any two events while the
+			 * gate is busy (a poll() each), else once per read */
+			if (gateloop_busy(e->gate, now) && gateloop_waiting(e->gate))
 				gateloop_serve(e->gate, now);
 		}
 		got += (size_t)n;

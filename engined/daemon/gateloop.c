@@ -54,6 +54,10 @@
 /* Execs placed per callback, reading what came after each: then the
  * loop's other watchers get their turn (the queues are emptied first). */
 #define SERVE_READING WATCHDOG_SLOTS
+/* Seconds after held execs were read during which a long batch of other
+ * work asks between any two of its items whether more wait (a poll()
+ * each); otherwise it asks once per read of its events. */
+#define GATE_BUSY_SPELL 1.0
 
 /* A binary the rules name. */
 struct mark {
@@ -89,6 +93,7 @@ struct gateloop {
 	struct map bypath; /* while marks are made */
 	struct gate_state state;
 	long stall_ms; /* the test hook */
+	double busy_until; /* loop time: held execs were read lately */
 	struct fairq queue;			  /* the held execs' slots, per user */
 	struct execgate_event held[WATCHDOG_SLOTS]; /* by slot */
 	char buf[BATCH * 32];
@@ -192,16 +197,18 @@ hold(struct gateloop *g, const struct execgate_event *ev)
 	return true;
 }
 
-/* Read every held exec waiting into the queues. */
-static void
+/* Read every held exec waiting into the queues; how many were read. */
+static size_t
 take_waiting(struct gateloop *g)
 {
 	struct execgate_event ev[BATCH];
 	uint64_t over = 0;
+	size_t got = 0;
 	int n;
 
 	while ((n = execgate_read(g->gfd, g->buf, sizeof(g->buf), ev, BATCH)) > 0) {
 		watchdog_beat(g->wd); /* progress: the loop is not stuck */
+		got += (size_t)n;
 		for (int i = 0; i < n; i++)
 			over += !hold(g, &ev[i]);
 		if (g->stall_ms > 0)
@@ -211,6 +218,7 @@ take_waiting(struct gateloop *g)
 		log_warning("exec gate: %s", strerror(-n));
 	if (over > 0)
 		core_gate_over_budget(g->core, over);
+	return got;
 }
 
 /* Place the exec held in slot and answer it, unless the watchdog did;
@@ -241,7 +249,8 @@ gateloop_serve(struct gateloop *g, double now)
 	if (g == NULL || g->wd == NULL)
 		return;
 	watchdog_beat(g->wd);
-	take_waiting(g);
+	if (take_waiting(g) > 0)
+		g->busy_until = now + GATE_BUSY_SPELL;
 	for (int served = 0; (slot = fairq_pop(&g->queue)) >= 0; served++) {
 		late += !serve(g, slot, now);
 		if (served < SERVE_READING)
@@ -255,6 +264,12 @@ static void
 gate_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	gateloop_serve(w->data, ev_now(loop));
+}
+
+bool
+gateloop_busy(const struct gateloop *g, double now)
+{
+	return g != NULL && now < g->busy_until;
 }
 
 bool
