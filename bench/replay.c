@@ -150,7 +150,11 @@ main(int argc, char **argv)
 	}
 	fixture_init(&f);
 	char *rules = make_rules(nrules, match);
-	fixture_files(&f, "log-level = \"warning\"", rules);
+	/* REPLAY_CONFIG: more config lines, e.g. ananicy-dir = "DIR" */
+	const char *more = getenv("REPLAY_CONFIG");
+	char conf[4096];
+	snprintf(conf, sizeof(conf), "log-level = \"warning\"\n%s", more ? more : "");
+	fixture_files(&f, conf, rules);
 	free(rules);
 	fixture_proc(&f, PARENT, 0, 0, "/usr/bin/loadgen", 100, "/");
 	for (unsigned long i = 0; i < procs; i++)

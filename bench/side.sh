@@ -18,6 +18,14 @@
 #   SIDE_BEFORE=PATH           another cgengined binary, shown as "before"
 #   SIDE_MORE="NAME=PATH ..."  more cgengined binaries, shown by NAME
 #   SIDE_NICE=-10              every daemon's nice [-10, cgengined's default]
+#   SIDE_NOISE=9000            execs no rule names (/bin/true as a second
+#                              throwaway user) run beside each storm: 9000
+#                              beside 1000 probes is "10 % of execs relevant" [0]
+# cgengined runs on the BPF event source (event-source = bpf), cg-netlink
+# is the same binary on the proc connector (event-source = netlink).
+# KBPF_US is the BPF program's own CPU per probe in the kernel (its
+# run_time_ns with kernel.bpf_stats_enabled, for the programs cgengined
+# holds; needs bpftool and jq), beside the daemon's CPU_US/EXEC.
 # P99_US is each daemon's own: the probes' exec to seeing themselves in
 # both of that daemon's groups (they wait for all daemons; each daemon
 # is timed by when its groups appeared).  OWN_P99 is each cgengined's own
@@ -38,7 +46,7 @@ done
 TAG=${SIDE_TAG:-cgside}$$
 D=$(mktemp -d "/tmp/cgengine-side.XXXXXX"); chmod 755 "$D"
 NICE=${SIDE_NICE:--10}
-NAMES="floor floor-f cgengined"
+NAMES="floor floor-f cgengined cg-netlink"
 [ -n "${SIDE_BEFORE:-}" ] && NAMES="$NAMES before"
 for m in ${SIDE_MORE:-}; do NAMES="$NAMES ${m%%=*}"; done
 PIDS=""
@@ -57,6 +65,8 @@ cleanup() {
 		mountpoint -q "$m" && bench_release "$m" "${TAG}_${m##*/h}"
 	done
 	userdel "$TAG" 2>/dev/null; groupdel "$TAG" 2>/dev/null
+	userdel "${TAG}n" 2>/dev/null; groupdel "${TAG}n" 2>/dev/null
+	[ -n "${STATS0:-}" ] && sysctl -q kernel.bpf_stats_enabled="$STATS0"
 	rm -rf "$D"
 }
 trap cleanup EXIT
@@ -64,6 +74,9 @@ trap 'exit 1' INT TERM HUP PIPE
 
 useradd --system --no-create-home --user-group "$TAG" || exit 1
 U=$(id -u "$TAG"); G=$(id -g "$TAG")
+useradd --system --no-create-home --user-group "${TAG}n" || exit 1
+STATS0=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null) &&
+	sysctl -q kernel.bpf_stats_enabled=1
 i=0
 for d in $NAMES; do # two hierarchies per daemon: h<i>a, h<i>b
 	i=$((i + 1))
@@ -98,6 +111,7 @@ start_all() { # RULES
 			state-file = ""
 			log-level = "warning"
 			nice = $NICE
+			event-source = "$([ "$d" = cg-netlink ] && echo netlink || echo bpf)"
 			EOF
 			bin=$top/cgengined; [ "$d" = before ] && bin=$SIDE_BEFORE
 			for m in ${SIDE_MORE:-}; do [ "$d" = "${m%%=*}" ] && bin=${m#*=}; done
@@ -109,6 +123,27 @@ start_all() { # RULES
 	sleep 2
 }
 cpu() { for p in $PIDS; do awk '{ printf "%s ", $1 }' "/proc/$p/schedstat"; done; }
+# the BPF programs' run time in the kernel (ns), per daemon: those it
+# holds a descriptor of (prog_id in /proc/PID/fdinfo); "-" without
+# bpftool or jq
+kbpf() {
+	for p in $PIDS; do
+		command -v bpftool >/dev/null && command -v jq >/dev/null || { printf -- '- '; continue; }
+		t=0
+		for id in $(cat /proc/"$p"/fdinfo/* 2>/dev/null | awk '/^prog_id:/ { print $2 }' | sort -u); do
+			ns=$(bpftool -j prog show id "$id" 2>/dev/null | jq -r '.run_time_ns // 0')
+			t=$((t + ${ns:-0}))
+		done
+		printf '%s ' "$t"
+	done
+}
+# SIDE_NOISE execs of /bin/true as the second user, in the background
+noise() {
+	[ "${SIDE_NOISE:-0}" -gt 0 ] || return 0
+	setpriv --reuid="${TAG}n" --regid="${TAG}n" --clear-groups sh -c \
+		"i=0; while [ \$i -lt ${SIDE_NOISE} ]; do /bin/true; i=\$((i+1)); done" &
+	NOISE=$!
+}
 # each cgengined's own count of placement latency (its placed_* counters,
 # from the kernel's exec event to the move): the seven buckets, comma
 # separated, per daemon; "-" for the floors
@@ -125,21 +160,24 @@ placed() {
 }
 sleeps() { for p in $PIDS; do awk '/^voluntary_ctxt_switches/ { printf "%s ", $2 }' "/proc/$p/status"; done; }
 
-printf '%-10s %6s %4s %5s %5s %11s %10s %7s %7s %9s %7s %8s %5s\n' DAEMON RULES CONC ROUND COUNT \
-	CPU_US/EXEC WAKES/EXEC xFLOOR xFLOOR-F P99_US IN1MS% OWN_P99 LOAD | tee "$D/table"
+printf '%-10s %6s %4s %5s %5s %11s %10s %7s %7s %9s %7s %8s %5s %8s\n' DAEMON RULES CONC ROUND COUNT \
+	CPU_US/EXEC WAKES/EXEC xFLOOR xFLOOR-F P99_US IN1MS% OWN_P99 LOAD KBPF_US | tee "$D/table"
 for n in ${SIDE_SIZES:-10 1000}; do
 	start_all "$n"
 	for c in ${SIDE_CONCS:-2 8}; do
 		for r in $(seq "${SIDE_ROUNDS:-3}"); do
-			c0=$(cpu); s0=$(sleeps); l0=$(placed)
+			c0=$(cpu); s0=$(sleeps); l0=$(placed); k0=$(kbpf); NOISE=""
+			noise
 			out=$("$B/loadgen" -d $$ -u "$U" -g "$G" -n "${SIDE_COUNT:-1000}" -c "$c" -t 2000 \
 				-k 2 -p "$B/probe" $WANT) || continue
-			c1=$(cpu); s1=$(sleeps); l1=$(placed)
+			[ -n "$NOISE" ] && wait "$NOISE"
+			c1=$(cpu); s1=$(sleeps); l1=$(placed); k1=$(kbpf)
 			eval "$out"
-			echo "$NAMES|$c0|$c1|$s0|$s1|$l0|$l1" | awk -F'|' -v n="$count" -v r="$r" -v c="$c" \
+			echo "$NAMES|$c0|$c1|$s0|$s1|$l0|$l1|$k0|$k1" | awk -F'|' -v n="$count" -v r="$r" -v c="$c" \
 				-v rules="$n" -v p99="$group_p99_us" -v load="$(cut -d' ' -f1 /proc/loadavg)" '{
 				k = split($1, nm, " "); split($2, a, " "); split($3, b, " ")
 				split($4, x, " "); split($5, y, " "); split($6, p0, " "); split($7, p1, " ")
+				split($8, kb0, " "); split($9, kb1, " ")
 				split(p99, q, ",")
 				split("<=50 <=100 <=250 <=500 <=1000 <=10000 >10000", bound, " ")
 				for (i = 1; i <= k; i++) { cpu[nm[i]] = (b[i] - a[i]) / 1000 / n; wk[nm[i]] = (y[i] - x[i]) / n
@@ -151,9 +189,10 @@ for n in ${SIDE_SIZES:-10 1000}; do
 							cum = 0; for (j = 1; j <= 7; j++) { cum += dl[j]; if (cum >= 0.99 * all) break }
 							own[nm[i]] = bound[j > 7 ? 7 : j] } } }
 				for (i = 1; i <= k; i++)
-					printf "%-10s %6s %4s %5s %5s %11.1f %10.2f %7.2f %7.2f %9s %7s %8s %5s\n", nm[i], rules, c,
+					printf "%-10s %6s %4s %5s %5s %11.1f %10.2f %7.2f %7.2f %9s %7s %8s %5s %8s\n", nm[i], rules, c,
 						r, n, cpu[nm[i]], wk[nm[i]], cpu[nm[i]] / cpu["floor"], cpu[nm[i]] / cpu["floor-f"],
-						q[i], in1[nm[i]], own[nm[i]], load }' | tee -a "$D/table"
+						q[i], in1[nm[i]], own[nm[i]], load,
+						kb0[i] == "-" || kb1[i] - kb0[i] == 0 ? "-" : sprintf("%.2f", (kb1[i] - kb0[i]) / 1000 / n) }' | tee -a "$D/table"
 		done
 	done
 	stop_all

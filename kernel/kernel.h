@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "rules/prio.h"
 #include "util/util.h"
 
 
@@ -79,6 +80,9 @@ const char *hier_label(const struct hier *h);
  * Ignored with TASK_NNP, which needs status.
  */
 #define TASK_IDS_KNOWN 0x10u
+/* argv[0] from cmdline (ananicy-cpp's rules match its last part); when
+ * cmdline is empty, exe is read too */
+#define TASK_ARGV0 0x20u
 
 /* A task's uid and euid, as the kernel's UID events report them. */
 struct task_ids {
@@ -117,6 +121,7 @@ struct task {
 	 * runs; then that argument (made absolute).  "" when exe is "".
 	 */
 	char invoked[PATH_MAX];
+	char argv0[PATH_MAX]; /* with TASK_ARGV0: the first word of cmdline, or "" */
 };
 
 /*
@@ -210,6 +215,36 @@ const char *task_cgroup_of(const struct task_cgroups *cg, const char *hier);
  * Stops early when fn returns non-zero and returns that value.
  */
 int task_foreach(const char *procroot, int (*fn)(void *arg, pid_t pid), void *arg);
+
+/*
+ * Call fn for every thread of process pid (procroot/PID/task), main
+ * thread included; stops early when fn returns non-zero and returns
+ * that value; -ESRCH when pid is gone (prio.c).
+ */
+int task_foreach_thread(const char *procroot, pid_t pid, int (*fn)(void *arg, pid_t tid),
+			void *arg);
+
+/* ---- priorities (prio.c) ------------------------------------------------- */
+
+/*
+ * The priorities of thread tid of process pid, the groups of fields
+ * what names: nice, sched and rtprio (one sched_getattr; latency_nice
+ * too where the kernel has it -- out->set names PRIO_LATENCY only
+ * then), ioclass and ionice (ioprio_get), oom_score_adj (the process's
+ * procroot/PID/oom_score_adj, read only when tid is pid).  out->set
+ * names what was read.  0 or -errno (-ESRCH: gone).
+ */
+int taskprio_get(const char *procroot, pid_t pid, pid_t tid, unsigned int what,
+		 struct prio *out) ATTR_WUR;
+/*
+ * Write the fields todo names to thread tid of process pid: sched with
+ * rtprio (sched_setscheduler, which keeps the nice value), nice
+ * (setpriority), ioclass with ionice (ioprio_set), oom_score_adj (only
+ * when tid is pid: it is the process's), latency_nice (sched_setattr;
+ * -EOPNOTSUPP where the kernel has none).  Every field is tried; 0, or
+ * the first -errno.
+ */
+int taskprio_set(const char *procroot, pid_t pid, pid_t tid, const struct prio *todo) ATTR_WUR;
 
 /* ---- cgroupfs ------------------------------------------------------------ */
 
@@ -370,6 +405,65 @@ bool procev_drained(const struct procev *p);
 /* Double the receive buffer (up to a limit); the new size or -errno. */
 int procev_grow(struct procev *p) ATTR_WUR;
 
+/* ---- the eBPF event source ------------------------------------------------------- */
+
+/*
+ * The keys an exec must carry for some rule to decide it (the policy's,
+ * engined/core/execkeys.c): uids (matched against uid and euid), gids
+ * (gid, egid and supplementary groups) and names (comm, the file run,
+ * a script's interpreter; each cut to EXECKEYS_NAME_LEN - 1 bytes, as
+ * the kernel cuts comm).  wide: every exec may matter (no filter);
+ * scripts: a rule may name a script, so every exec of an interpreter
+ * matters.  Arrays are malloc'd, freed by execkeys_free.
+ */
+#define EXECKEYS_NAME_LEN 16
+struct execkeys {
+	bool wide;
+	char why[160]; /* when wide: what made it so, e.g. "FILE:LINE: ..." */
+	bool scripts;
+	uid_t *uids;
+	size_t nuids;
+	gid_t *gids;
+	size_t ngids;
+	char (*names)[EXECKEYS_NAME_LEN];
+	size_t nnames;
+};
+
+/*
+ * The BPF program on sched_process_exec (kernel/bpfexec.c; built only
+ * with libbpf, else every call fails with -EOPNOTSUPP).  It sends the
+ * execs its filter passes as PROCEV_EXEC events through a ring buffer.
+ */
+struct bpfexec;
+
+/* Load and attach it with a ring buffer of rbsize bytes (a power of
+ * two, at least a page); 0 or -errno.  In the environment,
+ * CGENGINED_TEST_BPF_FAIL=1 makes it fail with -EPERM (tests). */
+int bpfexec_open(struct bpfexec **out, size_t rbsize) ATTR_WUR;
+void bpfexec_close(struct bpfexec *b);
+/* The descriptor to poll for records. */
+int bpfexec_fd(const struct bpfexec *b);
+/*
+ * Take up to max records as events.  The count; -EAGAIN when none
+ * waits; -ENOBUFS once after the kernel could not write records (the
+ * caller should rescan).
+ */
+int bpfexec_recv(struct bpfexec *b, struct procev_event *ev, size_t max) ATTR_WUR;
+/* Did the last bpfexec_recv() empty the ring buffer? */
+bool bpfexec_drained(const struct bpfexec *b);
+/* While awake, the program writes records without waking the reader. */
+void bpfexec_awake(struct bpfexec *b, bool awake);
+/* Filter by k from now on (atomically: each exec sees the old or the
+ * new keys, never a mix); 0 or -errno (then every exec passes). */
+int bpfexec_filter(struct bpfexec *b, const struct execkeys *k) ATTR_WUR;
+/* Also pass every exec of the thread groups in pids (PROCEV_ALL: all). */
+int bpfexec_track(struct bpfexec *b, const pid_t *pids, size_t n) ATTR_WUR;
+/* The program's counters: execs seen, passed, records dropped. */
+struct bpfexec_stats {
+	uint64_t execs, passed, drops;
+};
+void bpfexec_stats(const struct bpfexec *b, struct bpfexec_stats *out);
+
 /* ---- nftables sets of cgroup ids ----------------------------------------------- */
 
 #define NFTSET_NAME_MAX 256 /* the kernel's limit for table and set names, with NUL */
@@ -417,5 +511,16 @@ int nftset_list(struct nftset_conn *c, const struct nftset_ref *r, uint64_t **id
 typedef bool nftset_ours_fn(void *arg, const struct nftset_ref *r);
 int nftset_monitor_open(void) ATTR_WUR;
 int nftset_monitor_read(int fd, uint32_t self, nftset_ours_fn *ours, void *arg) ATTR_WUR;
+
+/* ---- pidfd.c: process file descriptors ---------------------------------- */
+
+/* A pidfd of pid (close it), or -errno. */
+int pidfd_open_pid(pid_t pid) ATTR_WUR;
+/* Does the process of pidfd fd still run? */
+bool pidfd_running(int fd);
+/* The pid of the process pidfd fd stands for, which still runs: 0, or
+ * -EBADF (fd is no pidfd) or -ESRCH (it exited, or is out of our pid
+ * namespace). */
+int pidfd_pid(int fd, pid_t *pid) ATTR_WUR;
 
 #endif

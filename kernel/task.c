@@ -481,7 +481,7 @@ task_read(const char *procroot, pid_t pid, unsigned what, struct task *t)
 	uid_t uid = t->uid, euid = t->euid;
 
 	memset(t, 0, offsetof(struct task, comm));
-	t->comm[0] = t->exe[0] = t->script[0] = t->invoked[0] = '\0';
+	t->comm[0] = t->exe[0] = t->script[0] = t->invoked[0] = t->argv0[0] = '\0';
 	t->pid = pid;
 	if ((what & TASK_IDS_KNOWN) && !(what & TASK_NNP)) {
 		if ((n = read_pid_file(procroot, pid, "comm", t->comm, sizeof(t->comm))) <
@@ -502,6 +502,11 @@ task_read(const char *procroot, pid_t pid, unsigned what, struct task *t)
 		read_exe(procroot, pid, t);
 	if ((what & TASK_SCRIPT) && t->exe[0] != '\0')
 		read_names(procroot, pid, t);
+	if ((what & TASK_ARGV0) &&
+	    read_pid_file(procroot, pid, "cmdline", t->argv0, sizeof(t->argv0)) <= 0)
+		t->argv0[0] = '\0';
+	if ((what & TASK_ARGV0) && t->argv0[0] == '\0' && !(what & TASK_EXE))
+		read_exe(procroot, pid, t);
 	if (what & TASK_RT) {
 		int pol = sched_getscheduler(pid);
 

@@ -296,6 +296,25 @@ index_pmode(int pmode)
 	}
 }
 
+/* Keep the members of a group rule's group for rules_members(). */
+static int
+keep_members(struct rules_set *set, const uid_t *members, size_t n)
+{
+	if (set->nmembers + n > set->capmembers) {
+		size_t cap = (set->nmembers + n) * 2;
+		uid_t *v = realloc(set->members, cap * sizeof(*v));
+
+		if (v == NULL)
+			return -ENOMEM;
+		set->members = v;
+		set->capmembers = cap;
+	}
+	if (n > 0)
+		memcpy(set->members + set->nmembers, members, n * sizeof(*members));
+	set->nmembers += n;
+	return 0;
+}
+
 /* File rule number r under every key that can select it. */
 static int
 index_rule(struct parser *p, uint32_t r)
@@ -305,6 +324,8 @@ index_rule(struct parser *p, uint32_t r)
 	const char *name = ip == IDX_GENERAL ? NULL : rule->process;
 	int rc = index_add(p->set->index, rule->kind, ip, rule->id, name, r);
 
+	if (rc == 0 && rule->kind == RULES_KEY_GROUP && !rule->continuation)
+		rc = keep_members(p->set, p->members, p->nmembers);
 	for (size_t i = 0; rc == 0 && i < p->nmembers; i++)
 		rc = index_add(p->set->index, RULES_KEY_USER, ip, p->members[i], name, r);
 	return rc;
@@ -771,7 +792,21 @@ rules_free(struct rules_set *set)
 		return;
 	index_free(set->index);
 	arena_free(&set->strings);
+	free(set->members);
 	free(set->cursors);
 	free(set->rules);
 	free(set);
+}
+
+const uid_t *
+rules_members(const struct rules_set *set, size_t *n)
+{
+	*n = set->nmembers;
+	return set->members;
+}
+
+bool
+rules_pattern(const struct rules_rule *r)
+{
+	return r->pmode == PMODE_PATTERN;
 }

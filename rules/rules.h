@@ -239,6 +239,15 @@ void rules_paths(const struct rules_set *set, void (*fn)(void *arg, const char *
 		 void *arg);
 
 /*
+ * The uids of the listed members of every @group rule's group (their
+ * rules match them by uid too); *n of them, duplicates possible.  The
+ * array is the set's.
+ */
+const uid_t *rules_members(const struct rules_set *set, size_t *n);
+/* Is r's process field a glob pattern (not one exact name or path)? */
+bool rules_pattern(const struct rules_rule *r);
+
+/*
  * Expand a destination template for a task into buf: %u %U %g %G %p
  * %P and backslash escapes; a '%' before any other character is kept
  * with that character, as written.  Each value is one path component

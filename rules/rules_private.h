@@ -66,6 +66,8 @@ struct rules_set {
 	bool need_pname;   /* a destination expands %p: the process's name */
 	bool need_cgroups; /* an ignore rule: matching reads task.cgroups */
 	unsigned need_ids; /* RULES_NEED_* */
+	uid_t *members;	   /* the listed members of every @group rule (rules_members) */
+	size_t nmembers, capmembers;
 	unsigned char key[SIPHASH_KEY_LEN]; /* template values' hash key (options) */
 };
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Build cgengine from scratch twice with GCC -- plain and with
 # ASan+UBSan -- in separate build directories, run the whole test suite
-# in each, build the whole tree (tests and benchmarks too) a third time
+# in each (and the root tests of the plain one again on the proc
+# connector: make check-root-netlink), build the whole tree (tests and benchmarks too) a third time
 # with clang and run the unit tests there, run the unit tests' programs
 # under valgrind, and print one summary line: "N passed, N failed, N
 # skipped".  Every build is made with --enable-werror: a compiler
@@ -45,6 +46,13 @@ for variant in plain sanitizers; do
 	sed -n '/^# TOTAL/,/^# ERROR/p' "$dir/check.out" | sed "s/^/[$variant] /"
 	[ $status -ne 0 ] && [ -f "$dir/test-suite.log" ] && sed -n '1,200p' "$dir/test-suite.log"
 	tally "$dir/check.out"
+	# plain: the root tests a second time on the other event source (the
+	# runs above use the BPF program where it loads: event-source = auto)
+	[ "$variant" = plain ] || continue
+	(cd "$dir" && make -j2 check-root-netlink) >"$dir/check-netlink.out" 2>&1 || status=1
+	grep -E '^(FAIL|ERROR|XPASS):' "$dir/check-netlink.out" | sed "s/^/[$variant, netlink] /"
+	sed -n '/^# TOTAL/,/^# ERROR/p' "$dir/check-netlink.out" | sed "s/^/[$variant, netlink] /"
+	tally "$dir/check-netlink.out"
 done
 
 # clang: the whole tree, tests and benchmarks included, without a

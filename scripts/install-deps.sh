@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Install everything cgengine needs to build, test and run its demo on
-# Debian 12 (clang and libclang-rt-14-dev: the fuzzers in tests/fuzz).
+# Debian 12 (clang and libclang-rt-14-dev: the fuzzers in tests/fuzz;
+# clang, libbpf-dev and bpftool: the eBPF event source).
 # Run as root.
 set -e
 export DEBIAN_FRONTEND=noninteractive
@@ -11,6 +12,7 @@ apt-get install -y -qq --no-install-recommends \
     libconfuse-dev libnl-3-dev libev-dev liblua5.4-dev libjansson-dev \
     libnftnl-dev libmnl-dev libsystemd-dev nftables dbus-daemon \
     cgroup-tools procps passwd util-linux jq valgrind \
-    clang libclang-rt-14-dev \
+    python3-prometheus-client python3-yaml curl \
+    clang libclang-rt-14-dev libbpf-dev bpftool \
     qemu-system-x86 qemu-utils mmdebstrap e2fsprogs xz-utils \
     dpkg-dev debhelper lintian fakeroot >/dev/null

@@ -167,6 +167,24 @@ struct backend_nft {
 	void *arg;
 };
 
+/*
+ * Per-process priorities (rules/prio.h): how the core lists a
+ * process's threads and reads and writes their priorities, as
+ * kernel/prio.c does (taskprio_get, taskprio_set).  Placement has no
+ * part in it: every backend -- v1, the v2 layout, systemd -- shares the
+ * daemon's one table (backend_prio_kernel, engined/backend/prio.c);
+ * the unit tests hand a stand-in.
+ */
+struct backend_prio {
+	int (*threads)(void *arg, pid_t pid, int (*fn)(void *fnarg, pid_t tid), void *fnarg);
+	int (*get)(void *arg, pid_t pid, pid_t tid, unsigned int what, struct prio *out);
+	int (*set)(void *arg, pid_t pid, pid_t tid, const struct prio *todo);
+	void *arg;
+};
+
+/* The kernel's: /proc and the scheduler's and I/O scheduler's calls. */
+const struct backend_prio *backend_prio_kernel(void);
+
 /* ---- how the core calls a table --------------------------------------------------- */
 
 static inline int

@@ -331,6 +331,7 @@ boost_start(struct core *c, const struct boost_request *r, struct boost_info *in
 	}
 	TAILQ_INSERT_TAIL(&c->boosts->list, b, link);
 	boost_update_flag(c, id);
+	priority_boost_start(c, b, r->pid);
 	log_notice("boost #%u: pid %d (%s) to %s:%s for %lds, asked by uid %u%s%s", b->id,
 		   (int)r->pid, t.comm, b->hier, b->dest, r->seconds,
 		   (unsigned)r->owner, r->profile ? ", profile " : "",
@@ -384,8 +385,11 @@ core_boost_end(struct core *c, unsigned id, const char *why)
 		   b->n == 1 ? "" : "es");
 	struct decision *d = decision_new(c->pol);
 	for (size_t i = 0; i < b->n; i++)
-		if (d != NULL && task_alive(c->env.procroot, b->m[i]))
+		if (d != NULL && task_alive(c->env.procroot, b->m[i])) {
+			d->prio.prio.set = 0; /* unless decided anew */
 			classify(c, b->m[i].pid, d);
+			priority_boost_end(c, b, b->m[i].pid, d);
+		}
 	if (d == NULL) {
 		log_warning("out of memory: the processes of boost #%u are classified at a "
 			    "rescan",

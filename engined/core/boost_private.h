@@ -42,8 +42,6 @@ int boost_add_member(struct boost *b, struct procid id) ATTR_WUR;
 void boost_update_flag(struct core *c, struct procid id);
 /* The most processes one boost holds: what the state file keeps. */
 size_t boost_members_max(const struct core *c);
-/* The boost profile named name, or NULL (name NULL too). */
-const struct boost_profile *boost_profile_of(const struct config *cfg, const char *name);
 
 /* ---- booststate.c -------------------------------------------------------------- */
 

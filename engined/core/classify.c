@@ -482,8 +482,11 @@ decide(struct core *c, pid_t pid, uid_t asker, bool lazy, const struct task_ids 
 		what |= TASK_EXE | TASK_SCRIPT;
 	if (!sticky && rules_need_realtime(p->rules))
 		what |= TASK_RT;
+	if (!sticky && p->ananicy != NULL)
+		what |= TASK_ARGV0;
 	d->cg.n = 0;
 	d->cg_read = false;
+	d->prio.prio.set = 0;
 	if (ids != NULL && ids_suffice(p)) {
 		what |= TASK_IDS_KNOWN;
 		t->uid = ids->uid;
@@ -544,10 +547,13 @@ decide_known(struct core *c, unsigned flags, uid_t asker, bool lazy, bool groups
 				  .ask = !lazy, /* explain */
 				  .asker = asker };
 	decide_rules(c, t, current, &view, hook, d);
+	ananicy_place(c, t, d);
 	if (flags & PROC_BOOSTED)
 		apply_boosts(c, pid, d);
 	compose(c, pid, d);
 	backend_refuses(c, d);
+	priority_decide(c, d, flags & PROC_BOOSTED);
+	ananicy_decide(c, t, d);
 	return DECIDE_OK;
 }
 
@@ -564,6 +570,7 @@ classify_decide_snapshot(struct core *c, struct decision *d)
 
 	d->cg.n = 0;
 	d->cg_read = false;
+	d->prio.prio.set = 0;
 	return decide_known(c, known != NULL ? known->flags : 0, 0, true, true, false, d);
 }
 
@@ -587,7 +594,10 @@ classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cm
 		d->parts[i] = NULL;
 	d->refusal[0] = '\0';
 	decide_rules(c, t, current, &view, true, d);
+	ananicy_place(c, t, d);
 	compose(c, t->pid, d);
+	priority_decide(c, d, false);
+	ananicy_decide(c, t, d); /* t: the what-if task, not d->task */
 }
 
 /* Will some verdict of d move the task in a managed v1 or v2 hierarchy? */
@@ -678,6 +688,7 @@ classify_act(struct core *c, struct decision *d)
 		else
 			groups_move_composed(c, d);
 	}
+	priority_act(c, d); /* moves nothing: also where the backend refused */
 }
 
 /* ---- the core's entry points for requests ---------------------------------------- */

@@ -232,9 +232,22 @@ check_backend(cfg_t *cfg, cfg_opt_t *opt)
 	return 0;
 }
 
+static int
+check_event_source(cfg_t *cfg, cfg_opt_t *opt)
+{
+	const char *v = cfg_opt_getnstr(opt, 0);
+
+	if (strcmp(v, "auto") != 0 && strcmp(v, "bpf") != 0 && strcmp(v, "netlink") != 0)
+		return refuse(cfg,
+			      "event-source: expected \"auto\", \"bpf\" or \"netlink\", not \"%s\"",
+			      v);
+	return 0;
+}
+
 static cfg_opt_t group_opts[] = {
 	CFG_STR_LIST("set", "{}", CFGF_NONE),
 	CFG_STR_LIST("nft-set", "{}", CFGF_NONE),
+	CFG_STR_LIST("process", "{}", CFGF_NONE),
 	CFG_END(),
 };
 
@@ -244,6 +257,7 @@ static cfg_opt_t profile_opts[] = {
 	CFG_STR("destination", "", CFGF_NONE),
 	CFG_STR("max-duration", "1h", CFGF_NONE),
 	CFG_INT_CB("max-boosts", CONFIG_MAX_BOOSTS, CFGF_NONE, config_parse_ranged),
+	CFG_STR_LIST("process", "{}", CFGF_NONE),
 	CFG_END(),
 };
 
@@ -273,7 +287,15 @@ static cfg_opt_t opts[] = {
 	CFG_INT_CB("nice", CONFIG_NICE_DEFAULT, CFGF_NONE, config_parse_ranged),
 	CFG_INT_CB("realtime-priority", 0, CFGF_NONE, config_parse_ranged),
 	CFG_BOOL("exec-gate", cfg_false, CFGF_NONE),
+	CFG_STR("event-source", "auto", CFGF_NONE),
+	CFG_STR("ananicy-dir", "", CFGF_NONE),
+	CFG_STR("ananicy-cgroup-hierarchy", "", CFGF_NONE),
 	CFG_INT_CB("boosts-per-user", CONFIG_BOOSTS_PER_USER, CFGF_NONE, config_parse_ranged),
+	CFG_STR("dbus", "no", CFGF_NONE),
+	CFG_STR("foreground-profile", "", CFGF_NONE),
+	CFG_BOOL("dbus-s76", cfg_false, CFGF_NONE),
+	CFG_STR("gnome-foreground", "no", CFGF_NONE),
+	CFG_STR("metrics-group", "cgengine-metrics", CFGF_NONE),
 	/* no CFGF_NO_TITLE_DUPES: each section is taken out of libconfuse
 	 * as it is parsed, titles are deduplicated in config_check.c */
 	CFG_SEC("group", group_opts, CFGF_MULTI | CFGF_TITLE),
@@ -332,9 +354,25 @@ copy_config(cfg_t *cfg, struct config *c)
 	c->nice = (int)cfg_getint(cfg, "nice");
 	c->rt_priority = (int)cfg_getint(cfg, "realtime-priority");
 	c->exec_gate = cfg_getbool(cfg, "exec-gate");
+	const char *src = cfg_getstr(cfg, "event-source");
+	c->event_source = strcmp(src, "bpf") == 0	  ? EVENT_SOURCE_BPF
+			  : strcmp(src, "netlink") == 0 ? EVENT_SOURCE_NETLINK
+							: EVENT_SOURCE_AUTO;
 	c->boosts_per_user = cfg_getint(cfg, "boosts-per-user");
+	c->dbus = xstrdup(cfg_getstr(cfg, "dbus"));
+	c->foreground_profile = xstrdup(cfg_getstr(cfg, "foreground-profile"));
+	c->dbus_s76 = cfg_getbool(cfg, "dbus-s76");
+	c->gnome_foreground = xstrdup(cfg_getstr(cfg, "gnome-foreground"));
+	if (!c->dbus || !c->foreground_profile || !c->gnome_foreground)
+		return -ENOMEM;
+	c->metrics_group = xstrdup(cfg_getstr(cfg, "metrics-group"));
+	c->ananicy_dir = xstrdup(cfg_getstr(cfg, "ananicy-dir"));
+	c->ananicy_cgroup_hier = xstrdup(cfg_getstr(cfg, "ananicy-cgroup-hierarchy"));
+	if (!c->ananicy_cgroup_hier)
+		return -ENOMEM;
 	if (!c->rules || !c->rules_dir || !c->control_socket || !c->sticky_socket ||
-	    !c->pidfile || !c->state_file || !c->template_key || !c->log || !c->lua_script)
+	    !c->pidfile || !c->state_file || !c->template_key || !c->log ||
+	    !c->lua_script || !c->metrics_group || !c->ananicy_dir)
 		return -ENOMEM;
 	/* {"all"}: as without the key (hierarchies NULL) */
 	if (cfg_size(cfg, "hierarchies") > 0 &&
@@ -391,8 +429,11 @@ new_parser(void)
 	cfg_set_validate_func(cfg, "unified-root", check_uroot);
 	cfg_set_validate_func(cfg, "unified-default", check_udefault);
 	cfg_set_validate_func(cfg, "backend", check_backend);
+	cfg_set_validate_func(cfg, "event-source", check_event_source);
 	cfg_set_validate_func(cfg, "boost-profile", config_take_profile);
 	cfg_set_validate_func(cfg, "boost-profile|max-duration", check_duration);
+	cfg_set_validate_func(cfg, "group|process", config_check_process);
+	cfg_set_validate_func(cfg, "boost-profile|process", config_check_process);
 	return cfg;
 }
 
@@ -464,6 +505,22 @@ check_empty_hierarchies(cfg_t *cfg, const char *path)
 	return -EINVAL;
 }
 
+/* The fingerprint of the configuration as parsed, defaults included. */
+static uint64_t
+digest(cfg_t *cfg)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (f == NULL)
+		return 0;
+	cfg_print(cfg, f);
+	uint64_t d = fclose(f) == 0 ? fleet_digest(text, len) : 0;
+	free(text);
+	return d;
+}
+
 struct config *
 config_load(const char *path, bool optional, const struct report *rep)
 {
@@ -509,6 +566,7 @@ config_load(const char *path, bool optional, const struct report *rep)
 		report_msg(rep, "%s: out of memory", path);
 		goto fail;
 	}
+	c->digest = digest(cfg);
 	cfg_free(cfg);
 	return c;
 fail:
@@ -527,17 +585,23 @@ config_free(struct config *c)
 	free(c->file);
 	free(c->rules);
 	free(c->rules_dir);
+	free(c->ananicy_dir);
+	free(c->ananicy_cgroup_hier);
 	free_list(c->hierarchies, c->nhierarchies);
 	free_list(c->layout, c->nlayout);
 	free(c->unified_root);
 	free(c->unified_default);
 	free(c->control_socket);
+	free(c->dbus);
+	free(c->foreground_profile);
+	free(c->gnome_foreground);
 	free(c->sticky_socket);
 	free(c->pidfile);
 	free(c->state_file);
 	free(c->template_key);
 	free(c->log);
 	free(c->lua_script);
+	free(c->metrics_group);
 	for (size_t i = 0; c->groups != NULL && i < c->ngroups; i++) {
 		free(c->groups[i].hier);
 		free(c->groups[i].path);

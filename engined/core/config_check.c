@@ -187,6 +187,56 @@ take_last(cfg_t *cfg, cfg_opt_t *opt, int (*check)(cfg_t *cfg, cfg_t *sec),
 	return rc;
 }
 
+/* ---- process = {...}: per-process priorities, in groups and profiles ------------ */
+
+static int
+refuse_process(cfg_t *cfg, const char *kind, const char *err)
+{
+	const char *title = cfg_title(cfg);
+
+	cfg_error(cfg, "%s \"%s\": process: %s", kind, title ? title : "", err);
+	return -1;
+}
+
+/* The line of the last process = list checked (libconfuse keeps none),
+ * taken by the section that holds it. */
+static unsigned process_line;
+
+/* Each item range-checked, then the fields together; -1 after
+ * reporting "file:line: group "T": process: nice=-50: ...". */
+int
+config_check_process(cfg_t *cfg, cfg_opt_t *opt)
+{
+	const char *kind = strcmp(cfg->name, "group") == 0 ? "group" : "boost-profile";
+	struct prio p = { 0 };
+	char err[256];
+
+	process_line = (unsigned)cfg->line;
+	for (unsigned i = 0; i < cfg_opt_size(opt); i++)
+		if (prio_parse_item(&p, cfg_opt_getnstr(opt, i), err, sizeof(err)) < 0)
+			return refuse_process(cfg, kind, err);
+	if (prio_check(&p, err, sizeof(err)) < 0)
+		return refuse_process(cfg, kind, err);
+	return 0;
+}
+
+/* The process = list of sec (checked already) into *p and *line. */
+static void
+keep_process(cfg_t *sec, struct prio *p, unsigned *line)
+{
+	char err[256];
+
+	*p = (struct prio){ 0 };
+	*line = 0;
+	if (cfg_size(sec, "process") == 0)
+		return;
+	for (unsigned i = 0; i < cfg_size(sec, "process"); i++)
+		if (prio_parse_item(p, cfg_getnstr(sec, "process", i), err, sizeof(err)) < 0)
+			return; /* cannot be: checked by config_check_process */
+	*line = process_line;
+	process_line = 0;
+}
+
 /* ---- group sections ------------------------------------------------------------ */
 
 /* A group's title, settings and sets; 0 or -1 after reporting. */
@@ -247,6 +297,7 @@ keep_group(cfg_t *cfg, cfg_t *sec)
 	g->line = (unsigned)cfg->line;
 	g->hier = strndup(title, (size_t)(colon - title));
 	g->path = strdup(colon + 1);
+	keep_process(sec, &g->prio, &g->prio_line);
 	if (!g->hier || !g->path || config_copy_list(sec, "set", &g->set, &g->nset) < 0 ||
 	    config_copy_list(sec, "nft-set", &g->nft, &g->nnft) < 0) {
 		cfg_error(cfg, "out of memory");
@@ -328,6 +379,7 @@ keep_profile(cfg_t *cfg, cfg_t *sec)
 	p->dest = strdup(cfg_getstr(sec, "destination"));
 	p->max_seconds = parse_duration(cfg_getstr(sec, "max-duration"));
 	p->max_boosts = cfg_getint(sec, "max-boosts");
+	keep_process(sec, &p->prio, &p->prio_line);
 	if (!p->name || !p->hier || !p->dest ||
 	    config_copy_list(sec, "allow", &p->allow, &p->nallow) < 0) {
 		cfg_error(cfg, "out of memory");

@@ -24,6 +24,10 @@ void config_sections_begin(struct config *c);
 void config_sections_end(void);
 int config_take_group(cfg_t *cfg, cfg_opt_t *opt);
 int config_take_profile(cfg_t *cfg, cfg_opt_t *opt);
+/* Validate callback of a group's or profile's process = {...}: each
+ * item and the fields together (rules/prio.h); its line is kept for the
+ * section. */
+int config_check_process(cfg_t *cfg, cfg_opt_t *opt);
 
 /*
  * libconfuse parse callback of the integer keys with a range (every

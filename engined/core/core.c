@@ -292,6 +292,7 @@ core_reload(struct core *c, double now)
 	boost_policy(c); /* boosts follow their profiles; the rescan moves them */
 	log_set_level(np->cfg->log_level);
 	c->stats.reloads++;
+	fleet_loaded(c);
 	log_notice("reloaded: %zu rules, %zu managed hierarchies", rules_count(np->rules),
 		   np->n);
 	if (c->env.apply != NULL)
@@ -384,6 +385,7 @@ core_new(const struct core_options *o, const struct report *rep)
 	rescan_init(c);
 	ratelimit_init(&c->askrate, ASK_RATE, ASK_BURST, ASK_USERS);
 	c->started = c->env.wall();
+	fleet_loaded(c);
 	c->procs = proctab_new();
 	c->base = c->env.cgfs;
 	if (c->procs != NULL)
@@ -473,11 +475,13 @@ int
 core_check(const struct overrides *o, const struct report *rep, char *buf, size_t len)
 {
 	struct policy *p = policy_build(o, NULL, NULL, rep);
+	char ananicy[256];
 
 	if (p == NULL)
 		return -EINVAL;
-	snprintf(buf, len, "%s: %zu rules, %zu managed hierarchies", p->cfg->rules,
-		 rules_count(p->rules), p->n);
+	ananicy_policy_summary(p, ananicy, sizeof(ananicy));
+	snprintf(buf, len, "%s: %zu rules, %zu managed hierarchies%s", p->cfg->rules,
+		 rules_count(p->rules), p->n, ananicy);
 	policy_free(p);
 	return 0;
 }
@@ -492,6 +496,28 @@ time_t
 core_started(const struct core *c)
 {
 	return c->started;
+}
+
+int
+core_execkeys(const struct core *c, struct execkeys *out)
+{
+	struct execkeys_policy pol = { .hooks = c->pol->hooks != NULL,
+				       .layout = c->pol->nlayout > 0,
+				       .ananicy = c->pol->ananicy != NULL };
+
+	return execkeys_build(c->pol->rules, &pol, out);
+}
+
+void
+core_set_event_source(struct core *c, const char *name)
+{
+	c->event_source = name;
+}
+
+const char *
+core_event_source(const struct core *c)
+{
+	return c->event_source != NULL ? c->event_source : "netlink";
 }
 
 bool
@@ -525,6 +551,8 @@ core_move_done(struct core *c, pid_t pid, int rc)
 		c->stats.vanished++;
 	else
 		c->stats.move_failures++;
+	if (rc != -ESRCH) /* queued moves are the systemd backend's: unified */
+		fleet_count_move(c, "unified", rc == 0);
 }
 
 void

@@ -33,6 +33,7 @@
 
 #include "engined/backend/backend.h"
 #include "kernel/kernel.h"
+#include "rules/prio.h"
 #include "rules/rules.h"
 #include "util/util.h"
 
@@ -96,6 +97,8 @@ struct group_conf {
 	char **nft; /* nftables sets of its cgroup id: "inet filter www", ... */
 	size_t nnft;
 	unsigned line; /* where the section ends in the file, for messages */
+	struct prio prio;    /* process = {...}: priorities of its processes */
+	unsigned prio_line;  /* where process = is (0: none) */
 };
 
 struct boost_profile {
@@ -107,6 +110,8 @@ struct boost_profile {
 	long max_seconds;
 	long max_boosts; /* boosts of this profile at once, all users together */
 	unsigned line; /* where the section ends in the file, for messages */
+	struct prio prio;   /* process = {...}: priorities during the boost */
+	unsigned prio_line; /* where process = is (0: none) */
 };
 
 /* The caps on boosts held at once (boosts-per-user, max-boosts). */
@@ -126,6 +131,13 @@ enum backend_kind {
 	BACKEND_AUTO,	  /* systemd when PID 1 is systemd and a unified-layout is set */
 	BACKEND_CGROUPFS, /* the daemon writes cgroupfs (a subtree delegated to it) */
 	BACKEND_SYSTEMD,  /* PID 1 places, in slices and scopes it owns */
+};
+
+/* Where the daemon learns of execs (event-source key). */
+enum event_source {
+	EVENT_SOURCE_AUTO,    /* BPF where it loads, else the proc connector */
+	EVENT_SOURCE_BPF,     /* the BPF program on sched_process_exec */
+	EVENT_SOURCE_NETLINK, /* the proc connector */
 };
 
 struct config {
@@ -157,7 +169,21 @@ struct config {
 	int nice;	     /* the daemon's scheduling priority, -20..19 */
 	int rt_priority;     /* realtime-priority: SCHED_RR at 1..99, 0 = off */
 	bool exec_gate;	     /* exec-gate: place gated execs before they run */
+	enum event_source event_source; /* read at start only */
 	long boosts_per_user; /* boosts one user but root may hold at once */
+	/* the D-Bus door (engined/daemon/dbus.c): "no", "system" or a bus
+	 * address; the boost profile of the foreground app ("": none);
+	 * own com.system76.Scheduler too */
+	char *dbus;
+	char *foreground_profile;
+	bool dbus_s76;
+	/* watch GNOME's app scopes (engined/daemon/gnomefg.c): "no",
+	 * "yes" or the directory to watch instead of /sys/fs/cgroup/user.slice */
+	char *gnome_foreground;
+	char *metrics_group; /* members may ask for "metrics" ("" = root only) */
+	uint64_t digest;     /* fingerprint of the parsed configuration (fleet.c) */
+	char *ananicy_dir;    /* ananicy-cpp's rules to read, "" = none */
+	char *ananicy_cgroup_hier; /* where ananicy's cgroups are made, "" = nowhere */
 	struct group_conf *groups;
 	size_t ngroups;
 	struct boost_profile *profiles;
@@ -272,6 +298,9 @@ struct core_env {
 	/* the most processes one boost may hold (0: what the state file
 	 * keeps, STATEFILE_MAX_MEMBERS; tests lower it) */
 	size_t boost_members;
+	/* how per-process priorities are read and written (backend.h;
+	 * NULL: never, and explain shows none as current) */
+	const struct backend_prio *prio;
 };
 
 struct core_options {
@@ -307,6 +336,9 @@ struct core_stats {
 	uint64_t gate_undone;	/* execs that failed after the gate: moved back */
 	uint64_t gate_over_budget; /* answered at once: their user held its
 				      budget of execs (gate.h) */
+	/* per-process priorities (priority.c) */
+	uint64_t prio_applied;	/* threads given priorities they did not have */
+	uint64_t prio_failed;	/* threads (or processes) whose write failed */
 };
 
 /* Process table flags. */
@@ -327,6 +359,9 @@ struct boost {
 	struct procid *m; /* members: the process and its children */
 	size_t n, cap;
 	bool full;	  /* it reached the most members it may hold (said once) */
+	/* the priorities its profile names, as its first process had them
+	 * before (what it gets back when the boost ends; set 0: unknown) */
+	struct prio before;
 	size_t heap_at;	  /* its place in the core's expiry heap (expiry.c) */
 	TAILQ_ENTRY(boost) link;
 };
@@ -557,6 +592,27 @@ const struct core_stats *core_stats(const struct core *c);
 /* Cached names for reports; NULL if unknown. */
 const char *core_user_name(struct core *c, uid_t uid);
 time_t core_started(const struct core *c);
+/*
+ * The eBPF event source's filter (execkeys.c): what of the policy
+ * besides its rules decides at an exec, and the keys an exec must carry
+ * for the policy to decide it.  Pure; 0 or -ENOMEM.  Free the keys with
+ * execkeys_free.
+ */
+struct execkeys_policy {
+	bool hooks;  /* Lua hooks */
+	bool layout; /* a unified-layout */
+	bool ananicy; /* ananicy-dir's rules (matched by argv[0]) */
+};
+int execkeys_build(const struct rules_set *rules, const struct execkeys_policy *pol,
+		   struct execkeys *out) ATTR_WUR;
+void execkeys_free(struct execkeys *k);
+/* The keys of the policy in force; as execkeys_build. */
+int core_execkeys(const struct core *c, struct execkeys *out) ATTR_WUR;
+
+/* Which source of exec events the loop runs, for status and metrics:
+ * "netlink" (the default) or "bpf"; name is static, kept as given. */
+void core_set_event_source(struct core *c, const char *name);
+const char *core_event_source(const struct core *c);
 bool core_paused(const struct core *c);
 /* Pause (moves nothing) or resume (and catch up with a rescan). */
 void core_set_paused(struct core *c, bool paused, double now);
@@ -576,6 +632,8 @@ struct verbs_request {
 	uid_t uid; /* of the peer, from SO_PEERCRED */
 	pid_t pid;
 	bool json; /* the answer's form: read by the renderer, never by a verb */
+	const gid_t *groups; /* the peer's groups at connect (SO_PEERCRED's gid and */
+	size_t ngroups;	     /* SO_PEERGROUPS), borrowed; for metrics-group */
 };
 
 struct json_t; /* jansson's json_t */

@@ -10,6 +10,8 @@
 
 #include "core.h"
 #include "lua/hooks.h"
+#include "rules/ananicy.h"
+#include "rules/prio.h"
 
 #include <sys/queue.h>
 
@@ -52,6 +54,13 @@ struct policy {
 		const struct group_conf *conf;
 	} * settings;
 	size_t nsettings;
+	/* those of them whose section names priorities (process = ...) */
+	struct {
+		size_t hier;
+		const struct group_conf *conf;
+	} * prio_groups;
+	size_t nprio_groups;
+	bool prio_any; /* some group or boost profile names priorities */
 	/*
 	 * The unified layout (layout.c): dimensions rules name that have no
 	 * managed v1 hierarchy are "virtual"; their verdicts are composed
@@ -73,6 +82,13 @@ struct policy {
 	bool need_names;	   /* some destination uses %u or %g */
 	struct hooks *hooks;	   /* Lua hooks, or NULL */
 	struct hooks *hooks_ask;   /* the same in a helper of its own, for requests */
+	struct ananicy_set *ananicy; /* ananicy-dir's rules, or NULL (ananicy.c) */
+	/* ananicy-cgroup-hierarchy: ananicy's cgroups are groups of managed
+	 * hierarchy ananicy_hier, their settings in settings[] pointing into
+	 * ananicy_groups (ananicy.c; one block, freed with the policy) */
+	bool ananicy_place;
+	size_t ananicy_hier;
+	struct ananicy_group *ananicy_groups;
 	struct name_table *users;  /* uid -> name cache */
 	struct name_table *groups; /* gid -> name cache */
 };
@@ -107,6 +123,37 @@ int policy_index(const struct policy *p, const struct hier *h);
 const struct group_conf *
 policy_settings(const struct policy *p, size_t h, const char *path);
 
+/* ---- ananicy.c: ananicy-cpp's rules after cgrules.conf ------------------- */
+
+/*
+ * Read the config's ananicy-dir into p->ananicy (nothing when the key is
+ * empty).  Malformed lines are warnings (rep->warn): the rest loads, as
+ * in ananicy-cpp; a directory that cannot be read is an error.  0, or
+ * -1 after reporting.
+ */
+int ananicy_policy_load(struct policy *p, const struct report *rep) ATTR_WUR;
+/* "; ananicy: N rules, N types, N cgroups, N lines skipped" for --check,
+ * or "" without ananicy-dir. */
+void ananicy_policy_summary(const struct policy *p, char *buf, size_t len);
+/*
+ * The priorities ananicy's rules give task t (read with TASK_ARGV0):
+ * the rule for its name (rules/ananicy.h: ananicy_name), its fields
+ * over its type's, into *out with the rule in *rule.  False (out->set
+ * 0, *rule NULL) without ananicy-dir or a rule.
+ */
+bool ananicy_want(const struct policy *p, const struct task *t, struct prio *out,
+		  const struct ananicy_entry **rule);
+/*
+ * After the rules and the Lua hook, before boosts: with
+ * ananicy-cgroup-hierarchy, a task nothing placed in that hierarchy goes
+ * to the cgroup its ananicy rule (or the rule's type) names.
+ */
+void ananicy_place(const struct core *c, const struct task *t, struct decision *d);
+/* After priority_decide(): the fields of d->prio nothing named yet, from
+ * the ananicy rule for task t, with the rule's file:line as reason. */
+struct decision;
+void ananicy_decide(const struct core *c, const struct task *t, struct decision *d);
+
 /* ---- layout.c: composing dimensions into one v2 group ------------------- */
 
 /* The leaf below unified-root the daemon moves itself into when the root
@@ -122,6 +169,8 @@ int layout_build(struct policy *p, const struct overrides *o, const char *procro
 /* The depth of each virtual dimension and the controllers to enable,
  * from the bound rules, group settings and boost profiles. */
 void layout_finish(struct policy *p);
+/* Enable v2 controller name ("cpu") along the composed paths too. */
+void layout_want_controller(struct policy *p, const char *name);
 /*
  * Can a composed group be longer than RULES_DEST_MAX - 1 bytes: uroot,
  * and for each dimension its longest part -- a destination of a rule
@@ -232,6 +281,14 @@ void proc_set_flags(struct core *c, struct procid id, unsigned flags);
 
 /* ---- decision.c: what one classification reads and decides ------------------ */
 
+/* The per-process priorities a decision wants, and where each field
+ * was decided (priority.c). */
+struct prio_want {
+	struct prio prio;		/* the fields wanted (prio.set) */
+	const char *file[PRIO_NFIELDS]; /* for each field named: the file ... */
+	unsigned line[PRIO_NFIELDS];	/* ... and line that decided it */
+};
+
 /*
  * One classification, from the snapshot of the task to the groups it
  * is wanted in: decide() fills it, act() moves by it, explain and test
@@ -255,6 +312,7 @@ struct decision {
 	char partbuf[2 * RULES_DEST_MAX]; /* where parts point */
 	struct task task;	       /* the task as read */
 	struct task_cgroups cg;	       /* its current groups */
+	struct prio_want prio;	       /* its priorities (prio.set 0: none wanted) */
 };
 
 /* A decision for policy p (its parts NULL); NULL without memory.  Free
@@ -363,6 +421,27 @@ size_t expiry_count(const struct expiry_heap *h);
 /* Free the heap, not the boosts. */
 void expiry_free(struct expiry_heap *h);
 
+/* fleet.c: what "metrics" adds to the status for fleets */
+#define FLEET_HIERS	16 /* hierarchies counted by name, "other" included */
+#define FLEET_TOP_RULES 20 /* rules with hits labelled by file and line */
+struct fleet {
+	struct fleet_hier {
+		char name[64]; /* the hierarchy's label, or "other" */
+		uint64_t moves, failures;
+	} hiers[FLEET_HIERS]; /* kept across reloads: counters never go back */
+	size_t nhiers;
+	time_t loaded; /* wall clock of the last successful (re)load */
+};
+
+/* A fingerprint of len bytes (not a secret: equal or different). */
+uint64_t fleet_digest(const void *data, size_t len);
+/* A move into a group of hierarchy hier (its label) was made or failed. */
+void fleet_count_move(struct core *c, const char *hier, bool moved);
+/* The policy was (re)loaded now. */
+void fleet_loaded(struct core *c);
+/* The fleet's part of "metrics" (the caller frees it). */
+struct json_t *fleet_status(const struct core *c);
+
 struct core {
 	struct core_env env;
 	struct overrides ov;
@@ -386,6 +465,8 @@ struct core {
 	struct nftsets *nft;	       /* nft sets of group ids (nftsets.c) */
 	struct wants_state wants;      /* the kernel events asked for (wants.c) */
 	struct gate *gate;	       /* the exec gate's records (gate.c), or NULL */
+	const char *event_source;      /* "netlink" or "bpf" (core_set_event_source) */
+	struct fleet fleet;	       /* counts for "metrics" (fleet.c) */
 };
 
 
@@ -540,7 +621,44 @@ void gate_unready(struct core *c, const struct decision *d);
 void gate_forget(struct core *c);
 void gate_free(struct core *c);
 
+/* ---- priority.c: per-process priorities ----------------------------------------------- */
+
+/* Add the fields of p that w does not want yet, decided by file:line
+ * (borrowed: the policy's, living as long as it). */
+void priority_want_add(struct prio_want *w, const struct prio *p, const char *file,
+		       unsigned line);
+/*
+ * The priorities d's task is wanted to have, into d->prio, after its
+ * verdicts are made (boosted: it is a member of some boost): a boost's
+ * profile first, then the group section of each verdict's group in the
+ * order of the managed hierarchies -- the first to name a field decides
+ * it.
+ */
+void priority_decide(struct core *c, struct decision *d, bool boosted);
+/* Give d's task (every thread of it) the priorities d wants, writing
+ * only what differs; nothing at the exec gate (its EXEC event does). */
+void priority_act(struct core *c, const struct decision *d);
+/* The current priorities of pid's main thread, the fields what names;
+ * 0, -ENOTSUP (no way to read them) or -errno. */
+int priority_current(struct core *c, pid_t pid, unsigned int what, struct prio *cur);
+/*
+ * For explain and test: one JSON row per field d wants -- "priority",
+ * "wanted", "why" (file:line) and, when pid > 0, "current" (pid's main
+ * thread; null when it cannot be read).  A new array the caller owns.
+ */
+struct json_t *priority_rows(struct core *c, const struct decision *d, pid_t pid);
+/* Boost b starts with process pid: what pid has of the fields its
+ * profile names, kept in b->before. */
+void priority_boost_start(struct core *c, struct boost *b, pid_t pid);
+/* Boost b ended and member pid was classified again into d: the fields
+ * b->before names that the class (d) does not, restored. */
+void priority_boost_end(struct core *c, const struct boost *b, pid_t pid,
+			const struct decision *d);
+
 /* ---- boost.c: boosts ---------------------------------------------------------------- */
+
+/* The boost profile named name, or NULL (name NULL too). */
+const struct boost_profile *boost_profile_of(const struct config *cfg, const char *name);
 
 /* The boosts (c->boosts) made; 0 or -ENOMEM. */
 int boost_init(struct core *c) ATTR_WUR;

@@ -102,6 +102,14 @@ move(struct core *c, bool at_gate, const struct hier *h, const char *path, pid_t
 	return backend_move(fs, h, path, pid);
 }
 
+/* Is rc, a move's outcome, a move made or failed now (not queued, not a
+ * process gone, not one the gate lets happen after the exec)? */
+static bool
+counted_move(int rc, const struct decision *d)
+{
+	return rc == 0 || (rc < 0 && rc != -ESRCH && !(rc == -EAGAIN && d->at_gate));
+}
+
 void
 groups_move(struct core *c, size_t i, const struct decision *d)
 {
@@ -146,6 +154,8 @@ groups_move(struct core *c, size_t i, const struct decision *d)
 			    (int)t->pid, t->comm, hier_label(h), v->dest, strerror(-rc),
 			    h->mount, v->dest);
 	}
+	if (counted_move(rc, d))
+		fleet_count_move(c, hier_label(h), rc == 0);
 }
 
 /* ---- the unified layout: one composed v2 group per process ------------------------- */
@@ -470,6 +480,8 @@ groups_move_composed(struct core *c, const struct decision *d)
 			(int)t->pid, t->comm, d->composed, strerror(-rc), p->v2->mount,
 			d->composed);
 	}
+	if (counted_move(rc, d))
+		fleet_count_move(c, "unified", rc == 0);
 }
 
 void

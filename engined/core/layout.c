@@ -268,6 +268,12 @@ deepen(struct policy *p, int i, const char *path)
 }
 
 void
+layout_want_controller(struct policy *p, const char *name)
+{
+	want_controller(p, name, strlen(name));
+}
+
+void
 layout_finish(struct policy *p)
 {
 	const struct config *c = p->cfg;

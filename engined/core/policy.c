@@ -110,7 +110,8 @@ resolve_settings(struct policy *p, const struct report *rep)
 	const struct config *c = p->cfg;
 
 	p->settings = calloc(c->ngroups + 1, sizeof(*p->settings));
-	if (p->settings == NULL)
+	p->prio_groups = calloc(c->ngroups + 1, sizeof(*p->prio_groups));
+	if (p->settings == NULL || p->prio_groups == NULL)
 		return -ENOMEM;
 	for (size_t i = 0; i < c->ngroups; i++) {
 		const struct hier *h = policy_find(p, c->groups[i].hier);
@@ -125,7 +126,15 @@ resolve_settings(struct policy *p, const struct report *rep)
 		p->settings[p->nsettings].hier = (size_t)k;
 		p->settings[p->nsettings].conf = &c->groups[i];
 		p->nsettings++;
+		if (c->groups[i].prio.set == 0)
+			continue;
+		p->prio_groups[p->nprio_groups].hier = (size_t)k;
+		p->prio_groups[p->nprio_groups].conf = &c->groups[i];
+		p->nprio_groups++;
 	}
+	p->prio_any = p->nprio_groups > 0;
+	for (size_t i = 0; i < c->nprofiles; i++)
+		p->prio_any |= c->profiles[i].prio.set != 0;
 	(void)rep;
 	return 0;
 }
@@ -304,7 +313,8 @@ policy_build(const struct overrides *o, const char *mountinfo, const char *procr
 		goto fail;
 	scan_rules(p);
 	layout_finish(p);
-	if (layout_limit(p, rep) < 0 || load_hooks(p, rep) < 0)
+	if (layout_limit(p, rep) < 0 || load_hooks(p, rep) < 0 ||
+	    ananicy_policy_load(p, rep) < 0)
 		goto fail;
 	return p;
 fail:
@@ -326,9 +336,12 @@ policy_free(struct policy *p)
 	free(p->users);
 	free(p->groups);
 	rules_free(p->rules);
+	ananicy_free(p->ananicy);
 	hier_list_free(&p->all);
 	config_free(p->cfg);
 	free(p->settings);
+	free(p->prio_groups);
+	free(p->ananicy_groups);
 	free(p->uroot);
 	free(p);
 }

@@ -236,6 +236,9 @@ static const struct counter {
 	C("gate_late", gate_late),
 	C("gate_over_budget", gate_over_budget),
 	C("gate_undone", gate_undone),
+	/* per-process priorities */
+	C("priorities_applied", prio_applied),
+	C("priorities_failed", prio_failed),
 #undef C
 };
 
@@ -275,7 +278,8 @@ v_status(struct verb_ctx *x)
 	for (size_t i = 0; i < NCOUNTERS; i++)
 		json_object_set_new(counts, counters[i].key,
 				    json_integer((json_int_t)value(c, &counters[i])));
-	return json_pack("{s:s, s:i, s:i, s:I, s:b, s:I, s:s, s:I, s:o, s:o, s:o, s:o}", "version",
+	return json_pack("{s:s, s:i, s:i, s:I, s:b, s:I, s:s, s:I, s:o, s:o, s:o, s:o, s:s}",
+			 "version",
 			 PACKAGE_VERSION, "protocol", CONTROL_PROTOCOL, "pid", (int)getpid(),
 			 "uptime", (json_int_t)difftime(time(NULL), core_started(c)),
 			 "paused", core_paused(c), "rules", (json_int_t)rules_count(p->rules),
@@ -283,7 +287,7 @@ v_status(struct verb_ctx *x)
 			 p->cfg->match == RULES_FIRST_MATCH ? "first-match" : "per-hierarchy",
 			 "boosts", (json_int_t)core_boost_count(c), "hierarchies", hiers,
 			 "counters", counts, "lua", jstr_or_null(p->hooks ? p->cfg->lua_script : NULL),
-			 "exec_gate", gate_status(c));
+			 "exec_gate", gate_status(c), "event_source", core_event_source(c));
 }
 
 /* ---- explain, test ---------------------------------------------------------------- */
@@ -399,12 +403,13 @@ explain(struct verb_ctx *x, pid_t pid, struct decision *d)
 	time_t gated;
 	json_t *gate = core_gate_placed(c, pid, &gated) ? json_integer((json_int_t)gated)
 							: json_null();
-	return json_pack("{s:i, s:o, s:o, s:I, s:o, s:I, s:b, s:b, s:o, s:o, s:o}", "pid", (int)pid,
-			 "comm", jstr(t->comm), "exe", jstr(t->exe), "uid", (json_int_t)t->euid,
-			 "user", jstr(core_user_name(c, t->euid)), "gid", (json_int_t)t->egid,
-			 "sticky", r == DECIDE_STICKY, "paused", core_paused(c), "hierarchies",
-			 verdict_rows(c, d, decision_cgroups(d)), "nft_sets",
-			 nft_rows(c, d, decision_cgroups(d)), "placed_at_gate", gate);
+	return json_pack("{s:i, s:o, s:o, s:I, s:o, s:I, s:b, s:b, s:o, s:o, s:o, s:o}", "pid",
+			 (int)pid, "comm", jstr(t->comm), "exe", jstr(t->exe), "uid",
+			 (json_int_t)t->euid, "user", jstr(core_user_name(c, t->euid)), "gid",
+			 (json_int_t)t->egid, "sticky", r == DECIDE_STICKY, "paused",
+			 core_paused(c), "hierarchies", verdict_rows(c, d, decision_cgroups(d)),
+			 "nft_sets", nft_rows(c, d, decision_cgroups(d)), "placed_at_gate", gate,
+			 "priorities", priority_rows(c, d, r == DECIDE_OK ? pid : 0));
 }
 
 static json_t *
@@ -532,13 +537,16 @@ v_test(struct verb_ctx *x)
 	snprintf(t.comm, sizeof(t.comm), "%.63s", base ? base + 1 : t.exe);
 	if (cmdlen > 0 && t.exe[0] != '\0')
 		task_script_from_cmdline(t.exe, cmd, cmdlen, t.script, sizeof(t.script));
+	if (cmdlen > 0) /* ananicy's rules match argv[0]'s last part */
+		str_copy(t.argv0, sizeof(t.argv0), cmd);
 	struct decision *d = core_decision_new(x->rq->core);
 	if (d == NULL)
 		return fail(x, "out of memory");
 	core_whatif(x->rq->core, &t, cmdlen ? cmd : NULL, cmdlen, x->rq->uid, d);
-	json_t *r = json_pack("{s:I, s:I, s:o, s:o}", "uid", (json_int_t)t.euid, "gid",
+	json_t *r = json_pack("{s:I, s:I, s:o, s:o, s:o}", "uid", (json_int_t)t.euid, "gid",
 			      (json_int_t)t.egid, "exe", jstr(t.exe), "hierarchies",
-			      verdict_rows(x->rq->core, d, NULL));
+			      verdict_rows(x->rq->core, d, NULL), "priorities",
+			      priority_rows(x->rq->core, d, 0));
 	decision_free(d);
 	return r;
 }
@@ -895,6 +903,31 @@ v_version(struct verb_ctx *x)
 			 CONTROL_PROTOCOL);
 }
 
+/* The status and the fleet's part (fleet.c): what Prometheus reads. */
+static json_t *
+v_metrics(struct verb_ctx *x)
+{
+	json_t *r = v_status(x);
+
+	json_object_set_new(r, "fleet", fleet_status(x->rq->core));
+	return r;
+}
+
+/* May the peer ask for "metrics" without root: is it of metrics-group? */
+static bool
+metrics_granted(const struct verbs_request *rq)
+{
+	const char *name = core_policy(rq->core)->cfg->metrics_group;
+	gid_t want;
+
+	if (name[0] == '\0' || lookup_group(name, &want) < 0)
+		return false;
+	for (size_t i = 0; i < rq->ngroups; i++)
+		if (rq->groups[i] == want)
+			return true;
+	return false;
+}
+
 static json_t *v_help(struct verb_ctx *x);
 
 static const struct {
@@ -915,7 +948,7 @@ static const struct {
 	{ "resume", v_resume, true, "resume" },
 	{ "rules", v_rules, true, "rules" },
 	{ "nft-sets", v_nftsets, true, "nft-sets [FAMILY TABLE SET]" },
-	{ "metrics", v_status, true, "metrics" }, /* the status, in Prometheus' format */
+	{ "metrics", v_metrics, true, "metrics" }, /* also metrics-group's; Prometheus */
 	{ "version", v_version, false, "version" },
 	{ "help", v_help, false, "help" },
 };
@@ -944,7 +977,8 @@ verbs_run(const struct verbs_request *rq, int argc, char **argv, json_t **result
 	for (size_t i = 0; i < NVERBS; i++) {
 		if (strcmp(argv[0], verbs[i].name) != 0)
 			continue;
-		if (verbs[i].root_only && rq->uid != 0) {
+		if (verbs[i].root_only && rq->uid != 0 &&
+		    !(verbs[i].fn == v_metrics && metrics_granted(rq))) {
 			deny(&x, "'%s' needs root", verbs[i].name);
 			return -EPERM;
 		}

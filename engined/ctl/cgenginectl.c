@@ -7,6 +7,8 @@
  * Exit status: 0 success, 1 the daemon refused or failed the request,
  * 2 usage error, 3 the daemon could not be reached.
  */
+#include "ctl.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
@@ -41,7 +43,11 @@ usage(FILE *out)
 		"  reload | pause | resume     (root)\n"
 		"  rules                       rules with their hit counts (root)\n"
 		"  nft-sets [FAMILY TABLE SET] nft sets and the group ids put there (root)\n"
-		"  metrics                     Prometheus text exposition (root)\n"
+		"  metrics                     Prometheus text exposition (root, or the\n"
+		"                              metrics group)\n"
+		"  metrics --http [--timeout SECONDS]\n"
+		"                              answer one HTTP request on stdin\n"
+		"  metrics --textfile DIR      write DIR/cgengine.prom atomically\n"
 		"\n"
 		"Durations: 90s, 15m, 2h, 1d.  --json prints JSON for scripts.\n",
 		DEFAULT_SOCKET);
@@ -107,9 +113,9 @@ read_line(int fd, char *buf, size_t len)
 	return "answer line too long";
 }
 
-/* Copy exactly n bytes of body to stdout; NULL, or why not. */
+/* Copy exactly n bytes of body to out; NULL, or why not. */
 static const char *
-copy_body(int fd, size_t n)
+copy_body(int fd, size_t n, FILE *out)
 {
 	char buf[65536];
 
@@ -125,11 +131,11 @@ copy_body(int fd, size_t n)
 				TIMEOUT_SECONDS) " seconds";
 		if (r < 0)
 			return strerror(errno);
-		if (fwrite(buf, 1, (size_t)r, stdout) != (size_t)r)
-			return "cannot write to standard output";
+		if (fwrite(buf, 1, (size_t)r, out) != (size_t)r)
+			return "cannot write the answer";
 		n -= (size_t)r;
 	}
-	return fflush(stdout) == 0 ? NULL : "cannot write to standard output";
+	return fflush(out) == 0 ? NULL : "cannot write the answer";
 }
 
 static const struct option longopts[] = {
@@ -171,6 +177,11 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/* the exporter's two forms: they ask "metrics" themselves */
+	if (strcmp(argv[optind], "metrics") == 0 && optind + 1 < argc &&
+	    (strcmp(argv[optind + 1], "--http") == 0 ||
+	     strcmp(argv[optind + 1], "--textfile") == 0))
+		return ctl_export(path, argc - optind - 1, argv + optind + 1);
 	size_t len = (size_t)snprintf(line, sizeof(line), "%s", json ? "json" : "");
 	for (int i = optind; i < argc; i++) {
 		if (argv[i][0] == '\0' || strpbrk(argv[i], " \t\r\n") != NULL) {
@@ -187,7 +198,12 @@ main(int argc, char **argv)
 		}
 	}
 	line[len++] = '\n';
+	return ctl_ask(path, line, len, stdout);
+}
 
+int
+ctl_ask(const char *path, const char *line, size_t len, FILE *out)
+{
 	int fd = connect_to(path);
 	if (fd < 0)
 		return 3;
@@ -224,7 +240,7 @@ main(int argc, char **argv)
 	int rc = 1;
 	if (strncmp(reply, "OK ", 3) == 0) {
 		rc = 0;
-		if ((why = copy_body(fd, strtoul(reply + 3, NULL, 10))) != NULL) {
+		if ((why = copy_body(fd, strtoul(reply + 3, NULL, 10), out)) != NULL) {
 			fprintf(stderr, "cgenginectl: %s: %s\n", path, why);
 			rc = 3;
 		}

@@ -127,6 +127,13 @@ control_request_cb(struct server_client *c, char *line, size_t len)
 		answer(c, false, NULL, "empty request");
 		return SERVER_NEXT;
 	}
+	gid_t groups[1024]; /* for "metrics" without root: metrics-group */
+	size_t max = sizeof(groups) / sizeof(*groups);
+	int ngroups = 0;
+	if (strcmp(argv[0], "metrics") == 0 && rq.uid != 0)
+		ngroups = server_client_groups(c, groups, max);
+	rq.groups = groups;
+	rq.ngroups = ngroups > 0 ? (size_t)ngroups : 0;
 	int rc = render_answer(&rq, argc, argv, &body, err, sizeof(err));
 	answer(c, rc == 0, &body, err);
 	free(body.p);

@@ -8,6 +8,8 @@
  *   control.c  the control socket's protocol (requests: core/verbs.c)
  *   sticky.c   libcgroup's sticky socket (cgexec/cgclassify --sticky)
  *   server.c   the one socket server under both (server.h)
+ *   dbus.c     the D-Bus door on the system bus, dbusauth.c its
+ *              decision table (dbus.h, docs/dbus.md)
  *   files.c    listening sockets (listener.h)
  *   notify.c   READY=1 / RELOADING=1 / STOPPING=1 to systemd
  *   pidfile.c  the pid file

@@ -3,7 +3,8 @@
  * engine.c -- the event loop, and nothing else: it turns watchers into
  * calls of the core (core.h) and of the two socket servers.
  *
- *   proc connector readable ──▶ core_event() per event of both sockets,
+ *   proc connector or BPF   ──▶ core_event() per event of both sockets
+ *   ring buffer readable        and of the BPF program's ring buffer,
  *                               core_batch_done() (then, if it only queued
  *                               uid/gid changes, a short sleep and one
  *                               more read)
@@ -29,6 +30,8 @@
  * when a policy asks for it (backend_cb), and frees them after the core.
  */
 #include "daemon.h"
+#include "dbus.h"
+#include "foreground.h"
 #include "gateloop.h"
 #include "engined/backend/systemd/sdplace.h"
 #include "engined/backend/systemd/sdunit.h"
@@ -71,6 +74,15 @@
  */
 #define BUSY_GAP 0.050
 
+/*
+ * The BPF program writes records without waking the daemon while it
+ * reads them (bpfexec_awake).  One that read the flag just before the
+ * daemon cleared it and was written just after its last look waits for
+ * the next wake-up: a timer looks once more this long after a wake-up
+ * that read records, so none waits longer.
+ */
+#define BPF_RECHECK 0.010
+
 struct engine {
 	struct ev_loop *loop;
 	struct engine_options opts;
@@ -95,7 +107,16 @@ struct engine {
 	struct sdplace *sd; /* the systemd backend, when the policy asks for it */
 	ev_io sd_watcher;   /* its sd-bus descriptor (fd -1: not watched) */
 	ev_timer sd_timer;  /* its deadline (a call's timeout, a reconnection) */
+	struct door *door;  /* the D-Bus door (dbus.c), unless dbus is "no" */
+	ev_io door_watcher;
+	ev_timer door_timer;
+	struct foreground fg;  /* the foreground: the door's and GNOME's */
+	struct gnomefg *gnome; /* GNOME's app scopes (gnomefg.c), if watched */
+	ev_io gnome_watcher;
 	struct gateloop *gate; /* the exec gate, while exec-gate is set */
+	struct bpfexec *bpf;   /* the eBPF event source: EXEC (NULL: the connector's) */
+	ev_io bpf_watcher;
+	ev_timer bpf_timer;    /* BPF_RECHECK */
 	ev_timer watchdog;     /* WATCHDOG=1 to systemd (WatchdogSec=) */
 };
 
@@ -139,15 +160,49 @@ drain_one(struct engine *e, struct procev *p, double now)
 	return got;
 }
 
+/* Read and feed to the core every exec the BPF program sent; how many. */
+static size_t
+drain_bpf(struct engine *e, double now)
+{
+	struct procev_event ev[EVENTS_PER_READ];
+	size_t got = 0;
+
+	for (int i = 0; e->bpf != NULL && i < BATCH_READS; i++) {
+		int n = bpfexec_recv(e->bpf, ev, EVENTS_PER_READ);
+
+		if (n == -EAGAIN)
+			break;
+		if (n == -ENOBUFS) {
+			log_warning("kernel dropped process events: the BPF ring buffer was "
+				    "full; rescanning");
+			core_lost_events(e->core, now);
+			continue;
+		}
+		if (n < 0) {
+			log_error("BPF ring buffer: %s", strerror(-n));
+			break;
+		}
+		for (int k = 0; k < n; k++)
+			core_event(e->core, &ev[k], now);
+		got += (size_t)n;
+		if (bpfexec_drained(e->bpf) || gateloop_waiting(e->gate))
+			break;
+	}
+	return got;
+}
+
 /*
- * Both sockets, the EXEC's first: a uid or gid change made before an
- * exec was queued before it, so it is read in the same batch.  Then end
- * the batch.  Returns the events read from the first socket.
+ * Every source, the EXEC's first (with BPF: the connector's FORK and
+ * EXIT, then the execs): a uid or gid change made before an exec was
+ * queued before it, so it is read in the same batch.  Then end the
+ * batch.  Returns the events read before the credential changes.
  */
 static size_t
 drain(struct engine *e, double now)
 {
 	size_t n = drain_one(e, e->pe, now);
+
+	n += drain_bpf(e, now);
 
 	if (e->ids_wanted)
 		(void)drain_one(e, e->ids, now);
@@ -173,6 +228,9 @@ procev_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct engine *e = w->data;
 	uint64_t classified = core_stats(e->core)->classified;
+
+	if (e->bpf != NULL)
+		bpfexec_awake(e->bpf, true);
 	size_t execs = drain(e, ev_now(loop));
 
 	if (core_stats(e->core)->classified == classified && core_waiting_exec(e->core)) {
@@ -183,8 +241,30 @@ procev_cb(struct ev_loop *loop, ev_io *w, int revents)
 		ev_now_update(loop);
 		execs += drain(e, ev_now(loop));
 	}
+	if (e->bpf != NULL) {
+		/* asleep from here: what came meanwhile wakes it, or is read now */
+		bpfexec_awake(e->bpf, false);
+		if (drain_bpf(e, ev_now(loop)) > 0) {
+			core_batch_done(e->core, ev_now(loop));
+			execs++;
+		}
+		if (execs > 0 && !ev_is_active(&e->bpf_timer)) {
+			ev_timer_set(&e->bpf_timer, BPF_RECHECK, 0);
+			ev_timer_start(loop, &e->bpf_timer);
+		}
+	}
 	if (execs > 0)
 		note_execs(e, ev_now(loop));
+}
+
+/* A record written while the flag was being cleared: read it now. */
+static void
+bpf_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct engine *e = w->data;
+
+	if (drain_bpf(e, ev_now(loop)) > 0)
+		core_batch_done(e->core, ev_now(loop));
 }
 
 /* No exec for BUSY_GAP: read the credential changes, watch them again. */
@@ -197,6 +277,28 @@ ids_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)drain(e, ev_now(loop));
 	if (e->ids_wanted)
 		ev_io_start(loop, &e->ids_watcher);
+}
+
+/* The processes the core tracks: their execs pass the BPF filter. */
+static void
+track_bpf(struct engine *e, const struct procev_want *w)
+{
+	pid_t pids[2 * PROCEV_TRACK_MAX];
+	size_t n = 0;
+	int rc;
+
+	if (w->ntrack == PROCEV_ALL || w->ngone == PROCEV_ALL ||
+	    w->ntrack + w->ngone > sizeof(pids) / sizeof(pids[0])) {
+		n = PROCEV_ALL;
+	} else {
+		memcpy(pids, w->track, w->ntrack * sizeof(pid_t));
+		memcpy(pids + w->ntrack, w->gone, w->ngone * sizeof(pid_t));
+		n = w->ntrack + w->ngone;
+	}
+	if ((rc = bpfexec_track(e->bpf, pids, n)) < 0)
+		log_error("cannot tell the BPF program the tracked processes: %s (it passes "
+			  "every exec)",
+			  strerror(-rc));
 }
 
 /*
@@ -212,6 +314,10 @@ want_events_cb(void *arg, const struct procev_want *w)
 	int rc;
 
 	execs.uid = execs.gid = false;
+	if (e->bpf != NULL) { /* execs come from the BPF program */
+		execs.exec = false;
+		track_bpf(e, w);
+	}
 	if ((rc = procev_want(e->pe, &execs)) < 0 || (rc = procev_want(e->ids, &ids)) < 0)
 		log_error("cannot filter process events: %s (more are read than needed)",
 			  strerror(-rc));
@@ -249,6 +355,29 @@ sd_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	sdplace_process(e->sd);
 }
 
+/* Before the loop waits: watch a bus connection's descriptor fd for
+ * events (poll's) and wake up at its deadline at (monotonic us). */
+static void
+watch_bus(struct ev_loop *loop, ev_io *w, ev_timer *t, int fd, int events, uint64_t at)
+{
+	int want = (events & POLLIN ? EV_READ : 0) | (events & POLLOUT ? EV_WRITE : 0);
+
+	if (fd != w->fd || want != (w->events & (EV_READ | EV_WRITE))) {
+		ev_io_stop(loop, w);
+		ev_io_set(w, fd, want ? want : EV_READ);
+		if (fd >= 0)
+			ev_io_start(loop, w);
+	}
+	ev_timer_stop(loop, t);
+	if (at == UINT64_MAX)
+		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	double wait = ((double)at - ((double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3)) / 1e6;
+	ev_timer_set(t, wait > 0 ? wait : 0, 0);
+	ev_timer_start(loop, t);
+}
+
 /* Before the loop waits: send the slices noted, then watch the sd-bus
  * descriptor for what it needs and wake up at its deadline. */
 static void
@@ -257,24 +386,64 @@ sd_prepare(struct engine *e, struct ev_loop *loop)
 	if (e->sd == NULL)
 		return;
 	sdplace_flush(e->sd);
-	int fd = sdplace_fd(e->sd), ev = sdplace_events(e->sd);
-	int want = (ev & POLLIN ? EV_READ : 0) | (ev & POLLOUT ? EV_WRITE : 0);
+	watch_bus(loop, &e->sd_watcher, &e->sd_timer, sdplace_fd(e->sd), sdplace_events(e->sd),
+		  sdplace_deadline(e->sd));
+}
 
-	if (fd != e->sd_watcher.fd || want != (e->sd_watcher.events & (EV_READ | EV_WRITE))) {
-		ev_io_stop(loop, &e->sd_watcher);
-		ev_io_set(&e->sd_watcher, fd, want ? want : EV_READ);
-		if (fd >= 0)
-			ev_io_start(loop, &e->sd_watcher);
+/* ---- the D-Bus door (dbus.c) ------------------------------------------------------------- */
+
+static void
+door_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct engine *e = w->data;
+
+	dbus_process(e->door, ev_now(loop));
+}
+
+static void
+door_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct engine *e = w->data;
+
+	dbus_process(e->door, ev_now(loop));
+}
+
+static void
+gnome_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct engine *e = w->data;
+
+	gnomefg_process(e->gnome, ev_now(loop));
+}
+
+/* gnome-foreground: "no", "yes" (GNOMEFG_ROOT) or a directory; 0 or -1. */
+static int
+gnome_open(struct engine *e, const struct config *cfg)
+{
+	const char *root = strcmp(cfg->gnome_foreground, "yes") == 0 ? GNOMEFG_ROOT
+								       : cfg->gnome_foreground;
+	int rc;
+
+	if (strcmp(root, "no") == 0)
+		return 0;
+	if (root[0] != '/') {
+		log_error("gnome-foreground: \"%s\" is not \"yes\", \"no\" or a directory",
+			  root);
+		return -1;
 	}
-	ev_timer_stop(loop, &e->sd_timer);
-	uint64_t at = sdplace_deadline(e->sd);
-	if (at == UINT64_MAX)
-		return;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	double wait = ((double)at - ((double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3)) / 1e6;
-	ev_timer_set(&e->sd_timer, wait > 0 ? wait : 0, 0);
-	ev_timer_start(loop, &e->sd_timer);
+	if ((rc = gnomefg_new(&e->gnome, &e->fg, root)) < 0) {
+		log_error("cannot watch GNOME's app scopes in %s: %s", root, strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+static void
+door_prepare(struct engine *e, struct ev_loop *loop)
+{
+	if (e->door != NULL)
+		watch_bus(loop, &e->door_watcher, &e->door_timer, dbus_fd(e->door),
+			  dbus_events(e->door), dbus_deadline(e->door));
 }
 
 static void
@@ -354,6 +523,7 @@ prepare_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 
 	core_sync_wants(e->core); /* the events needed now, before waiting for them */
 	sd_prepare(e, loop);
+	door_prepare(e, loop);
 	gateloop_prepare(e->gate);
 	double at = core_next_deadline(e->core, ev_now(loop));
 
@@ -456,6 +626,26 @@ nft_watch(struct engine *e)
 	}
 }
 
+/* The BPF program's filter: the keys of the policy now in force. */
+static void
+filter_bpf(struct engine *e)
+{
+	struct execkeys k;
+	int rc;
+
+	if (e->bpf == NULL)
+		return;
+	if ((rc = core_execkeys(e->core, &k)) < 0 || (rc = bpfexec_filter(e->bpf, &k)) < 0)
+		log_error("cannot filter execs in the kernel: %s (every exec is read)",
+			  strerror(-rc));
+	else if (k.wide)
+		log_info("BPF filter: every exec is read (%s)", k.why);
+	else
+		log_info("BPF filter: execs of %zu uids, %zu gids, %zu names%s", k.nuids,
+			 k.ngids, k.nnames, k.scripts ? " and of interpreters" : "");
+	execkeys_free(&k);
+}
+
 /* The loop's side of a configuration, at start and after every reload
  * that succeeded (the core calls it: one path, whoever asked). */
 static void
@@ -465,6 +655,7 @@ apply_cb(void *arg, const struct config *cfg)
 
 	apply_nice(cfg);
 	nft_watch(e);
+	filter_bpf(e);
 	gateloop_update(&e->gate, e->core, e->loop); /* the binaries to hold */
 }
 
@@ -522,6 +713,51 @@ log_report(void *arg, const char *msg)
 	log_error("%s", msg);
 }
 
+/* A ring buffer about the size of netlink-buffer: a power of two,
+ * 64 KiB to 64 MiB. */
+static size_t
+ringbuf_size(long want)
+{
+	size_t size = 64 << 10;
+
+	while (size < (64u << 20) && (long)size * 2 <= want)
+		size *= 2;
+	return size;
+}
+
+/*
+ * The source of EXEC events (event-source), before anything is scanned,
+ * as the connector: the BPF program where it loads (auto, bpf), else
+ * the connector's socket.  One line says which and why.
+ */
+static int
+open_source(struct engine *e, const struct config *cfg)
+{
+	const char *key = cfg->event_source == EVENT_SOURCE_AUTO ? "auto"
+			  : cfg->event_source == EVENT_SOURCE_BPF ? "bpf"
+								  : "netlink";
+	int rc;
+
+	if (cfg->event_source == EVENT_SOURCE_NETLINK) {
+		log_notice("event source: netlink (event-source = netlink)");
+		return 0;
+	}
+	rc = bpfexec_open(&e->bpf, ringbuf_size(cfg->netlink_buffer));
+	const char *why = rc == -EOPNOTSUPP ? "this build has no BPF support" : strerror(-rc);
+	if (rc == 0) {
+		core_set_event_source(e->core, "bpf");
+		log_notice("event source: bpf (event-source = %s)", key);
+		return 0;
+	}
+	if (cfg->event_source == EVENT_SOURCE_BPF) {
+		log_error("event-source = bpf: cannot load the BPF program: %s", why);
+		return rc;
+	}
+	log_notice("event source: netlink (event-source = auto; the BPF program did not load: %s)",
+		   why);
+	return 0;
+}
+
 struct engine *
 engine_new(const struct engine_options *opts)
 {
@@ -547,8 +783,10 @@ engine_new(const struct engine_options *opts)
 	}
 	co.env.cgfs = cgroupfs_table(e->fs);
 	co.env.nft = cgroupfs_nft(e->fs);
+	co.env.prio = backend_prio_kernel();
 	if ((e->core = core_new(&co, &rep)) == NULL)
 		goto fail;
+	e->fg.core = e->core;
 	const struct config *cfg = core_config(e->core);
 	if ((e->pidfile = strdup(cfg->pidfile)) == NULL)
 		goto fail;
@@ -563,12 +801,20 @@ engine_new(const struct engine_options *opts)
 		log_error("cannot subscribe to the kernel's process events: %s", strerror(-rc));
 		goto fail;
 	}
+	if (open_source(e, cfg) < 0)
+		goto fail;
 	/* both get every event until core_start() says what it needs */
 	if (cfg->sticky_socket[0] != '\0' &&
 	    (e->sticky = sticky_open(cfg->sticky_socket, e->core)) == NULL)
 		goto fail;
 	if (cfg->control_socket[0] != '\0' &&
 	    (e->control = control_open(cfg->control_socket, e->core)) == NULL)
+		goto fail;
+	if (strcmp(cfg->dbus, "no") != 0 && (rc = dbus_new(&e->door, e->core, &e->fg, cfg->dbus)) < 0) {
+		log_error("cannot start the D-Bus door: %s", strerror(-rc));
+		goto fail;
+	}
+	if (gnome_open(e, cfg) < 0)
 		goto fail;
 	return e;
 fail:
@@ -599,6 +845,13 @@ start_watchers(struct engine *e)
 	e->ids_watcher.data = e;
 	e->ids_wanted = true; /* until the core says otherwise */
 	ev_io_start(e->loop, &e->ids_watcher);
+	if (e->bpf != NULL) {
+		ev_io_init(&e->bpf_watcher, procev_cb, bpfexec_fd(e->bpf), EV_READ);
+		e->bpf_watcher.data = e;
+		ev_io_start(e->loop, &e->bpf_watcher);
+	}
+	ev_init(&e->bpf_timer, bpf_timer_cb);
+	e->bpf_timer.data = e;
 	ev_init(&e->ids_timer, ids_timer_cb);
 	e->ids_timer.data = e;
 	e->last_exec = -1;
@@ -611,6 +864,15 @@ start_watchers(struct engine *e)
 	e->sd_watcher.data = e;
 	ev_init(&e->sd_timer, sd_timer_cb);
 	e->sd_timer.data = e;
+	ev_io_init(&e->door_watcher, door_cb, -1, EV_READ);
+	e->door_watcher.data = e;
+	ev_init(&e->door_timer, door_timer_cb);
+	e->door_timer.data = e;
+	if (e->gnome != NULL) {
+		ev_io_init(&e->gnome_watcher, gnome_cb, gnomefg_fd(e->gnome), EV_READ);
+		e->gnome_watcher.data = e;
+		ev_io_start(e->loop, &e->gnome_watcher);
+	}
 	if (e->sticky != NULL)
 		sticky_start(e->sticky, e->loop);
 	if (e->control != NULL)
@@ -644,6 +906,8 @@ engine_run(struct engine *e)
 	 * the sets are first filled, so no change is missed; the exec gate:
 	 * its marks before the scan, as the proc connector), then scans */
 	core_start(e->core, ev_now(e->loop));
+	if (e->gnome != NULL) /* the scopes there: is one focused already? */
+		gnomefg_process(e->gnome, ev_now(e->loop));
 	log_notice("ready: running processes classified (%llu moves)",
 		   (unsigned long long)core_stats(e->core)->moves);
 	tell_ready(e);
@@ -657,6 +921,11 @@ engine_run(struct engine *e)
 	e->sticky = NULL;
 	control_close(e->control);
 	e->control = NULL;
+	dbus_free(e->door); /* its foreground boost ends: nobody watches its caller */
+	e->door = NULL;
+	gnomefg_free(e->gnome);
+	e->gnome = NULL;
+	foreground_end(&e->fg, 0, "the daemon stops");
 	pidfile_remove(e->pidfile);
 	log_notice("stopped");
 	return 0;
@@ -676,9 +945,12 @@ engine_free(struct engine *e)
 	if (e->sticky != NULL)
 		sticky_close(e->sticky, NULL);
 	control_close(e->control);
+	dbus_free(e->door);
+	gnomefg_free(e->gnome);
 	gateloop_free(e->gate, e->loop);
 	procev_close(e->pe);
 	procev_close(e->ids);
+	bpfexec_close(e->bpf);
 	if (e->nft_fd >= 0)
 		close(e->nft_fd);
 	core_free(e->core);

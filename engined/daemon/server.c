@@ -592,3 +592,20 @@ server_client_pid(const struct server_client *c)
 {
 	return c->pid;
 }
+
+int
+server_client_groups(const struct server_client *c, gid_t *out, size_t max)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (max == 0)
+		return -EINVAL;
+	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return -errno;
+	out[0] = cred.gid;
+	len = (socklen_t)((max - 1) * sizeof(gid_t));
+	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERGROUPS, out + 1, &len) < 0)
+		return errno == ERANGE ? 1 : -errno;
+	return 1 + (int)(len / sizeof(gid_t));
+}

@@ -89,6 +89,10 @@ unsigned server_clients(const struct server *s);
 struct server *server_of(const struct server_client *c);
 uid_t server_client_uid(const struct server_client *c);
 pid_t server_client_pid(const struct server_client *c);
+/* The peer's groups when it connected: its gid (SO_PEERCRED), then its
+ * supplementary groups (SO_PEERGROUPS; left out when more than max - 1).
+ * How many are in out[0..max), or -errno. */
+int server_client_groups(const struct server_client *c, gid_t *out, size_t max) ATTR_WUR;
 
 /* Queue an answer; it is written as the client reads.  0, or -ENOMEM
  * (the client is then closed once the callback returns) or -EPIPE (it

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <string.h>
 
 static const struct metric {
 	const char *key;    /* in the status value: counters.KEY */
@@ -29,7 +30,8 @@ static const struct metric {
 	M("failed_moves", "move_failures_total", "Moves that failed."),
 	M("vanished", "vanished_total",
 	  "Processes that exited before they could be handled."),
-	M("lost_events", "lost_events_total", "Times the kernel dropped process events."),
+	M("lost_events", "lost_events_total",
+	  "Times the kernel dropped process events, by source."),
 	M("rescans", "rescans_total", "Full scans of /proc."),
 	M("reloads", "reloads_total", "Successful reloads."),
 	M("failed_reloads", "reload_failures_total", "Reloads refused because of errors."),
@@ -71,43 +73,74 @@ static const struct metric {
 	  "held execs waiting already; placed after their exec."),
 	M("gate_undone", "gate_undone_total",
 	  "Processes moved back because their exec failed after the gate."),
+	/* per-process priorities */
+	M("priorities_applied", "priorities_applied_total",
+	  "Threads given the priorities of their class (only what differed)."),
+	M("priorities_failed", "priorities_failed_total",
+	  "Threads or processes whose priorities could not be set."),
 #undef M
 };
 
 #define NMETRICS (sizeof(metrics) / sizeof(metrics[0]))
 
+/* Where exec events come from: "bpf" when the BPF program runs, the proc
+ * connector otherwise.  Forks, exits and uid/gid changes always come from
+ * the connector; lost events count the losses of both. */
+static const char *
+exec_source(const json_t *r)
+{
+	const json_t *src = json_object_get(r, "event_source");
+
+	return json_is_string(src) && strcmp(json_string_value(src), "bpf") == 0
+		       ? "bpf" : "proc_connector";
+}
+
 /* One metric: its help, its type and its value. */
 static void
 metric(struct strbuf *out, const char *name, const char *type, const char *help,
-       unsigned long long v)
+       unsigned long long v, const char *source)
 {
-	strbuf_printf(out, "# HELP cgengine_%s %s\n# TYPE cgengine_%s %s\ncgengine_%s %llu\n", name,
-		   help, name, type, name, v);
+	strbuf_printf(out, "# HELP cgengine_%s %s\n# TYPE cgengine_%s %s\ncgengine_%s", name,
+		      help, name, type, name);
+	if (source != NULL)
+		strbuf_printf(out, "{source=\"%s\"}", source);
+	strbuf_printf(out, " %llu\n", v);
 }
 
 void
 render_metrics(const json_t *r, struct strbuf *out)
 {
-	strbuf_printf(out, "# HELP cgengine_events_total Process events received, by type.\n"
+	strbuf_printf(out, "# HELP cgengine_events_total Process events received, by source "
+			"and type.\n"
 			"# TYPE cgengine_events_total counter\n");
 	for (size_t i = 0; i < NMETRICS; i++)
 		if (metrics[i].metric == NULL)
-			strbuf_printf(out, "cgengine_events_total{type=\"%s\"} %llu\n",
-				   metrics[i].key, counter(r, metrics[i].key));
+			strbuf_printf(out, "cgengine_events_total{source=\"%s\",type=\"%s\"} %llu\n",
+				      strcmp(metrics[i].key, "exec") == 0 ? exec_source(r)
+									   : "proc_connector",
+				      metrics[i].key, counter(r, metrics[i].key));
 	for (size_t i = 0; i < NMETRICS; i++)
 		if (metrics[i].metric != NULL)
 			metric(out, metrics[i].metric, "counter", metrics[i].help,
-			       counter(r, metrics[i].key));
+			       counter(r, metrics[i].key),
+			       strcmp(metrics[i].metric, "lost_events_total") == 0 ? exec_source(r)
+										 : NULL);
 	metric(out, "boosts_active", "gauge", "Boosts in force.",
-	       (unsigned long long)get_i(r, "boosts"));
-	metric(out, "rules", "gauge", "Rules loaded.", (unsigned long long)get_i(r, "rules"));
+	       (unsigned long long)get_i(r, "boosts"), NULL);
+	metric(out, "rules", "gauge", "Rules loaded.", (unsigned long long)get_i(r, "rules"), NULL);
 	metric(out, "paused", "gauge", "1 while paused.",
-	       json_is_true(json_object_get(r, "paused")));
+	       json_is_true(json_object_get(r, "paused")), NULL);
 	metric(out, "uptime_seconds", "gauge", "Seconds since start.",
-	       (unsigned long long)get_i(r, "uptime"));
+	       (unsigned long long)get_i(r, "uptime"), NULL);
 	const json_t *g = json_object_get(r, "exec_gate");
 	metric(out, "gate_open", "gauge", "1 while the exec gate holds execs.",
-	       json_is_true(json_object_get(g, "running")));
+	       json_is_true(json_object_get(g, "running")), NULL);
 	metric(out, "gate_binaries", "gauge", "Binaries the exec gate holds.",
-	       (unsigned long long)get_i(g, "held"));
+	       (unsigned long long)get_i(g, "held"), NULL);
+	const json_t *src = json_object_get(r, "event_source");
+	strbuf_printf(out, "# HELP cgengine_event_source The source of exec events (label).\n"
+			   "# TYPE cgengine_event_source gauge\n"
+			   "cgengine_event_source{source=\"%s\"} 1\n",
+		      json_is_string(src) ? json_string_value(src) : "netlink");
+	render_fleet(r, out);
 }

@@ -34,5 +34,7 @@ counter(const json_t *r, const char *key)
 
 /* The status value in Prometheus' text format (metrics.c). */
 void render_metrics(const json_t *status, struct strbuf *out);
+/* The fleet's part of "metrics" (fleet.c); nothing for a plain status. */
+void render_fleet(const json_t *status, struct strbuf *out);
 
 #endif

@@ -77,7 +77,10 @@ t_status(const json_t *r, struct strbuf *out)
 		   lua ? lua : "none", counter(r, "lua_calls"), counter(r, "lua_errors"),
 		   counter(r, "lua_timeouts"), counter(r, "lua_restarts"));
 	strbuf_printf(out, "boosts:       %lld active\n", get_i(r, "boosts"));
+	strbuf_printf(out, "priorities:   applied %llu, failed %llu\n",
+		      counter(r, "priorities_applied"), counter(r, "priorities_failed"));
 	t_gate(r, out);
+	strbuf_printf(out, "event source: %s\n", get_s(r, "event_source"));
 }
 
 /* ---- explain, test ---------------------------------------------------------------- */
@@ -101,6 +104,27 @@ t_rows(const json_t *rows, bool current, struct strbuf *out)
 	}
 }
 
+/* The priorities wanted (and current, for explain); nothing if none. */
+static void
+t_prio(const json_t *rows, bool current, struct strbuf *out)
+{
+	size_t i;
+	json_t *row;
+
+	if (json_array_size(rows) == 0)
+		return;
+	strbuf_printf(out, "%-20s %-24s %-24s %s\n", "PRIORITY", current ? "CURRENT" : "",
+		      "WANTED", "WHY");
+	json_array_foreach(rows, i, row)
+	{
+		const char *cur = json_string_value(json_object_get(row, "current"));
+
+		strbuf_printf(out, "%-20s %-24s %-24s %s\n", get_s(row, "priority"),
+			      current ? (cur ? cur : "?") : "", get_s(row, "wanted"),
+			      get_s(row, "why"));
+	}
+}
+
 static void
 t_explain(const json_t *r, struct strbuf *out)
 {
@@ -111,6 +135,7 @@ t_explain(const json_t *r, struct strbuf *out)
 		   get_i(r, "gid"),
 		   json_is_true(json_object_get(r, "paused")) ? "; the daemon is PAUSED" : "");
 	t_rows(json_object_get(r, "hierarchies"), true, out);
+	t_prio(json_object_get(r, "priorities"), true, out);
 	const json_t *gated = json_object_get(r, "placed_at_gate");
 	if (json_is_integer(gated)) {
 		char when[64];
@@ -150,6 +175,7 @@ t_test(const json_t *r, struct strbuf *out)
 	strbuf_printf(out, "uid %lld, gid %lld, exe %s\n", get_i(r, "uid"), get_i(r, "gid"),
 		   exe[0] ? exe : "(none)");
 	t_rows(json_object_get(r, "hierarchies"), false, out);
+	t_prio(json_object_get(r, "priorities"), false, out);
 }
 
 /* ---- boosts ------------------------------------------------------------------------- */

@@ -5,17 +5,8 @@
 # "unified" moves a program of the test's into it.
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
-V2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
-[ -n "$V2" ] || skip_all "no cgroup2 mount"
+v2_subtree "cgetest_$$" || skip_all "no cgroup2 mount"
 plan 6
-
-SUB="cgetest_$$"
-mkdir "$V2/$SUB" || bail "cannot make a private sub-tree of $V2"
-v2cleanup() {
-	cleanup
-	rmdir "$V2/$SUB/jobs" "$V2/$SUB" 2>/dev/null
-}
-trap v2cleanup EXIT
 program "${TAG}job"
 echo "*:${TAG}job unified /$SUB/jobs" >"$T/cgrules.conf"
 MANAGED=""

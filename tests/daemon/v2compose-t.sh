@@ -10,18 +10,8 @@
 # (layout-t) and in a pure-v2 guest (the VM lane, docs/systemd.md).
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
-V2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
-[ -n "$V2" ] || skip_all "no cgroup2 mount"
+v2_subtree "cgetest_v2c_$$" || skip_all "no cgroup2 mount"
 plan 15
-
-SUB="cgetest_v2c_$$"
-mkdir "$V2/$SUB" || bail "cannot make a private sub-tree of $V2"
-v2cleanup() {
-	cleanup
-	[ -d "$V2/$SUB" ] && find "$V2/$SUB" -depth -type d -exec rmdir {} \; 2>/dev/null
-	[ ! -d "$V2/$SUB" ] || diag "$V2/$SUB left behind"
-}
-trap v2cleanup EXIT
 
 mount_hier x
 add_group "${TAG}st"

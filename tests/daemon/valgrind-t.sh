@@ -13,7 +13,10 @@ plan 6
 mount_hier cpu; MANAGED="cpu"
 program "${TAG}job"
 echo "*:${TAG}job name=${TAG}cpu /jobs/%p" >"$T/cgrules.conf"
-write_config
+# the proc connector: valgrind (3.19) does not model the bpf(2) system
+# call libbpf makes (unhandled commands, a NULL first key taken for a
+# bad address); the BPF source runs under ASan in the sanitizer build
+write_config 'event-source = "netlink"'
 : >"$T/daemon.log"
 valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 \
 	--log-file="$T/valgrind.log" \

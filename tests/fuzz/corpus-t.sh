@@ -7,7 +7,7 @@
 # invariant aborts the target and fails its test.
 . "$SRCDIR/tests/tap/tap.sh"
 
-targets="rules config procev control lua statefile"
+targets="rules config procev control lua statefile ananicy"
 set -- $targets
 plan $#
 for t in $targets; do

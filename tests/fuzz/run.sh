@@ -6,7 +6,7 @@
 #
 # Usage: tests/fuzz/run.sh [SECONDS [TARGET...]]
 #   SECONDS  per target (default 60); TARGET: rules config procev
-#            control lua statefile (default: all)
+#            control lua statefile ananicy (default: all)
 # Environment:
 #   FUZZ_BUILDDIR  build directory (default: build-fuzz in the source tree)
 #   FUZZ_WORKDIR   corpora, logs and crash files (default: $FUZZ_BUILDDIR/fuzz-work)
@@ -20,7 +20,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${FUZZ_BUILDDIR:-$top/build-fuzz}
 work=${FUZZ_WORKDIR:-$build/fuzz-work}
 jobs=${FUZZ_JOBS:-1}
-targets=${*:-rules config procev control lua statefile}
+targets=${*:-rules config procev control lua statefile ananicy}
 
 [ -x "$top/configure" ] || (cd "$top" && autoreconf -fi) || exit 1
 if [ ! -f "$build/Makefile" ]; then

@@ -52,6 +52,22 @@ tap_final teardown_check
 trap 'cleanup; [ -z "$(lingering)" ] || diag "left in the kernel: $(lingering)"' EXIT
 trap 'exit 1' INT TERM
 
+# v2_subtree NAME: make the private sub-tree $V2/$SUB (SUB=NAME) of the
+# cgroup2 mount, removed (with every group below it) at exit after
+# cleanup; 1 when there is no cgroup2 mount
+v2_subtree() {
+	V2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	[ -n "$V2" ] || return 1
+	SUB=$1
+	mkdir "$V2/$SUB" || bail "cannot make a private sub-tree of $V2"
+	trap v2cleanup EXIT
+}
+v2cleanup() {
+	cleanup
+	[ -d "$V2/$SUB" ] && find "$V2/$SUB" -depth -type d -exec rmdir {} \; 2>/dev/null
+	[ ! -d "$V2/$SUB" ] || diag "$V2/$SUB left behind"
+}
+
 require_root() {
 	[ "$(id -u)" -eq 0 ] || skip_all "needs root"
 	command -v useradd >/dev/null || skip_all "needs useradd"
@@ -136,13 +152,19 @@ events_done() {
 
 # write_config EXTRA-LINES: config for the managed test hierarchies
 # (the state file in $T/state unless EXTRA-LINES name one: never the
-# machine's)
+# machine's); CGENGINE_EVENT_SOURCE (auto, bpf, netlink) sets
+# event-source unless EXTRA-LINES do (make check-root-netlink)
 write_config() {
 	hl=""
 	for h in $MANAGED; do hl="$hl${hl:+, }\"name=$TAG$h\""; done
 	case "$1" in
 	*state-file*) state="" ;;
 	*) state="state-file = \"$T/state/boosts.state\"" ;;
+	esac
+	# last, so no line a test writes moves (check-t names them)
+	case "$1" in
+	*event-source*) src="" ;;
+	*) src=${CGENGINE_EVENT_SOURCE:+"event-source = \"$CGENGINE_EVENT_SOURCE\""} ;;
 	esac
 	cat >"$T/cgengined.conf" <<EOC
 rules = "$T/cgrules.conf"
@@ -155,6 +177,7 @@ log-level = "debug"
 $1
 template-key = "$T/template.key"
 $state
+$src
 EOC
 }
 

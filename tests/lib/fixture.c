@@ -591,7 +591,8 @@ fixture_core(struct fixture *f)
 			 .nft = f->nft,
 			 .boost_members = f->boost_members,
 			 .want_events = f->want_events,
-			 .loop_arg = f->want_arg },
+			 .loop_arg = f->want_arg,
+			 .prio = f->prio },
 	};
 
 	fixture_current = f;

@@ -36,6 +36,8 @@ struct fixture {
 	/* core_env.want_events, called with want_arg (NULL: none) */
 	void (*want_events)(void *arg, const struct procev_want *w);
 	void *want_arg;
+	/* core_env.prio: the test's stand-in (NULL: priorities never set) */
+	const struct backend_prio *prio;
 };
 
 /*

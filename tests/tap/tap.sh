@@ -21,14 +21,14 @@ bail() { echo "Bail out! $*"; exit 255; }
 
 _tap_result() { # $1 = 0 for pass, rest = description
 	_tap_n=$((_tap_n + 1))
-	r=$1; shift
-	if [ "$r" -eq 0 ]; then
+	_tap_r=$1; shift
+	if [ "$_tap_r" -eq 0 ]; then
 		echo "ok $_tap_n - $*"
 	else
 		echo "not ok $_tap_n - $*"
 		_tap_failed=$((_tap_failed + 1))
 	fi
-	return "$r"
+	return "$_tap_r"
 }
 
 # ok DESC CMD...: passes when CMD succeeds

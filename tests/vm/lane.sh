@@ -36,9 +36,10 @@ LANE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # Guest packages on top of mmdebstrap's minbase (Essential + apt):
 # systemd as init, logind with dbus (user sessions as in real life),
-# nftables (nft for the firewall tests), the daemon's run-time
-# libraries, and tools the tests use.
-LANE_PACKAGES="systemd systemd-sysv udev dbus libpam-systemd kmod initramfs-tools
+# nftables (nft for the firewall tests), polkitd (the D-Bus door's
+# authorization), the daemon's run-time libraries, and tools the tests
+# use.
+LANE_PACKAGES="systemd systemd-sysv udev dbus libpam-systemd polkitd kmod initramfs-tools
 linux-image-amd64 nftables iproute2 procps passwd
 libconfuse2 libnl-3-200 libev4 liblua5.4-0 libjansson4 libnftnl11 libmnl0"
 

@@ -19,7 +19,11 @@
 #            placement (guest/systemd-t.sh, guest/place-bench.sh), and
 #            its firewall, a Delegate=yes unit, boosts, a sticky process
 #            and kill -9 of the daemon there (guest/systemd2-t.sh), and
-#            the exec gate on it, with scopes made ahead (guest/sdgate-t.sh)
+#            the exec gate on it, with scopes made ahead (guest/sdgate-t.sh);
+#            the D-Bus door with polkitd and logind (guest/dbus-t.sh);
+#            the Prometheus exporter's socket unit (guest/exporter-t.sh);
+#            per-process priorities of an app in user@UID.service, which
+#            stays in its unit (guest/prio-t.sh)
 #   deb      dpkg-buildpackage and lintian on the host, then install,
 #            upgrade, remove and purge in the guest (guest/deb-t.sh)
 #
@@ -139,6 +143,9 @@ job() {
 	# a failed exec for sdgate-t.sh (the guest is Debian 12 as the host)
 	cc -O2 -o "$dir/execfail" "$SRCDIR/tests/lib/execfail.c" 2>>"$WORK/build.log" ||
 		echo "# cannot build tests/lib/execfail.c for the guest"
+	# Mutter's xattr for dbus-t.sh (the guest has no setfattr)
+	cc -O2 -o "$dir/setxattr" "$SRCDIR/tests/lib/setxattr.c" 2>>"$WORK/build.log" ||
+		echo "# cannot build tests/lib/setxattr.c for the guest"
 	{
 		echo "# written by tests/vm/run.sh: the scenarios of one boot"
 		for s; do
@@ -164,7 +171,7 @@ TIMES=""
 took() { TIMES="$TIMES$1 $((SECONDS - $2)) s, "; } # took WHAT START
 
 lane_install() {
-	local j=$WORK/install s=${CGVM_ONLY:-unit v2 weight university nft gate systemd systemd2 sdgate} t=$SECONDS
+	local j=$WORK/install s=${CGVM_ONLY:-unit v2 weight university nft gate systemd systemd2 sdgate dbus exporter prio} t=$SECONDS
 	job "$j" $s
 	install_into "$j/dest"
 	result $? "the project builds and installs with Debian's paths"

@@ -145,6 +145,42 @@ test_ranges(void)
 	config_free(c);
 }
 
+/* process = {...}: each item range-checked, the fields together, the
+ * line where the list ends kept for explain (and none for a section
+ * without the key, after one with it). */
+static void
+test_process(void)
+{
+	refused("group \"cpu:/g\" {\n process = {\"nice=-5\",\n  \"ionice=9\"}\n}\n",
+		":3: group \"cpu:/g\": process: ionice=9: ionice must be between 0 and 7",
+		"an ionice out of range");
+	refused("\ngroup \"cpu:/g\" { process = {\"colour=blue\"} }\n",
+		":2: group \"cpu:/g\": process: colour=blue: unknown key colour (nice, ioclass, "
+		"ionice, sched, rtprio, oom_score_adj or latency_nice)",
+		"an unknown key");
+	refused("boost-profile \"p\" {\n hierarchy = \"cpu\"\n destination = \"/f\"\n"
+		" process = {\"sched=idle\", \"rtprio=3\"}\n}\n",
+		":4: boost-profile \"p\": process: rtprio=3: needs sched=fifo or sched=rr, not "
+		"sched=idle",
+		"a profile's rtprio with sched=idle");
+	struct config *c = load_text("group \"cpu:/a\" {\n process = {\"nice=-5\", "
+				     "\"oom_score_adj=-1000\"}\n}\n"
+				     "group \"cpu:/b\" { set = {} }\n"
+				     "boost-profile \"p\" {\n hierarchy = \"cpu\"\n"
+				     " destination = \"/f\"\n process = {\"ioclass=idle\"}\n}\n");
+	ok(c != NULL && c->ngroups == 2 && c->nprofiles == 1, "process = is taken");
+	if (c == NULL || c->ngroups != 2 || c->nprofiles != 1)
+		bail("no config");
+	is_int(PRIO_NICE | PRIO_OOM, c->groups[0].prio.set, "a group's fields");
+	is_int(-1000, c->groups[0].prio.oom_score_adj, "and values");
+	is_int(2, c->groups[0].prio_line, "and the line where its list ends");
+	is_int(0, c->groups[1].prio.set | c->groups[1].prio_line,
+	       "a section without process = has none");
+	is_int(PRIO_IOCLASS, c->profiles[0].prio.set, "a profile's fields");
+	is_int(8, c->profiles[0].prio_line, "and its line");
+	config_free(c);
+}
+
 /* Group titles are destinations: nothing above the hierarchy's root
  * (group "cpu:/.." with an nft-set put the cgroup2 root's id in it). */
 static void
@@ -286,7 +322,7 @@ main(void)
 {
 	struct config *c;
 
-	plan(53 + 30 + 15 + 7 + 15 + 4 + 8);
+	plan(53 + 30 + 15 + 7 + 15 + 4 + 8 + 13 + 2);
 	c = load("no-such.conf", true);
 	ok(c != NULL, "a missing optional file gives the defaults");
 	is_string("", c->file, "no file read");
@@ -303,6 +339,10 @@ main(void)
 	is_int(-10, c->nice, "default nice: raised");
 	is_int(0, c->rt_priority, "no real-time priority by default");
 	is_int(32, c->boosts_per_user, "32 boosts per user by default");
+	is_string("no", c->gnome_foreground, "GNOME's app scopes are not watched by default");
+	config_free(c);
+	c = load_text("gnome-foreground = \"yes\"\n");
+	is_string("yes", c != NULL ? c->gnome_foreground : NULL, "gnome-foreground");
 	config_free(c);
 
 	c = load("no-such.conf", false);
@@ -362,6 +402,7 @@ main(void)
 	   "bad durations are refused");
 	test_ranges();
 	test_group_titles();
+	test_process();
 	test_profiles();
 	test_many_groups();
 	test_hierarchies();

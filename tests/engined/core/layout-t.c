@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The decision of the last explain or what-if (freed by the next and
@@ -460,6 +461,78 @@ test_reserved(void)
 	fixture_current = &fx;
 }
 
+/* Write text into dir/name. */
+static void
+put_file(const char *dir, const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((f = fopen(path, "w")) == NULL || fputs(text, f) < 0 || fclose(f) != 0)
+		bail("cannot write %s", path);
+}
+
+/*
+ * ananicy-cgroup-hierarchy naming a dimension: a process whose rule's
+ * type names cgroup cpu80 and that cgrules.conf places nowhere goes to
+ * the composed group's cpu80 level, made with cpu.max for 80% of all
+ * CPUs; one cgrules.conf places stays there; one no rule names stays.
+ */
+static void
+test_ananicy(void)
+{
+	struct fixture f2;
+	char dir[200], conf2[400], want[64];
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	fixture_init(&f2);
+	fixture_v2(&f2, "cpu", "/svc");
+	snprintf(dir, sizeof(dir), "%s/ananicy.d", f2.dir);
+	if (mkdir(dir, 0755) < 0)
+		bail("mkdir %s", dir);
+	put_file(dir, "a.cgroups", "{ \"cgroup\": \"cpu80\", \"CPUQuota\": 80 }\n");
+	put_file(dir, "a.types", "{ \"type\": \"Capped\", \"cgroup\": \"cpu80\" }\n");
+	put_file(dir, "a.rules", "# games\n{ \"name\": \"fx-game\", \"type\": \"Capped\" }\n");
+	snprintf(conf2, sizeof(conf2),
+		 "unified-layout = {\"cpu\"}\nananicy-dir = \"%s\"\n"
+		 "ananicy-cgroup-hierarchy = \"cpu\"\n",
+		 dir);
+	fixture_files(&f2, conf2, "root cpu /profs\n");
+	fixture_proc(&f2, getpid(), 0, 0, "/usr/sbin/cgengined", 1, "/");
+	fixture_proc_v2(&f2, getpid(), "/svc");
+	fixture_proc(&f2, 100, 0, 0, "/usr/bin/fx-game", 10, "/");
+	fixture_proc(&f2, 200, 1, 1, "/usr/bin/fx-game", 20, "/");
+	fixture_proc(&f2, 300, 1, 1, "/usr/bin/fx-other", 30, "/");
+	for (pid_t p = 100; p <= 300; p += 100)
+		fixture_proc_v2(&f2, p, "/");
+	struct core *c = fixture_core(&f2);
+	if (c == NULL)
+		bail("no core");
+	core_start(c, 1.0);
+	is_string("/svc/cpu80", fixture_group_v2(&f2, 200), "ananicy's type's cgroup places");
+	snprintf(want, sizeof(want), "%ld 100000", (ncpu > 0 ? ncpu : 1) * 80 * 1000);
+	is_string(want, fixture_v2_file(&f2, "/svc/cpu80", "cpu.max"),
+		  "made with cpu.max: 80%% of all CPUs per 100 ms");
+	is_string("/svc/profs", fixture_group_v2(&f2, 100), "cgrules.conf places first");
+	is_string("/", fixture_group_v2(&f2, 300), "a program no rule names stays");
+	is_int(DECIDE_OK, explain(c, 200, 0), "explain the placed one");
+	const struct verdict *v = &decision_verdicts(dn)[dim(core_policy(c), "cpu")];
+	snprintf(conf2, sizeof(conf2), "%s/a.rules:2", dir);
+	is_string(conf2, v->reason, "... names the ananicy rule's file and line");
+	core_free(c);
+	snprintf(conf2, sizeof(conf2),
+		 "unified-layout = {\"cpu\"}\nananicy-dir = \"%s\"\n"
+		 "ananicy-cgroup-hierarchy = \"nosuch\"\n",
+		 dir);
+	fixture_files(&f2, conf2, "root cpu /profs\n");
+	is_string("cgengined.conf: ananicy-cgroup-hierarchy \"nosuch\": not a managed "
+		  "hierarchy or dimension",
+		  build_error(&f2), "ananicy-cgroup-hierarchy naming nothing managed is an error");
+	fixture_done(&f2);
+	fixture_current = &fx;
+}
+
 static void
 test_errors(void)
 {
@@ -614,7 +687,7 @@ test_limit(void)
 int
 main(void)
 {
-	plan(77 + 7 + 9);
+	plan(77 + 7 + 9 + 7);
 	test_pure();
 	fixture_init(&fx);
 	fixture_v2(&fx, "cpu io memory pids", "/svc");
@@ -644,6 +717,7 @@ main(void)
 	test_restart();
 	test_hook();
 	test_reserved();
+	test_ananicy();
 	test_errors();
 	test_limit();
 	fixture_done(&fx);

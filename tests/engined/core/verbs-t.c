@@ -24,6 +24,9 @@ static struct core *core;
 static char err[512];
 static struct strbuf out;
 static double now = 50.0; /* the loop's clock, as requests see it */
+static gid_t peer_groups[2];  /* the asking process's groups (SO_PEERGROUPS) */
+static size_t npeer_groups;
+#define METRICS_GID 4242 /* metrics-group of the fixture's configuration */
 
 /* Run one request line as uid; the dispatch result. */
 static int
@@ -42,7 +45,8 @@ ask(uid_t uid, bool json, const char *fmt, ...)
 	va_end(ap);
 	for (char *w = strtok(line, " "); w != NULL && argc < 64; w = strtok(NULL, " "))
 		argv[argc++] = w;
-	struct verbs_request rq = { .core = core, .now = now, .uid = uid, .json = json };
+	struct verbs_request rq = { .core = core, .now = now, .uid = uid, .json = json,
+				    .groups = peer_groups, .ngroups = npeer_groups };
 	err[0] = '\0';
 	strbuf_reset(&out);
 	return render_answer(&rq, argc, argv, &out, err, sizeof(err));
@@ -285,17 +289,43 @@ test_metrics_name_every_counter(void)
 		once += seen == 1;
 	}
 	ok(n >= 30 && once == n, "each of the %lld counters has one metric (%lld do)", n, once);
-	is_int(n + 6, lines, "... and six gauges follow them");
+	is_int(n + 7, lines, "... and seven gauges follow them (the event source last)");
 	strbuf_free(&text);
 	json_decref(st);
+}
+
+/* metrics-group: "metrics" for its members, by the groups the asking
+ * process has (not those of its user in /etc/group); nothing else. */
+static void
+test_metrics_group(void)
+{
+	peer_groups[0] = NOBODY;
+	peer_groups[1] = METRICS_GID + 1;
+	npeer_groups = 2;
+	is_int(-EPERM, ask(NOBODY, false, "metrics"), "metrics: refused outside metrics-group");
+	is_string("permission denied: 'metrics' needs root", err, "... with the usual denial");
+	peer_groups[1] = METRICS_GID;
+	is_int(0, ask(NOBODY, false, "metrics"), "granted to a process in metrics-group");
+	ok(out.p != NULL && strstr(out.p, "\ncgengine_info{version=\"") != NULL &&
+		   strstr(out.p, "\ncgengine_rule_hits_total{file=\"other\",line=\"\"} ") != NULL,
+	   "... with the fleet's metrics");
+	is_int(-EPERM, ask(NOBODY, false, "reload"), "the group grants nothing else: reload");
+	is_int(-EPERM, ask(NOBODY, false, "rules"), "... nor rules");
+	is_int(0, ask(NOBODY, true, "status"), "json status, anyone's");
+	ok(out.p != NULL && strstr(out.p, "\"fleet\":") == NULL &&
+		   strstr(out.p, "\"counters\":") != NULL,
+	   "... has the counters but not the fleet's part (hashes, rule hits)");
+	npeer_groups = 0;
 }
 
 int
 main(void)
 {
-	plan(43 + 8 + 16 + 5);
+	plan(43 + 8 + 16 + 5 + 8);
 	fixture_init(&fx);
-	fixture_files(&fx, fixture_profile, fixture_rules);
+	char conf[1024];
+	snprintf(conf, sizeof(conf), "%smetrics-group = \"%d\"\n", fixture_profile, METRICS_GID);
+	fixture_files(&fx, conf, fixture_rules);
 	fixture_proc(&fx, 100, 0, 0, "/usr/bin/bash", 10, "/");
 	fixture_proc(&fx, 200, NOBODY, NOBODY, "/usr/bin/fx-www", 20, "/");
 	if ((core = fixture_core(&fx)) == NULL)
@@ -309,6 +339,7 @@ main(void)
 	test_denial_log();
 	test_every_verb_has_text();
 	test_metrics_name_every_counter();
+	test_metrics_group();
 	core_free(core);
 	free(out.p);
 	fixture_done(&fx);

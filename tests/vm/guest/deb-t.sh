@@ -6,7 +6,7 @@
 # /etc/cgrules.conf a dangling symbolic link, remove stops the daemon
 # and keeps the configuration, purge removes it.  debs/old.deb and debs/new.deb come from the host.
 . ./lib.sh
-plan 42
+plan 44
 
 export DEBIAN_FRONTEND=noninteractive
 apt() { apt-get -q -y -o Dpkg::Use-Pty=0 "$@" >>/tmp/apt.log 2>&1; }
@@ -19,6 +19,10 @@ is "install ok installed" "$(dpkg-query -W -f '${Status}' cgengine)" "dpkg has i
 is "enabled active" "$(systemctl is-enabled cgengined) $(prop cgengined ActiveState)" \
 	"the service is enabled and started under systemd"
 ok "the daemon and the client run" sh -c 'cgengined --version && cgenginectl status'
+is "disabled inactive" \
+	"$(systemctl is-enabled cgengine-exporter.socket) $(prop cgengine-exporter.socket ActiveState)" \
+	"the exporter's socket is installed, off until the administrator enables it"
+ok "the group granted the metrics verb exists" getent group cgengine-metrics
 # (the guest's dpkg skips /usr/share/man and /usr/share/doc: look in the .deb)
 ok "manuals and documentation are in the package" sh -c 'dpkg-deb -c debs/old.deb |
 	grep -c "usr/share/man/man[58]/cg.*\\.gz\\|doc/cgengine/examples/university/hooks.lua" |

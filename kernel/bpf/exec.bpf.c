@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * exec.bpf.c -- the eBPF event source: one program on the tracepoint
+ * sched_process_exec (tp_btf) that sends the execs some rule may
+ * decide to a ring buffer, and drops the others in the kernel.
+ *
+ * The filter (filled by kernel/bpfexec.c from the policy's keys): an
+ * exec passes when `wide` is set, or its uid, euid, gid, egid or one of
+ * its supplementary groups is a key, or one of its names is: its comm
+ * (the exec'd file's base name), the base name of the interpreter of a
+ * #! script, the name of the file that runs -- all cut to 15 bytes, as
+ * the keys are; or, when `scripts` is set, it runs an interpreter (a
+ * rule may name the script it runs); or its thread group is tracked.
+ *
+ * Wake-ups: while the daemon reads (`awake`), records are written
+ * without waking it; otherwise the ring buffer wakes it for the first
+ * record it has not seen.  A record that finds the ring buffer full is
+ * counted in `drops` (the daemon rescans).  An exec is filtered in a
+ * per-CPU scratch record, and only one that passes is copied out.
+ */
+#include "types.h"
+#include "exec_event.h"
+
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20); /* the loader sets the configured size */
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, EXECBPF_KEYS_MAX);
+	__type(key, struct execbpf_id_key);
+	__type(value, __u8);
+} uids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, EXECBPF_KEYS_MAX);
+	__type(key, struct execbpf_id_key);
+	__type(value, __u8);
+} gids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, EXECBPF_KEYS_MAX);
+	__type(key, struct execbpf_name_key);
+	__type(value, __u8);
+} names SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, EXECBPF_PIDS_MAX);
+	__type(key, __u32);
+	__type(value, __u8);
+} pids SEC(".maps");
+
+/* Room for one exec's record and a path while it is filtered: too big
+ * for the stack, and only a passing one is copied to the ring buffer. */
+struct scratch {
+	struct execbpf_event ev;
+	char path[EXECBPF_PATH_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+/* Written by the daemon through the skeleton's mapping of .bss/.data. */
+volatile __u32 gen;
+volatile __u32 wide = 1; /* until the daemon has filled the maps */
+volatile __u32 scripts;
+volatile __u32 all_pids;
+volatile __u32 awake;
+__u64 drops;  /* records the ring buffer had no room for */
+__u64 execs;  /* every exec seen */
+__u64 passed; /* execs that passed the filter */
+
+static bool
+has_id(void *map, __u32 id)
+{
+	struct execbpf_id_key k = { .gen = gen, .id = id };
+
+	return bpf_map_lookup_elem(map, &k) != NULL;
+}
+
+static bool
+has_name(const char *name)
+{
+	struct execbpf_name_key k = { .gen = gen };
+
+	__builtin_memcpy(k.name, name, EXECBPF_COMM_LEN - 1);
+	return bpf_map_lookup_elem(&names, &k) != NULL;
+}
+
+/* A name cut to 15 bytes, NUL padded, from the kernel string s. */
+static void
+read_name(char *out, const void *s)
+{
+	__builtin_memset(out, 0, EXECBPF_COMM_LEN);
+	bpf_probe_read_kernel_str(out, EXECBPF_COMM_LEN, s);
+	out[EXECBPF_COMM_LEN - 1] = '\0';
+}
+
+struct scan {
+	const char *path;
+	__u32 start; /* just past the last '/' */
+};
+
+/* bpf_loop's step: one byte of the path (verified once, not per byte). */
+static long
+scan_step(__u32 i, void *arg)
+{
+	struct scan *sc = arg;
+	char c = sc->path[i & (EXECBPF_PATH_LEN - 1)];
+
+	if (c == '\0')
+		return 1;
+	if (c == '/')
+		sc->start = i + 1;
+	return 0;
+}
+
+/* The base name of kernel path s, cut to 15 bytes, into out (path:
+ * room for EXECBPF_PATH_LEN bytes). */
+static void
+read_base(char *out, char *path, const char *s)
+{
+	struct scan sc = { .path = path };
+
+	__builtin_memset(out, 0, EXECBPF_COMM_LEN);
+	if (bpf_probe_read_kernel_str(path, EXECBPF_PATH_LEN, s) <= 0)
+		return;
+	bpf_loop(EXECBPF_PATH_LEN, scan_step, &sc, 0);
+	for (int i = 0; i < EXECBPF_COMM_LEN - 1; i++) {
+		char c = path[(sc.start + i) & (EXECBPF_PATH_LEN - 1)];
+
+		if (c == '\0' || sc.start + i >= EXECBPF_PATH_LEN)
+			break;
+		out[i] = c;
+	}
+}
+
+/* Does name start like an interpreter, with only a version after it
+ * (kernel/task.c's list: python3.11 is python)? */
+static bool
+interpreter(const char *name)
+{
+	static const char list[][7] = { "sh",  "bash", "dash", "zsh",	 "ksh",	 "mksh",
+					"csh", "tcsh", "fish", "python", "perl", "ruby",
+					"lua", "node", "php",  "tclsh",	 "wish" };
+
+	for (int i = 0; i < (int)(sizeof(list) / sizeof(list[0])); i++) {
+		int k = 0;
+
+		while (k < 6 && list[i][k] != '\0' && list[i][k] == name[k])
+			k++;
+		if (list[i][k] != '\0')
+			continue;
+		for (; k < EXECBPF_COMM_LEN; k++) {
+			char c = name[k];
+
+			if (c == '\0')
+				return true;
+			if ((c < '0' || c > '9') && c != '.')
+				break;
+		}
+	}
+	return false;
+}
+
+/* Could a rule decide this exec?  ev holds its credentials and comm. */
+static bool
+wanted(struct execbpf_event *ev, char *path, struct linux_binprm *bprm)
+{
+	char name[EXECBPF_COMM_LEN];
+
+	if (wide || has_id(&uids, ev->uid) || has_id(&uids, ev->euid) ||
+	    has_id(&gids, ev->gid) || has_id(&gids, ev->egid) || has_name(ev->comm))
+		return true;
+	if (all_pids || bpf_map_lookup_elem(&pids, &ev->tgid) != NULL)
+		return true;
+	for (int i = 0; i < EXECBPF_GROUPS && i < (int)ev->ngroups; i++)
+		if (has_id(&gids, ev->groups[i]))
+			return true;
+	if (ev->ngroups > EXECBPF_GROUPS) /* the rest are not read: let the daemon see */
+		return true;
+	read_name(name, BPF_CORE_READ(bprm, file, f_path.dentry, d_name.name));
+	if (has_name(name) || (scripts && (interpreter(name) || interpreter(ev->comm))))
+		return true;
+	const char *interp = BPF_CORE_READ(bprm, interp);
+	if (interp != BPF_CORE_READ(bprm, filename)) {
+		read_base(name, path, interp);
+		if (has_name(name))
+			return true;
+	}
+	return false;
+}
+
+/* The task's credentials and groups into ev. */
+static void
+read_creds(struct execbpf_event *ev, struct task_struct *p)
+{
+	const struct cred *cred = BPF_CORE_READ(p, cred);
+	struct group_info *gi = BPF_CORE_READ(cred, group_info);
+
+	ev->uid = BPF_CORE_READ(cred, uid.val);
+	ev->gid = BPF_CORE_READ(cred, gid.val);
+	ev->euid = BPF_CORE_READ(cred, euid.val);
+	ev->egid = BPF_CORE_READ(cred, egid.val);
+	ev->ngroups = (__u32)BPF_CORE_READ(gi, ngroups);
+	for (int i = 0; i < EXECBPF_GROUPS; i++) {
+		if (i >= (int)ev->ngroups)
+			break;
+		bpf_core_read(&ev->groups[i], sizeof(ev->groups[i]), &gi->gid[i]);
+	}
+}
+
+SEC("tp_btf/sched_process_exec")
+int
+BPF_PROG(cge_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 zero = 0;
+	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+	struct execbpf_event *ev;
+
+	__sync_fetch_and_add(&execs, 1);
+	if (s == NULL)
+		return 0;
+	ev = &s->ev;
+	__builtin_memset(ev, 0, sizeof(*ev));
+	ev->pid = (__u32)BPF_CORE_READ(p, pid);
+	ev->tgid = (__u32)BPF_CORE_READ(p, tgid);
+	read_creds(ev, p);
+	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
+	if (!wanted(ev, s->path, bprm))
+		return 0;
+	__sync_fetch_and_add(&passed, 1);
+	ev->ppid = (__u32)BPF_CORE_READ(p, real_parent, tgid);
+	ev->cgroup_id = bpf_get_current_cgroup_id();
+	ev->ts_ns = bpf_ktime_get_ns();
+	bpf_probe_read_kernel_str(ev->filename, sizeof(ev->filename),
+				  BPF_CORE_READ(bprm, filename));
+	__u64 flags = awake ? BPF_RB_NO_WAKEUP : 0;
+	if (bpf_ringbuf_output(&events, ev, sizeof(*ev), flags) < 0)
+		__sync_fetch_and_add(&drops, 1);
+	return 0;
+}

@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * bpfexec.c -- the eBPF event source's loader: opens the skeleton of
+ * kernel/bpf/exec.bpf.c (compiled and wrapped by bpftool at build
+ * time), sizes its ring buffer, attaches it, fills its filter's maps and
+ * turns its records into the proc connector's EXEC events, so the core
+ * sees one kind of event whichever source runs.
+ *
+ * Built without libbpf, every function fails with -EOPNOTSUPP.
+ */
+#include "kernel_private.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef HAVE_BPF
+
+#include <linux/types.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "kernel/bpf/exec_event.h"
+#include "kernel/bpf/exec.skel.h"
+
+struct bpfexec {
+	struct execbpf *skel;
+	struct ring_buffer *rb;
+	struct procev_event *out; /* during bpfexec_recv: where records go */
+	size_t max, got;
+	bool drained;
+	uint64_t drops_seen;
+	pid_t *tracked; /* the thread groups in the pids map, malloc'd */
+	size_t ntracked;
+};
+
+static int
+silent(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return 0;
+}
+
+/* One record into the caller's array; stops the ring buffer's loop
+ * (the record is taken) once the array is full. */
+static int
+take(void *ctx, void *data, size_t len)
+{
+	struct bpfexec *b = ctx;
+	const struct execbpf_event *r = data;
+	struct procev_event *ev;
+
+	if (len < sizeof(*r))
+		return 0;
+	ev = &b->out[b->got++];
+	memset(ev, 0, sizeof(*ev));
+	ev->type = PROCEV_EXEC;
+	ev->pid = (pid_t)r->pid;
+	ev->tgid = (pid_t)r->tgid;
+	ev->ts_ns = r->ts_ns;
+	return b->got == b->max ? -E2BIG : 0;
+}
+
+int
+bpfexec_open(struct bpfexec **out, size_t rbsize)
+{
+	struct bpfexec *b;
+	const char *fail = getenv("CGENGINED_TEST_BPF_FAIL");
+	int rc;
+
+	*out = NULL;
+	if (fail != NULL && strcmp(fail, "1") == 0)
+		return -EPERM;
+	if ((b = calloc(1, sizeof(*b))) == NULL)
+		return -ENOMEM;
+	if (getenv("CGENGINED_BPF_DEBUG") == NULL)
+		libbpf_set_print(silent);
+	if ((b->skel = execbpf__open()) == NULL) {
+		rc = errno ? -errno : -EINVAL;
+		goto fail;
+	}
+	if ((rc = bpf_map__set_max_entries(b->skel->maps.events, (__u32)rbsize)) < 0)
+		goto fail;
+	if ((rc = execbpf__load(b->skel)) < 0 || (rc = execbpf__attach(b->skel)) < 0)
+		goto fail;
+	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.events), take, b, NULL);
+	if (b->rb == NULL) {
+		rc = errno ? -errno : -ENOMEM;
+		goto fail;
+	}
+	*out = b;
+	return 0;
+fail:
+	bpfexec_close(b);
+	return rc;
+}
+
+void
+bpfexec_close(struct bpfexec *b)
+{
+	if (b == NULL)
+		return;
+	ring_buffer__free(b->rb);
+	execbpf__destroy(b->skel);
+	free(b->tracked);
+	free(b);
+}
+
+int
+bpfexec_fd(const struct bpfexec *b)
+{
+	return ring_buffer__epoll_fd(b->rb);
+}
+
+int
+bpfexec_recv(struct bpfexec *b, struct procev_event *ev, size_t max)
+{
+	uint64_t drops = __atomic_load_n(&b->skel->bss->drops, __ATOMIC_RELAXED);
+
+	if (drops != b->drops_seen) {
+		b->drops_seen = drops;
+		return -ENOBUFS;
+	}
+	if (max == 0)
+		return 0;
+	b->out = ev;
+	b->max = max;
+	b->got = 0;
+	int rc = ring_buffer__consume(b->rb);
+	b->drained = rc >= 0;
+	if (rc < 0 && rc != -E2BIG)
+		return rc;
+	return b->got > 0 ? (int)b->got : -EAGAIN;
+}
+
+bool
+bpfexec_drained(const struct bpfexec *b)
+{
+	return b->drained;
+}
+
+void
+bpfexec_awake(struct bpfexec *b, bool awake)
+{
+	/* a full barrier after clearing it: the reader's next look at the
+	 * ring buffer comes after the program can see it asleep */
+	__atomic_store_n(&b->skel->bss->awake, awake ? 1u : 0u, __ATOMIC_SEQ_CST);
+}
+
+/* Add (add: true) or delete the keys of generation gen to/from map. */
+static int
+ids_apply(struct bpf_map *map, uint32_t gen, const uint32_t *ids, size_t n, bool add)
+{
+	uint8_t one = 1;
+
+	for (size_t i = 0; i < n; i++) {
+		struct execbpf_id_key k = { .gen = gen, .id = ids[i] };
+		int rc = add ? bpf_map__update_elem(map, &k, sizeof(k), &one, 1, BPF_ANY)
+			     : bpf_map__delete_elem(map, &k, sizeof(k), 0);
+
+		if (rc < 0 && (add || rc != -ENOENT))
+			return rc;
+	}
+	return 0;
+}
+
+static int
+names_apply(struct bpf_map *map, uint32_t gen, const struct execkeys *k, bool add)
+{
+	uint8_t one = 1;
+
+	for (size_t i = 0; i < k->nnames; i++) {
+		struct execbpf_name_key key = { .gen = gen };
+		int rc;
+
+		memcpy(key.name, k->names[i], EXECBPF_COMM_LEN - 1);
+		rc = add ? bpf_map__update_elem(map, &key, sizeof(key), &one, 1, BPF_ANY)
+			 : bpf_map__delete_elem(map, &key, sizeof(key), 0);
+		if (rc < 0 && (add || rc != -ENOENT))
+			return rc;
+	}
+	return 0;
+}
+
+/* Empty generation gen of a key map (whatever a failed fill left):
+ * its keys are listed first, then deleted. */
+static void
+clear_gen(struct bpf_map *map, size_t keysize, uint32_t gen)
+{
+	size_t cap = bpf_map__max_entries(map), n = 0;
+	char *keys = malloc(cap * keysize);
+	char cur[sizeof(struct execbpf_name_key)], next[sizeof(struct execbpf_name_key)];
+	bool first = true;
+
+	if (keys == NULL)
+		return;
+	while (n < cap &&
+	       bpf_map__get_next_key(map, first ? NULL : cur, next, keysize) == 0) {
+		uint32_t g;
+
+		first = false;
+		memcpy(cur, next, keysize);
+		memcpy(&g, next, sizeof(g));
+		if (g == gen)
+			memcpy(keys + n++ * keysize, next, keysize);
+	}
+	for (size_t i = 0; i < n; i++)
+		(void)bpf_map__delete_elem(map, keys + i * keysize, keysize, 0);
+	free(keys);
+}
+
+static void
+clear_all(struct execbpf *s, uint32_t gen)
+{
+	clear_gen(s->maps.uids, sizeof(struct execbpf_id_key), gen);
+	clear_gen(s->maps.gids, sizeof(struct execbpf_id_key), gen);
+	clear_gen(s->maps.names, sizeof(struct execbpf_name_key), gen);
+}
+
+int
+bpfexec_filter(struct bpfexec *b, const struct execkeys *k)
+{
+	struct execbpf *s = b->skel;
+	uint32_t old = s->bss->gen, gen = old ^ 1u;
+	int rc = 0;
+
+	clear_all(s, gen);
+	if (!k->wide &&
+	    ((rc = ids_apply(s->maps.uids, gen, k->uids, k->nuids, true)) < 0 ||
+	     (rc = ids_apply(s->maps.gids, gen, k->gids, k->ngids, true)) < 0 ||
+	     (rc = names_apply(s->maps.names, gen, k, true)) < 0)) {
+		s->data->wide = 1; /* keys that did not fit: no filter */
+		clear_all(s, gen);
+		return rc;
+	}
+	/* the flip, one store each, the maps of gen whole before it: what
+	 * widens the filter first, what narrows it after */
+	if (k->wide)
+		__atomic_store_n(&s->data->wide, 1u, __ATOMIC_SEQ_CST);
+	if (k->scripts)
+		__atomic_store_n(&s->bss->scripts, 1u, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&s->bss->gen, gen, __ATOMIC_SEQ_CST);
+	if (!k->scripts)
+		__atomic_store_n(&s->bss->scripts, 0u, __ATOMIC_SEQ_CST);
+	if (!k->wide)
+		__atomic_store_n(&s->data->wide, 0u, __ATOMIC_SEQ_CST);
+	clear_all(s, old);
+	return 0;
+}
+
+static bool
+listed(const pid_t *v, size_t n, pid_t pid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == pid)
+			return true;
+	return false;
+}
+
+int
+bpfexec_track(struct bpfexec *b, const pid_t *pids, size_t n)
+{
+	struct bpf_map *map = b->skel->maps.pids;
+	pid_t *copy = NULL;
+	uint8_t one = 1;
+
+	if (n == PROCEV_ALL || n > EXECBPF_PIDS_MAX) {
+		__atomic_store_n(&b->skel->bss->all_pids, 1u, __ATOMIC_SEQ_CST);
+		return 0;
+	}
+	if (n > 0 && (copy = malloc(n * sizeof(*copy))) == NULL)
+		return -ENOMEM;
+	if (n > 0)
+		memcpy(copy, pids, n * sizeof(*copy));
+	/* the new ones first, then the old ones go: none is missed between */
+	for (size_t i = 0; i < n; i++) {
+		uint32_t key = (uint32_t)pids[i];
+		int rc = bpf_map__update_elem(map, &key, sizeof(key), &one, 1, BPF_ANY);
+
+		if (rc < 0) {
+			__atomic_store_n(&b->skel->bss->all_pids, 1u, __ATOMIC_SEQ_CST);
+			free(copy);
+			return rc;
+		}
+	}
+	__atomic_store_n(&b->skel->bss->all_pids, 0u, __ATOMIC_SEQ_CST);
+	for (size_t i = 0; i < b->ntracked; i++) {
+		uint32_t key = (uint32_t)b->tracked[i];
+
+		if (!listed(pids, n, b->tracked[i]))
+			(void)bpf_map__delete_elem(map, &key, sizeof(key), 0);
+	}
+	free(b->tracked);
+	b->tracked = copy;
+	b->ntracked = n;
+	return 0;
+}
+
+void
+bpfexec_stats(const struct bpfexec *b, struct bpfexec_stats *out)
+{
+	out->execs = b->skel->bss->execs;
+	out->passed = b->skel->bss->passed;
+	out->drops = b->skel->bss->drops;
+}
+
+#else /* !HAVE_BPF */
+
+int
+bpfexec_open(struct bpfexec **out, size_t rbsize)
+{
+	*out = NULL;
+	return -EOPNOTSUPP;
+}
+
+void
+bpfexec_close(struct bpfexec *b)
+{
+}
+
+int
+bpfexec_fd(const struct bpfexec *b)
+{
+	return -1;
+}
+
+int
+bpfexec_recv(struct bpfexec *b, struct procev_event *ev, size_t max)
+{
+	return -EOPNOTSUPP;
+}
+
+bool
+bpfexec_drained(const struct bpfexec *b)
+{
+	return true;
+}
+
+void
+bpfexec_awake(struct bpfexec *b, bool awake)
+{
+}
+
+int
+bpfexec_filter(struct bpfexec *b, const struct execkeys *k)
+{
+	return -EOPNOTSUPP;
+}
+
+int
+bpfexec_track(struct bpfexec *b, const pid_t *pids, size_t n)
+{
+	return -EOPNOTSUPP;
+}
+
+void
+bpfexec_stats(const struct bpfexec *b, struct bpfexec_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+}
+
+#endif

@@ -1,0 +1,131 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The D-Bus door (docs/dbus.md) under a real systemd, system bus,
+# polkitd and logind: the installed bus policy lets the daemon own
+# org.cgengine.Engine1 (and com.system76.Scheduler); a polkit rule
+# grants one user boost-own and set-foreground; that user boosts its
+# own process with busctl, is refused another user's (boost-any asks
+# for an administrator), and sets its foreground through the s76
+# method from a logind session; a user the rule does not grant, with
+# no active session, is refused with AccessDenied.  With
+# gnome-foreground on a cgroup2 tree of the test's own (user-UID.slice/
+# user@UID.service/app.slice/app-a.scope), Mutter's xattr "-1" on the
+# scope moves the foreground to its process.
+. ./lib.sh
+plan 19
+
+G=cgvm_dbg # granted by the polkit rule
+N=cgvm_dbn # not granted
+useradd -m "$G" || bail "useradd $G"
+useradd -m "$N" || bail "useradd $N"
+install_dest
+ok "the bus policy and polkit's actions are installed" \
+	test -f /usr/share/dbus-1/system.d/org.cgengine.Engine1.conf -a \
+	-f /usr/share/polkit-1/actions/org.cgengine.Engine1.policy
+cat >/etc/cgengine/cgengined.conf <<EOF
+hierarchies = {"unified"}
+rules = "/etc/cgrules.conf"
+rules-dir = ""
+dbus = "system"
+foreground-profile = "fg"
+dbus-s76 = true
+gnome-foreground = "/sys/fs/cgroup/cgvm-gnome"
+boost-profile "fast" {
+	allow = {"$G", "$N"}
+	hierarchy = "unified"
+	destination = "/cgvm/fast"
+	max-duration = "1h"
+}
+boost-profile "fg" {
+	allow = {"$G", "$N"}
+	hierarchy = "unified"
+	destination = "/cgvm/fg"
+	max-duration = "1d"
+}
+EOF
+: >/etc/cgrules.conf
+mkdir -p /etc/polkit-1/rules.d
+cat >/etc/polkit-1/rules.d/50-cgvm.rules <<EOF
+polkit.addRule(function(action, subject) {
+	if ((action.id == "org.cgengine.Engine1.boost-own" ||
+	     action.id == "org.cgengine.Engine1.set-foreground") && subject.user == "$G")
+		return polkit.Result.YES;
+});
+EOF
+systemctl reload dbus
+systemctl restart polkit
+mkdir -p /sys/fs/cgroup/cgvm-gnome
+journal_mark
+timeout 120 systemctl start cgengined
+is active "$(prop cgengined ActiveState)" "the daemon runs"
+# owned NAME: a connection owns NAME (not merely activatable)
+owned() {
+	busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
+		NameHasOwner s "$1" | grep -qx 'b true'
+}
+ok "it owns org.cgengine.Engine1 on the system bus" wait_for 20 owned org.cgengine.Engine1
+ok "and com.system76.Scheduler" wait_for 20 owned com.system76.Scheduler
+
+D="org.cgengine.Engine1 /org/cgengine/Engine1 org.cgengine.Engine1"
+# as USER CMD: CMD as USER without a logind session (setpriv)
+as() { u=$1; shift; setpriv --reuid="$u" --regid="$u" --clear-groups sh -c "$*" 2>&1; }
+start_of() { awk '{print $22}' "/proc/$1/stat"; }
+setpriv --reuid="$G" --regid="$G" --clear-groups sleep 600 &
+PG=$!
+setpriv --reuid="$N" --regid="$N" --clear-groups sleep 601 &
+PN=$!
+sleep 0.5
+
+out=$(as "$G" busctl call $D BoostPid utsu $PG "$(start_of $PG)" fast 600)
+ok "the granted user boosts its own process ($out)" sh -c "echo '$out' | grep -Eq '^u [0-9]+\$'"
+ID=${out#u }
+ok "it runs in the profile's group" wait_for 10 sh -c "[ \"\$(sed -n 's/^0:://p' /proc/$PG/cgroup)\" = /cgvm/fast ]"
+# busctl prints an AccessDenied error as "Access denied"; the daemon
+# logs why
+denied() { # denied UID REASON: the daemon's log line of a denial
+	journal_has "dbus: uid $1 \\(:[0-9.]+\\) denied: $2"
+}
+out=$(as "$G" busctl call $D BoostPid utsu $PN "$(start_of $PN)" fast 600)
+is "Call failed: Access denied" "$out" "another user's process is refused"
+ok "as boost-any needs an administrator" \
+	denied "$(id -u "$G")" "org.cgengine.Engine1.boost-any: not authorized by polkit"
+out=$(as "$N" busctl call $D BoostPid utsu $PN "$(start_of $PN)" fast 600)
+is "Call failed: Access denied" "$out" "a user the rule does not grant is refused"
+ok "by polkit" denied "$(id -u "$N")" "org.cgengine.Engine1.boost-own: not authorized by polkit"
+out=$(as "$G" busctl call $D BoostPid utsu $PG "$(($(start_of $PG) + 1))" fast 600)
+is "Call failed: pid $PG is not the process started at $(($(start_of $PG) + 1))" "$out" \
+	"a pid with another start time is refused"
+out=$(as "$G" busctl call $D Unboost u "$ID")
+is "" "$out" "the user ends its boost"
+
+# the foreground, from a logind session of the user's (su through PAM)
+S76="com.system76.Scheduler /com/system76/Scheduler com.system76.Scheduler"
+out=$(su -s /bin/sh "$G" -c "busctl call $S76 SetForegroundProcess u $PG" 2>&1)
+is "" "$out" "s76's SetForegroundProcess from the user's session"
+ok "the process gets the foreground profile" \
+	wait_for 10 sh -c "[ \"\$(sed -n 's/^0:://p' /proc/$PG/cgroup)\" = /cgvm/fg ]"
+out=$(su -s /bin/sh "$G" -c "busctl call $S76 SetForegroundProcess u $PN" 2>&1)
+is "Call failed: Access denied" "$out" "another user's process cannot be the foreground"
+ok "the daemon says so" \
+	denied "$(id -u "$G")" "the foreground is only ever the caller's own process"
+
+# GNOME: the other user's app scope, focused (./setxattr: run.sh builds
+# tests/lib/setxattr.c, the guest has no setfattr)
+UN=$(id -u "$N")
+SCOPE=/sys/fs/cgroup/cgvm-gnome/user-$UN.slice/user@$UN.service/app.slice/app-a.scope
+if [ -x ./setxattr ] && mkdir -p "$SCOPE" && echo "$PN" >"$SCOPE/cgroup.procs"; then
+	journal_mark
+	./setxattr "$SCOPE" user.xdg.inactive-since -1
+	ok "a scope marked \"-1\" is the foreground" \
+		wait_for 10 sh -c "[ \"\$(sed -n 's/^0:://p' /proc/$PN/cgroup)\" = /cgvm/fg ]"
+	ok "the daemon says so" journal_has "gnome: uid $UN focused $SCOPE: pid $PN is the foreground"
+	ok "the previous foreground (s76's) loses it" \
+		journal_has "boost #[0-9]+ ended \\(the foreground changed\\)"
+else
+	skip 3 "no ./setxattr or no scope of the test's"
+fi
+
+kill $PG $PN
+systemctl stop cgengined
+rmdir "$SCOPE" "${SCOPE%/*}" "${SCOPE%/*/*}" "${SCOPE%/*/*/*}" /sys/fs/cgroup/cgvm-gnome 2>/dev/null
+rm -f /etc/polkit-1/rules.d/50-cgvm.rules
