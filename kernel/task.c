@@ -533,6 +533,23 @@ task_real_uid(const char *procroot, pid_t pid, uid_t *uid)
 }
 
 int
+task_run_state(const char *procroot, pid_t pid, char *state)
+{
+	char path[128], buf[512]; /* "State:" is the third line */
+	int rc = pid_path(path, sizeof(path), procroot, pid, "status");
+	ssize_t n = rc < 0 ? rc : read_file(path, buf, sizeof(buf));
+	const char *line = n < 0 ? NULL : strstr(buf, "\nState:");
+
+	if (n < 0)
+		return gone((int)n);
+	line = line != NULL ? line + strspn(line + 7, " \t") + 7 : NULL;
+	if (line == NULL || *line == '\0' || *line == '\n')
+		return -EIO;
+	*state = *line;
+	return 0;
+}
+
+int
 task_read_cmdline(const char *procroot, pid_t pid, char *buf, size_t len)
 {
 	return (int)read_pid_file(procroot, pid, "cmdline", buf, len);

@@ -29,6 +29,11 @@
 /* How long after the gate's answer an exec is settled without its
  * EXEC event (the binary as /proc/PID/exe, the credentials). */
 #define GATE_CONFIRM_SECONDS 0.5
+/* ... unless its process may still be inside that exec, waiting for a
+ * CPU (runnable or in the kernel): then it is given GATE_CONFIRM_SECONDS
+ * more at a time, up to this long after the answer (gate.c's
+ * later()), before it is settled all the same. */
+#define GATE_CONFIRM_LIMIT 5.0
 
 /* One held exec. */
 struct gate_exec {
