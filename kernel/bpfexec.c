@@ -182,6 +182,22 @@ names_apply(struct bpf_map *map, uint32_t gen, const struct execkeys *k, bool ad
 	return 0;
 }
 
+static int
+anames_apply(struct bpf_map *map, uint32_t gen, const struct execkeys *k, bool add)
+{
+	uint8_t one = 1;
+
+	for (size_t i = 0; i < k->nanames; i++) {
+		struct execbpf_hash_key key = { .gen = gen, .hash = k->anames[i] };
+		int rc = add ? bpf_map__update_elem(map, &key, sizeof(key), &one, 1, BPF_ANY)
+			     : bpf_map__delete_elem(map, &key, sizeof(key), 0);
+
+		if (rc < 0 && (add || rc != -ENOENT))
+			return rc;
+	}
+	return 0;
+}
+
 /* Empty generation gen of a key map (whatever a failed fill left):
  * its keys are listed first, then deleted. */
 static void
@@ -215,6 +231,7 @@ clear_all(struct execbpf *s, uint32_t gen)
 	clear_gen(s->maps.uids, sizeof(struct execbpf_id_key), gen);
 	clear_gen(s->maps.gids, sizeof(struct execbpf_id_key), gen);
 	clear_gen(s->maps.names, sizeof(struct execbpf_name_key), gen);
+	clear_gen(s->maps.anames, sizeof(struct execbpf_hash_key), gen);
 }
 
 int
@@ -228,7 +245,8 @@ bpfexec_filter(struct bpfexec *b, const struct execkeys *k)
 	if (!k->wide &&
 	    ((rc = ids_apply(s->maps.uids, gen, k->uids, k->nuids, true)) < 0 ||
 	     (rc = ids_apply(s->maps.gids, gen, k->gids, k->ngids, true)) < 0 ||
-	     (rc = names_apply(s->maps.names, gen, k, true)) < 0)) {
+	     (rc = names_apply(s->maps.names, gen, k, true)) < 0 ||
+	     (rc = anames_apply(s->maps.anames, gen, k, true)) < 0)) {
 		s->data->wide = 1; /* keys that did not fit: no filter */
 		clear_all(s, gen);
 		return rc;
@@ -239,9 +257,13 @@ bpfexec_filter(struct bpfexec *b, const struct execkeys *k)
 		__atomic_store_n(&s->data->wide, 1u, __ATOMIC_SEQ_CST);
 	if (k->scripts)
 		__atomic_store_n(&s->bss->scripts, 1u, __ATOMIC_SEQ_CST);
+	if (k->nanames > 0)
+		__atomic_store_n(&s->bss->ananicy, 1u, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&s->bss->gen, gen, __ATOMIC_SEQ_CST);
 	if (!k->scripts)
 		__atomic_store_n(&s->bss->scripts, 0u, __ATOMIC_SEQ_CST);
+	if (k->nanames == 0)
+		__atomic_store_n(&s->bss->ananicy, 0u, __ATOMIC_SEQ_CST);
 	if (!k->wide)
 		__atomic_store_n(&s->data->wide, 0u, __ATOMIC_SEQ_CST);
 	clear_all(s, old);

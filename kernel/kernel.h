@@ -433,7 +433,18 @@ struct execkeys {
 	size_t ngids;
 	char (*names)[EXECKEYS_NAME_LEN];
 	size_t nnames;
+	/* ananicy-cpp's rule names, whole (execkeys_hash of each): an exec
+	 * passes whose argv[0] (as ananicy-cpp reads it), file name or comm
+	 * is one of them */
+	uint64_t *anames;
+	size_t nanames;
 };
+
+/* The filter's hash of a name of n bytes (64-bit FNV-1a, as the BPF
+ * program computes it). */
+uint64_t execkeys_hash(const char *s, size_t n);
+/* How many ananicy names the filter holds at most; with more it is wide. */
+#define EXECKEYS_ANAMES_MAX 32768
 
 /*
  * The BPF program on sched_process_exec (kernel/bpfexec.c; built only

@@ -503,7 +503,7 @@ core_execkeys(const struct core *c, struct execkeys *out)
 {
 	struct execkeys_policy pol = { .hooks = c->pol->hooks != NULL,
 				       .layout = c->pol->nlayout > 0,
-				       .ananicy = c->pol->ananicy != NULL };
+				       .ananicy = c->pol->ananicy };
 
 	return execkeys_build(c->pol->rules, &pol, out);
 }

@@ -599,10 +599,13 @@ time_t core_started(const struct core *c);
  * for the policy to decide it.  Pure; 0 or -ENOMEM.  Free the keys with
  * execkeys_free.
  */
+struct ananicy_set;
 struct execkeys_policy {
 	bool hooks;  /* Lua hooks */
 	bool layout; /* a unified-layout */
-	bool ananicy; /* ananicy-dir's rules (matched by argv[0]) */
+	/* ananicy-dir's rules, matched by argv[0]'s last part, or NULL:
+	 * the names of its rules are keys, whole (execkeys_hash) */
+	const struct ananicy_set *ananicy;
 };
 int execkeys_build(const struct rules_set *rules, const struct execkeys_policy *pol,
 		   struct execkeys *out) ATTR_WUR;

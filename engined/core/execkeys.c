@@ -18,9 +18,11 @@
  *   - Lua hooks (lua-script): the hook sees, and may place, every process;
  *   - a unified-layout: a process no rule names goes to each dimension's
  *     default, so the exec of another program can move it back;
- *   - ananicy-dir: ananicy's rules match by argv[0]'s last part (a Wine
- *     program's "Game.exe"), which the exec's filename and comm, all the
- *     filter sees, need not name.
+ *   - more than EXECKEYS_ANAMES_MAX rule names in ananicy-dir.
+ * ananicy's rules match by argv[0]'s last part (a Wine program's
+ * "Game.exe"), whole: their names are keys as hashes (anames), which
+ * the program compares with the hash of the name ananicy-cpp would
+ * match the exec by.
  * Processes the daemon tracks (boosts, sticky, the exec gate's pending
  * placements) pass by their pid (bpfexec_track), not by these keys.
  */
@@ -37,6 +39,7 @@ execkeys_free(struct execkeys *k)
 	free(k->uids);
 	free(k->gids);
 	free(k->names);
+	free(k->anames);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -60,7 +63,8 @@ push(void **arr, size_t *n, size_t *cap, size_t size, const void *v)
 
 struct building {
 	struct execkeys *k;
-	size_t capu, capg, capn;
+	size_t capu, capg, capn, capa;
+	int rc; /* of add_aname, through ananicy_each */
 };
 
 static int
@@ -86,6 +90,30 @@ add_name(struct building *b, const char *f)
 	if (name[0] == '\0')
 		return 0;
 	return push((void **)&b->k->names, &b->k->nnames, &b->capn, sizeof(name), name);
+}
+
+/* ananicy_each's callback: the hash of one ananicy rule's name. */
+static void
+add_aname(void *arg, const struct ananicy_entry *e)
+{
+	struct building *b = arg;
+	uint64_t h = execkeys_hash(e->key, strlen(e->key));
+
+	if (b->rc == 0)
+		b->rc = push((void **)&b->k->anames, &b->k->nanames, &b->capa, sizeof(h), &h);
+}
+
+/* The names of ananicy's rules; 0 or -ENOMEM.  Too many: wide. */
+static int
+ananicy_keys(struct building *b, const struct ananicy_set *s)
+{
+	ananicy_each(s, ANANICY_RULE, add_aname, b);
+	if (b->rc == 0 && b->k->nanames > EXECKEYS_ANAMES_MAX) {
+		b->k->wide = true;
+		snprintf(b->k->why, sizeof(b->k->why),
+			 "ananicy-dir: more than %d rule names", EXECKEYS_ANAMES_MAX);
+	}
+	return b->rc;
 }
 
 /* Every exec passes because of rule r: say why. */
@@ -141,10 +169,9 @@ execkeys_build(const struct rules_set *rules, const struct execkeys_policy *pol,
 	else if (pol->layout)
 		snprintf(out->why, sizeof(out->why),
 			 "unified-layout: a process no rule names goes to the defaults");
-	else if (pol->ananicy)
-		snprintf(out->why, sizeof(out->why),
-			 "ananicy-dir: ananicy's rules match by argv[0]");
-	out->wide = pol->hooks || pol->layout || pol->ananicy;
+	out->wide = pol->hooks || pol->layout;
+	if (!out->wide && pol->ananicy != NULL)
+		rc = ananicy_keys(&b, pol->ananicy);
 	for (size_t i = 0; rc == 0 && !out->wide && i < rules_count(rules); i++)
 		rc = rule_keys(&b, rules_get(rules, i));
 	for (size_t i = 0; rc == 0 && !out->wide && i < nmembers; i++)

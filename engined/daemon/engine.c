@@ -641,8 +641,9 @@ filter_bpf(struct engine *e)
 	else if (k.wide)
 		log_info("BPF filter: every exec is read (%s)", k.why);
 	else
-		log_info("BPF filter: execs of %zu uids, %zu gids, %zu names%s", k.nuids,
-			 k.ngids, k.nnames, k.scripts ? " and of interpreters" : "");
+		log_info("BPF filter: execs of %zu uids, %zu gids, %zu names%s%s", k.nuids,
+			 k.ngids, k.nnames, k.scripts ? " and of interpreters" : "",
+			 k.nanames > 0 ? " and by ananicy's rule names" : "");
 	execkeys_free(&k);
 }
 

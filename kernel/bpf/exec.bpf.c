@@ -10,7 +10,9 @@
  * (the exec'd file's base name), the base name of the interpreter of a
  * #! script, the name of the file that runs -- all cut to 15 bytes, as
  * the keys are; or, when `scripts` is set, it runs an interpreter (a
- * rule may name the script it runs); or its thread group is tracked.
+ * rule may name the script it runs); or its thread group is tracked;
+ * or, when `ananicy` is set, the whole name ananicy-cpp matches it by
+ * (argv[0]'s last part) hashes to a key of `anames`.
  *
  * Wake-ups: while the daemon reads (`awake`), records are written
  * without waking it; otherwise the ring buffer wakes it for the first
@@ -53,6 +55,16 @@ struct {
 	__type(value, __u8);
 } names SEC(".maps");
 
+/* ananicy-cpp's names, whole, by hash; allocated as filled (the
+ * daemon fills it only when ananicy-dir is set) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, EXECBPF_ANAMES_MAX);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct execbpf_hash_key);
+	__type(value, __u8);
+} anames SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, EXECBPF_PIDS_MAX);
@@ -78,6 +90,7 @@ struct {
 volatile __u32 gen;
 volatile __u32 wide = 1; /* until the daemon has filled the maps */
 volatile __u32 scripts;
+volatile __u32 ananicy; /* the anames map is in force */
 volatile __u32 all_pids;
 volatile __u32 awake;
 __u64 drops;  /* records the ring buffer had no room for */
@@ -177,9 +190,104 @@ interpreter(const char *name)
 	return false;
 }
 
+/* ---- ananicy-cpp's names --------------------------------------------------- */
+
+struct hashing {
+	const char *s;
+	__u32 from, to; /* the bytes [from, to) of s */
+	__u64 h;
+};
+
+/* bpf_loop's step: one byte into the FNV-1a hash. */
+static long
+hash_step(__u32 i, void *arg)
+{
+	struct hashing *hs = arg;
+	__u32 k = hs->from + i;
+
+	char ch = hs->s[k & (EXECBPF_PATH_LEN - 1)];
+
+	if (k >= hs->to || ch == '\0')
+		return 1;
+	hs->h ^= (unsigned char)ch;
+	hs->h *= EXECBPF_FNV_PRIME;
+	return 0;
+}
+
+static bool
+has_hash(const char *s, __u32 from, __u32 to)
+{
+	struct hashing hs = { .s = s, .from = from, .to = to, .h = EXECBPF_FNV_OFFSET };
+	struct execbpf_hash_key k = { .gen = gen };
+
+	bpf_loop(EXECBPF_PATH_LEN, hash_step, &hs, 0);
+	k.hash = hs.h;
+	return bpf_map_lookup_elem(&anames, &k) != NULL;
+}
+
+struct cuts {
+	const char *s;
+	__u32 len;   /* up to the NUL */
+	__u32 slash; /* just past the last '/' */
+	__u32 back;  /* just past the last '/' or '\' */
+};
+
+/* bpf_loop's step: one byte of argv[0]. */
+static long
+cut_step(__u32 i, void *arg)
+{
+	struct cuts *c = arg;
+	char ch = c->s[i & (EXECBPF_PATH_LEN - 1)];
+
+	if (ch == '\0')
+		return 1;
+	c->len = i + 1;
+	if (ch == '/')
+		c->slash = c->back = i + 1;
+	else if (ch == '\\')
+		c->back = i + 1;
+	return 0;
+}
+
+/*
+ * Is the name ananicy-cpp would match this exec by one of its rules'?
+ * That name is the last part of argv[0] (after the last '/', or also
+ * '\\' when it ends in ".exe": a Windows program under Wine); with no
+ * argv[0], the name of the file that runs; then the comm (rules/ananicy.c,
+ * ananicy_name).  buf: room for EXECBPF_PATH_LEN bytes.  An argv[0]
+ * that cannot be read whole passes (the daemon reads it).
+ */
+static bool
+ananicy_named(struct execbpf_event *ev, char *buf, struct task_struct *p,
+	      struct linux_binprm *bprm)
+{
+	const char *argv0 = (const char *)BPF_CORE_READ(p, mm, arg_start);
+	struct cuts c = { .s = buf };
+	long n = bpf_probe_read_user_str(buf, EXECBPF_PATH_LEN, argv0);
+
+	if (n < 0 || n >= EXECBPF_PATH_LEN)
+		return true;
+	if (n > 1) {
+		bpf_loop(EXECBPF_PATH_LEN, cut_step, &c, 0);
+		bool exe = c.len >= 4 && buf[(c.len - 4) & (EXECBPF_PATH_LEN - 1)] == '.' &&
+			   buf[(c.len - 3) & (EXECBPF_PATH_LEN - 1)] == 'e' &&
+			   buf[(c.len - 2) & (EXECBPF_PATH_LEN - 1)] == 'x' &&
+			   buf[(c.len - 1) & (EXECBPF_PATH_LEN - 1)] == 'e';
+		return has_hash(buf, exe ? c.back : c.slash, c.len);
+	}
+	n = bpf_probe_read_kernel_str(buf, EXECBPF_PATH_LEN,
+				      BPF_CORE_READ(bprm, file, f_path.dentry, d_name.name));
+	if (n >= EXECBPF_PATH_LEN)
+		return true;
+	if (n > 1)
+		return has_hash(buf, 0, (__u32)n - 1);
+	__builtin_memcpy(buf, ev->comm, EXECBPF_COMM_LEN);
+	return has_hash(buf, 0, EXECBPF_COMM_LEN); /* up to its NUL */
+}
+
 /* Could a rule decide this exec?  ev holds its credentials and comm. */
 static bool
-wanted(struct execbpf_event *ev, char *path, struct linux_binprm *bprm)
+wanted(struct execbpf_event *ev, char *path, struct task_struct *p, struct linux_binprm *bprm)
 {
 	char name[EXECBPF_COMM_LEN];
 
@@ -202,7 +310,7 @@ wanted(struct execbpf_event *ev, char *path, struct linux_binprm *bprm)
 		if (has_name(name))
 			return true;
 	}
-	return false;
+	return ananicy && ananicy_named(ev, path, p, bprm);
 }
 
 /* The task's credentials and groups into ev. */
@@ -241,7 +349,7 @@ BPF_PROG(cge_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bp
 	ev->tgid = (__u32)BPF_CORE_READ(p, tgid);
 	read_creds(ev, p);
 	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
-	if (!wanted(ev, s->path, bprm))
+	if (!wanted(ev, s->path, p, bprm))
 		return 0;
 	__sync_fetch_and_add(&passed, 1);
 	ev->ppid = (__u32)BPF_CORE_READ(p, real_parent, tgid);

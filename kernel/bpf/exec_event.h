@@ -39,7 +39,22 @@ struct execbpf_name_key {
 	char name[EXECBPF_COMM_LEN]; /* at most 15 bytes, NUL padded */
 };
 
+/*
+ * ananicy-cpp's names are matched whole (longer than comm's 15 bytes,
+ * with spaces): the filter keeps a 64-bit FNV-1a hash of each, and
+ * hashes the name an exec would be matched by the same way
+ * (kernel.h's execkeys_hash).
+ */
+struct execbpf_hash_key {
+	__u32 gen;
+	__u32 pad; /* zero */
+	__u64 hash;
+};
+#define EXECBPF_FNV_OFFSET 0xcbf29ce484222325ULL
+#define EXECBPF_FNV_PRIME  0x100000001b3ULL
+
 #define EXECBPF_KEYS_MAX 16384 /* entries of each key map (both generations) */
+#define EXECBPF_ANAMES_MAX 65536 /* entries of the hash map (both generations) */
 #define EXECBPF_PIDS_MAX 1024
 
 #endif

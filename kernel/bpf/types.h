@@ -36,6 +36,9 @@ enum {
 	BPF_ANY = 0,
 };
 enum {
+	BPF_F_NO_PREALLOC = 1,
+};
+enum {
 	BPF_RB_NO_WAKEUP = 1,
 	BPF_RB_FORCE_WAKEUP = 2,
 };
@@ -63,11 +66,17 @@ struct cred {
 	struct group_info *group_info;
 };
 
+/* (the kernel's arg_start sits in an anonymous struct: CO-RE finds it) */
+struct mm_struct {
+	unsigned long arg_start;
+};
+
 struct task_struct {
 	pid_t pid;
 	pid_t tgid;
 	struct task_struct *real_parent;
 	const struct cred *cred;
+	struct mm_struct *mm;
 };
 
 struct qstr {

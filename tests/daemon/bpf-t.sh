@@ -7,7 +7,7 @@
 # of events (logged, rescanned) like the connector's.
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
-plan 17
+plan 20
 
 mount_hier cls; MANAGED="cls"
 add_user "${TAG}a"; add_user "${TAG}b"
@@ -37,7 +37,7 @@ daemon_stop; stop_kids
 
 if grep -q "this build has no BPF support" "$T/daemon.log" ||
 	! grep -q "did not load: Operation not permitted" "$T/daemon.log"; then
-	skip 12 "built without BPF"
+	skip 15 "built without BPF"
 	done_testing
 fi
 
@@ -72,6 +72,29 @@ run_as "${TAG}b" "$T/bin/${TAG}long" 300
 ok "then b's program is placed" wait_group "$LAST" cls /b
 daemon_sync
 is "$((before + 7))" "$(execs)" "and b's execs reach the daemon (the shell, five, the long one)"
+daemon_stop; stop_kids
+
+# ananicy's rules: execs pass by the name ananicy-cpp matches (argv[0]'s
+# last part, whole), not every exec (before, ananicy-dir let all through)
+mkdir -p "$T/ana"
+printf '{ "name": "%s Game.exe", "nice": 7 }\n' "$TAG" >"$T/ana/t.rules"
+echo "${TAG}a name=${TAG}cls /a" >"$T/cgrules.conf"
+write_config "event-source = \"bpf\"
+ananicy-dir = \"$T/ana\""
+daemon_start || bail "daemon"
+ok "ananicy-dir: the filter stays narrow" grep -q \
+	"BPF filter: execs of 1 uids, 0 gids, 0 names and by ananicy's rule names" "$T/daemon.log"
+before=$(execs)
+setpriv --reuid="${TAG}b" --regid="${TAG}b" --init-groups sh -c \
+	"for i in 1 2 3 4 5; do '$T/bin/${TAG}short'; done"
+daemon_sync
+is "$before" "$(execs)" "execs of programs no rule names still never reach the daemon"
+# a Windows program under Wine: argv[0] a path with backslashes
+run_as "${TAG}b" bash -c 'exec -a "$0" "$@"' "C:\\Games\\$TAG Game.exe" \
+	"$T/bin/${TAG}long" 300
+nice7() { test "$(awk '{ print $19 }' "/proc/$LAST/stat")" = 7; }
+wait_until 10 nice7
+ok "one whose argv[0] ananicy names does, and gets the rule's nice" nice7
 daemon_stop; stop_kids
 
 # a ring buffer too small for a storm: lost events, a rescan

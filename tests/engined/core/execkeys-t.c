@@ -5,9 +5,11 @@
  * names, and which rules and settings make every exec pass.
  */
 #include "engined/core/core.h"
+#include "rules/ananicy.h"
 #include "tests/rules/fake.h"
 #include "tests/tap/tap.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,10 +58,69 @@ has_name(const char *n)
 	return false;
 }
 
+static bool
+has_aname(const char *n)
+{
+	for (size_t i = 0; i < k.nanames; i++)
+		if (k.anames[i] == execkeys_hash(n, strlen(n)))
+			return true;
+	return false;
+}
+
+/* An ananicy set of text (one file). */
+static struct ananicy_set *
+ananicy_of(const char *text)
+{
+	struct ananicy_set *s = ananicy_new();
+
+	if (s == NULL || ananicy_add_buffer(s, "t.rules", text, strlen(text), NULL, NULL) < 0)
+		bail("ananicy set did not load");
+	return s;
+}
+
+static void
+ananicy_cases(void)
+{
+	/* the filter's hash is 64-bit FNV-1a (the BPF program's) */
+	is_int((long long)0xcbf29ce484222325ULL, (long long)execkeys_hash("", 0), "hash of nothing");
+	is_int((long long)0xaf63dc4c8601ec8cULL, (long long)execkeys_hash("a", 1), "hash of \"a\"");
+	is_int((long long)0x85944171f73967e8ULL, (long long)execkeys_hash("foobar", 6),
+	       "hash of \"foobar\"");
+	ok(execkeys_hash("foobar", 3) == execkeys_hash("foo", 3), "up to n bytes");
+	ok(execkeys_hash("foo\0bar", 7) == execkeys_hash("foo", 3), "or to the first NUL");
+
+	struct ananicy_set *s = ananicy_of(
+		"{\"type\": \"Game\", \"nice\": -5}\n"
+		"{\"name\": \"Hogwarts Legacy.exe\", \"type\": \"Game\"}\n"
+		"{\"name\": \"a-program-name-longer-than-comm\", \"nice\": 3}\n"
+		"{\"cgroup\": \"cpu80\", \"CPUQuota\": 80}\n");
+	build("alice cpu /a\n", &(struct execkeys_policy){ .ananicy = s }, false);
+	ok(!k.wide, "ananicy's rules: the filter stays narrow");
+	is_int(2, (long long)k.nanames, "one key per rule name, none for types or cgroups");
+	ok(has_aname("Hogwarts Legacy.exe") && has_aname("a-program-name-longer-than-comm"),
+	   "each name whole, spaces and all, as ananicy-cpp matches it");
+	ok(!has_aname("a-program-name-") && !has_aname("Game"), "not cut to comm's 15 bytes");
+	ok(has_uid(1000), "cgrules.conf's keys stay beside them");
+	ananicy_free(s);
+
+	/* more names than the program's map holds: every exec passes */
+	struct strbuf many = {0};
+	for (int i = 0; i <= EXECKEYS_ANAMES_MAX; i++)
+		strbuf_printf(&many, "{\"name\": \"cgt-prog-%d\", \"nice\": 1}\n", i);
+	s = ananicy_of(many.p);
+	build("alice cpu /a\n", &(struct execkeys_policy){ .ananicy = s }, false);
+	ok(k.wide && k.nanames == 0, "more than EXECKEYS_ANAMES_MAX names: wide, no keys");
+	char want[80];
+	snprintf(want, sizeof(want), "ananicy-dir: more than %d rule names", EXECKEYS_ANAMES_MAX);
+	is_string(want, k.why, "saying why");
+	ananicy_free(s);
+	strbuf_free(&many);
+}
+
 int
 main(void)
 {
-	plan(29);
+	plan(39);
 
 	build("alice cpu /a\n@students cpu /s\n", &plain, false);
 	ok(!k.wide, "user and group rules: a filter");
@@ -104,9 +165,7 @@ main(void)
 	is_string("unified-layout: a process no rule names goes to the defaults", k.why,
 		  "saying why");
 
-	build("alice cpu /a\n", &(struct execkeys_policy){ .ananicy = true }, false);
-	ok(k.wide, "ananicy's rules: every exec passes");
-	is_string("ananicy-dir: ananicy's rules match by argv[0]", k.why, "saying why");
+	ananicy_cases();
 
 	build("", &plain, false);
 	ok(!k.wide && k.nuids + k.ngids + k.nnames == 0, "no rules: no exec passes");
