@@ -81,7 +81,7 @@ struct door {
 	struct foreground *shared; /* the foreground, whoever set it (borrowed) */
 	struct {
 		char owner[256];    /* the caller's bus name */
-		unsigned boost;	    /* its boost (0: none, or not the door's) */
+		unsigned boost;	    /* its grant (foreground.h; 0: none, or not the door's) */
 		sd_bus_slot *watch; /* NameOwnerChanged of owner */
 	} fg;
 	uint64_t seen; /* the boosts' fingerprint last told (BoostsChanged) */
@@ -282,8 +282,8 @@ foreground(struct door_call *c)
 	int rc;
 
 	fg_lost(d, "the foreground changed");
-	if ((rc = foreground_set(d->shared, d->now, c->pid, c->uid, c->caller, &id, err,
-				 sizeof(err))) < 0) {
+	if ((rc = foreground_set(d->shared, d->now, c->pid, c->pidfd, c->uid, c->caller, &id,
+				 err, sizeof(err))) < 0) {
 		verb_fail(c, rc, err);
 		return;
 	}
@@ -298,7 +298,7 @@ foreground(struct door_call *c)
 		fail(c, DOOR_ERROR, "cannot watch the caller's name");
 		return;
 	}
-	log_info("dbus: uid %u made pid %d the foreground (boost #%u)", (unsigned)c->uid,
+	log_info("dbus: uid %u made pid %d the foreground (grant #%u)", (unsigned)c->uid,
 		 (int)c->pid, id);
 	sd_bus_reply_method_return(c->m, "");
 	call_free(c);
@@ -593,7 +593,7 @@ owner_cb(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		return 0; /* only the broker's word counts */
 	if (new[0] != '\0' || strcmp(name, d->fg.owner) != 0)
 		return 0;
-	log_info("dbus: %s left the bus: the foreground boost #%u ends", name,
+	log_info("dbus: %s left the bus: the foreground grant #%u ends", name,
 		 d->fg.boost);
 	fg_lost(d, "its caller left the bus");
 	dbus_boosts_changed(d);

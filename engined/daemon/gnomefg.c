@@ -95,7 +95,7 @@ check(struct gnomefg *g, const struct gwatch *w)
 
 	if (n < 0 || (v[n] = '\0', strcmp(v, "-1") != 0))
 		return; /* not focused: the foreground stays where it is */
-	if (w->wd == g->fg_wd && g->fg_id != 0 && g->fg->boost == g->fg_id)
+	if (w->wd == g->fg_wd && g->fg_id != 0 && g->fg->grant == g->fg_id)
 		return; /* already */
 	pid_t pid = lowest_pid(w->path);
 	if (pid == 0)
@@ -106,7 +106,7 @@ check(struct gnomefg *g, const struct gwatch *w)
 				    (unsigned)w->uid);
 		return;
 	}
-	if (foreground_set(g->fg, g->now, pid, w->uid, 0, &id, err, sizeof(err)) < 0) {
+	if (foreground_set(g->fg, g->now, pid, -1, w->uid, 0, &id, err, sizeof(err)) < 0) {
 		unsigned long held;
 
 		if (log_limit_pass(&g->fails, g->now, &held))
@@ -115,7 +115,7 @@ check(struct gnomefg *g, const struct gwatch *w)
 	}
 	g->fg_wd = w->wd;
 	g->fg_id = id;
-	log_info("gnome: uid %u focused %s: pid %d is the foreground (boost #%u)",
+	log_info("gnome: uid %u focused %s: pid %d is the foreground (grant #%u)",
 		 (unsigned)w->uid, w->path, (int)pid, id);
 }
 
@@ -195,7 +195,7 @@ event(struct gnomefg *g, const struct inotify_event *ev)
 		return;
 	if (ev->mask & IN_IGNORED) { /* removed (or unmounted) */
 		if (w->wd == g->fg_wd) {
-			log_info("gnome: %s was removed: the foreground boost #%u ends",
+			log_info("gnome: %s was removed: the foreground grant #%u ends",
 				 w->path, g->fg_id);
 			foreground_end(g->fg, g->fg_id, "its scope was removed");
 			g->fg_wd = -1;
