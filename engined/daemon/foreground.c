@@ -167,8 +167,14 @@ foreground_set(struct foreground *f, double now, pid_t pid, int pidfd, uid_t uid
 		return -EINVAL;
 	}
 	foreground_end(f, 0, "the foreground changed");
-	if ((rc = user_unit(f, pid, &owner, unit, sizeof(unit))) > 0 &&
-	    (uid == 0 || uid == owner))
+	if ((rc = user_unit(f, pid, &owner, unit, sizeof(unit))) > 0 && uid != 0 &&
+	    uid != owner) {
+		/* never moved out of a user's units, whoever's */
+		snprintf(err, len, "pid %d runs in the service manager of uid %u", (int)pid,
+			 (unsigned)owner);
+		return -EPERM;
+	}
+	if (rc > 0)
 		rc = unit_grant(f, pid, pidfd, uid, owner, unit, err, len);
 	else
 		rc = boost_grant(f, now, pid, uid, caller, err, len);
