@@ -18,6 +18,11 @@
 #   SIDE_BEFORE=PATH           another cgengined binary, shown as "before"
 #   SIDE_MORE="NAME=PATH ..."  more cgengined binaries, shown by NAME
 #   SIDE_NICE=-10              every daemon's nice [-10, cgengined's default]
+#   SIDE_ANANICY=DIR           two more cgengined with ananicy-dir = DIR
+#                              (e.g. a corpus made by bench/ananicy-corpus.sh,
+#                              whose names no real program has): "an-bpf"
+#                              beside cgengined, "an-netlink" beside
+#                              cg-netlink [none]
 #   SIDE_NOISE=9000            execs no rule names (/bin/true as a second
 #                              throwaway user) run beside each storm: 9000
 #                              beside 1000 probes is "10 % of execs relevant" [0]
@@ -49,6 +54,7 @@ NICE=${SIDE_NICE:--10}
 NAMES="floor floor-f cgengined cg-netlink"
 [ -n "${SIDE_BEFORE:-}" ] && NAMES="$NAMES before"
 for m in ${SIDE_MORE:-}; do NAMES="$NAMES ${m%%=*}"; done
+[ -n "${SIDE_ANANICY:-}" ] && NAMES="$NAMES an-bpf an-netlink"
 PIDS=""
 
 stop_all() {
@@ -111,8 +117,9 @@ start_all() { # RULES
 			state-file = ""
 			log-level = "warning"
 			nice = $NICE
-			event-source = "$([ "$d" = cg-netlink ] && echo netlink || echo bpf)"
+			event-source = "$(case $d in *netlink) echo netlink ;; *) echo bpf ;; esac)"
 			EOF
+			case $d in an-*) echo "ananicy-dir = \"$SIDE_ANANICY\"" >>"$D/$i.conf" ;; esac
 			bin=$top/cgengined; [ "$d" = before ] && bin=$SIDE_BEFORE
 			for m in ${SIDE_MORE:-}; do [ "$d" = "${m%%=*}" ] && bin=${m#*=}; done
 			"$bin" -n -c "$D/$i.conf" -l "$D/$i.log" &

@@ -157,4 +157,56 @@ bool ananicy_cgroup_for(const struct ananicy_set *s, const char *name, bool plac
  * buf[len]; the length it needed (as snprintf). */
 int ananicy_format(const struct ananicy_values *v, char *buf, size_t len);
 
+/* ---- ananicy_class.c: types as classes of cgroup v2 (ananicy-type-hierarchy) -- */
+
+/*
+ * The cpu.weight of a group whose weight is that of one task of nice
+ * -20..19: the kernel's load weight of that nice (sched_prio_to_weight)
+ * times 100 / 1024, rounded to the closest and kept in 1..10000, as the
+ * kernel itself shows it in cpu.weight (nice 0 is 100, -5 is 305, 19 is
+ * 1).  -EINVAL for a nice out of range.  Pure.
+ */
+int ananicy_cpu_weight(int nice);
+
+/*
+ * The io.weight of an I/O class and level 0..7 (ANANICY_IOCLASS_*):
+ * best-effort (8 - level) * 25 (level 4, the kernel's default, is
+ * io.weight's default 100; 0 is 200, 7 is 25), realtime (8 - level) *
+ * 1250 (10000 .. 1250, above every best-effort level), idle 1.
+ * -EINVAL for none or a level out of range.  Pure.
+ */
+int ananicy_io_weight(int ioclass, int level);
+
+/* What the class of a type writes; 0: not written (the kernel's 100). */
+struct ananicy_class {
+	int cpu_weight; /* from the type's nice */
+	int io_weight;	/* from its I/O class and level */
+};
+
+/*
+ * The class of a type (its own fields, as a type line gives them):
+ * cpu.weight from its nice; io.weight from its I/O class and level --
+ * a class without "ionice" at level 0, as ananicy-cpp applies it; no
+ * class or "none" as the kernel derives one from the processes' policy
+ * and nice (sched idle: idle; fifo or rr: realtime; else best-effort,
+ * at level (nice + 20) / 5).  Pure.
+ */
+void ananicy_class_plan(const struct ananicy_values *type, struct ananicy_class *out);
+
+/* Is name one plain path segment (not "", ".", "..", no '/' or
+ * newline), so that a group may be named by it? */
+bool ananicy_class_name_ok(const char *name);
+
+/*
+ * The class ananicy's rules put a process named name in: placed says
+ * something before ananicy (cgrules.conf, the Lua hook) placed it in
+ * that hierarchy -- then none.  Else the group "/TYPE" of its rule's
+ * type, when a type line defines it and its name is a plain segment:
+ * into dest[len], the rule and the type into *rule and *type, true.
+ * Pure.
+ */
+bool ananicy_class_for(const struct ananicy_set *s, const char *name, bool placed,
+		       char *dest, size_t len, const struct ananicy_entry **rule,
+		       const struct ananicy_entry **type);
+
 #endif

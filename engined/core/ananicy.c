@@ -4,10 +4,14 @@
  * (so a reload, whichever way it is asked, reads the directory again),
  * summed up for --check; with ananicy-cgroup-hierarchy its cgroups as
  * groups of that hierarchy (a CPUQuota written as group settings are,
- * when the group is made) and the processes its rules put there.
+ * when the group is made) and the processes its rules put there; with
+ * ananicy-type-hierarchy its types as groups of a v2 hierarchy or
+ * dimension (cpu.weight and io.weight from the type's nice and I/O
+ * level) and each process of a type in its class.
  */
 #include "core_private.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -97,34 +101,52 @@ group_fill(void *arg, const struct ananicy_entry *e)
 	f->n++;
 }
 
+/* Room in p->settings for more entries after those there; 0 or -ENOMEM. */
+static int
+settings_room(struct policy *p, size_t more)
+{
+	void *s = realloc(p->settings, (p->nsettings + more + 1) * sizeof(*p->settings));
+
+	if (s == NULL)
+		return -ENOMEM;
+	p->settings = s;
+	return 0;
+}
+
+/* The index of the managed hierarchy or dimension that key's value spec
+ * names; -1 after reporting. */
+static int
+key_index(const struct policy *p, const char *key, const char *spec, const struct report *rep)
+{
+	const struct hier *h = policy_find(p, spec);
+	int k = h != NULL ? policy_index(p, h) : -1;
+
+	if (k < 0)
+		report_msg(rep, "%s: %s \"%s\": not a managed hierarchy or dimension",
+			   p->cfg->file[0] ? p->cfg->file : "config", key, spec);
+	return k;
+}
+
 /* ananicy-cgroup-hierarchy: each cgroup line a group of that hierarchy,
  * its settings beside the group sections'; 0 or -1 after reporting. */
 static int
 ananicy_groups(struct policy *p, const struct report *rep)
 {
 	const char *spec = p->cfg->ananicy_cgroup_hier;
-	const struct hier *h = spec[0] ? policy_find(p, spec) : NULL;
-	int k = h != NULL ? policy_index(p, h) : -1;
 	struct ananicy_counts n;
+	int k;
 
 	if (spec[0] == '\0')
 		return 0;
-	if (k < 0) {
-		report_msg(rep, "%s: ananicy-cgroup-hierarchy \"%s\": not a managed hierarchy "
-				"or dimension",
-			   p->cfg->file[0] ? p->cfg->file : "config", spec);
+	if ((k = key_index(p, "ananicy-cgroup-hierarchy", spec, rep)) < 0)
 		return -1;
-	}
+	const struct hier *h = p->managed[k];
 	ananicy_counts(p->ananicy, &n);
-	void *s = realloc(p->settings, (p->nsettings + n.cgroups + 1) * sizeof(*p->settings));
-	if (s == NULL || (p->ananicy_groups = calloc(n.cgroups + 1,
-						     sizeof(*p->ananicy_groups))) == NULL) {
-		if (s != NULL)
-			p->settings = s;
+	if (settings_room(p, n.cgroups) < 0 ||
+	    (p->ananicy_groups = calloc(n.cgroups + 1, sizeof(*p->ananicy_groups))) == NULL) {
 		report_msg(rep, "%s: out of memory", spec);
 		return -1;
 	}
-	p->settings = s;
 	p->ananicy_place = true;
 	p->ananicy_hier = (size_t)k;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -139,6 +161,94 @@ ananicy_groups(struct policy *p, const struct report *rep)
 	return 0;
 }
 
+/* One setting "key=value" more of group g. */
+static void
+group_add_set(struct ananicy_group *g, const char *key, int value)
+{
+	size_t i = g->conf.nset;
+
+	snprintf(g->set[i], sizeof(g->set[i]), "%s=%d", key, value);
+	g->setv[i] = g->set[i];
+	g->conf.nset++;
+}
+
+struct types_fill {
+	struct policy *p;
+	size_t n, cap; /* groups filled, room in p->type_groups */
+};
+
+/* A type line as a class: the group /TYPE with the weights of its plan. */
+static void
+type_fill(void *arg, const struct ananicy_entry *e)
+{
+	struct types_fill *f = arg;
+	struct policy *p = f->p;
+	struct ananicy_group *g = &p->type_groups[f->n];
+	struct ananicy_class cls;
+
+	if (f->n >= f->cap || !ananicy_class_name_ok(e->key) ||
+	    (size_t)snprintf(g->path, sizeof(g->path), "/%s", e->key) >= sizeof(g->path))
+		return; /* ananicy_class_for() places nobody there either */
+	g->conf.hier = p->cfg->ananicy_type_hier;
+	g->conf.path = g->path;
+	g->conf.set = g->setv;
+	ananicy_class_plan(&e->v, &cls);
+	if (cls.cpu_weight > 0)
+		group_add_set(g, "cpu.weight", cls.cpu_weight);
+	if (cls.io_weight > 0)
+		group_add_set(g, "io.weight", cls.io_weight);
+	/* after the group sections: the admin's settings for a path win */
+	p->settings[p->nsettings].hier = p->type_hier;
+	p->settings[p->nsettings].conf = &g->conf;
+	p->nsettings++;
+	f->n++;
+}
+
+/* ananicy-type-hierarchy: each type a group of that v2 hierarchy or
+ * dimension, weighted as its nice and I/O level say; 0 or -1 after
+ * reporting. */
+static int
+ananicy_types(struct policy *p, const struct report *rep)
+{
+	const char *spec = p->cfg->ananicy_type_hier;
+	const char *where = p->cfg->file[0] ? p->cfg->file : "config";
+	struct ananicy_counts n;
+	int k;
+
+	if (spec[0] == '\0')
+		return 0;
+	if ((k = key_index(p, "ananicy-type-hierarchy", spec, rep)) < 0)
+		return -1;
+	if (!p->virt[k] && p->managed[k]->version != HIER_V2) {
+		report_msg(rep, "%s: ananicy-type-hierarchy \"%s\": a cgroup v1 hierarchy; "
+				"cpu.weight and io.weight need cgroup v2 (\"unified\" or a "
+				"dimension of unified-layout)",
+			   where, spec);
+		return -1;
+	}
+	if (p->ananicy_place && p->ananicy_hier == (size_t)k) {
+		report_msg(rep, "%s: ananicy-type-hierarchy \"%s\": ananicy-cgroup-hierarchy "
+				"names it too; give each a hierarchy of its own",
+			   where, spec);
+		return -1;
+	}
+	ananicy_counts(p->ananicy, &n);
+	if (settings_room(p, n.types) < 0 ||
+	    (p->type_groups = calloc(n.types + 1, sizeof(*p->type_groups))) == NULL) {
+		report_msg(rep, "%s: out of memory", spec);
+		return -1;
+	}
+	p->type_place = true;
+	p->type_hier = (size_t)k;
+	struct types_fill f = { p, 0, n.types };
+	ananicy_each(p->ananicy, ANANICY_TYPE, type_fill, &f);
+	if (p->virt[k]) {
+		layout_want_controller(p, "cpu");
+		layout_want_controller(p, "io");
+	}
+	return 0;
+}
+
 int
 ananicy_policy_load(struct policy *p, const struct report *rep)
 {
@@ -148,6 +258,8 @@ ananicy_policy_load(struct policy *p, const struct report *rep)
 	if (dir == NULL || dir[0] == '\0') {
 		if (p->cfg->ananicy_cgroup_hier[0] != '\0')
 			log_warning("ananicy-cgroup-hierarchy without ananicy-dir: unused");
+		if (p->cfg->ananicy_type_hier[0] != '\0')
+			log_warning("ananicy-type-hierarchy without ananicy-dir: unused");
 		return 0;
 	}
 	if ((p->ananicy = ananicy_new()) == NULL) {
@@ -162,7 +274,7 @@ ananicy_policy_load(struct policy *p, const struct report *rep)
 			   strerror(-rc));
 		return -1;
 	}
-	return ananicy_groups(p, rep);
+	return ananicy_groups(p, rep) < 0 ? -1 : ananicy_types(p, rep);
 }
 
 void
@@ -219,21 +331,50 @@ ananicy_decide(const struct core *c, const struct task *t, struct decision *d)
 		priority_want_add(&d->prio, &want, rule->file, rule->line);
 }
 
-void
-ananicy_place(const struct core *c, const struct task *t, struct decision *d)
+/* Into verdict v: the cgroup ananicy's rule for name names, unless
+ * something placed the process in that hierarchy already. */
+static void
+place_cgroup(const struct policy *p, const char *name, struct verdict *v)
 {
-	const struct policy *p = core_policy(c);
 	const struct ananicy_entry *rule;
-	char name[PATH_MAX], dest[RULES_DEST_MAX];
+	char dest[RULES_DEST_MAX];
 
-	if (!p->ananicy_place || p->ananicy == NULL || t->kthread)
-		return;
-	struct verdict *v = &d->verdicts[p->ananicy_hier];
-	ananicy_name(t->argv0, t->exe, t->comm, name, sizeof(name));
 	if (!ananicy_cgroup_for(p->ananicy, name, v->move, dest, sizeof(dest), &rule))
 		return;
 	v->move = true;
 	v->rule = NULL; /* a group of ananicy's is made when missing */
 	snprintf(v->dest, sizeof(v->dest), "%s", dest);
 	snprintf(v->reason, sizeof(v->reason), "%s:%u", rule->file, rule->line);
+}
+
+/* Into verdict v: the class of the type of ananicy's rule for name, the
+ * same way. */
+static void
+place_class(const struct policy *p, const char *name, struct verdict *v)
+{
+	const struct ananicy_entry *rule, *type;
+	char dest[RULES_DEST_MAX];
+
+	if (!ananicy_class_for(p->ananicy, name, v->move, dest, sizeof(dest), &rule, &type))
+		return;
+	v->move = true;
+	v->rule = NULL;
+	snprintf(v->dest, sizeof(v->dest), "%s", dest);
+	snprintf(v->reason, sizeof(v->reason), "%s:%u, the class of type %s (%s:%u)",
+		 rule->file, rule->line, type->key, type->file, type->line);
+}
+
+void
+ananicy_place(const struct core *c, const struct task *t, struct decision *d)
+{
+	const struct policy *p = core_policy(c);
+	char name[PATH_MAX];
+
+	if ((!p->ananicy_place && !p->type_place) || p->ananicy == NULL || t->kthread)
+		return;
+	ananicy_name(t->argv0, t->exe, t->comm, name, sizeof(name));
+	if (p->ananicy_place)
+		place_cgroup(p, name, &d->verdicts[p->ananicy_hier]);
+	if (p->type_place)
+		place_class(p, name, &d->verdicts[p->type_hier]);
 }

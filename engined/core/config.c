@@ -290,6 +290,7 @@ static cfg_opt_t opts[] = {
 	CFG_STR("event-source", "auto", CFGF_NONE),
 	CFG_STR("ananicy-dir", "", CFGF_NONE),
 	CFG_STR("ananicy-cgroup-hierarchy", "", CFGF_NONE),
+	CFG_STR("ananicy-type-hierarchy", "", CFGF_NONE),
 	CFG_INT_CB("boosts-per-user", CONFIG_BOOSTS_PER_USER, CFGF_NONE, config_parse_ranged),
 	CFG_STR("dbus", "no", CFGF_NONE),
 	CFG_STR("foreground-profile", "", CFGF_NONE),
@@ -368,7 +369,8 @@ copy_config(cfg_t *cfg, struct config *c)
 	c->metrics_group = xstrdup(cfg_getstr(cfg, "metrics-group"));
 	c->ananicy_dir = xstrdup(cfg_getstr(cfg, "ananicy-dir"));
 	c->ananicy_cgroup_hier = xstrdup(cfg_getstr(cfg, "ananicy-cgroup-hierarchy"));
-	if (!c->ananicy_cgroup_hier)
+	c->ananicy_type_hier = xstrdup(cfg_getstr(cfg, "ananicy-type-hierarchy"));
+	if (!c->ananicy_cgroup_hier || !c->ananicy_type_hier)
 		return -ENOMEM;
 	if (!c->rules || !c->rules_dir || !c->control_socket || !c->sticky_socket ||
 	    !c->pidfile || !c->state_file || !c->template_key || !c->log ||
@@ -587,6 +589,7 @@ config_free(struct config *c)
 	free(c->rules_dir);
 	free(c->ananicy_dir);
 	free(c->ananicy_cgroup_hier);
+	free(c->ananicy_type_hier);
 	free_list(c->hierarchies, c->nhierarchies);
 	free_list(c->layout, c->nlayout);
 	free(c->unified_root);

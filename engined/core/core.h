@@ -184,6 +184,7 @@ struct config {
 	uint64_t digest;     /* fingerprint of the parsed configuration (fleet.c) */
 	char *ananicy_dir;    /* ananicy-cpp's rules to read, "" = none */
 	char *ananicy_cgroup_hier; /* where ananicy's cgroups are made, "" = nowhere */
+	char *ananicy_type_hier; /* where ananicy's types are classes, "" = nowhere */
 	struct group_conf *groups;
 	size_t ngroups;
 	struct boost_profile *profiles;

@@ -89,6 +89,12 @@ struct policy {
 	bool ananicy_place;
 	size_t ananicy_hier;
 	struct ananicy_group *ananicy_groups;
+	/* ananicy-type-hierarchy: ananicy's types are groups of managed v2
+	 * hierarchy or dimension type_hier, their weights in settings[]
+	 * pointing into type_groups (the same) */
+	bool type_place;
+	size_t type_hier;
+	struct ananicy_group *type_groups;
 	struct name_table *users;  /* uid -> name cache */
 	struct name_table *groups; /* gid -> name cache */
 };
@@ -146,7 +152,9 @@ bool ananicy_want(const struct policy *p, const struct task *t, struct prio *out
 /*
  * After the rules and the Lua hook, before boosts: with
  * ananicy-cgroup-hierarchy, a task nothing placed in that hierarchy goes
- * to the cgroup its ananicy rule (or the rule's type) names.
+ * to the cgroup its ananicy rule (or the rule's type) names; with
+ * ananicy-type-hierarchy, one nothing placed in that one goes to the
+ * class of its rule's type, "/TYPE".
  */
 void ananicy_place(const struct core *c, const struct task *t, struct decision *d);
 /* After priority_decide(): the fields of d->prio nothing named yet, from

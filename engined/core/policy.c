@@ -342,6 +342,7 @@ policy_free(struct policy *p)
 	free(p->settings);
 	free(p->prio_groups);
 	free(p->ananicy_groups);
+	free(p->type_groups);
 	free(p->uroot);
 	free(p);
 }

@@ -309,7 +309,7 @@ fake_move(void *arg, const struct hier *h, const char *path, pid_t tgid)
 			return -EBUSY;
 		set_cgroup_line(f, tgid, "", path);
 	} else {
-		set_cgroup_line(f, tgid, FIXTURE_HIER, path);
+		set_cgroup_line(f, tgid, f->v1name, path);
 	}
 	return 0;
 }
@@ -488,8 +488,29 @@ fixture_init(struct fixture *f)
 		.gate = { .move_now = fake_move },
 		.arg = f,
 	};
+	snprintf(f->v1name, sizeof(f->v1name), "%s", FIXTURE_HIER);
 	f->wall = 1700000000;
 	fixture_current = f;
+}
+
+void
+fixture_v1_controllers(struct fixture *f, const char *controllers)
+{
+	snprintf(f->v1name, sizeof(f->v1name), "%s,%s", controllers, FIXTURE_HIER);
+	put(f->mountinfo,
+	    "35 25 0:99 / %s rw,relatime shared:99 - cgroup cgroup rw,%s\n", f->cg,
+	    f->v1name);
+}
+
+const char *
+fixture_v1_file(struct fixture *f, const char *group, const char *file)
+{
+	static char buf[512];
+	char path[700];
+
+	snprintf(path, sizeof(path), "%s%s/%s", f->cg, strcmp(group, "/") == 0 ? "" : group,
+		 file);
+	return slurp(path, buf, sizeof(buf));
 }
 
 void
@@ -624,7 +645,7 @@ fixture_proc(struct fixture *f, pid_t pid, uid_t uid, gid_t gid, const char *exe
 	snprintf(file, sizeof(file), "%s/comm", dir);
 	put(file, "%.15s\n", base ? base + 1 : exe);
 	snprintf(file, sizeof(file), "%s/cgroup", dir);
-	put(file, "1:%s:%s\n", FIXTURE_HIER, group);
+	put(file, "1:%s:%s\n", f->v1name, group);
 	snprintf(file, sizeof(file), "%s/cmdline", dir);
 	put(file, "%s", exe);
 	snprintf(file, sizeof(file), "%s/exe", dir);
@@ -711,8 +732,10 @@ fixture_group(struct fixture *f, pid_t pid)
 		buf[0] = '\0';
 	fclose(in);
 	buf[strcspn(buf, "\n")] = '\0';
-	char *p = strstr(buf, FIXTURE_HIER ":");
-	return p ? p + strlen(FIXTURE_HIER) + 1 : "";
+	char *p = strchr(buf, ':');
+	size_t n = strlen(f->v1name);
+	return p != NULL && strncmp(p + 1, f->v1name, n) == 0 && p[1 + n] == ':' ? p + 2 + n
+										  : "";
 }
 
 void

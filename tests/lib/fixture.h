@@ -19,6 +19,7 @@ struct fixture {
 	char dir[64];	     /* the temporary directory */
 	char proc[128];	     /* its /proc look-alike */
 	char cg[128];	     /* the fake hierarchy's mount point */
+	char v1name[64];     /* its name as /proc/PID/cgroup shows it */
 	char mountinfo[128];
 	char conf[128], rules[128], state[128];
 	struct backend cgfs;
@@ -70,6 +71,15 @@ void fixture_zombie(struct fixture *f, pid_t pid);
 /* The group of pid in the fake hierarchy ("" if unknown). */
 const char *fixture_group(struct fixture *f, pid_t pid);
 void fixture_done(struct fixture *f);
+
+/*
+ * Give the fake hierarchy controllers too ("cpu": it is then
+ * "cpu,name=cgecore" in mountinfo and /proc/PID/cgroup), right after
+ * fixture_init (it rewrites the mount table).
+ */
+void fixture_v1_controllers(struct fixture *f, const char *controllers);
+/* The content of a file in the fake hierarchy ("" if none). */
+const char *fixture_v1_file(struct fixture *f, const char *group, const char *file);
 
 /*
  * Add a cgroup2 mount (before fixture_files/fixture_core), whose root

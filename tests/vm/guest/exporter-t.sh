@@ -49,14 +49,15 @@ ok "without a body" sh -c '! grep -q "^cgengine_" /tmp/scrape'
 
 # the service as it runs: hold a connection open without a request, so
 # that its instance waits (up to 10 s) and can be looked at
-# (the instance is found by its group in the cgroup tree: Debian 12's
-# systemctl list-units did not list it by a pattern in CI's run)
+# (wait_for runs a function: "test -n $(...)" as its arguments would be
+# expanded once, before the instance started, as in CI's failed run)
 bash -c 'exec 3<>/dev/tcp/127.0.0.1/9857 && sleep 9' &
 holder=$!
 inst() { find /sys/fs/cgroup/system.slice -maxdepth 2 -type d \
 	-name 'cgengine-exporter@*.service' | awk 'NR == 1 { print }'; }
 inst_pid() { d=$(inst) && test -n "$d" && awk 'NR == 1 { print }' "$d/cgroup.procs"; }
-wait_for 10 test -n "$(inst_pid)"
+has_inst() { test -n "$(inst_pid)"; }
+wait_for 10 has_inst
 unit=$(basename "$(inst)")
 pid=$(inst_pid)
 uid=$(awk '/^Uid:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)

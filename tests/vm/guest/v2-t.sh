@@ -83,7 +83,8 @@ loginctl terminate-session "$S"
 ok "the session's end does not reach the moved processes" sh -c "sleep 2; kill -0 $SL"
 kill $SL 2>/dev/null
 systemctl stop cgengined
-wait_for 10 test -z "$(procs .)"
+no_procs() { test -z "$(procs .)"; }
+wait_for 10 no_procs
 
 # --- part 2: Delegate=yes, the daemon's rules stay below its own unit -------------
 G=/system.slice/cgengined.service
