@@ -937,7 +937,7 @@ engine_run(struct engine *e)
 	e->sticky = NULL;
 	control_close(e->control);
 	e->control = NULL;
-	dbus_free(e->door); /* its foreground boost ends: nobody watches its caller */
+	dbus_free(e->door); /* its foreground grant ends: nobody watches its caller */
 	e->door = NULL;
 	gnomefg_free(e->gnome);
 	e->gnome = NULL;

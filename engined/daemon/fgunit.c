@@ -17,7 +17,8 @@
  * nothing the user could not do to its own units.  Every call is
  * asynchronous with a deadline, one connection per user, made at first
  * use and closed once nothing waits on it; the connections and the
- * grant's pidfd sit in one epoll descriptor the loop watches.
+ * grant's pidfd sit in one epoll descriptor the loop watches.  Only
+ * an error's name is logged, never its message: the peer is the user's.
  */
 #include "foreground.h"
 #include "engined/backend/systemd/sdunit.h"
@@ -104,12 +105,13 @@ describe(const struct sdprop *p, size_t n, char *out, size_t len)
 	out[0] = '\0';
 	for (size_t i = 0; i < n && at < len; i++) {
 		int w = p[i].type == 't' && p[i].u == UINT64_MAX
-				? snprintf(out + at, len - at, "%s%s=", i ? " " : "", p[i].name)
+				? snprintf(out + at, len - at, "%s%s=", i ? " " : "",
+					   p[i].name)
 			: p[i].type == 't'
-				? snprintf(out + at, len - at, "%s%s=%" PRIu64, i ? " " : "",
-					   p[i].name, p[i].u)
-				: snprintf(out + at, len - at, "%s%s=(%zu bytes)", i ? " " : "",
-					   p[i].name, p[i].masklen);
+				? snprintf(out + at, len - at, "%s%s=%" PRIu64,
+					   i ? " " : "", p[i].name, p[i].u)
+				: snprintf(out + at, len - at, "%s%s=(%zu bytes)",
+					   i ? " " : "", p[i].name, p[i].masklen);
 		if (w < 0)
 			break;
 		at += (size_t)w;
@@ -123,7 +125,8 @@ unit_path(const char *unit, char *out, size_t len)
 	static const char hex[] = "0123456789abcdef";
 	size_t at = (size_t)snprintf(out, len, "%s/unit/", MGR_PATH);
 
-	for (const unsigned char *c = (const unsigned char *)unit; *c && at + 4 < len; c++)
+	for (const unsigned char *c = (const unsigned char *)unit; *c && at + 4 < len;
+	     c++)
 		if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
 		    (*c >= '0' && *c <= '9')) {
 			out[at++] = (char)*c;
@@ -167,7 +170,8 @@ append_props(sd_bus_message *m, const struct sdprop *p, size_t n)
 		if ((rc = sd_bus_message_open_container(m, 'r', "sv")) < 0 ||
 		    (rc = sd_bus_message_append(m, "s", p[i].name)) < 0 ||
 		    (rc = sd_bus_message_open_container(m, 'v', "ay")) < 0 ||
-		    (rc = sd_bus_message_append_array(m, 'y', p[i].mask, p[i].masklen)) < 0 ||
+		    (rc = sd_bus_message_append_array(m, 'y', p[i].mask, p[i].masklen)) <
+			    0 ||
 		    (rc = sd_bus_message_close_container(m)) < 0)
 			break;
 		rc = sd_bus_message_close_container(m);
@@ -259,7 +263,7 @@ get_prop(struct fgunit *u, struct ugrant *g, size_t i)
 	rc = sd_bus_message_new_method_call(g->m->bus, &msg, MANAGER, path,
 					    "org.freedesktop.DBus.Properties", "Get");
 	if (rc >= 0 && (rc = sd_bus_message_append(msg, "ss", unit_interface(g->unit),
-						    g->want[i].name)) >= 0) {
+						   g->want[i].name)) >= 0) {
 		rc = call(k, msg, get_cb, &g->gets[i]);
 		k = NULL;
 	}
@@ -311,8 +315,8 @@ all_read(struct fgunit *u, struct ugrant *g)
 	describe(g->before, g->n, what, sizeof(what));
 	log_debug("foreground: %s of uid %u had %s", g->unit, (unsigned)g->m->uid, what);
 	if ((rc = set_props(u, g->m, g->id, g->unit, g->want, g->n, false)) < 0) {
-		log_warning("foreground: %s of uid %u: cannot ask its manager: %s", g->unit,
-			    (unsigned)g->m->uid, strerror(-rc));
+		log_warning("foreground: %s of uid %u: cannot ask its manager: %s",
+			    g->unit, (unsigned)g->m->uid, strerror(-rc));
 		grant_free(u, g);
 		return;
 	}
@@ -335,9 +339,9 @@ get_cb(sd_bus_message *r, void *userdata, sd_bus_error *ret)
 	*p = g->want[i];
 	if (e != NULL) {
 		log_warning("foreground: %s of uid %u: %s", g->unit, (unsigned)g->m->uid,
-			    unit_gone(e)	 ? "the unit is gone"
+			    unit_gone(e)    ? "the unit is gone"
 			    : unanswered(e) ? "its manager does not answer"
-					     : e->message ? e->message : e->name);
+					    : e->name);
 		grant_free(u, g); /* nothing was set: nothing to restore */
 		return 0;
 	}
@@ -354,8 +358,8 @@ get_cb(sd_bus_message *r, void *userdata, sd_bus_error *ret)
 		}
 	}
 	if (rc < 0) {
-		log_warning("foreground: %s of uid %u: %s is not what systemd says", g->unit,
-			    (unsigned)g->m->uid, p->name);
+		log_warning("foreground: %s of uid %u: %s is not what systemd says",
+			    g->unit, (unsigned)g->m->uid, p->name);
 		grant_free(u, g);
 		return 0;
 	}
@@ -376,13 +380,15 @@ set_cb(sd_bus_message *r, void *userdata, sd_bus_error *ret)
 
 	if (k->restore) {
 		if (e == NULL)
-			log_info("foreground: %s of uid %u has its values again", k->unit, uid);
-		else if (unit_gone(e))
-			log_info("foreground: %s of uid %u is gone: nothing to restore", k->unit,
+			log_info("foreground: %s of uid %u has its values again", k->unit,
 				 uid);
+		else if (unit_gone(e))
+			log_info("foreground: %s of uid %u is gone: nothing to restore",
+				 k->unit, uid);
 		else
-			log_warning("foreground: %s of uid %u: cannot restore its values: %s",
-				    k->unit, uid, e->message ? e->message : e->name);
+			log_warning(
+				"foreground: %s of uid %u: cannot restore its values: %s",
+				k->unit, uid, e->name);
 		return 0;
 	}
 	if (g == NULL)
@@ -394,12 +400,13 @@ set_cb(sd_bus_message *r, void *userdata, sd_bus_error *ret)
 		if (e == NULL)
 			log_info("foreground: %s of uid %u gets %s", g->unit, uid, what);
 		else
-			log_warning("foreground: %s of uid %u: its manager does not answer",
-				    g->unit, uid);
+			log_warning(
+				"foreground: %s of uid %u: its manager does not answer",
+				g->unit, uid);
 		return 0;
 	}
 	log_warning("foreground: %s of uid %u: %s", g->unit, uid,
-		    unit_gone(e) ? "the unit is gone" : e->message ? e->message : e->name);
+		    unit_gone(e) ? "the unit is gone" : e->name);
 	grant_free(u, g); /* refused: nothing to restore */
 	return 0;
 }
@@ -435,8 +442,9 @@ check_peer(const struct umgr *m)
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &n) < 0)
 		return -errno;
 	if (cr.uid != m->uid) {
-		log_warning("foreground: the manager socket of uid %u is uid %u's: not used",
-			    (unsigned)m->uid, (unsigned)cr.uid);
+		log_warning(
+			"foreground: the manager socket of uid %u is uid %u's: not used",
+			(unsigned)m->uid, (unsigned)cr.uid);
 		return -EPERM;
 	}
 	return 0;
@@ -475,7 +483,8 @@ manager(struct fgunit *u, uid_t uid, struct umgr **out)
 	if ((m = calloc(1, sizeof(*m))) == NULL)
 		return -ENOMEM;
 	m->uid = uid;
-	if ((rc = sd_bus_new(&m->bus)) < 0 || (rc = sd_bus_set_address(m->bus, address)) < 0 ||
+	if ((rc = sd_bus_new(&m->bus)) < 0 ||
+	    (rc = sd_bus_set_address(m->bus, address)) < 0 ||
 	    (rc = sd_bus_set_bus_client(m->bus, u->is_bus)) < 0 ||
 	    (rc = sd_bus_start(m->bus)) < 0 || (rc = check_peer(m)) < 0) {
 		sd_bus_close_unref(m->bus);
@@ -544,17 +553,19 @@ fgunit_end(struct fgunit *u, const char *why)
 		return;
 	u->g = NULL;
 	if (g->stage == U_READING) {
-		log_info("foreground: %s of uid %u: the grant ends (%s) before its values "
-			 "were set",
-			 g->unit, (unsigned)g->m->uid, why);
+		log_info(
+			"foreground: %s of uid %u: the grant ends (%s) before its values "
+			"were set",
+			g->unit, (unsigned)g->m->uid, why);
 	} else if (g->n > 0) {
 		char what[512];
 		describe(g->before, g->n, what, sizeof(what));
-		log_info("foreground: %s of uid %u: the grant ends (%s): %s again", g->unit,
-			 (unsigned)g->m->uid, why, what);
+		log_info("foreground: %s of uid %u: the grant ends (%s): %s again",
+			 g->unit, (unsigned)g->m->uid, why, what);
 		if ((rc = set_props(u, g->m, g->id, g->unit, g->before, g->n, true)) < 0)
-			log_warning("foreground: %s of uid %u: cannot restore its values: %s",
-				    g->unit, (unsigned)g->m->uid, strerror(-rc));
+			log_warning(
+				"foreground: %s of uid %u: cannot restore its values: %s",
+				g->unit, (unsigned)g->m->uid, strerror(-rc));
 	}
 	grant_free(u, g);
 }

@@ -23,11 +23,17 @@
 
 /* ---- where the process is --------------------------------------------------------- */
 
+/* What systemd allows in a unit's name (a group the user made itself
+ * may have any name: such a name is no unit of its manager's). */
+#define UNIT_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:-_.\\@"
+
 /*
  * The unit of pid's user manager that holds it, when its v2 group is
  * /user.slice/user-U.slice/user@U.service/.../UNIT (not the manager's
- * own init.scope): 1 with U in *owner and UNIT in unit, 0 when it is
- * not in one, -errno.
+ * own init.scope): 1 with U in *owner and UNIT in unit; 2 with U in
+ * *owner when it is below user@U.service but in none of its units
+ * (the manager itself, a group the user made); 0 when it is not below
+ * a user's manager; -errno.
  */
 static int
 user_unit(const struct foreground *f, pid_t pid, uid_t *owner, char *unit, size_t len)
@@ -45,13 +51,18 @@ user_unit(const struct foreground *f, pid_t pid, uid_t *owner, char *unit, size_
 	}
 	const char *path = task_cgroup_of(cg, "");
 	rc = 0;
-	if (path != NULL && sscanf(path, "/user.slice/user-%u.slice/%n", &u, &n) == 1 && n > 0) {
-		int k = snprintf(want, sizeof(want), "/user.slice/user-%u.slice/user@%u.service/",
-				 u, u);
-		if (strncmp(path, want, (size_t)k) == 0 && path[k] != '\0' &&
-		    sdunit_unit_of(path + k, unit, len) == 0 && strcmp(unit, "init.scope") != 0) {
+	if (path != NULL && sscanf(path, "/user.slice/user-%u.slice/%n", &u, &n) == 1 &&
+	    n > 0) {
+		int k = snprintf(want, sizeof(want),
+				 "/user.slice/user-%u.slice/user@%u.service/", u, u);
+		if (strncmp(path, want, (size_t)k - 1) == 0 &&
+		    (path[k - 1] == '\0' || path[k - 1] == '/')) {
+			bool in_unit = path[k - 1] == '/' &&
+				       sdunit_unit_of(path + k, unit, len) == 0 &&
+				       strspn(unit, UNIT_CHARS) == strlen(unit) &&
+				       strcmp(unit, "init.scope") != 0;
 			*owner = (uid_t)u;
-			rc = 1;
+			rc = in_unit ? 1 : 2;
 		}
 	}
 	free(cg);
@@ -78,10 +89,12 @@ profile_props(const struct config *cfg, const struct boost_profile *p, struct sd
 
 			if (eq == NULL || (size_t)(eq - g->set[k]) >= sizeof(key))
 				continue;
-			snprintf(key, sizeof(key), "%.*s", (int)(eq - g->set[k]), g->set[k]);
+			snprintf(key, sizeof(key), "%.*s", (int)(eq - g->set[k]),
+				 g->set[k]);
 			if ((got = sdunit_props(key, eq + 1, one)) < 0) {
-				log_debug("foreground: %s: no unit property stands for it",
-					  g->set[k]);
+				log_debug(
+					"foreground: %s: no unit property stands for it",
+					g->set[k]);
 				continue;
 			}
 			for (int j = 0; j < got && n < FGUNIT_PROPS_MAX; j++)
@@ -106,7 +119,8 @@ unit_grant(struct foreground *f, pid_t pid, int pidfd, uid_t uid, uid_t owner,
 
 	if ((rc = core_profile_grant(f->core, name, uid, &p, err, len)) < 0)
 		return rc;
-	if (core_read_task(f->core, pid, &t) < 0 || (uid != 0 && t.uid != uid && t.euid != uid)) {
+	if (core_read_task(f->core, pid, &t) < 0 ||
+	    (uid != 0 && t.uid != uid && t.euid != uid)) {
 		snprintf(err, len, "no process %d of yours", (int)pid);
 		return -ESRCH;
 	}
@@ -170,8 +184,14 @@ foreground_set(struct foreground *f, double now, pid_t pid, int pidfd, uid_t uid
 	if ((rc = user_unit(f, pid, &owner, unit, sizeof(unit))) > 0 && uid != 0 &&
 	    uid != owner) {
 		/* never moved out of a user's units, whoever's */
-		snprintf(err, len, "pid %d runs in the service manager of uid %u", (int)pid,
-			 (unsigned)owner);
+		snprintf(err, len, "pid %d runs in the service manager of uid %u",
+			 (int)pid, (unsigned)owner);
+		return -EPERM;
+	}
+	if (rc == 2) {
+		snprintf(err, len,
+			 "pid %d is in none of the units of uid %u's service manager",
+			 (int)pid, (unsigned)owner);
 		return -EPERM;
 	}
 	if (rc > 0)
@@ -247,7 +267,8 @@ foreground_close(struct foreground *f, double seconds)
 	if (f->units == NULL)
 		return;
 	/* bounded: the loop is over, a manager that does not answer is left */
-	for (double end = mono() + seconds; fgunit_pending(f->units) > 0 && mono() < end;) {
+	for (double end = mono() + seconds;
+	     fgunit_pending(f->units) > 0 && mono() < end;) {
 		struct pollfd p = { .fd = fgunit_fd(f->units), .events = POLLIN };
 
 		fgunit_prepare(f->units);

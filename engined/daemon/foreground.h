@@ -26,12 +26,12 @@ struct fgunit;
 /* The foreground's grant: one boost, one unit's properties, or none.
  * The engine owns it, the door and the GNOME watcher borrow it. */
 struct foreground {
-	struct core *core;     /* borrowed */
-	unsigned grant;	       /* the foreground's grant (0: none) */
-	unsigned next;	       /* the last grant's number */
-	unsigned boost;	       /* its boost (0: none: not a boost) */
-	struct fgunit *units;  /* the users' managers (NULL: made at first use) */
-	const char *address;   /* a test's manager address (fgunit_new), or NULL */
+	struct core *core;    /* borrowed */
+	unsigned grant;	      /* the foreground's grant (0: none) */
+	unsigned next;	      /* the last grant's number */
+	unsigned boost;	      /* its boost (0: none: not a boost) */
+	struct fgunit *units; /* the users' managers (NULL: made at first use) */
+	const char *address;  /* a test's manager address (fgunit_new), or NULL */
 	bool address_is_bus;
 };
 

@@ -25,13 +25,13 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#define DEPTH_APPS  3 /* root/user-UID.slice/user@UID.service/app.slice */
-#define DEPTH_MAX   6 /* app.slice's sub-slices and scopes, not deeper */
-#define WATCHES_MAX 65536
+#define DEPTH_APPS	 3 /* root/user-UID.slice/user@UID.service/app.slice */
+#define DEPTH_MAX	 6 /* app.slice's sub-slices and scopes, not deeper */
+#define WATCHES_MAX	 65536
 #define WATCHES_PER_USER 4096 /* a user makes its own groups below user@UID.service */
-#define GNOME_RATE  5.0 /* foreground changes a uid may make a second */
-#define GNOME_BURST 10.0
-#define GNOME_USERS 1024
+#define GNOME_RATE	 5.0  /* foreground changes a uid may make a second */
+#define GNOME_BURST	 10.0
+#define GNOME_USERS	 1024
 
 /* One watched directory. */
 struct gwatch {
@@ -89,8 +89,8 @@ room(struct gcount *n)
 	if (n->watches < WATCHES_PER_USER)
 		return true;
 	if (!n->said)
-		log_warning("gnome: uid %u has %d groups watched: no more of its are", (unsigned)n->uid,
-			    WATCHES_PER_USER);
+		log_warning("gnome: uid %u has %d groups watched: no more of its are",
+			    (unsigned)n->uid, WATCHES_PER_USER);
 	n->said = true;
 	return false;
 }
@@ -146,7 +146,8 @@ check(struct gnomefg *g, const struct gwatch *w)
 				    (unsigned)w->uid);
 		return;
 	}
-	if (foreground_set(g->fg, g->now, pid, -1, w->uid, 0, &id, err, sizeof(err)) < 0) {
+	if (foreground_set(g->fg, g->now, pid, -1, w->uid, 0, &id, err, sizeof(err)) <
+	    0) {
 		unsigned long held;
 
 		if (log_limit_pass(&g->fails, g->now, &held))

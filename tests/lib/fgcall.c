@@ -44,7 +44,8 @@ main(int argc, char **argv)
 	rc = sd_bus_call_method(bus, "org.cgengine.Engine1", "/org/cgengine/Engine1",
 				"org.cgengine.Engine1", "SetForeground", &e, &r, "h", fd);
 	if (rc < 0) {
-		printf("%s: %s\n", e.name ? e.name : "error", e.message ? e.message : strerror(-rc));
+		printf("%s: %s\n", e.name ? e.name : "error",
+		       e.message ? e.message : strerror(-rc));
 		return 1;
 	}
 	printf("OK\n");

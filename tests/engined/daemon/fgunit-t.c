@@ -60,11 +60,11 @@ static struct unit units[] = {
 	{ "app-c.service", true, UINT64_MAX, UINT64_MAX },
 };
 #define NUNITS (sizeof(units) / sizeof(units[0]))
-static bool hold;		/* answer nothing */
+static bool hold; /* answer nothing */
 static sd_bus_message *held[64];
 static size_t nheld;
 static unsigned sets, refused; /* SetUnitProperties asked, refused */
-static int runtime = -1;	/* its last runtime flag */
+static int runtime = -1;       /* its last runtime flag */
 
 static struct unit *
 unit_named(const char *name)
@@ -117,7 +117,8 @@ get_cb(sd_bus_message *m, void *ud, sd_bus_error *e)
 	if (sd_bus_message_read(m, "ss", &iface, &prop) < 0)
 		return sd_bus_error_set(e, SD_BUS_ERROR_INVALID_ARGS, "bad Get");
 	if ((u = unit_at(sd_bus_message_get_path(m))) == NULL)
-		return sd_bus_error_set(e, "org.freedesktop.systemd1.NoSuchUnit", "no such unit");
+		return sd_bus_error_set(e, "org.freedesktop.systemd1.NoSuchUnit",
+					"no such unit");
 	if (strcmp(prop, "CPUWeight") == 0)
 		return sd_bus_reply_method_return(m, "v", "t", u->cpu);
 	if (strcmp(prop, "IOWeight") == 0)
@@ -202,8 +203,8 @@ start_broker(void)
 		dup2(null, 1);
 		dup2(null, 2);
 		/* the manager runs as its user */
-		if (getuid() == 0 && (setgroups(0, NULL) < 0 || setgid(user) < 0 ||
-				      setuid(user) < 0))
+		if (getuid() == 0 &&
+		    (setgroups(0, NULL) < 0 || setgid(user) < 0 || setuid(user) < 0))
 			_exit(98);
 		execlp("dbus-daemon", "dbus-daemon", "--nofork", "--nopidfile",
 		       "--nosyslog", "--config-file", conf, (char *)NULL);
@@ -237,8 +238,8 @@ start_manager(void)
 	    sd_bus_add_object_vtable(mgr, NULL, "/org/freedesktop/systemd1",
 				     "org.freedesktop.systemd1.Manager", manager_vtable,
 				     NULL) < 0 ||
-	    sd_bus_add_fallback(mgr, NULL, "/org/freedesktop/systemd1/unit", get_cb, NULL) <
-		    0 ||
+	    sd_bus_add_fallback(mgr, NULL, "/org/freedesktop/systemd1/unit", get_cb,
+				NULL) < 0 ||
 	    sd_bus_request_name(mgr, "org.freedesktop.systemd1", 0) < 0)
 		bail("cannot set up the stand-in manager");
 }
@@ -267,13 +268,15 @@ pump(bool (*done)(void), double limit)
 			slowest = now() - t;
 		while (sd_bus_process(mgr, NULL) > 0)
 			;
-		if (done != NULL ? done()
-				 : (shared.units == NULL || fgunit_pending(shared.units) == 0))
+		if (done != NULL
+			    ? done()
+			    : (shared.units == NULL || fgunit_pending(shared.units) == 0))
 			return true;
 		foreground_prepare(&shared);
 		struct pollfd p[2] = {
 			{ .fd = foreground_fd(&shared), .events = POLLIN },
-			{ .fd = sd_bus_get_fd(mgr), .events = (short)sd_bus_get_events(mgr) },
+			{ .fd = sd_bus_get_fd(mgr),
+			  .events = (short)sd_bus_get_events(mgr) },
 		};
 		(void)poll(p, 2, 20);
 	}
@@ -305,8 +308,9 @@ scope_of(uid_t uid, const char *unit)
 {
 	static char path[256];
 
-	snprintf(path, sizeof(path), "/user.slice/user-%u.slice/user@%u.service/app.slice/%s",
-		 (unsigned)uid, (unsigned)uid, unit);
+	snprintf(path, sizeof(path),
+		 "/user.slice/user-%u.slice/user@%u.service/app.slice/%s", (unsigned)uid,
+		 (unsigned)uid, unit);
 	return path;
 }
 
@@ -388,7 +392,8 @@ test_vanished(pid_t pa, pid_t pb)
 {
 	char err[512];
 
-	ok(set_fg(pa, user, err, sizeof(err)) == 0 && pump(a_set, 10), "A is the foreground");
+	ok(set_fg(pa, user, err, sizeof(err)) == 0 && pump(a_set, 10),
+	   "A is the foreground");
 	A->exists = false; /* the app's scope was collected meanwhile */
 	unsigned before = refused;
 	foreground_end(&shared, 0, "the test");
@@ -426,7 +431,7 @@ test_silent(pid_t pa)
 }
 
 static void
-test_refusals(pid_t plain, pid_t rootapp, pid_t daemons)
+test_refusals(pid_t plain, pid_t rootapp, pid_t odd, pid_t daemons)
 {
 	char err[512], want[512];
 
@@ -442,8 +447,15 @@ test_refusals(pid_t plain, pid_t rootapp, pid_t daemons)
 	is_string(want, err, "with the reason");
 	ok(set_fg(rootapp, 0, err, sizeof(err)) < 0,
 	   "a manager socket not its user's is not used");
-	is_string("cannot reach the service manager of uid 0: Operation not permitted", err,
-		  "with the reason");
+	is_string("cannot reach the service manager of uid 0: Operation not permitted",
+		  err, "with the reason");
+	ok(set_fg(odd, user, err, sizeof(err)) < 0,
+	   "a group the user made below its manager, no unit of its, is refused");
+	snprintf(want, sizeof(want),
+		 "pid %d is in none of the units of uid %u's service manager", (int)odd,
+		 (unsigned)user);
+	is_string(want, err, "with the reason");
+	is_string("/", fixture_group(&fx, odd), "and not moved");
 	if (daemons == 0) {
 		skip(1, "uid 1 has no name here");
 		return;
@@ -470,7 +482,7 @@ main(void)
 	bool pidfds = probe >= 0;
 	if (probe >= 0)
 		close(probe);
-	plan(24);
+	plan(27);
 	signal(SIGPIPE, SIG_IGN);
 	fixture_init(&fx);
 	snprintf(conf, sizeof(conf),
@@ -493,20 +505,23 @@ main(void)
 	pid_t pb = app(user, scope_of(user, "app-b.scope"));
 	pid_t pc = app(user, scope_of(user, "app-c.service"));
 	pid_t plain = app(user, "/system.slice/x.service");
-	pid_t rootapp = app(user, "/user.slice/user-0.slice/user@0.service/app.slice/app-r.scope");
-	pid_t daemons = getpwuid(1) != NULL && user != 1 ? app(1, scope_of(1, "app-d.scope")) : 0;
+	pid_t rootapp = app(
+		user, "/user.slice/user-0.slice/user@0.service/app.slice/app-r.scope");
+	pid_t odd = app(user, scope_of(user, "made by hand.scope"));
+	pid_t daemons =
+		getpwuid(1) != NULL && user != 1 ? app(1, scope_of(1, "app-d.scope")) : 0;
 
 	test_set_restore(pa, pb, pc, pidfds);
 	test_vanished(pa, pb);
 	test_silent(pa);
-	test_refusals(plain, rootapp, daemons);
+	test_refusals(plain, rootapp, odd, daemons);
 
 	foreground_end(&shared, 0, "the test ends");
 	foreground_close(&shared, 2);
 	sd_bus_flush_close_unref(mgr);
 	stop_broker();
-	pid_t kids[] = { pa, pb, pc, plain, rootapp, daemons };
-	for (size_t i = 0; i < 6 && kids[i] > 0; i++) {
+	pid_t kids[] = { pa, pb, pc, plain, rootapp, odd, daemons };
+	for (size_t i = 0; i < 7 && kids[i] > 0; i++) {
 		kill(kids[i], SIGKILL);
 		waitpid(kids[i], NULL, 0);
 	}

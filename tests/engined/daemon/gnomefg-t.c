@@ -205,7 +205,8 @@ main(void)
 	scope("app-flood.slice/late.scope", "4001\n");
 	mark("app-flood.slice/late.scope", "-1");
 	pump();
-	is_int(0, shared.grant, "past 4096 groups of one user, its new ones are not watched");
+	is_int(0, shared.grant,
+	       "past 4096 groups of one user, its new ones are not watched");
 	struct passwd *other = getpwuid(1);
 	if (other == NULL) {
 		skip(1, "uid 1 has no name");
@@ -224,8 +225,9 @@ main(void)
 		if (setxattr(dir, GNOMEFG_XATTR, "-1", 2, 0) < 0)
 			bail("setxattr %s: %s", dir, strerror(errno));
 		pump();
-		is_string("/fg", fixture_group(&fx, 4005),
-			  "another user's new scope still is (its \"-1\" is the foreground)");
+		is_string(
+			"/fg", fixture_group(&fx, 4005),
+			"another user's new scope still is (its \"-1\" is the foreground)");
 	}
 
 	gnomefg_free(g);
