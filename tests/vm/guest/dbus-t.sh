@@ -15,9 +15,9 @@
 # made the foreground by SetForeground with a real pidfd (./fgcall,
 # from the user's logind session) gets the profile's CPUWeight through
 # that manager, nothing moved, and has its own again when the caller
-# exits.
+# exits, and when the daemon stops.
 . ./lib.sh
-plan 26
+plan 28
 
 G=cgvm_dbg # granted by the polkit rule
 N=cgvm_dbn # not granted
@@ -163,8 +163,14 @@ if [ -x ./fgcall ] && install -m 755 ./fgcall /tmp/cgvm-fgcall &&
 	ok "the caller exits: the unit has its own CPUWeight again ($before)" \
 		wait_for 60 weight_is "$before"
 	ok "the daemon says so" journal_has "foreground: $APPU of uid $UG has its values again" 30
+	# the daemon stops while the app is the foreground: its values again
+	su -s /bin/sh "$G" -c "/tmp/cgvm-fgcall $APP" >/tmp/cgvm-fgcall.out 2>&1 &
+	ok "the app is the foreground again" wait_for 60 weight_is 777
+	systemctl stop cgengined
+	ok "the daemon stops: the unit has its own CPUWeight again" wait_for 30 weight_is "$before"
+	kill "$(sed -n 's/^pid //p' /tmp/cgvm-fgcall.out)"
 else
-	skip 7 "no ./fgcall, no manager of the user's or no app of its"
+	skip 9 "no ./fgcall, no manager of the user's or no app of its"
 	journalctl --no-pager -n 30 -u "user@$UG.service" >&2
 fi
 as_user systemctl --user stop $APPU >/dev/null
