@@ -5,7 +5,9 @@
  * private dbus-daemon the test starts, run as the foreground's user (a
  * manager's socket must be its user's), on which one connection of this
  * process owns org.freedesktop.systemd1 and answers Properties.Get and
- * SetUnitProperties for a few units of its own.  The processes are
+ * SetUnitProperties for a few units of its own; the same objects also
+ * on a socket of the test's, as the manager's private socket is (no
+ * broker between).  The processes are
  * children of the test, put in the fixture's /proc look-alike as
  * running in app scopes of that user's manager
  * (/user.slice/user-U.slice/user@U.service/app.slice/...).
@@ -33,7 +35,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <systemd/sd-bus.h>
 #include <time.h>
@@ -253,6 +257,57 @@ now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* ---- the manager on its private socket (no broker between) ----------------------------- */
+
+static int listener = -1;
+static sd_bus *direct; /* the connection taken there */
+static char private_address[192];
+
+/* Listen where the daemon looks for the manager's private socket; as
+ * the user (SO_PEERCRED says who called listen()). */
+static void
+start_private(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/private", busdir);
+	snprintf(private_address, sizeof(private_address), "unix:path=%s", sa.sun_path);
+	if (getuid() == 0 && seteuid(user) < 0)
+		bail("seteuid");
+	if ((listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) <
+		    0 ||
+	    bind(listener, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(listener, 4) < 0)
+		bail("listen %s: %s", sa.sun_path, strerror(errno));
+	if (getuid() == 0 && seteuid(0) < 0)
+		bail("seteuid");
+}
+
+/* A connection on the private socket: the manager's objects on it. */
+static void
+serve_private(void)
+{
+	sd_id128_t id;
+	int fd;
+
+	if (direct != NULL) {
+		while (sd_bus_process(direct, NULL) > 0)
+			;
+		return;
+	}
+	if (listener < 0 || (fd = accept4(listener, NULL, NULL, SOCK_CLOEXEC)) < 0)
+		return;
+	if (sd_bus_new(&direct) < 0 || sd_bus_set_fd(direct, fd, fd) < 0 ||
+	    sd_id128_randomize(&id) < 0 || sd_bus_set_server(direct, 1, id) < 0 ||
+	    sd_bus_start(direct) < 0 ||
+	    sd_bus_add_object_vtable(direct, NULL, "/org/freedesktop/systemd1",
+				     "org.freedesktop.systemd1.Manager", manager_vtable,
+				     NULL) < 0 ||
+	    sd_bus_add_fallback(direct, NULL, "/org/freedesktop/systemd1/unit", get_cb,
+				NULL) < 0)
+		bail("cannot serve the private socket");
+}
+
 static double slowest; /* the longest foreground_process() call, seconds */
 
 /* Run the foreground and the stand-in until done() says so (NULL:
@@ -268,17 +323,21 @@ pump(bool (*done)(void), double limit)
 			slowest = now() - t;
 		while (sd_bus_process(mgr, NULL) > 0)
 			;
+		serve_private();
 		if (done != NULL
 			    ? done()
 			    : (shared.units == NULL || fgunit_pending(shared.units) == 0))
 			return true;
 		foreground_prepare(&shared);
-		struct pollfd p[2] = {
+		struct pollfd p[4] = {
 			{ .fd = foreground_fd(&shared), .events = POLLIN },
 			{ .fd = sd_bus_get_fd(mgr),
 			  .events = (short)sd_bus_get_events(mgr) },
+			{ .fd = listener, .events = POLLIN },
+			{ .fd = direct ? sd_bus_get_fd(direct) : -1,
+			  .events = direct ? (short)sd_bus_get_events(direct) : 0 },
 		};
-		(void)poll(p, 2, 20);
+		(void)poll(p, 4, 20);
 	}
 	return done != NULL ? done() : false;
 }
@@ -352,6 +411,25 @@ set_fg(pid_t pid, uid_t uid, char *err, size_t len)
 }
 
 /* ---- the cases ---------------------------------------------------------------------------- */
+
+/* The real manager is reached on its private socket, no broker. */
+static void
+test_private(pid_t pa)
+{
+	char err[512];
+
+	foreground_close(&shared, 0); /* the next grant connects anew */
+	shared.address = private_address;
+	shared.address_is_bus = false;
+	ok(set_fg(pa, user, err, sizeof(err)) == 0 && pump(a_set, 10),
+	   "on the manager's private socket (no broker): the unit gets them (%s)", err);
+	foreground_end(&shared, 0, "the test");
+	ok(pump(NULL, 10) && A->cpu == UINT64_MAX && A->io == 100,
+	   "and has its own values again");
+	foreground_close(&shared, 0);
+	shared.address = address;
+	shared.address_is_bus = true;
+}
 
 static void
 test_set_restore(pid_t pa, pid_t pb, pid_t pc, bool pidfds)
@@ -482,7 +560,7 @@ main(void)
 	bool pidfds = probe >= 0;
 	if (probe >= 0)
 		close(probe);
-	plan(27);
+	plan(29);
 	signal(SIGPIPE, SIG_IGN);
 	fixture_init(&fx);
 	snprintf(conf, sizeof(conf),
@@ -498,6 +576,7 @@ main(void)
 	core_start(core, now());
 	start_broker();
 	start_manager();
+	start_private();
 	shared.core = core;
 	shared.address = address;
 	shared.address_is_bus = true;
@@ -512,6 +591,7 @@ main(void)
 		getpwuid(1) != NULL && user != 1 ? app(1, scope_of(1, "app-d.scope")) : 0;
 
 	test_set_restore(pa, pb, pc, pidfds);
+	test_private(pa);
 	test_vanished(pa, pb);
 	test_silent(pa);
 	test_refusals(plain, rootapp, odd, daemons);
@@ -519,6 +599,10 @@ main(void)
 	foreground_end(&shared, 0, "the test ends");
 	foreground_close(&shared, 2);
 	sd_bus_flush_close_unref(mgr);
+	sd_bus_close_unref(direct);
+	close(listener);
+	snprintf(conf, sizeof(conf), "%s/private", busdir);
+	unlink(conf);
 	stop_broker();
 	pid_t kids[] = { pa, pb, pc, plain, rootapp, odd, daemons };
 	for (size_t i = 0; i < 7 && kids[i] > 0; i++) {
