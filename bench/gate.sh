@@ -5,7 +5,11 @@
 #   1. misplaced: a storm of COUNT execs of a probe at 8 concurrent
 #      spawners; each probe looks at /proc/self/cgroup once, as its
 #      first action, and says whether it is in its group already --
-#      with the gate off, then on (a reload), then off again
+#      with the gate off, then on (a reload), then off again; then, the
+#      daemon at real-time priority 10, a burst of 2,000 execs at once
+#      (loadgen -s), each probe looking until it is placed: the burst's
+#      own latency (its execs beyond the user's 16 held go on at once
+#      and are placed after them)
 #   2. what an exec costs the exec'ing process (fork to the probe's
 #      main(), one spawner, EXECS execs): a gated binary and an unmarked
 #      one, gate off and on, alternating; the daemon, the spawner and
@@ -89,6 +93,19 @@ storm() { # GATE: COUNT execs of the gated probe at 8 spawners, one look each
 		-p "$D/bin/gated" "name=$TAG=/gated") || return
 	row "storm, 8 spawners" "$1" "$w"
 }
+burst() { # GATE: 2,000 execs of the gated probe at once (loadgen -s), each
+	# looking until it is in its group (1 s at most): the burst's own latency
+	gate=$1 w=$(counts) over=$(gate_count over_budget)
+	touch "$D/go"
+	r=$("$B/loadgen" -d "$DAEMON" -u "$U" -g "$G" -n 2000 -c 2000 -t 1000 -s "$D/go" \
+		-p "$D/bin/gated" "name=$TAG=/gated") || return
+	eval "$r"
+	set -- $w $(counts)
+	printf '%-28s %-5s %6s  exec to placed: p50 %s us, p99 %s us, max %s us; %s not placed within 1 s; held %s, watchdog %s, over budget %s\n' \
+		"burst of 2,000 at once" "$gate" "$count" "$p50_us" "$p99_us" "$max_us" \
+		"$((count - classified))" "$(($3 - $1))" "$(($4 - $2))" "$(($(gate_count over_budget) - over))"
+	rm -f "$D/go"
+}
 serial() { # GATE BINARY GROUP: EXECS execs, one spawner
 	w=$(counts)
 	r=$(chrt -f 10 "$B/loadgen" -d "$DAEMON" -u "$U" -g "$G" -n "$EXECS" -c 1 -t 0 \
@@ -103,6 +120,7 @@ storm off
 gate on; storm on
 gate off; storm off
 RT=10; gate off # from here on the daemon runs at real-time priority too
+gate on; burst on; gate off
 for round in 1 2; do
 	serial off gated /gated; serial off unmarked /user
 	gate on

@@ -6,7 +6,8 @@
  * reads the daemon's CPU time and RSS before and after.
  *
  * Usage: loadgen -d DAEMON_PID -u UID -g GID -n COUNT -c CONCURRENCY
- *                [-t TIMEOUT_MS] [-p PROBE] [-i SECONDS] [-k K] NAME=GROUP...
+ *                [-t TIMEOUT_MS] [-p PROBE] [-i SECONDS] [-k K] [-s PATH]
+ *                NAME=GROUP...
  * Prints one line of key=value results (and a second, start_*: from
  * fork to the probe's main()).
  *
@@ -25,6 +26,11 @@
  * share, to be subtracted (net_us_per_exec).  wakeups_per_exec counts the
  * times the daemon went to sleep (voluntary context switches), per
  * probe, and net_wakeups_per_exec the same less the idle spell's rate.
+ *
+ * With -s PATH the first CONCURRENCY children start together: each,
+ * once it is the test user, waits until all of them are forked and
+ * PATH exists, then execs (a burst of CONCURRENCY execs at once; the
+ * latency counts from there).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -220,12 +226,15 @@ main(int argc, char **argv)
 	gid_t gid = 0;
 	int count = 1000, conc = 8, timeout = 1000, k = 0, ch;
 	double idle_max = 0;
-	const char *probe = "./probe";
+	const char *probe = "./probe", *gopath = NULL;
 
-	while ((ch = getopt(argc, argv, "d:u:g:n:c:t:p:i:k:")) != -1) {
+	while ((ch = getopt(argc, argv, "d:u:g:n:c:t:p:i:k:s:")) != -1) {
 		switch (ch) {
 		case 'k':
 			k = atoi(optarg);
+			break;
+		case 's':
+			gopath = optarg;
 			break;
 		case 'i':
 			idle_max = atof(optarg);
@@ -259,14 +268,16 @@ main(int argc, char **argv)
 	if (daemon <= 0 || nwant < 1 || nwant > MAX_WANT || count < 1 || conc < 1 || k < 0 ||
 	    (k > 0 && nwant % k != 0)) {
 		fprintf(stderr, "usage: loadgen -d PID -u UID -g GID -n N -c C [-t MS] [-p PROBE] "
-				"[-i S] [-k K] NAME=GROUP...\n");
+				"[-i S] [-k K] [-s PATH] NAME=GROUP...\n");
 		return 2;
 	}
 	int ngroups = k > 0 ? nwant / k : 0;
 	long long *glat = calloc((size_t)ngroups * (size_t)count + 1, sizeof(*glat));
-	int p[2];
+	int p[2], go[2] = { -1, -1 };
 	struct records recs = { 0 };
 	if (pipe(p) < 0 || fcntl(p[0], F_SETFL, O_NONBLOCK) < 0)
+		return 1;
+	if (gopath != NULL && pipe2(go, O_CLOEXEC) < 0)
 		return 1;
 	long long *lat = calloc((size_t)count, sizeof(*lat));
 	long long *first = calloc((size_t)count, sizeof(*first));
@@ -291,6 +302,13 @@ main(int argc, char **argv)
 				    setresgid(gid, gid, gid) < 0 ||
 				    setresuid(uid, uid, uid) < 0)
 					_exit(3);
+				if (go[1] >= 0) { /* until the spawner closes it */
+					char c;
+					close(go[1]);
+					while (read(go[0], &c, 1) < 0 && errno == EINTR)
+						;
+					snprintf(start, sizeof(start), "%lld", now_ns());
+				}
 				char **args = calloc((size_t)nwant + 4, sizeof(char *));
 				args[0] = (char *)probe;
 				args[1] = start;
@@ -304,6 +322,14 @@ main(int argc, char **argv)
 				started++;
 				running++;
 			}
+		}
+		if (go[1] >= 0) { /* the first children wait: let them go */
+			struct timespec ms = { 0, 1000000 };
+			while (access(gopath, F_OK) != 0)
+				nanosleep(&ms, NULL);
+			close(go[1]);
+			close(go[0]);
+			go[1] = -1;
 		}
 		drain(p[0], &recs);
 		if (waitpid(-1, NULL, 0) > 0) {

@@ -48,6 +48,13 @@ execgate_open(bool *pidfds)
 		fd = fanotify_init(INIT_FLAGS, EVENT_FLAGS);
 	if (fd < 0)
 		return -errno;
+	/* each event read opens a descriptor (two with pidfds): the table
+	 * grown now for EXECGATE_FDS_AHEAD of them does not grow while
+	 * execs are held (growing waits for an RCU grace period: 40 ms
+	 * seen under a burst); EINVAL past RLIMIT_NOFILE is no matter */
+	int hi = fcntl(fd, F_DUPFD_CLOEXEC, EXECGATE_FDS_AHEAD);
+	if (hi >= 0)
+		close(hi);
 	return fd;
 }
 

@@ -47,9 +47,13 @@ struct execgate_file {
  * non-blocking and close-on-exec, reporting a pidfd of the exec'ing
  * process with each event where the kernel can (Linux >= 5.15; *pidfds
  * says so).  The descriptor, or -errno (-EINVAL/-ENOSYS: no fanotify
- * or no FAN_OPEN_EXEC_PERM, Linux < 5.0).
+ * or no FAN_OPEN_EXEC_PERM, Linux < 5.0).  The process's descriptor
+ * table is grown for EXECGATE_FDS_AHEAD descriptors at once.
  */
 int execgate_open(bool *pidfds) ATTR_WUR;
+/* Descriptors a burst of held execs may open at once (a read of the
+ * daemon's 128 events: 256 with pidfds), and the daemon's own. */
+#define EXECGATE_FDS_AHEAD 512
 
 /* Mark the inode path names (links followed) so that its execs wait
  * for an answer; its identity into f.  0 or -errno. */

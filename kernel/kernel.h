@@ -139,6 +139,17 @@ int task_read(const char *procroot, pid_t pid, unsigned what, struct task *t) AT
 void task_script_from_cmdline(const char *exe, const char *cmdline, size_t len, char *out,
 			      size_t outlen);
 
+/* The real uid of thread group pid, from the first lines of its
+ * status: 0 or -errno (-ESRCH: it is gone).  For the exec gate, whose
+ * held execs wait in one queue per user. */
+int task_real_uid(const char *procroot, pid_t pid, uid_t *uid) ATTR_WUR;
+
+/* The run state of thread group pid (R, S, D ... as ps shows it), from
+ * the first lines of its status: 0 or -errno (-ESRCH: it is gone).
+ * The kernel writes status without the locks an exec in progress holds,
+ * which stat and exe wait on (gate.c asks before reading those). */
+int task_run_state(const char *procroot, pid_t pid, char *state) ATTR_WUR;
+
 /* The NUL-separated command line of pid into buf; bytes or -errno. */
 int task_read_cmdline(const char *procroot, pid_t pid, char *buf, size_t len) ATTR_WUR;
 

@@ -516,6 +516,40 @@ task_read(const char *procroot, pid_t pid, unsigned what, struct task *t)
 }
 
 int
+task_real_uid(const char *procroot, pid_t pid, uid_t *uid)
+{
+	char path[128], buf[512]; /* "Uid:" is the ninth line */
+	uint32_t id;
+	int rc = pid_path(path, sizeof(path), procroot, pid, "status");
+	ssize_t n = rc < 0 ? rc : read_file(path, buf, sizeof(buf));
+	const char *line = n < 0 ? NULL : strstr(buf, "\nUid:");
+
+	if (n < 0)
+		return gone((int)n);
+	if (line == NULL || parse_ids(line + 5, &id, 1) != 1)
+		return -EIO;
+	*uid = (uid_t)id;
+	return 0;
+}
+
+int
+task_run_state(const char *procroot, pid_t pid, char *state)
+{
+	char path[128], buf[512]; /* "State:" is the third line */
+	int rc = pid_path(path, sizeof(path), procroot, pid, "status");
+	ssize_t n = rc < 0 ? rc : read_file(path, buf, sizeof(buf));
+	const char *line = n < 0 ? NULL : strstr(buf, "\nState:");
+
+	if (n < 0)
+		return gone((int)n);
+	line = line != NULL ? line + strspn(line + 7, " \t") + 7 : NULL;
+	if (line == NULL || *line == '\0' || *line == '\n')
+		return -EIO;
+	*state = *line;
+	return 0;
+}
+
+int
 task_read_cmdline(const char *procroot, pid_t pid, char *buf, size_t len)
 {
 	return (int)read_pid_file(procroot, pid, "cmdline", buf, len);

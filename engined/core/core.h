@@ -335,6 +335,8 @@ struct core_stats {
 				   answered first, or the backend's group was not
 				   ready (gate.h) */
 	uint64_t gate_undone;	/* execs that failed after the gate: moved back */
+	uint64_t gate_over_budget; /* answered at once: their user held its
+				      budget of execs (gate.h) */
 	/* per-process priorities (priority.c) */
 	uint64_t prio_applied;	/* threads given priorities they did not have */
 	uint64_t prio_failed;	/* threads (or processes) whose write failed */

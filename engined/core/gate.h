@@ -29,6 +29,11 @@
 /* How long after the gate's answer an exec is settled without its
  * EXEC event (the binary as /proc/PID/exe, the credentials). */
 #define GATE_CONFIRM_SECONDS 0.5
+/* ... unless its process may still be inside that exec, waiting for a
+ * CPU (runnable or in the kernel): then it is given GATE_CONFIRM_SECONDS
+ * more at a time, up to this long after the answer (gate.c's
+ * later()), before it is settled all the same. */
+#define GATE_CONFIRM_LIMIT 5.0
 
 /* One held exec. */
 struct gate_exec {
@@ -97,6 +102,10 @@ const struct gate_state *core_gate_state(const struct core *c);
  * asynchronous path. */
 void core_gate_watchdog(struct core *c, uint64_t held, uint64_t unread);
 void core_gate_late(struct core *c, uint64_t n);
+/* The loop answered n execs at once, unplaced, because their user held
+ * its budget of execs already (gateloop.c): counted as held execs too,
+ * and placed after their exec. */
+void core_gate_over_budget(struct core *c, uint64_t n);
 
 /* Was pid placed at the gate (the same process, recently)?  Then when,
  * wall clock, into *at. */

@@ -234,6 +234,7 @@ static const struct counter {
 	C("gate_moves", gate_moves),
 	C("gate_watchdog", gate_watchdog),
 	C("gate_late", gate_late),
+	C("gate_over_budget", gate_over_budget),
 	C("gate_undone", gate_undone),
 	/* per-process priorities */
 	C("priorities_applied", prio_applied),

@@ -146,8 +146,13 @@ drain_one(struct engine *e, struct procev *p, double now)
 			log_error("proc connector: %s", strerror(-n));
 			break;
 		}
-		for (int k = 0; k < n; k++)
+		for (int k = 0; k < n; k++) {
 			core_event(e->core, &ev[k], now);
+			/* held execs first: between any two events while the
+			 * gate is busy (a poll() each), else once per read */
+			if (gateloop_busy(e->gate, now) && gateloop_waiting(e->gate))
+				gateloop_serve(e->gate, now);
+		}
 		got += (size_t)n;
 		if (procev_drained(p))
 			break; /* saves the recvmmsg() that would say EAGAIN */

@@ -2,9 +2,18 @@
 /*
  * gateloop.c -- the exec gate's watchers (see gateloop.h):
  *
- *   fanotify readable ──▶ each held exec: a watchdog slot, its binary
- *                         by (device, inode), core_gate_exec(), the
- *                         answer (always FAN_ALLOW)
+ *   fanotify readable ──▶ every held exec waiting, read: its user's
+ *                         (the process's real uid) while the user holds
+ *                         fewer than GATE_USER_BUDGET, in a watchdog
+ *                         slot and the user's queue (fairq.h); beyond
+ *                         that, answered at once and placed after its
+ *                         exec, counted as over budget
+ *                     ──▶ the queues served one exec of each user in
+ *                         turn: its binary by (device, inode),
+ *                         core_gate_exec(), the answer (always
+ *                         FAN_ALLOW); what came meanwhile read after
+ *                         each, so one user's burst delays another's
+ *                         exec by one placement at most
  *   inotify readable  ──▶ a name the rules hold made, renamed into
  *                         place or removed in a marked binary's
  *                         directory: marked again (dpkg installs
@@ -22,6 +31,8 @@
  */
 #include "gateloop.h"
 #include "daemon.h"
+#include "fairq.h"
+#include "kernel/kernel.h"
 
 #include <errno.h>
 #include <ev.h>
@@ -38,6 +49,15 @@
 #include <unistd.h>
 
 #define BATCH WATCHDOG_SLOTS
+/* Held execs of one user at most; the others are answered at once. */
+#define GATE_USER_BUDGET 16
+/* Execs placed per callback, reading what came after each: then the
+ * loop's other watchers get their turn (the queues are emptied first). */
+#define SERVE_READING WATCHDOG_SLOTS
+/* Seconds after held execs were read during which a long batch of other
+ * work asks between any two of its items whether more wait (a poll()
+ * each); otherwise it asks once per read of its events. */
+#define GATE_BUSY_SPELL 1.0
 
 /* A binary the rules name. */
 struct mark {
@@ -73,6 +93,9 @@ struct gateloop {
 	struct map bypath; /* while marks are made */
 	struct gate_state state;
 	long stall_ms; /* the test hook */
+	double busy_until; /* loop time: held execs were read lately */
+	struct fairq queue;			  /* the held execs' slots, per user */
+	struct execgate_event held[WATCHDOG_SLOTS]; /* by slot */
 	char buf[BATCH * 32];
 };
 
@@ -152,40 +175,101 @@ place(struct gateloop *g, const struct execgate_event *ev, double now)
 	(void)core_gate_exec(g->core, &x, now);
 }
 
-static void
-gate_cb(struct ev_loop *loop, ev_io *w, int revents)
+/* Hold ev in a slot and its user's queue, or answer it at once when the
+ * user holds its budget already (or every slot is taken): over budget. */
+static bool
+hold(struct gateloop *g, const struct execgate_event *ev)
 {
-	struct gateloop *g = w->data;
-	struct execgate_event ev[BATCH];
-	int slot[BATCH];
-	uint64_t late = 0;
+	uid_t uid;
+	int slot = -1;
 
-	watchdog_beat(g->wd);
-	int n = execgate_read(g->gfd, g->buf, sizeof(g->buf), ev, BATCH);
-	if (n <= 0) {
-		if (n < 0 && n != -EAGAIN)
-			log_warning("exec gate: %s", strerror(-n));
-		return;
+	if (task_real_uid("/proc", ev->pid, &uid) < 0)
+		uid = (uid_t)-1; /* gone, or unknown: a queue of their own */
+	if (fairq_room(&g->queue, uid))
+		slot = watchdog_hold(g->wd, ev->fd);
+	if (slot < 0) {
+		(void)execgate_allow(g->gfd, ev->fd);
+		execgate_close(ev);
+		return false;
 	}
-	for (int i = 0; i < n; i++)
-		slot[i] = watchdog_hold(g->wd, ev[i].fd);
-	if (g->stall_ms > 0)
-		stall(g);
-	for (int i = 0; i < n; i++) {
+	g->held[slot] = *ev;
+	(void)fairq_push(&g->queue, uid, slot); /* there is room */
+	return true;
+}
+
+/* Read every held exec waiting into the queues; how many were read. */
+static size_t
+take_waiting(struct gateloop *g)
+{
+	struct execgate_event ev[BATCH];
+	uint64_t over = 0;
+	size_t got = 0;
+	int n;
+
+	while ((n = execgate_read(g->gfd, g->buf, sizeof(g->buf), ev, BATCH)) > 0) {
 		watchdog_beat(g->wd); /* progress: the loop is not stuck */
-		if (!watchdog_answered(g->wd, slot[i]))
-			place(g, &ev[i], ev_now(loop));
-		/* a process placed now may fork as soon as its exec fails:
-		 * FORK events are wanted before it goes on (gate.c's kin) */
-		core_sync_wants(g->core);
-		if (slot[i] < 0)
-			(void)execgate_allow(g->gfd, ev[i].fd);
-		else if (!watchdog_release(g->wd, slot[i]))
-			late++;
-		execgate_close(&ev[i]);
+		got += (size_t)n;
+		for (int i = 0; i < n; i++)
+			over += !hold(g, &ev[i]);
+		if (g->stall_ms > 0)
+			stall(g);
+	}
+	if (n < 0 && n != -EAGAIN)
+		log_warning("exec gate: %s", strerror(-n));
+	if (over > 0)
+		core_gate_over_budget(g->core, over);
+	return got;
+}
+
+/* Place the exec held in slot and answer it, unless the watchdog did;
+ * false when it did (late). */
+static bool
+serve(struct gateloop *g, int slot, double now)
+{
+	const struct execgate_event *ev = &g->held[slot];
+	bool answered;
+
+	watchdog_beat(g->wd); /* progress: the loop is not stuck */
+	if (!watchdog_answered(g->wd, slot))
+		place(g, ev, now);
+	/* a process placed now may fork as soon as its exec fails: FORK
+	 * events are wanted before it goes on (gate.c's kin) */
+	core_sync_wants(g->core);
+	answered = watchdog_release(g->wd, slot);
+	execgate_close(ev);
+	return answered;
+}
+
+void
+gateloop_serve(struct gateloop *g, double now)
+{
+	uint64_t late = 0;
+	int slot;
+
+	if (g == NULL || g->wd == NULL)
+		return;
+	watchdog_beat(g->wd);
+	if (take_waiting(g) > 0)
+		g->busy_until = now + GATE_BUSY_SPELL;
+	for (int served = 0; (slot = fairq_pop(&g->queue)) >= 0; served++) {
+		late += !serve(g, slot, now);
+		if (served < SERVE_READING)
+			take_waiting(g); /* an exec that came meanwhile */
 	}
 	if (late > 0)
 		core_gate_late(g->core, late);
+}
+
+static void
+gate_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	gateloop_serve(w->data, ev_now(loop));
+}
+
+bool
+gateloop_busy(const struct gateloop *g, double now)
+{
+	return g != NULL && now < g->busy_until;
 }
 
 bool
@@ -462,6 +546,7 @@ gate_open(struct gateloop *g)
 	g->ifd = rc;
 	if ((rc = watchdog_start(&g->wd, g->gfd, GATE_BOUND_MS)) < 0)
 		return rc;
+	fairq_init(&g->queue, GATE_USER_BUDGET);
 	ev_io_init(&g->gate_w, gate_cb, g->gfd, EV_READ);
 	g->gate_w.data = g;
 	ev_set_priority(&g->gate_w, EV_MAXPRI); /* held execs first */

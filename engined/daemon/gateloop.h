@@ -32,8 +32,17 @@ void gateloop_free(struct gateloop *g, struct ev_loop *loop);
 /* Before the loop waits: the watchdog's counts into the core. */
 void gateloop_prepare(struct gateloop *g);
 /* Do held execs wait to be read (NULL: no gate)?  A long batch of other
- * work asks, and stops early. */
+ * work asks, and stops early or serves them (gateloop_serve). */
 bool gateloop_waiting(const struct gateloop *g);
+/* Were held execs read lately (loop time now)?  Then a long batch asks
+ * gateloop_waiting() between any two of its items; else once per read,
+ * so the common path makes no system call per item.  NULL: no gate. */
+bool gateloop_busy(const struct gateloop *g, double now);
+/* Read the held execs waiting, each user's into its queue (its budget;
+ * the rest answered at once), and serve the queues in turn: what the
+ * fanotify watcher does, for a long batch of other work to call
+ * between its items.  NULL: no gate. */
+void gateloop_serve(struct gateloop *g, double now);
 
 /* ---- watchdog.c ------------------------------------------------------------ */
 

@@ -68,6 +68,9 @@ static const struct metric {
 	M("gate_late", "gate_late_total",
 	  "Gated execs placed after the exec all the same: the watchdog answered first, or "
 	  "the backend's group was not ready for the gate."),
+	M("gate_over_budget", "gate_over_budget_total",
+	  "Gated execs let go at once, unplaced, because their user had its budget of "
+	  "held execs waiting already; placed after their exec."),
 	M("gate_undone", "gate_undone_total",
 	  "Processes moved back because their exec failed after the gate."),
 	/* per-process priorities */

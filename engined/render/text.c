@@ -39,9 +39,10 @@ t_gate(const json_t *r, struct strbuf *out)
 		   json_is_true(json_object_get(g, "pidfds")) ? "" : ", no pidfds");
 	strbuf_printf(out,
 		   "              execs %llu, placed at the gate %llu, watchdog %llu, "
-		   "late %llu, moved back %llu\n",
+		   "over budget %llu, late %llu, moved back %llu\n",
 		   counter(r, "gate_execs"), counter(r, "gate_moves"), counter(r, "gate_watchdog"),
-		   counter(r, "gate_late"), counter(r, "gate_undone"));
+		   counter(r, "gate_over_budget"), counter(r, "gate_late"),
+		   counter(r, "gate_undone"));
 	if (ready > 0)
 		strbuf_printf(out, "              %lld group%s kept ready for the gate\n",
 			      ready, ready == 1 ? "" : "s");

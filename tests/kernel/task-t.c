@@ -291,6 +291,11 @@ test_exited(void)
 	close(go[0]);
 	is_int(0, task_procid("/proc", child, &id), "a child's identity");
 	ok(!task_exited("/proc", id), "a running child has not exited");
+	char run = 0;
+	for (int i = 0; i < 2000 && run != 'S'; i++) /* until it waits in read() */
+		if (task_run_state("/proc", child, &run) < 0 || run != 'S')
+			usleep(1000);
+	is_int('S', run, "a child waiting in read() is sleeping (S)");
 	struct procid other = id;
 	other.start++;
 	ok(task_exited("/proc", other), "another start time: that process has exited");
@@ -310,8 +315,12 @@ test_exited(void)
 			usleep(1000);
 	}
 	ok(zombie && task_exited("/proc", id), "a zombie has exited");
+	run = 0;
+	is_int(0, task_run_state("/proc", child, &run), "a zombie's run state");
+	is_int('Z', run, "... is Z");
 	waitpid(child, NULL, 0);
 	ok(task_exited("/proc", id), "and so has a reaped child");
+	is_int(-ESRCH, task_run_state("/proc", child, &run), "a reaped child's is gone");
 }
 
 int
@@ -321,7 +330,7 @@ main(void)
 	struct task t;
 	struct task_cgroups cg;
 
-	plan(49 + 20 + 7 + 3 + 5 + 6);
+	plan(49 + 20 + 7 + 3 + 5 + 6 + 4);
 	make_procroot(procroot, sizeof(procroot));
 
 	is_int(0, task_read(procroot, 1234, TASK_EXE | TASK_SCRIPT, &t), "read 1234");

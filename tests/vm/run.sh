@@ -23,7 +23,9 @@
 #            the D-Bus door with polkitd and logind (guest/dbus-t.sh);
 #            the Prometheus exporter's socket unit (guest/exporter-t.sh);
 #            per-process priorities of an app in user@UID.service, which
-#            stays in its unit (guest/prio-t.sh)
+#            stays in its unit (guest/prio-t.sh); ananicy-cpp's types as
+#            classes with their weights, and its cgroup's quota
+#            (guest/ananicy-t.sh)
 #   deb      dpkg-buildpackage and lintian on the host, then install,
 #            upgrade, remove and purge in the guest (guest/deb-t.sh)
 #
@@ -174,7 +176,7 @@ TIMES=""
 took() { TIMES="$TIMES$1 $((SECONDS - $2)) s, "; } # took WHAT START
 
 lane_install() {
-	local j=$WORK/install s=${CGVM_ONLY:-unit v2 weight university nft gate systemd systemd2 sdgate dbus exporter prio} t=$SECONDS
+	local j=$WORK/install s=${CGVM_ONLY:-unit v2 weight university nft gate systemd systemd2 sdgate dbus exporter prio ananicy} t=$SECONDS
 	job "$j" $s
 	install_into "$j/dest"
 	result $? "the project builds and installs with Debian's paths"

@@ -10,7 +10,7 @@
 # two CPU hogs, a professor's and a student's, share one CPU by the
 # classes' cpu.weight (2:1).
 . ./lib.sh
-plan 17
+plan 18
 
 install_dest
 EX=/usr/share/doc/cgengine/examples/university
@@ -34,6 +34,8 @@ cp /bin/dash /usr/local/bin/hog
 journal_mark
 timeout 120 systemctl start cgengined
 is active "$(prop cgengined ActiveState)" "the daemon runs with the v2 layout"
+ok "on the eBPF event source (the unit grants CAP_BPF and CAP_PERFMON)" \
+	sh -c "cgenginectl status | grep -q '^event source: bpf'"
 G=$(prop cgengined ControlGroup)
 ok "it moved itself (and its Lua helper) into its unit's leaf daemon/" \
 	grep -qx "$(prop cgengined MainPID)" "$V2$G/daemon/cgroup.procs"
