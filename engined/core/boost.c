@@ -191,6 +191,25 @@ boost_profile_of(const struct config *cfg, const char *name)
 	return NULL;
 }
 
+int
+core_profile_grant(const struct core *c, const char *name, uid_t uid,
+		   const struct boost_profile **out, char *err, size_t len)
+{
+	const struct boost_profile *p = boost_profile_of(core_policy(c)->cfg, name);
+
+	if (p == NULL) {
+		snprintf(err, len, "no boost profile '%s'", name);
+		return -ENOENT;
+	}
+	if (uid != 0 && !profile_granted(p, uid)) {
+		snprintf(err, len, "permission denied: boost profile '%s' is not granted to uid %u",
+			 p->name, (unsigned)uid);
+		return -EPERM;
+	}
+	*out = p;
+	return 0;
+}
+
 /*
  * The caps on boosts held at once: boosts-per-user for each user but
  * root, max-boosts for each profile; 0 or -EDQUOT.  Counting walks the

@@ -542,6 +542,12 @@ core_read_task(const struct core *c, pid_t pid, struct task *t)
 	return task_read(c->env.procroot, pid, 0, t);
 }
 
+int
+core_read_cgroups(const struct core *c, pid_t pid, struct task_cgroups *out)
+{
+	return task_read_cgroups(c->env.procroot, pid, out);
+}
+
 void
 core_move_done(struct core *c, pid_t pid, int rc)
 {

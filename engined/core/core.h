@@ -518,6 +518,11 @@ struct boost_info {
 	time_t expires;
 };
 
+/* Boost profile name, if it is granted to uid (root: always): 0 with
+ * *out (the policy's, valid until the next reload), or -ENOENT / -EPERM
+ * with the boost verb's message in err (verbs.c). */
+int core_profile_grant(const struct core *c, const char *name, uid_t uid,
+		       const struct boost_profile **out, char *err, size_t len) ATTR_WUR;
 /* Start a boost; 0 with info filled, or -errno with a message in err. */
 int core_boost_start(struct core *c, const struct boost_request *r, struct boost_info *info,
 		     char *err, size_t errlen) ATTR_WUR;
@@ -622,6 +627,8 @@ bool core_paused(const struct core *c);
 void core_set_paused(struct core *c, bool paused, double now);
 /* A snapshot of pid (status only) from the core's /proc; 0 or -errno. */
 int core_read_task(const struct core *c, pid_t pid, struct task *t) ATTR_WUR;
+/* pid's groups (/proc/PID/cgroup) from the core's /proc; 0 or -errno. */
+int core_read_cgroups(const struct core *c, pid_t pid, struct task_cgroups *out) ATTR_WUR;
 /* Flags of pid in the process table, if it is still that process. */
 unsigned core_proc_flags(struct core *c, pid_t pid);
 size_t core_proc_count(const struct core *c);

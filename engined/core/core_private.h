@@ -665,6 +665,8 @@ void priority_boost_end(struct core *c, const struct boost *b, pid_t pid,
 
 /* ---- boost.c: boosts ---------------------------------------------------------------- */
 
+/* Is boost profile p granted to uid, by name or by @group (verbs.c)? */
+bool profile_granted(const struct boost_profile *p, uid_t uid);
 /* The boost profile named name, or NULL (name NULL too). */
 const struct boost_profile *boost_profile_of(const struct config *cfg, const char *name);
 

@@ -553,9 +553,8 @@ v_test(struct verb_ctx *x)
 
 /* ---- boosts ------------------------------------------------------------------------- */
 
-/* Is the boost profile granted to uid (by name or by @group)? */
-static bool
-granted(const struct boost_profile *p, uid_t uid)
+bool
+profile_granted(const struct boost_profile *p, uid_t uid)
 {
 	struct names_user u;
 	gid_t groups[TASK_GROUPS_MAX];
@@ -583,15 +582,6 @@ granted(const struct boost_profile *p, uid_t uid)
 	return false;
 }
 
-static const struct boost_profile *
-find_profile(const struct config *c, const char *name)
-{
-	for (size_t i = 0; i < c->nprofiles; i++)
-		if (strcmp(c->profiles[i].name, name) == 0)
-			return &c->profiles[i];
-	return NULL;
-}
-
 static json_t *
 start(struct verb_ctx *x, const struct boost_request *br)
 {
@@ -615,13 +605,13 @@ boost_profile(struct verb_ctx *x)
 
 	if (x->argc < 4 || x->argc > 5 || !parse_pid(x->argv[3], &pid))
 		return fail(x, "usage: boost --profile NAME PID [DURATION]");
-	const struct boost_profile *p = find_profile(core_policy(c)->cfg, x->argv[2]);
+	const struct boost_profile *p = boost_profile_of(core_policy(c)->cfg, x->argv[2]);
 	if (p == NULL)
 		return fail(x, "no boost profile '%s'", x->argv[2]);
 	long secs = x->argc == 5 ? parse_duration(x->argv[4]) : p->max_seconds;
 	if (secs <= 0)
 		return fail(x, "invalid duration '%s' (use 90s, 15m, 2h, 1d)", x->argv[4]);
-	if (uid != 0 && !granted(p, uid))
+	if (uid != 0 && !profile_granted(p, uid))
 		return deny(x, "boost profile '%s' is not granted to uid %u", p->name,
 			    (unsigned)uid);
 	bool seen = core_read_task(c, pid, &t) == 0;

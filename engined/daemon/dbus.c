@@ -14,8 +14,8 @@
  * named by a pidfd (or a pid and its start time), held while the call
  * waits: a pid reused meanwhile is refused, never boosted.
  *
- * The foreground: one process at a time holds a boost of the
- * foreground-profile, owned by the caller's uid; a new foreground ends
+ * The foreground: one process at a time holds the foreground-profile's
+ * grant (foreground.h), owned by the caller's uid; a new foreground ends
  * the previous one's, and so does the caller of SetForeground leaving
  * the bus (NameOwnerChanged).
  */
@@ -80,8 +80,8 @@ struct door {
 	struct log_limit denials;
 	struct foreground *shared; /* the foreground, whoever set it (borrowed) */
 	struct {
-		char owner[256];    /* the caller's bus name */
-		unsigned boost;	    /* its boost (0: none, or not the door's) */
+		char owner[256]; /* the caller's bus name */
+		unsigned grant; /* its grant (foreground.h; 0: none, or not the door's) */
 		sd_bus_slot *watch; /* NameOwnerChanged of owner */
 	} fg;
 	uint64_t seen; /* the boosts' fingerprint last told (BoostsChanged) */
@@ -282,12 +282,12 @@ foreground(struct door_call *c)
 	int rc;
 
 	fg_lost(d, "the foreground changed");
-	if ((rc = foreground_set(d->shared, d->now, c->pid, c->uid, c->caller, &id, err,
-				 sizeof(err))) < 0) {
+	if ((rc = foreground_set(d->shared, d->now, c->pid, c->pidfd, c->uid, c->caller,
+				 &id, err, sizeof(err))) < 0) {
 		verb_fail(c, rc, err);
 		return;
 	}
-	d->fg.boost = id;
+	d->fg.grant = id;
 	/* s76's callers are often one-shot (busctl from a window manager's
 	 * hook): its grant lasts until replaced or expired, as there */
 	if (!c->s76)
@@ -298,7 +298,7 @@ foreground(struct door_call *c)
 		fail(c, DOOR_ERROR, "cannot watch the caller's name");
 		return;
 	}
-	log_info("dbus: uid %u made pid %d the foreground (boost #%u)", (unsigned)c->uid,
+	log_info("dbus: uid %u made pid %d the foreground (grant #%u)", (unsigned)c->uid,
 		 (int)c->pid, id);
 	sd_bus_reply_method_return(c->m, "");
 	call_free(c);
@@ -574,9 +574,9 @@ ask_creds(struct door_call *c)
 static void
 fg_lost(struct door *d, const char *why)
 {
-	if (d->fg.boost != 0)
-		foreground_end(d->shared, d->fg.boost, why);
-	d->fg.boost = 0;
+	if (d->fg.grant != 0)
+		foreground_end(d->shared, d->fg.grant, why);
+	d->fg.grant = 0;
 	d->fg.owner[0] = '\0';
 	d->fg.watch = sd_bus_slot_unref(d->fg.watch);
 }
@@ -593,8 +593,8 @@ owner_cb(sd_bus_message *m, void *userdata, sd_bus_error *e)
 		return 0; /* only the broker's word counts */
 	if (new[0] != '\0' || strcmp(name, d->fg.owner) != 0)
 		return 0;
-	log_info("dbus: %s left the bus: the foreground boost #%u ends", name,
-		 d->fg.boost);
+	log_info("dbus: %s left the bus: the foreground grant #%u ends", name,
+		 d->fg.grant);
 	fg_lost(d, "its caller left the bus");
 	dbus_boosts_changed(d);
 	return 0;

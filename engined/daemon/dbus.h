@@ -82,7 +82,7 @@ struct foreground;
  */
 int dbus_new(struct door **out, struct core *core, struct foreground *fg,
 	     const char *address) ATTR_WUR;
-/* Close (the calls waiting go unanswered, the foreground's boost ends). */
+/* Close (the calls waiting go unanswered, the foreground's grant ends). */
 void dbus_free(struct door *d);
 /* Handle what came, at the loop's time now (seconds); connects (again,
  * after a back-off) when not connected. */

@@ -112,6 +112,8 @@ struct engine {
 	ev_timer door_timer;
 	struct foreground fg;  /* the foreground: the door's and GNOME's */
 	struct gnomefg *gnome; /* GNOME's app scopes (gnomefg.c), if watched */
+	ev_io fg_watcher;      /* the users' managers (foreground.h), when asked */
+	ev_timer fg_timer;
 	ev_io gnome_watcher;
 	struct gateloop *gate; /* the exec gate, while exec-gate is set */
 	struct bpfexec *bpf;   /* the eBPF event source: EXEC (NULL: the connector's) */
@@ -409,6 +411,18 @@ door_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 }
 
 static void
+fg_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	foreground_process(&((struct engine *)w->data)->fg);
+}
+
+static void
+fg_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	foreground_process(&((struct engine *)w->data)->fg);
+}
+
+static void
 gnome_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct engine *e = w->data;
@@ -444,6 +458,9 @@ door_prepare(struct engine *e, struct ev_loop *loop)
 	if (e->door != NULL)
 		watch_bus(loop, &e->door_watcher, &e->door_timer, dbus_fd(e->door),
 			  dbus_events(e->door), dbus_deadline(e->door));
+	foreground_prepare(&e->fg);
+	watch_bus(loop, &e->fg_watcher, &e->fg_timer, foreground_fd(&e->fg), POLLIN,
+		  foreground_deadline(&e->fg));
 }
 
 static void
@@ -869,6 +886,10 @@ start_watchers(struct engine *e)
 	e->door_watcher.data = e;
 	ev_init(&e->door_timer, door_timer_cb);
 	e->door_timer.data = e;
+	ev_io_init(&e->fg_watcher, fg_cb, -1, EV_READ);
+	e->fg_watcher.data = e;
+	ev_init(&e->fg_timer, fg_timer_cb);
+	e->fg_timer.data = e;
 	if (e->gnome != NULL) {
 		ev_io_init(&e->gnome_watcher, gnome_cb, gnomefg_fd(e->gnome), EV_READ);
 		e->gnome_watcher.data = e;
@@ -922,11 +943,12 @@ engine_run(struct engine *e)
 	e->sticky = NULL;
 	control_close(e->control);
 	e->control = NULL;
-	dbus_free(e->door); /* its foreground boost ends: nobody watches its caller */
+	dbus_free(e->door); /* its foreground grant ends: nobody watches its caller */
 	e->door = NULL;
 	gnomefg_free(e->gnome);
 	e->gnome = NULL;
 	foreground_end(&e->fg, 0, "the daemon stops");
+	foreground_close(&e->fg, 2.0); /* the managers take the values restored */
 	pidfile_remove(e->pidfile);
 	log_notice("stopped");
 	return 0;
@@ -948,6 +970,7 @@ engine_free(struct engine *e)
 	control_close(e->control);
 	dbus_free(e->door);
 	gnomefg_free(e->gnome);
+	foreground_close(&e->fg, 0);
 	gateloop_free(e->gate, e->loop);
 	procev_close(e->pe);
 	procev_close(e->ids);

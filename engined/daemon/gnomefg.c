@@ -25,12 +25,13 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#define DEPTH_APPS  3 /* root/user-UID.slice/user@UID.service/app.slice */
-#define DEPTH_MAX   6 /* app.slice's sub-slices and scopes, not deeper */
-#define WATCHES_MAX 65536
-#define GNOME_RATE  5.0 /* foreground changes a uid may make a second */
-#define GNOME_BURST 10.0
-#define GNOME_USERS 1024
+#define DEPTH_APPS	 3 /* root/user-UID.slice/user@UID.service/app.slice */
+#define DEPTH_MAX	 6 /* app.slice's sub-slices and scopes, not deeper */
+#define WATCHES_MAX	 65536
+#define WATCHES_PER_USER 4096 /* a user makes its own groups below user@UID.service */
+#define GNOME_RATE	 5.0  /* foreground changes a uid may make a second */
+#define GNOME_BURST	 10.0
+#define GNOME_USERS	 1024
 
 /* One watched directory. */
 struct gwatch {
@@ -53,7 +54,46 @@ struct gnomefg {
 	struct ratelimit rate;
 	struct log_limit fails;
 	double now;
+	struct gcount *counts; /* each user's watches */
+	size_t ncounts;
 };
+
+/* One user's watches (below user-UID.slice), WATCHES_PER_USER at most. */
+struct gcount {
+	uid_t uid;
+	size_t watches;
+	bool said; /* that it has no room: logged once */
+};
+
+/* uid's count, made at its first watch; NULL past GNOME_USERS users. */
+static struct gcount *
+count_of(struct gnomefg *g, uid_t uid)
+{
+	struct gcount *c;
+
+	for (size_t i = 0; i < g->ncounts; i++)
+		if (g->counts[i].uid == uid)
+			return &g->counts[i];
+	if (g->ncounts >= GNOME_USERS ||
+	    (c = realloc(g->counts, (g->ncounts + 1) * sizeof(*c))) == NULL)
+		return NULL;
+	g->counts = c;
+	g->counts[g->ncounts] = (struct gcount){ .uid = uid };
+	return &g->counts[g->ncounts++];
+}
+
+/* May the user of n have one more watch? */
+static bool
+room(struct gcount *n)
+{
+	if (n->watches < WATCHES_PER_USER)
+		return true;
+	if (!n->said)
+		log_warning("gnome: uid %u has %d groups watched: no more of its are",
+			    (unsigned)n->uid, WATCHES_PER_USER);
+	n->said = true;
+	return false;
+}
 
 static struct gwatch *
 find(struct gnomefg *g, int wd)
@@ -95,7 +135,7 @@ check(struct gnomefg *g, const struct gwatch *w)
 
 	if (n < 0 || (v[n] = '\0', strcmp(v, "-1") != 0))
 		return; /* not focused: the foreground stays where it is */
-	if (w->wd == g->fg_wd && g->fg_id != 0 && g->fg->boost == g->fg_id)
+	if (w->wd == g->fg_wd && g->fg_id != 0 && g->fg->grant == g->fg_id)
 		return; /* already */
 	pid_t pid = lowest_pid(w->path);
 	if (pid == 0)
@@ -106,7 +146,8 @@ check(struct gnomefg *g, const struct gwatch *w)
 				    (unsigned)w->uid);
 		return;
 	}
-	if (foreground_set(g->fg, g->now, pid, w->uid, 0, &id, err, sizeof(err)) < 0) {
+	if (foreground_set(g->fg, g->now, pid, -1, w->uid, 0, &id, err, sizeof(err)) <
+	    0) {
 		unsigned long held;
 
 		if (log_limit_pass(&g->fails, g->now, &held))
@@ -115,7 +156,7 @@ check(struct gnomefg *g, const struct gwatch *w)
 	}
 	g->fg_wd = w->wd;
 	g->fg_id = id;
-	log_info("gnome: uid %u focused %s: pid %d is the foreground (boost #%u)",
+	log_info("gnome: uid %u focused %s: pid %d is the foreground (grant #%u)",
 		 (unsigned)w->uid, w->path, (int)pid, id);
 }
 
@@ -157,10 +198,11 @@ watch(struct gnomefg *g, const char *path, int depth, uid_t uid)
 			(depth > DEPTH_APPS ? IN_ATTRIB : 0);
 	struct gwatch *w;
 	struct dirent *de;
+	struct gcount *n = depth > 0 ? count_of(g, uid) : NULL;
 	DIR *dir;
 	int wd;
 
-	if (g->nwatches >= WATCHES_MAX)
+	if (g->nwatches >= WATCHES_MAX || (depth > 0 && (n == NULL || !room(n))))
 		return -ENOSPC;
 	if ((wd = inotify_add_watch(g->fd, path, mask)) < 0)
 		return -errno;
@@ -173,6 +215,8 @@ watch(struct gnomefg *g, const char *path, int depth, uid_t uid)
 		str_copy(w->path, sizeof(w->path), path);
 		LIST_INSERT_HEAD(&g->watches, w, link);
 		g->nwatches++;
+		if (n != NULL)
+			n->watches++;
 	}
 	if ((dir = opendir(path)) == NULL)
 		return 0; /* gone meanwhile: IN_IGNORED follows */
@@ -195,12 +239,15 @@ event(struct gnomefg *g, const struct inotify_event *ev)
 		return;
 	if (ev->mask & IN_IGNORED) { /* removed (or unmounted) */
 		if (w->wd == g->fg_wd) {
-			log_info("gnome: %s was removed: the foreground boost #%u ends",
+			log_info("gnome: %s was removed: the foreground grant #%u ends",
 				 w->path, g->fg_id);
 			foreground_end(g->fg, g->fg_id, "its scope was removed");
 			g->fg_wd = -1;
 			g->fg_id = 0;
 		}
+		struct gcount *n = w->depth > 0 ? count_of(g, w->uid) : NULL;
+		if (n != NULL && n->watches > 0)
+			n->watches--;
 		LIST_REMOVE(w, link);
 		g->nwatches--;
 		free(w);
@@ -294,5 +341,6 @@ gnomefg_free(struct gnomefg *g)
 	if (g->fd >= 0)
 		close(g->fd);
 	ratelimit_free(&g->rate);
+	free(g->counts);
 	free(g);
 }

@@ -4,10 +4,11 @@
 # needs nothing of libev, sd-bus, nf_tables' socket, fanotify or the
 # socket servers, its unit test links none of libev, libsystemd, libmnl
 # and libnftnl, the systemd backend's move queue is tested without
-# libsystemd, only engined/daemon/ includes <ev.h> and only two
+# libsystemd, only engined/daemon/ includes <ev.h> and only three
 # transports <systemd/sd-bus.h>: the systemd backend's (at most 800
-# lines) and the D-Bus door's, engined/daemon/dbus.c (its decision
-# table, dbusauth.c, is pure: no sd-bus); the
+# lines), the D-Bus door's, engined/daemon/dbus.c (its decision
+# table, dbusauth.c, is pure: no sd-bus), and the foreground's to the
+# users' managers, engined/daemon/fgunit.c; the
 # core's verbs return values and hold no renderer (engined/render/
 # writes them, on top of the core); no file of engined/ is longer than
 # 1,000 lines; every source, script and build file carries the
@@ -56,8 +57,8 @@ is "" "$(nm "$lib" 2>/dev/null | awk '$2 ~ /^[Tt]$/ { print $3 }' | grep -E '^(t
 is "" "$(cd "$SRCDIR" && grep -lE '^#include "(engined/render/.*|render\.h)"' engined/core/*.[ch] 2>/dev/null)" \
 	"no core file includes a header of the renderers"
 sdbus=$(cd "$SRCDIR" && grep -rl '#include <systemd/sd-bus.h>' engined | sort)
-is "engined/backend/systemd/sdbus.c engined/daemon/dbus.c" "$(echo $sdbus)" \
-	"only the systemd backend's transport and the D-Bus door include <systemd/sd-bus.h>"
+is "engined/backend/systemd/sdbus.c engined/daemon/dbus.c engined/daemon/fgunit.c" "$(echo $sdbus)" \
+	"only the systemd backend's transport, the D-Bus door and the users' managers' include <systemd/sd-bus.h>"
 lines=$(cd "$SRCDIR" && wc -l <engined/backend/systemd/sdbus.c)
 ok "the systemd backend's sd-bus transport is at most 800 lines ($lines)" test "$lines" -le 800
 is "" "$(cd "$SRCDIR" && find engined -name '*.[ch]' -exec wc -l {} + | awk '$2 != "total" && $1 > 1000')" \

@@ -148,6 +148,9 @@ job() {
 	# Mutter's xattr for dbus-t.sh (the guest has no setfattr)
 	cc -O2 -o "$dir/setxattr" "$SRCDIR/tests/lib/setxattr.c" 2>>"$WORK/build.log" ||
 		echo "# cannot build tests/lib/setxattr.c for the guest"
+	# SetForeground with a pidfd for dbus-t.sh (busctl sends none)
+	cc -O2 -o "$dir/fgcall" "$SRCDIR/tests/lib/fgcall.c" -lsystemd 2>>"$WORK/build.log" ||
+		echo "# cannot build tests/lib/fgcall.c for the guest"
 	{
 		echo "# written by tests/vm/run.sh: the scenarios of one boot"
 		for s; do

@@ -47,6 +47,18 @@ mkdir_or_bail(const char *path)
 		bail("mkdir %s: %s", path, strerror(errno));
 }
 
+/* Write pids into directory path's cgroup.procs. */
+static void
+write_procs(const char *path, const char *procs)
+{
+	char file[600];
+	FILE *f;
+
+	snprintf(file, sizeof(file), "%s/cgroup.procs", path);
+	if ((f = fopen(file, "w")) == NULL || fputs(procs, f) < 0 || fclose(f) != 0)
+		bail("cannot write %s", file);
+}
+
 /* A scope under app.slice holding pids (its cgroup.procs); its path. */
 static const char *
 scope(const char *name, const char *procs)
@@ -97,7 +109,7 @@ remove_scope(const char *name)
 int
 main(void)
 {
-	char conf[512], root[200], dir[400];
+	char conf[512], root[200], dir[600];
 
 	fixture_init(&fx);
 	snprintf(root, sizeof(root), "%s/user.slice", fx.dir);
@@ -108,12 +120,12 @@ main(void)
 		fixture_done(&fx);
 		skip_all("the temporary directory has no user xattrs: %s", strerror(err));
 	}
-	plan(14);
+	plan(16);
 	snprintf(conf, sizeof(conf),
 		 "foreground-profile = \"fg\"\n"
-		 "boost-profile \"fg\" { allow = {\"nobody\"} hierarchy = \"%s\" "
+		 "boost-profile \"fg\" { allow = {\"nobody\", \"%s\"} hierarchy = \"%s\" "
 		 "destination = \"/fg\" max-duration = \"1d\" }\n",
-		 FIXTURE_HIER);
+		 getpwuid(1) != NULL ? getpwuid(1)->pw_name : "nobody", FIXTURE_HIER);
 	fixture_files(&fx, conf, fixture_rules);
 	if ((core = fixture_core(&fx)) == NULL)
 		bail("no core");
@@ -121,6 +133,7 @@ main(void)
 	shared.core = core;
 	for (pid_t pid = 4001; pid <= 4004; pid++)
 		fixture_proc(&fx, pid, nobody, nobody, "/usr/bin/app", 100, "/");
+	fixture_proc(&fx, 4005, 1, 1, "/usr/bin/app", 100, "/");
 
 	/* the user's tree, with scope A already focused before the watcher */
 	snprintf(dir, sizeof(dir), "%s/user-%u.slice", root, (unsigned)nobody);
@@ -178,6 +191,44 @@ main(void)
 	pump();
 	is_int(0, shared.boost, "a removed scope ends the foreground");
 	ok(core_boost_find(core, c) == NULL, "its boost ended");
+
+	/* a user making groups in its own tree without end: past 4096 of
+	 * them, its new ones are not watched; another user's still are */
+	snprintf(dir, sizeof(dir), "%s/app-flood.slice", apps);
+	mkdir_or_bail(dir);
+	for (int i = 0; i < 4100; i++) {
+		char sub[512];
+		snprintf(sub, sizeof(sub), "%s/s%d.scope", dir, i);
+		mkdir_or_bail(sub);
+	}
+	pump();
+	scope("app-flood.slice/late.scope", "4001\n");
+	mark("app-flood.slice/late.scope", "-1");
+	pump();
+	is_int(0, shared.grant,
+	       "past 4096 groups of one user, its new ones are not watched");
+	struct passwd *other = getpwuid(1);
+	if (other == NULL) {
+		skip(1, "uid 1 has no name");
+	} else {
+		snprintf(dir, sizeof(dir), "%s/user-1.slice", root);
+		mkdir_or_bail(dir);
+		strcat(dir, "/user@1.service");
+		mkdir_or_bail(dir);
+		strcat(dir, "/app.slice");
+		mkdir_or_bail(dir);
+		pump();
+		strcat(dir, "/app-o.scope");
+		mkdir_or_bail(dir);
+		pump();
+		write_procs(dir, "4005\n");
+		if (setxattr(dir, GNOMEFG_XATTR, "-1", 2, 0) < 0)
+			bail("setxattr %s: %s", dir, strerror(errno));
+		pump();
+		is_string(
+			"/fg", fixture_group(&fx, 4005),
+			"another user's new scope still is (its \"-1\" is the foreground)");
+	}
 
 	gnomefg_free(g);
 	foreground_end(&shared, 0, "the test ends");

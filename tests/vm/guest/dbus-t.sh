@@ -10,9 +10,14 @@
 # no active session, is refused with AccessDenied.  With
 # gnome-foreground on a cgroup2 tree of the test's own (user-UID.slice/
 # user@UID.service/app.slice/app-a.scope), Mutter's xattr "-1" on the
-# scope moves the foreground to its process.
+# scope moves the foreground to its process.  On a systemd desktop, an
+# app of the user's own manager (a transient service in its app.slice)
+# made the foreground by SetForeground with a real pidfd (./fgcall,
+# from the user's logind session) gets the profile's CPUWeight through
+# that manager, nothing moved, and has its own again when the caller
+# exits, and when the daemon stops.
 . ./lib.sh
-plan 19
+plan 28
 
 G=cgvm_dbg # granted by the polkit rule
 N=cgvm_dbn # not granted
@@ -41,6 +46,9 @@ boost-profile "fg" {
 	hierarchy = "unified"
 	destination = "/cgvm/fg"
 	max-duration = "1d"
+}
+group "unified:/cgvm/fg" {
+	set = {"cpu.weight=777"}
 }
 EOF
 : >/etc/cgrules.conf
@@ -124,6 +132,50 @@ if [ -x ./setxattr ] && mkdir -p "$SCOPE" && echo "$PN" >"$SCOPE/cgroup.procs"; 
 else
 	skip 3 "no ./setxattr or no scope of the test's"
 fi
+
+# a systemd desktop: the user's app in its own manager's app.slice
+UG=$(id -u "$G")
+APPU=app-cgvmfg.service
+# as_user CMD: CMD in a logind session of G's (su through PAM), with
+# the runtime directory that reaches the user's manager
+as_user() { su -s /bin/sh "$G" -c "XDG_RUNTIME_DIR=/run/user/$UG $*" 2>&1; }
+weight() { as_user systemctl --user show -p CPUWeight --value $APPU; }
+weight_is() { [ "$(weight)" = "$1" ]; }
+app_pid() { APP=$(as_user systemctl --user show -p MainPID --value $APPU); [ "${APP:-0}" -gt 0 ]; }
+loginctl enable-linger "$G"
+if [ -x ./fgcall ] && install -m 755 ./fgcall /tmp/cgvm-fgcall &&
+	wait_for 120 systemctl is-active -q "user@$UG.service" &&
+	as_user systemd-run --user --unit=$APPU --slice=app.slice sleep 600 >/dev/null &&
+	wait_for 60 app_pid; then
+	is "/user.slice/user-$UG.slice/user@$UG.service/app.slice/$APPU" "$(cgroup_of "$APP")" \
+		"the user's app runs in its manager's app.slice"
+	before=$(weight)
+	journal_mark
+	su -s /bin/sh "$G" -c "/tmp/cgvm-fgcall $APP" >/tmp/cgvm-fgcall.out 2>&1 &
+	wait_for 60 sh -c "sed -n 2p /tmp/cgvm-fgcall.out | grep -q ."
+	is "OK" "$(sed -n 2p /tmp/cgvm-fgcall.out)" "SetForeground with a pidfd of the app, from the user's session"
+	ok "its unit gets the profile's CPUWeight through the user's manager (was $before)" \
+		wait_for 60 weight_is 777
+	is "/user.slice/user-$UG.slice/user@$UG.service/app.slice/$APPU" "$(cgroup_of "$APP")" \
+		"nothing is moved"
+	ok "the daemon says so" journal_has "foreground: pid $APP of $APPU is the foreground"
+	kill "$(sed -n 's/^pid //p' /tmp/cgvm-fgcall.out)"
+	ok "the caller exits: the unit has its own CPUWeight again ($before)" \
+		wait_for 60 weight_is "$before"
+	ok "the daemon says so" journal_has "foreground: $APPU of uid $UG has its values again" 30
+	# the daemon stops while the app is the foreground: its values again
+	su -s /bin/sh "$G" -c "/tmp/cgvm-fgcall $APP" >/tmp/cgvm-fgcall.out 2>&1 &
+	ok "the app is the foreground again" wait_for 60 weight_is 777
+	systemctl stop cgengined
+	ok "the daemon stops: the unit has its own CPUWeight again" wait_for 30 weight_is "$before"
+	kill "$(sed -n 's/^pid //p' /tmp/cgvm-fgcall.out)"
+else
+	skip 9 "no ./fgcall, no manager of the user's or no app of its"
+	journalctl --no-pager -n 30 -u "user@$UG.service" >&2
+fi
+as_user systemctl --user stop $APPU >/dev/null
+loginctl disable-linger "$G"
+rm -f /tmp/cgvm-fgcall /tmp/cgvm-fgcall.out
 
 kill $PG $PN
 systemctl stop cgengined

@@ -1,0 +1,615 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fgunit-t.c -- the foreground on a systemd desktop (engined/daemon/
+ * foreground.c, fgunit.c) against a stand-in for the user's manager: a
+ * private dbus-daemon the test starts, run as the foreground's user (a
+ * manager's socket must be its user's), on which one connection of this
+ * process owns org.freedesktop.systemd1 and answers Properties.Get and
+ * SetUnitProperties for a few units of its own; the same objects also
+ * on a socket of the test's, as the manager's private socket is (no
+ * broker between).  The processes are
+ * children of the test, put in the fixture's /proc look-alike as
+ * running in app scopes of that user's manager
+ * (/user.slice/user-U.slice/user@U.service/app.slice/...).
+ *
+ * Covered: the profile's group settings set on the app's unit at run
+ * time, nothing moved; the values the unit had set again when the grant
+ * is replaced, ends, or its process exits; a unit that vanished
+ * meanwhile; a manager that does not answer (the loop never waits on
+ * it); a process outside a user's manager boosted (moved) as before;
+ * another user's manager, a manager socket that is not its user's, a
+ * profile not granted.
+ */
+#include "engined/core/core_private.h"
+#include "engined/daemon/foreground.h"
+#include "tests/lib/fixture.h"
+#include "tests/tap/tap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <systemd/sd-bus.h>
+#include <time.h>
+#include <unistd.h>
+
+static struct fixture fx;
+static struct core *core;
+static struct foreground shared;
+static sd_bus *mgr; /* the stand-in manager's connection */
+static char busdir[64], address[192];
+static pid_t broker;
+static uid_t user = 65534; /* the desktop's user (without root: the test's) */
+
+/* ---- the stand-in manager ------------------------------------------------------------ */
+
+struct unit {
+	const char *name;
+	bool exists;
+	uint64_t cpu, io; /* CPUWeight, IOWeight */
+};
+static struct unit units[] = {
+	{ "app-a.scope", true, UINT64_MAX, 100 },
+	{ "app-b.scope", true, 200, UINT64_MAX },
+	{ "app-c.service", true, UINT64_MAX, UINT64_MAX },
+};
+#define NUNITS (sizeof(units) / sizeof(units[0]))
+static bool hold; /* answer nothing */
+static sd_bus_message *held[64];
+static size_t nheld;
+static unsigned sets, refused; /* SetUnitProperties asked, refused */
+static int runtime = -1;       /* its last runtime flag */
+
+static struct unit *
+unit_named(const char *name)
+{
+	for (size_t i = 0; i < NUNITS; i++)
+		if (strcmp(units[i].name, name) == 0 && units[i].exists)
+			return &units[i];
+	return NULL;
+}
+
+/* The unit of object path (systemd's escaping undone). */
+static struct unit *
+unit_at(const char *path)
+{
+	const char *p = strrchr(path, '/');
+	char name[256];
+	size_t n = 0;
+
+	for (p++; *p && n + 1 < sizeof(name); p++) {
+		unsigned c;
+		if (*p == '_' && sscanf(p + 1, "%2x", &c) == 1) {
+			name[n++] = (char)c;
+			p += 2;
+		} else {
+			name[n++] = *p;
+		}
+	}
+	name[n] = '\0';
+	return unit_named(name);
+}
+
+static int
+keep(sd_bus_message *m)
+{
+	if (nheld < 64)
+		held[nheld++] = sd_bus_message_ref(m);
+	return 1;
+}
+
+static int
+get_cb(sd_bus_message *m, void *ud, sd_bus_error *e)
+{
+	const char *iface, *prop;
+	struct unit *u;
+
+	if (!sd_bus_message_is_method_call(m, "org.freedesktop.DBus.Properties", "Get"))
+		return 0;
+	if (hold)
+		return keep(m);
+	if (sd_bus_message_read(m, "ss", &iface, &prop) < 0)
+		return sd_bus_error_set(e, SD_BUS_ERROR_INVALID_ARGS, "bad Get");
+	if ((u = unit_at(sd_bus_message_get_path(m))) == NULL)
+		return sd_bus_error_set(e, "org.freedesktop.systemd1.NoSuchUnit",
+					"no such unit");
+	if (strcmp(prop, "CPUWeight") == 0)
+		return sd_bus_reply_method_return(m, "v", "t", u->cpu);
+	if (strcmp(prop, "IOWeight") == 0)
+		return sd_bus_reply_method_return(m, "v", "t", u->io);
+	return sd_bus_error_set(e, SD_BUS_ERROR_UNKNOWN_PROPERTY, "unknown property");
+}
+
+static int
+set_cb(sd_bus_message *m, void *ud, sd_bus_error *e)
+{
+	const char *name, *prop;
+	int rt;
+	uint64_t v;
+	struct unit *u;
+
+	if (hold)
+		return keep(m);
+	sets++;
+	if (sd_bus_message_read(m, "sb", &name, &rt) < 0)
+		return -EINVAL;
+	runtime = rt;
+	if ((u = unit_named(name)) == NULL) {
+		refused++;
+		return sd_bus_error_setf(e, "org.freedesktop.systemd1.NoSuchUnit",
+					 "Unit %s not found.", name);
+	}
+	if (sd_bus_message_enter_container(m, 'a', "(sv)") < 0)
+		return -EINVAL;
+	while (sd_bus_message_read(m, "(sv)", &prop, "t", &v) > 0) {
+		if (strcmp(prop, "CPUWeight") == 0)
+			u->cpu = v;
+		else if (strcmp(prop, "IOWeight") == 0)
+			u->io = v;
+	}
+	return sd_bus_reply_method_return(m, "");
+}
+
+static const sd_bus_vtable manager_vtable[] = {
+	SD_BUS_VTABLE_START(0),
+	SD_BUS_METHOD("SetUnitProperties", "sba(sv)", "", set_cb, 0),
+	SD_BUS_VTABLE_END,
+};
+
+/* ---- the bus ------------------------------------------------------------------------------ */
+
+static void
+die_with_parent(pid_t parent)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(99);
+}
+
+static void
+start_broker(void)
+{
+	char conf[160], sock[160];
+	FILE *f;
+
+	snprintf(busdir, sizeof(busdir), "/tmp/cgetest-fgunit.XXXXXX");
+	if (mkdtemp(busdir) == NULL || chmod(busdir, 0755) < 0 ||
+	    (getuid() == 0 && chown(busdir, user, user) < 0))
+		bail("mkdtemp");
+	snprintf(conf, sizeof(conf), "%s/bus.conf", busdir);
+	snprintf(sock, sizeof(sock), "%s/bus", busdir);
+	snprintf(address, sizeof(address), "unix:path=%s", sock);
+	if ((f = fopen(conf, "w")) == NULL)
+		bail("fopen %s", conf);
+	fprintf(f,
+		"<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration "
+		"1.0//EN\" \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
+		"<busconfig><type>session</type><listen>%s</listen><auth>EXTERNAL</auth>"
+		"<policy context=\"default\"><allow user=\"*\"/><allow own=\"*\"/>"
+		"<allow send_destination=\"*\"/><allow receive_sender=\"*\"/></policy>"
+		"</busconfig>\n",
+		address);
+	fclose(f);
+	pid_t self = getpid();
+
+	if ((broker = fork()) == 0) {
+		die_with_parent(self);
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		dup2(null, 2);
+		/* the manager runs as its user */
+		if (getuid() == 0 &&
+		    (setgroups(0, NULL) < 0 || setgid(user) < 0 || setuid(user) < 0))
+			_exit(98);
+		execlp("dbus-daemon", "dbus-daemon", "--nofork", "--nopidfile",
+		       "--nosyslog", "--config-file", conf, (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 500 && access(sock, F_OK) < 0; i++)
+		usleep(10000);
+	if (access(sock, F_OK) < 0)
+		bail("dbus-daemon did not start");
+}
+
+static void
+stop_broker(void)
+{
+	char path[128];
+
+	kill(broker, SIGTERM);
+	waitpid(broker, NULL, 0);
+	snprintf(path, sizeof(path), "%s/bus.conf", busdir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/bus", busdir);
+	unlink(path);
+	rmdir(busdir);
+}
+
+static void
+start_manager(void)
+{
+	if (sd_bus_new(&mgr) < 0 || sd_bus_set_address(mgr, address) < 0 ||
+	    sd_bus_set_bus_client(mgr, 1) < 0 || sd_bus_start(mgr) < 0 ||
+	    sd_bus_add_object_vtable(mgr, NULL, "/org/freedesktop/systemd1",
+				     "org.freedesktop.systemd1.Manager", manager_vtable,
+				     NULL) < 0 ||
+	    sd_bus_add_fallback(mgr, NULL, "/org/freedesktop/systemd1/unit", get_cb,
+				NULL) < 0 ||
+	    sd_bus_request_name(mgr, "org.freedesktop.systemd1", 0) < 0)
+		bail("cannot set up the stand-in manager");
+}
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- the manager on its private socket (no broker between) ----------------------------- */
+
+static int listener = -1;
+static sd_bus *direct; /* the connection taken there */
+static char private_address[192];
+
+/* Listen where the daemon looks for the manager's private socket; as
+ * the user (SO_PEERCRED says who called listen()). */
+static void
+start_private(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/private", busdir);
+	snprintf(private_address, sizeof(private_address), "unix:path=%s", sa.sun_path);
+	if (getuid() == 0 && seteuid(user) < 0)
+		bail("seteuid");
+	if ((listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) <
+		    0 ||
+	    bind(listener, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(listener, 4) < 0)
+		bail("listen %s: %s", sa.sun_path, strerror(errno));
+	if (getuid() == 0 && seteuid(0) < 0)
+		bail("seteuid");
+}
+
+/* A connection on the private socket: the manager's objects on it. */
+static void
+serve_private(void)
+{
+	sd_id128_t id;
+	int fd;
+
+	if (direct != NULL) {
+		while (sd_bus_process(direct, NULL) > 0)
+			;
+		return;
+	}
+	if (listener < 0 || (fd = accept4(listener, NULL, NULL, SOCK_CLOEXEC)) < 0)
+		return;
+	if (sd_bus_new(&direct) < 0 || sd_bus_set_fd(direct, fd, fd) < 0 ||
+	    sd_id128_randomize(&id) < 0 || sd_bus_set_server(direct, 1, id) < 0 ||
+	    sd_bus_start(direct) < 0 ||
+	    sd_bus_add_object_vtable(direct, NULL, "/org/freedesktop/systemd1",
+				     "org.freedesktop.systemd1.Manager", manager_vtable,
+				     NULL) < 0 ||
+	    sd_bus_add_fallback(direct, NULL, "/org/freedesktop/systemd1/unit", get_cb,
+				NULL) < 0)
+		bail("cannot serve the private socket");
+}
+
+static double slowest; /* the longest foreground_process() call, seconds */
+
+/* Run the foreground and the stand-in until done() says so (NULL:
+ * until nothing waits), at most limit seconds; done()'s last word. */
+static bool
+pump(bool (*done)(void), double limit)
+{
+	for (double end = now() + limit; now() < end;) {
+		double t = now();
+
+		foreground_process(&shared);
+		if (now() - t > slowest)
+			slowest = now() - t;
+		while (sd_bus_process(mgr, NULL) > 0)
+			;
+		serve_private();
+		if (done != NULL
+			    ? done()
+			    : (shared.units == NULL || fgunit_pending(shared.units) == 0))
+			return true;
+		foreground_prepare(&shared);
+		struct pollfd p[4] = {
+			{ .fd = foreground_fd(&shared), .events = POLLIN },
+			{ .fd = sd_bus_get_fd(mgr),
+			  .events = (short)sd_bus_get_events(mgr) },
+			{ .fd = listener, .events = POLLIN },
+			{ .fd = direct ? sd_bus_get_fd(direct) : -1,
+			  .events = direct ? (short)sd_bus_get_events(direct) : 0 },
+		};
+		(void)poll(p, 4, 20);
+	}
+	return done != NULL ? done() : false;
+}
+
+/* ---- the processes ------------------------------------------------------------------------- */
+
+/* A child of the test, in the fixture as uid's, in v2 group path. */
+static pid_t
+app(uid_t uid, const char *path)
+{
+	pid_t self = getpid();
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		die_with_parent(self);
+		pause();
+		_exit(0);
+	}
+	fixture_proc(&fx, pid, uid, uid, "/usr/bin/app", 100, "/");
+	if (path != NULL)
+		fixture_proc_v2(&fx, pid, path);
+	return pid;
+}
+
+static const char *
+scope_of(uid_t uid, const char *unit)
+{
+	static char path[256];
+
+	snprintf(path, sizeof(path),
+		 "/user.slice/user-%u.slice/user@%u.service/app.slice/%s", (unsigned)uid,
+		 (unsigned)uid, unit);
+	return path;
+}
+
+static struct unit *A = &units[0], *B = &units[1], *C = &units[2];
+
+static bool
+a_set(void)
+{
+	return A->cpu == 1000 && A->io == 500;
+}
+static bool
+b_set(void)
+{
+	return B->cpu == 1000 && B->io == 500;
+}
+static bool
+c_set(void)
+{
+	return C->cpu == 1000 && C->io == 500;
+}
+static bool
+no_grant(void)
+{
+	return shared.grant == 0;
+}
+static bool
+held_two(void)
+{
+	return nheld >= 2;
+}
+
+static int
+set_fg(pid_t pid, uid_t uid, char *err, size_t len)
+{
+	unsigned id;
+
+	err[0] = '\0';
+	return foreground_set(&shared, now(), pid, -1, uid, getpid(), &id, err, len);
+}
+
+/* ---- the cases ---------------------------------------------------------------------------- */
+
+/* The real manager is reached on its private socket, no broker. */
+static void
+test_private(pid_t pa)
+{
+	char err[512];
+
+	foreground_close(&shared, 0); /* the next grant connects anew */
+	shared.address = private_address;
+	shared.address_is_bus = false;
+	ok(set_fg(pa, user, err, sizeof(err)) == 0 && pump(a_set, 10),
+	   "on the manager's private socket (no broker): the unit gets them (%s)", err);
+	foreground_end(&shared, 0, "the test");
+	ok(pump(NULL, 10) && A->cpu == UINT64_MAX && A->io == 100,
+	   "and has its own values again");
+	foreground_close(&shared, 0);
+	shared.address = address;
+	shared.address_is_bus = true;
+}
+
+static void
+test_set_restore(pid_t pa, pid_t pb, pid_t pc, bool pidfds)
+{
+	char err[512];
+
+	ok(set_fg(pa, user, err, sizeof(err)) == 0 && shared.grant != 0,
+	   "an app of the user's manager is the foreground (%s)", err);
+	ok(pump(a_set, 10), "its unit gets the profile's CPUWeight and IOWeight");
+	is_int(1, runtime, "at run time (runtime = true)");
+	ok(TAILQ_EMPTY(core_boosts(core)) && strcmp(fixture_group(&fx, pa), "/") == 0,
+	   "nothing is boosted or moved");
+	ok(set_fg(pb, user, err, sizeof(err)) == 0 && pump(b_set, 10),
+	   "another app is the foreground: its unit gets them (%s)", err);
+	ok(A->cpu == UINT64_MAX && A->io == 100,
+	   "the previous one's unit has its own values again (CPUWeight unset, IOWeight 100)");
+	unsigned id = shared.grant;
+	foreground_end(&shared, id, "its caller left the bus");
+	ok(pump(NULL, 10) && B->cpu == 200 && B->io == UINT64_MAX,
+	   "the grant ends (its caller left): the values are set back");
+	ok(set_fg(pc, user, err, sizeof(err)) == 0 && pump(c_set, 10),
+	   "a service of the user's manager gets them too (%s)", err);
+	if (!pidfds) {
+		skip(2, "no pidfd_open here (valgrind 3.19): an exit is not seen");
+		foreground_end(&shared, 0, "the test");
+		pump(NULL, 10);
+		return;
+	}
+	kill(pc, SIGKILL);
+	waitpid(pc, NULL, 0);
+	ok(pump(no_grant, 10), "its process exits: the grant ends");
+	ok(pump(NULL, 10) && C->cpu == UINT64_MAX && C->io == UINT64_MAX,
+	   "and its unit has its own values again");
+}
+
+static void
+test_vanished(pid_t pa, pid_t pb)
+{
+	char err[512];
+
+	ok(set_fg(pa, user, err, sizeof(err)) == 0 && pump(a_set, 10),
+	   "A is the foreground");
+	A->exists = false; /* the app's scope was collected meanwhile */
+	unsigned before = refused;
+	foreground_end(&shared, 0, "the test");
+	ok(pump(NULL, 10) && refused == before + 1,
+	   "a unit gone meanwhile: the restore is refused, nothing more");
+	ok(set_fg(pb, user, err, sizeof(err)) == 0 && pump(b_set, 10),
+	   "the next foreground is set all the same");
+	foreground_end(&shared, 0, "the test");
+	pump(NULL, 10);
+	ok(set_fg(pa, user, err, sizeof(err)) == 0 && pump(no_grant, 10),
+	   "the foreground of a unit already gone ends by itself");
+	A->exists = true;
+	A->cpu = UINT64_MAX;
+	A->io = 100;
+}
+
+static void
+test_silent(pid_t pa)
+{
+	char err[512];
+
+	hold = true;
+	slowest = 0;
+	double t = now();
+	ok(set_fg(pa, user, err, sizeof(err)) == 0 && now() - t < 1,
+	   "a manager that does not answer: SetForeground returns at once");
+	ok(pump(held_two, 10) && shared.grant != 0, "the reads wait, the grant stands");
+	ok(pump(no_grant, 20) && !a_set(),
+	   "unanswered for 10 s, they are lost: the grant ends by itself, nothing set");
+	ok(slowest < 0.5, "the loop never waited on it (longest round %.3f s)", slowest);
+	hold = false;
+	for (size_t i = 0; i < nheld; i++)
+		sd_bus_message_unref(held[i]);
+	nheld = 0;
+}
+
+static void
+test_refusals(pid_t plain, pid_t rootapp, pid_t odd, pid_t daemons)
+{
+	char err[512], want[512];
+
+	ok(set_fg(plain, user, err, sizeof(err)) == 0 && shared.boost != 0 &&
+		   strcmp(fixture_group(&fx, plain), "/fg") == 0,
+	   "a process outside a user's manager is boosted into the profile's group (%s)",
+	   err);
+	foreground_end(&shared, 0, "the test");
+	ok(set_fg(rootapp, user, err, sizeof(err)) < 0,
+	   "an app of another user's manager is refused");
+	snprintf(want, sizeof(want), "pid %d runs in the service manager of uid 0",
+		 (int)rootapp);
+	is_string(want, err, "with the reason");
+	ok(set_fg(rootapp, 0, err, sizeof(err)) < 0,
+	   "a manager socket not its user's is not used");
+	is_string("cannot reach the service manager of uid 0: Operation not permitted",
+		  err, "with the reason");
+	ok(set_fg(odd, user, err, sizeof(err)) < 0,
+	   "a group the user made below its manager, no unit of its, is refused");
+	snprintf(want, sizeof(want),
+		 "pid %d is in none of the units of uid %u's service manager", (int)odd,
+		 (unsigned)user);
+	is_string(want, err, "with the reason");
+	is_string("/", fixture_group(&fx, odd), "and not moved");
+	if (daemons == 0) {
+		skip(1, "uid 1 has no name here");
+		return;
+	}
+	set_fg(daemons, 1, err, sizeof(err));
+	is_string("permission denied: boost profile 'fg' is not granted to uid 1", err,
+		  "a user the profile does not grant is refused");
+}
+
+int
+main(void)
+{
+	char conf[1024];
+	struct passwd *pw;
+
+	if (access("/usr/bin/dbus-daemon", X_OK) < 0 &&
+	    access("/bin/dbus-daemon", X_OK) < 0)
+		skip_all("needs dbus-daemon");
+	if (getuid() != 0)
+		user = getuid();
+	if ((pw = getpwuid(user)) == NULL)
+		skip_all("uid %u has no name", (unsigned)user);
+	int probe = pidfd_open_pid(getpid());
+	bool pidfds = probe >= 0;
+	if (probe >= 0)
+		close(probe);
+	plan(29);
+	signal(SIGPIPE, SIG_IGN);
+	fixture_init(&fx);
+	snprintf(conf, sizeof(conf),
+		 "foreground-profile = \"fg\"\n"
+		 "boost-profile \"fg\" { allow = {\"%s\"} hierarchy = \"%s\" "
+		 "destination = \"/fg\" max-duration = \"1d\" }\n"
+		 "group \"%s:/fg\" { set = {\"cpu.weight=1000\", \"io.weight=500\", "
+		 "\"net_cls.classid=7\"} }\n",
+		 pw->pw_name, FIXTURE_HIER, FIXTURE_HIER);
+	fixture_files(&fx, conf, fixture_rules);
+	if ((core = fixture_core(&fx)) == NULL)
+		bail("no core");
+	core_start(core, now());
+	start_broker();
+	start_manager();
+	start_private();
+	shared.core = core;
+	shared.address = address;
+	shared.address_is_bus = true;
+	pid_t pa = app(user, scope_of(user, "app-a.scope"));
+	pid_t pb = app(user, scope_of(user, "app-b.scope"));
+	pid_t pc = app(user, scope_of(user, "app-c.service"));
+	pid_t plain = app(user, "/system.slice/x.service");
+	pid_t rootapp = app(
+		user, "/user.slice/user-0.slice/user@0.service/app.slice/app-r.scope");
+	pid_t odd = app(user, scope_of(user, "made by hand.scope"));
+	pid_t daemons =
+		getpwuid(1) != NULL && user != 1 ? app(1, scope_of(1, "app-d.scope")) : 0;
+
+	test_set_restore(pa, pb, pc, pidfds);
+	test_private(pa);
+	test_vanished(pa, pb);
+	test_silent(pa);
+	test_refusals(plain, rootapp, odd, daemons);
+
+	foreground_end(&shared, 0, "the test ends");
+	foreground_close(&shared, 2);
+	sd_bus_flush_close_unref(mgr);
+	sd_bus_close_unref(direct);
+	close(listener);
+	snprintf(conf, sizeof(conf), "%s/private", busdir);
+	unlink(conf);
+	stop_broker();
+	pid_t kids[] = { pa, pb, pc, plain, rootapp, odd, daemons };
+	for (size_t i = 0; i < 7 && kids[i] > 0; i++) {
+		kill(kids[i], SIGKILL);
+		waitpid(kids[i], NULL, 0);
+	}
+	core_free(core);
+	fixture_done(&fx);
+	return tap_done();
+}
