@@ -135,7 +135,7 @@ core_event(struct core *c, const struct procev_event *ev, double now)
 		c->stats.ev_exec++;
 		if (c->gate != NULL)
 			gate_exec_seen(c, ev->tgid); /* did a held exec hold? */
-		(void)pending_add(c, ev->tgid, true, ev->ts_ns);
+		pending_note_exec(pending_add(c, ev->tgid, true, ev->ts_ns), ev);
 		break;
 	case PROCEV_UID:
 		c->stats.ev_uid++;
@@ -143,7 +143,7 @@ core_event(struct core *c, const struct procev_event *ev, double now)
 		break;
 	case PROCEV_GID:
 		c->stats.ev_gid++;
-		(void)pending_add(c, ev->tgid, false, 0);
+		pending_note_ids(pending_add(c, ev->tgid, false, 0), ev);
 		break;
 	case PROCEV_EXIT:
 		c->stats.ev_exit++;

@@ -328,15 +328,19 @@ struct pending {
 	double due;	  /* a uid/gid-only entry is classified by then anyway */
 	uint64_t exec_ns; /* the kernel's time of its first EXEC (0: none) */
 	/*
-	 * Its uid and euid, from its main thread's last UID event: the
-	 * kernel reports every change (an exec of a set-uid file too), so
-	 * they are current -- unless a thread of its own changed ids (then
-	 * /proc tells which thread's count) or events were lost.
+	 * What events said of it, so classifying it reads only the rest of
+	 * /proc: the BPF program's exec record (credentials, comm, exe,
+	 * parent, as at the exec), or the uid and euid of its main thread's
+	 * last UID event -- the kernel reports every change (an exec of a
+	 * set-uid file too), so they are current, unless a thread of its
+	 * own changed ids (then /proc tells which thread's count) or events
+	 * were lost.  A uid or gid change after the exec record leaves its
+	 * credentials for the change's word (pending_note_ids).
 	 */
-	struct task_ids ids;
+	struct task_known known;
 	unsigned ids_state; /* PENDING_IDS_* */
 };
-#define PENDING_IDS_SEEN 0x1u /* a UID event of the main thread */
+#define PENDING_IDS_SEEN 0x1u /* an exec record, or a UID event of the main thread */
 #define PENDING_IDS_BAD	 0x2u /* another thread's, or events were lost */
 
 /* The thread groups to classify after a batch (pending.c's alone). */
@@ -480,8 +484,11 @@ void wants_changed(void *arg);
 /* The entry of tgid, made if new (an EXEC event: exec set, with the
  * kernel's time ts); NULL without memory (a rescan is asked for). */
 struct pending *pending_add(struct core *c, pid_t tgid, bool exec, uint64_t ts);
-/* A UID event: the ids it reports, if its main thread's (p may be NULL). */
+/* A UID or GID event: the ids it reports, if its main thread's (p may
+ * be NULL). */
 void pending_note_ids(struct pending *p, const struct procev_event *ev);
+/* An EXEC event: what its record says of the task, if any (p may be NULL). */
+void pending_note_exec(struct pending *p, const struct procev_event *ev);
 /* tgid exited: not classified. */
 void pending_drop(struct core *c, pid_t tgid);
 /* Events were lost: no entry's ids can be trusted. */
@@ -520,10 +527,10 @@ void core_exit(struct core *c, pid_t pid, pid_t tgid);
  * the policy in force, made by the caller for a batch of processes).
  */
 void classify(struct core *c, pid_t pid, struct decision *d);
-/* The same, with its uid and euid known from the kernel's events (NULL:
- * not known): then, when the policy needs no other credential, comm is
- * read instead of status. */
-void classify_ids(struct core *c, pid_t pid, const struct task_ids *ids,
+/* The same, with what the kernel's events said of it (NULL: nothing):
+ * then /proc is read only for the rest (task_read_known); uid and euid
+ * alone are taken only when the policy needs no other credential. */
+void classify_known(struct core *c, pid_t pid, const struct task_known *known,
 		  struct decision *d);
 /* The same for one process, with a decision of its own (a request, a
  * child a full boost refused). */

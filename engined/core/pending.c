@@ -65,14 +65,49 @@ pending_add(struct core *c, pid_t tgid, bool exec, uint64_t ts)
 void
 pending_note_ids(struct pending *p, const struct procev_event *ev)
 {
+	struct task_known *k;
+
 	if (p == NULL)
 		return;
+	k = &p->known;
+	if ((k->have & TASK_KNOW_CREDS) && ev->ts_ns >= k->ts_ns) {
+		/* a change after the exec a record told of: its uids hold
+		 * until a UID event says otherwise, its gids and groups no
+		 * longer (its comm, exe and parent do) */
+		k->have = (k->have & ~TASK_KNOW_CREDS) | TASK_KNOW_UIDS;
+	}
+	if (ev->type != PROCEV_UID || (k->have & TASK_KNOW_CREDS))
+		return; /* a gid change, or one before the exec: told */
 	if (ev->pid != ev->tgid) {
 		p->ids_state |= PENDING_IDS_BAD;
 		return;
 	}
-	p->ids = (struct task_ids){ .uid = ev->rid, .euid = ev->eid };
+	k->uid = ev->rid;
+	k->euid = ev->eid;
+	k->have |= TASK_KNOW_UIDS;
+	k->ts_ns = ev->ts_ns;
 	p->ids_state |= PENDING_IDS_SEEN;
+}
+
+void
+pending_note_exec(struct pending *p, const struct procev_event *ev)
+{
+	struct task_known later;
+
+	if (p == NULL || ev->known == NULL)
+		return;
+	later = p->known;
+	if (later.ts_ns > ev->known->ts_ns && (later.have & TASK_KNOW_CREDS))
+		return; /* a later exec's record came first */
+	p->known = *ev->known;
+	if (later.ts_ns > ev->known->ts_ns && (later.have & TASK_KNOW_UIDS)) {
+		/* a UID event after this exec was read before its record */
+		p->known.have = (p->known.have & ~TASK_KNOW_CREDS) | TASK_KNOW_UIDS;
+		p->known.uid = later.uid;
+		p->known.euid = later.euid;
+		p->known.ts_ns = later.ts_ns;
+	}
+	p->ids_state |= PENDING_IDS_SEEN; /* BAD stays: lost events, another thread's */
 }
 
 void
@@ -141,7 +176,7 @@ pending_run(struct core *c)
 			break;
 		}
 		uint64_t before = c->stats.classified;
-		classify_ids(c, p->tgid, p->ids_state == PENDING_IDS_SEEN ? &p->ids : NULL, d);
+		classify_known(c, p->tgid, p->ids_state == PENDING_IDS_SEEN ? &p->known : NULL, d);
 		if (c->stats.classified != before)
 			count_latency(c, p->exec_ns);
 	}
