@@ -13,8 +13,9 @@
  * rule may name the script it runs); or its thread group is tracked.
  *
  * Wake-ups: while the daemon reads (`awake`), records are written
- * without waking it; otherwise the ring buffer wakes it for the first
- * record it has not seen.  A record that finds the ring buffer full is
+ * without waking it (and it is woken if it fell asleep meanwhile, see
+ * output()); otherwise the ring buffer wakes it for the first record
+ * it has not seen.  A record that finds the ring buffer full is
  * counted in `drops` (the daemon rescans).  An exec is filtered in a
  * per-CPU scratch record, and only one that passes is copied out.
  *
@@ -298,6 +299,33 @@ read_exe(struct execbpf_event *ev, struct linux_binprm *bprm)
 		ev->exe_len = w.off;
 }
 
+/*
+ * Write a record; without waking the reader while it is awake.  If it
+ * fell asleep meanwhile -- cleared `awake` after this read it, and may
+ * have looked at the ring buffer for the last time before the record
+ * was in -- it is woken by a record of no use (shorter than an event,
+ * which the reader skips).  The reader clears the flag, then looks; the
+ * commit of a record is a full barrier before the second look at the
+ * flag: either the reader sees the record or this sees the flag clear.
+ */
+static void
+output(struct execbpf_event *ev, __u32 len)
+{
+	__u64 nudge = 0;
+
+	if (!awake) {
+		if (bpf_ringbuf_output(&events, ev, len, 0) < 0)
+			__sync_fetch_and_add(&drops, 1);
+		return;
+	}
+	if (bpf_ringbuf_output(&events, ev, len, BPF_RB_NO_WAKEUP) < 0) {
+		__sync_fetch_and_add(&drops, 1);
+		return;
+	}
+	if (!awake && bpf_ringbuf_output(&events, &nudge, sizeof(nudge), BPF_RB_FORCE_WAKEUP) < 0)
+		__sync_fetch_and_add(&drops, 1);
+}
+
 SEC("tp_btf/sched_process_exec")
 int
 BPF_PROG(cge_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
@@ -323,12 +351,11 @@ BPF_PROG(cge_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bp
 	ev->policy = BPF_CORE_READ(p, policy);
 	read_exe(ev, bprm);
 	ev->ts_ns = bpf_ktime_get_ns();
-	__u64 flags = awake ? BPF_RB_NO_WAKEUP : 0;
 	/* the record up to the end of its path */
-	__u32 len = __builtin_offsetof(struct execbpf_event, exe) + (ev->exe_len & (EXECBPF_EXE_LEN - 1));
+	__u32 len = __builtin_offsetof(struct execbpf_event, exe) +
+		    (ev->exe_len & (EXECBPF_EXE_LEN - 1));
 	if (ev->exe_len == EXECBPF_EXE_LEN)
 		len = sizeof(*ev);
-	if (bpf_ringbuf_output(&events, ev, len, flags) < 0)
-		__sync_fetch_and_add(&drops, 1);
+	output(ev, len);
 	return 0;
 }
