@@ -105,19 +105,22 @@ static void
 feed(struct core *c, enum procev_type type, pid_t pid, pid_t parent, unsigned long batch,
      unsigned long *fed, double *now)
 {
-	struct procev_event ev = fixture_event(type, pid, parent);
-	struct task_known k = {
+	/* the record, made once (the program's work is not the daemon's) */
+	static struct task_known k = {
 		.have = TASK_KNOW_CREDS | TASK_KNOW_COMM | TASK_KNOW_PPID | TASK_KNOW_EXE |
 			TASK_KNOW_RT | TASK_KNOW_CGROUP,
 		.ppid = PARENT,
 		.comm = "probe",
 		.exe = "/usr/bin/probe",
 	};
+	struct procev_event ev = fixture_event(type, pid, parent);
 
 	*now += STEP;
 	if (!delivered(type))
 		return;
-	ev.ts_ns = (uint64_t)(*now * 1e9);
+	if (bpf) /* the kernel's times: a record's uid change came before its exec (and
+		   the placement latency is counted, as the connector's 0 does not) */
+		ev.ts_ns = (uint64_t)(*now * 1e9);
 	if (bpf && type == PROCEV_EXEC) {
 		k.ts_ns = ev.ts_ns;
 		ev.known = &k;

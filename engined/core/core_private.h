@@ -328,19 +328,27 @@ struct pending {
 	double due;	  /* a uid/gid-only entry is classified by then anyway */
 	uint64_t exec_ns; /* the kernel's time of its first EXEC (0: none) */
 	/*
-	 * What events said of it, so classifying it reads only the rest of
-	 * /proc: the BPF program's exec record (credentials, comm, exe,
-	 * parent, as at the exec), or the uid and euid of its main thread's
-	 * last UID event -- the kernel reports every change (an exec of a
-	 * set-uid file too), so they are current, unless a thread of its
-	 * own changed ids (then /proc tells which thread's count) or events
-	 * were lost.  A uid or gid change after the exec record leaves its
-	 * credentials for the change's word (pending_note_ids).
+	 * Its uid and euid, from its main thread's last UID event: the
+	 * kernel reports every change (an exec of a set-uid file too), so
+	 * they are current -- unless a thread of its own changed ids (then
+	 * /proc tells which thread's count) or events were lost.
 	 */
-	struct task_known known;
+	struct {
+		uid_t uid, euid;
+	} ids;
+	uint64_t ids_ns;    /* that event's time (the kernel's) */
 	unsigned ids_state; /* PENDING_IDS_* */
+	/*
+	 * 1 + the index in the set's recs of what its exec's record says
+	 * (the BPF program's: credentials, comm, exe, parent, as at the
+	 * exec), 0 when none.  A uid or gid change after that exec leaves
+	 * the record's credentials for the change's word (pending_note_ids).
+	 * Only entries with an exec have one, and they never outlive their
+	 * batch, so the records are dropped at its end.
+	 */
+	size_t rec;
 };
-#define PENDING_IDS_SEEN 0x1u /* an exec record, or a UID event of the main thread */
+#define PENDING_IDS_SEEN 0x1u /* a UID event of the main thread, or an exec's record */
 #define PENDING_IDS_BAD	 0x2u /* another thread's, or events were lost */
 
 /* The thread groups to classify after a batch (pending.c's alone). */
@@ -351,6 +359,13 @@ struct pending_set {
 	/* the last batch's decision, its memory kept for the next batch
 	 * (NULL: none); nothing in it is read again */
 	struct decision *spare;
+	/* the exec records of this batch's entries (struct pending.rec),
+	 * malloc'd for caprecs */
+	struct task_known *recs;
+	size_t nrecs, caprecs;
+	/* what a UID event said, as classify_known takes it (only have,
+	 * uid, euid and ts_ns are ever set: the rest stays zero) */
+	struct task_known ids_known;
 };
 
 /* The rescans of /proc (rescan.c's alone). */
@@ -486,9 +501,9 @@ void wants_changed(void *arg);
 struct pending *pending_add(struct core *c, pid_t tgid, bool exec, uint64_t ts);
 /* A UID or GID event: the ids it reports, if its main thread's (p may
  * be NULL). */
-void pending_note_ids(struct pending *p, const struct procev_event *ev);
+void pending_note_ids(struct core *c, struct pending *p, const struct procev_event *ev);
 /* An EXEC event: what its record says of the task, if any (p may be NULL). */
-void pending_note_exec(struct pending *p, const struct procev_event *ev);
+void pending_note_exec(struct core *c, struct pending *p, const struct procev_event *ev);
 /* tgid exited: not classified. */
 void pending_drop(struct core *c, pid_t tgid);
 /* Events were lost: no entry's ids can be trusted. */

@@ -62,50 +62,83 @@ pending_add(struct core *c, pid_t tgid, bool exec, uint64_t ts)
 	return &s->v[s->n++];
 }
 
+/* The record of p's exec, or NULL. */
+static struct task_known *
+rec_of(struct core *c, const struct pending *p)
+{
+	return p->rec > 0 ? &c->pending.recs[p->rec - 1] : NULL;
+}
+
 void
-pending_note_ids(struct pending *p, const struct procev_event *ev)
+pending_note_ids(struct core *c, struct pending *p, const struct procev_event *ev)
 {
 	struct task_known *k;
 
 	if (p == NULL)
 		return;
-	k = &p->known;
-	if ((k->have & TASK_KNOW_CREDS) && ev->ts_ns >= k->ts_ns) {
-		/* a change after the exec a record told of: its uids hold
+	k = rec_of(c, p);
+	if (k != NULL && (k->have & TASK_KNOW_CREDS) && ev->ts_ns >= k->ts_ns) {
+		/* a change after the exec the record tells of: its uids hold
 		 * until a UID event says otherwise, its gids and groups no
 		 * longer (its comm, exe and parent do) */
 		k->have = (k->have & ~TASK_KNOW_CREDS) | TASK_KNOW_UIDS;
 	}
-	if (ev->type != PROCEV_UID || (k->have & TASK_KNOW_CREDS))
+	if (ev->type != PROCEV_UID || (k != NULL && (k->have & TASK_KNOW_CREDS)))
 		return; /* a gid change, or one before the exec: told */
 	if (ev->pid != ev->tgid) {
 		p->ids_state |= PENDING_IDS_BAD;
 		return;
 	}
-	k->uid = ev->rid;
-	k->euid = ev->eid;
-	k->have |= TASK_KNOW_UIDS;
-	k->ts_ns = ev->ts_ns;
+	p->ids.uid = ev->rid;
+	p->ids.euid = ev->eid;
+	p->ids_ns = ev->ts_ns;
 	p->ids_state |= PENDING_IDS_SEEN;
+	if (k != NULL) {
+		k->uid = ev->rid;
+		k->euid = ev->eid;
+		k->ts_ns = ev->ts_ns;
+	}
+}
+
+/* Room for one more record in the set: its index, or -1 (no memory). */
+static ssize_t
+rec_room(struct pending_set *s)
+{
+	if (s->nrecs == s->caprecs) {
+		struct task_known *v =
+			array_room(s->recs, s->nrecs, &s->caprecs, sizeof(*v), 64);
+
+		if (v == NULL)
+			return -1;
+		s->recs = v;
+	}
+	return (ssize_t)s->nrecs++;
 }
 
 void
-pending_note_exec(struct pending *p, const struct procev_event *ev)
+pending_note_exec(struct core *c, struct pending *p, const struct procev_event *ev)
 {
-	struct task_known later;
+	struct task_known *k;
 
 	if (p == NULL || ev->known == NULL)
 		return;
-	later = p->known;
-	if (later.ts_ns > ev->known->ts_ns && (later.have & TASK_KNOW_CREDS))
+	if ((k = rec_of(c, p)) == NULL) {
+		ssize_t i = rec_room(&c->pending);
+
+		if (i < 0)
+			return; /* /proc tells, as without a record */
+		p->rec = (size_t)i + 1;
+		k = &c->pending.recs[i];
+	} else if (k->ts_ns > ev->known->ts_ns && (k->have & TASK_KNOW_CREDS)) {
 		return; /* a later exec's record came first */
-	p->known = *ev->known;
-	if (later.ts_ns > ev->known->ts_ns && (later.have & TASK_KNOW_UIDS)) {
+	}
+	*k = *ev->known;
+	if ((p->ids_state & PENDING_IDS_SEEN) && p->ids_ns > k->ts_ns) {
 		/* a UID event after this exec was read before its record */
-		p->known.have = (p->known.have & ~TASK_KNOW_CREDS) | TASK_KNOW_UIDS;
-		p->known.uid = later.uid;
-		p->known.euid = later.euid;
-		p->known.ts_ns = later.ts_ns;
+		k->have = (k->have & ~TASK_KNOW_CREDS) | TASK_KNOW_UIDS;
+		k->uid = p->ids.uid;
+		k->euid = p->ids.euid;
+		k->ts_ns = p->ids_ns;
 	}
 	p->ids_state |= PENDING_IDS_SEEN; /* BAD stays: lost events, another thread's */
 }
@@ -146,6 +179,23 @@ count_latency(struct core *c, uint64_t exec_ns)
 	c->stats.placed_in[i]++;
 }
 
+/* What the events said of p's process, as classify_known takes it. */
+static const struct task_known *
+known_of(struct core *c, const struct pending *p)
+{
+	struct task_known *k = &c->pending.ids_known;
+
+	if (p->ids_state != PENDING_IDS_SEEN)
+		return NULL;
+	if (p->rec > 0)
+		return rec_of(c, p);
+	k->have = TASK_KNOW_UIDS;
+	k->uid = p->ids.uid;
+	k->euid = p->ids.euid;
+	k->ts_ns = p->ids_ns;
+	return k;
+}
+
 void
 pending_run(struct core *c)
 {
@@ -176,7 +226,7 @@ pending_run(struct core *c)
 			break;
 		}
 		uint64_t before = c->stats.classified;
-		classify_known(c, p->tgid, p->ids_state == PENDING_IDS_SEEN ? &p->known : NULL, d);
+		classify_known(c, p->tgid, known_of(c, p), d);
 		if (c->stats.classified != before)
 			count_latency(c, p->exec_ns);
 	}
@@ -185,6 +235,7 @@ pending_run(struct core *c)
 		s->spare = d;
 	}
 	s->n = kept;
+	s->nrecs = 0; /* only entries with an exec had one, and none is kept */
 	s->defer_at = next;
 }
 
@@ -217,5 +268,6 @@ void
 pending_free(struct core *c)
 {
 	free(c->pending.v);
+	free(c->pending.recs);
 	decision_free(c->pending.spare);
 }
