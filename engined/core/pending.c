@@ -77,14 +77,16 @@ pending_note_ids(struct core *c, struct pending *p, const struct procev_event *e
 	if (p == NULL)
 		return;
 	k = rec_of(c, p);
-	if (k != NULL && (k->have & TASK_KNOW_CREDS) && ev->ts_ns >= k->ts_ns) {
-		/* a change after the exec the record tells of: its uids hold
-		 * until a UID event says otherwise, its gids and groups no
-		 * longer (its comm, exe and parent do) */
+	if (k != NULL && ev->ts_ns < k->ts_ns)
+		return; /* before the exec the record tells of (or a later change) */
+	if (k != NULL && (k->have & TASK_KNOW_CREDS)) {
+		/* a change after that exec: its uids hold until a UID event
+		 * says otherwise, its gids and groups no longer (its comm,
+		 * exe and parent do) */
 		k->have = (k->have & ~TASK_KNOW_CREDS) | TASK_KNOW_UIDS;
 	}
-	if (ev->type != PROCEV_UID || (k != NULL && (k->have & TASK_KNOW_CREDS)))
-		return; /* a gid change, or one before the exec: told */
+	if (ev->type != PROCEV_UID)
+		return; /* a gid change */
 	if (ev->pid != ev->tgid) {
 		p->ids_state |= PENDING_IDS_BAD;
 		return;

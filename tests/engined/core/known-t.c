@@ -144,6 +144,15 @@ test_record(void)
 	}
 	core_batch_done(c, 9.0);
 	is_string("/admins", fixture_group(&fx, 808), "another thread's UID event: /proc's");
+
+	/* a gid change after the exec, then one of uid from before it */
+	k = record(9000);
+	exec_event(c, 809, &k, 10.0);
+	id_event(c, PROCEV_GID, 809, 0, 9001, 10.0);
+	id_event(c, PROCEV_UID, 809, 0, 8999, 10.0);
+	core_batch_done(c, 10.0);
+	is_string("/www", fixture_group(&fx, 809),
+		  "a UID event from before the exec, read after a later GID event: the record's");
 	core_free(c);
 }
 
@@ -196,7 +205,7 @@ test_groups(void)
 int
 main(void)
 {
-	plan(9 + 4);
+	plan(10 + 4);
 	fixture_init(&fx);
 	test_record();
 	test_groups();
