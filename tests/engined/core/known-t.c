@@ -71,11 +71,11 @@ test_record(void)
 	struct task_known k = record(1000), k2;
 
 	fixture_files(&fx, "", fixture_rules);
-	for (pid_t pid = 800; pid < 810; pid++)
-		roots(&fx, pid);
 	if ((c = fixture_core(&fx)) == NULL)
 		bail("no core");
 	core_start(c, 1.0);
+	for (pid_t pid = 800; pid < 810; pid++) /* after the start's scan: in "/" */
+		roots(&fx, pid);
 
 	exec_event(c, 800, &k, 2.0);
 	core_batch_done(c, 2.0);
@@ -166,11 +166,11 @@ test_groups(void)
 	fixture_files(&fx, "", "@nogroup name=cgecore /g\n"
 			       "nobody name=cgecore /n\n"
 			       "root name=cgecore /admins\n");
-	for (pid_t pid = 820; pid < 825; pid++)
-		roots(&fx, pid);
 	if ((c = fixture_core(&fx)) == NULL)
 		bail("no core");
 	core_start(c, 1.0);
+	for (pid_t pid = 820; pid < 825; pid++)
+		roots(&fx, pid);
 
 	exec_event(c, 820, &k, 2.0);
 	core_batch_done(c, 2.0);
