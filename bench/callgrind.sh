@@ -4,7 +4,9 @@
 # instructions (user space, counted by callgrind) and the system calls
 # the daemon's core spends on the fixed replay of bench/replay.c, for
 # 10, 1,000 and 100,000 rules, and at 10 rules none of which matches
-# (the process no rule is about).  No root needed.
+# (the process no rule is about); and the same on the eBPF event source
+# (rows "-bpf": each EXEC carries the BPF program's record, so the core
+# reads no status or exe link).  No root needed.
 #
 #   sh bench/callgrind.sh [BUILDDIR [EXECS]]
 #
@@ -22,10 +24,11 @@ T=$(mktemp -d /tmp/cgengine-callgrind.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
 printf '%-8s %8s %10s %12s %14s\n' RULES EXECS CLASSIFIED INSTR/EXEC SYSCALLS/EXEC
-measure() { # RULES MATCH LABEL
+measure() { # RULES MATCH LABEL [SOURCE]
 	n=$1
+	src=${4:-netlink}
 	out=$(valgrind --tool=callgrind --collect-atstart=no --toggle-collect=replay_run \
-		--callgrind-out-file="$T/cg.out" "$R" "$n" "$E" 1000 1 "$2" 2>"$T/vg.err") ||
+		--callgrind-out-file="$T/cg.out" "$R" "$n" "$E" 1000 1 "$2" "$src" 2>"$T/vg.err") ||
 		{ cat "$T/vg.err" >&2; exit 1; }
 	cls=$(echo "$out" | sed -n 's/.*classified=\([0-9]*\).*/\1/p')
 	ir=$(awk '/^(summary|totals):/ { print $2; exit }' "$T/cg.out")
@@ -33,17 +36,18 @@ measure() { # RULES MATCH LABEL
 	# set-up (fixture, rules, the first scan) cancels out
 	sc=""
 	if command -v strace >/dev/null; then
-		strace -f -qq -o "$T/s1" "$R" "$n" "$E" 1000 1 "$2" >/dev/null 2>&1
-		strace -f -qq -o "$T/s2" "$R" "$n" $((E * 2)) 1000 1 "$2" >/dev/null 2>&1
+		strace -f -qq -o "$T/s1" "$R" "$n" "$E" 1000 1 "$2" "$src" >/dev/null 2>&1
+		strace -f -qq -o "$T/s2" "$R" "$n" $((E * 2)) 1000 1 "$2" "$src" >/dev/null 2>&1
 		a=$(grep -vc 'exited with\|killed by' "$T/s1"); b=$(grep -vc 'exited with\|killed by' "$T/s2")
 		sc=$(awk -v a="$a" -v b="$b" -v e="$E" 'BEGIN { printf "%.2f", (b - a) / e }')
-		if [ "$3" = 10 ]; then
+		if [ "$3" = 10 ] || [ "$3" = 10-bpf ]; then
 			sed 's/^[0-9]* *//; s/(.*//' "$T/s1" | sort | uniq -c >"$T/c1"
 			sed 's/^[0-9]* *//; s/(.*//' "$T/s2" | sort | uniq -c >"$T/c2"
-			breakdown=$(join -1 2 -2 2 -a 2 -e 0 -o 0,1.1,2.1 \
+			bd=$(join -1 2 -2 2 -a 2 -e 0 -o 0,1.1,2.1 \
 				"$(sort -k2 "$T/c1" >"$T/c1s"; echo "$T/c1s")" \
 				"$(sort -k2 "$T/c2" >"$T/c2s"; echo "$T/c2s")" |
 				awk -v e="$E" '{ d = ($3 - $2) / e; if (d > 0.001) printf "  %-16s %.2f\n", $1, d }')
+			if [ "$3" = 10 ]; then breakdown=$bd; else breakdown_bpf=$bd; fi
 		fi
 	fi
 	awk -v n="$3" -v e="$E" -v c="$cls" -v ir="$ir" -v sc="$sc" \
@@ -53,5 +57,9 @@ for n in 10 1000 100000; do
 	measure "$n" 1 "$n"
 done
 measure 10 0 "10-none"
+for n in 10 1000 100000; do
+	measure "$n" 1 "$n-bpf" bpf
+done
 [ -n "${breakdown:-}" ] && { echo "system calls per exec by name (10 rules):"; echo "$breakdown"; }
+[ -n "${breakdown_bpf:-}" ] && { echo "... on the eBPF event source:"; echo "$breakdown_bpf"; }
 exit 0

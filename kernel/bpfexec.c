@@ -4,7 +4,9 @@
  * kernel/bpf/exec.bpf.c (compiled and wrapped by bpftool at build
  * time), sizes its ring buffer, attaches it, fills its filter's maps and
  * turns its records into the proc connector's EXEC events, so the core
- * sees one kind of event whichever source runs.
+ * sees one kind of event whichever source runs -- with what the record
+ * says of the task attached (bpfexec_known(), bpfrecord.c), which the
+ * core takes instead of reading /proc.
  *
  * Built without libbpf, every function fails with -EOPNOTSUPP.
  */
@@ -29,6 +31,10 @@ struct bpfexec {
 	struct ring_buffer *rb;
 	struct procev_event *out; /* during bpfexec_recv: where records go */
 	size_t max, got;
+	/* what each record of the last bpfexec_recv says (its events point
+	 * here), malloc'd for nknown */
+	struct task_known *known;
+	size_t nknown;
 	bool drained;
 	uint64_t drops_seen;
 	pid_t *tracked; /* the thread groups in the pids map, malloc'd */
@@ -50,7 +56,9 @@ take(void *ctx, void *data, size_t len)
 	const struct execbpf_event *r = data;
 	struct procev_event *ev;
 
-	if (len < sizeof(*r))
+	struct task_known *k = &b->known[b->got];
+
+	if (bpfexec_known(data, len, k) < 0)
 		return 0;
 	ev = &b->out[b->got++];
 	memset(ev, 0, sizeof(*ev));
@@ -58,6 +66,7 @@ take(void *ctx, void *data, size_t len)
 	ev->pid = (pid_t)r->pid;
 	ev->tgid = (pid_t)r->tgid;
 	ev->ts_ns = r->ts_ns;
+	ev->known = k;
 	return b->got == b->max ? -E2BIG : 0;
 }
 
@@ -102,6 +111,7 @@ bpfexec_close(struct bpfexec *b)
 		return;
 	ring_buffer__free(b->rb);
 	execbpf__destroy(b->skel);
+	free(b->known);
 	free(b->tracked);
 	free(b);
 }
@@ -123,6 +133,14 @@ bpfexec_recv(struct bpfexec *b, struct procev_event *ev, size_t max)
 	}
 	if (max == 0)
 		return 0;
+	if (max > b->nknown) {
+		struct task_known *k = realloc(b->known, max * sizeof(*k));
+
+		if (k == NULL)
+			return -ENOMEM;
+		b->known = k;
+		b->nknown = max;
+	}
 	b->out = ev;
 	b->max = max;
 	b->got = 0;

@@ -71,22 +71,50 @@ const char *hier_label(const struct hier *h);
 #define TASK_SCRIPT 0x2u /* script and invoked name (needs TASK_EXE) */
 #define TASK_RT	    0x4u /* realtime scheduling policy */
 #define TASK_NNP    0x8u /* no_new_privs (status read past Kthread:) */
-/*
- * The caller knows the task's uid and euid (the kernel's UID event) and
- * needs nothing else of status (no gid, groups or ppid): read only comm,
- * from /proc/PID/comm, which costs the kernel a fraction of status.
- * uid and euid are taken from *t as given; gid and egid read as
- * (gid_t)-1, no groups, ppid 0, never a kernel thread (it exec'd).
- * Ignored with TASK_NNP, which needs status.
- */
-#define TASK_IDS_KNOWN 0x10u
 /* argv[0] from cmdline (ananicy-cpp's rules match its last part); when
  * cmdline is empty, exe is read too */
 #define TASK_ARGV0 0x20u
 
-/* A task's uid and euid, as the kernel's UID events report them. */
-struct task_ids {
+/*
+ * What an event already says of a task, so that task_read_known() reads
+ * only the rest from /proc.  `have` names the fields given (TASK_KNOW_*):
+ *
+ * - UIDS: uid and euid (the main thread's last UID event).  Alone, only
+ *   comm is read (from /proc/PID/comm, a fraction of status's cost):
+ *   gid and egid read as (gid_t)-1, no groups, ppid 0.  The caller
+ *   passes it only when the decision needs no gid, groups or ppid.
+ * - CREDS: uid, euid, gid, egid and the supplementary groups: ngroups is
+ *   the task's count, the first TASK_KNOWN_GROUPS of them in groups[].
+ *   With COMM and PPID and no more groups than that, status is not read.
+ *   With more, the list is not whole: the credentials count as UIDS.
+ * - COMM, PPID; EXE: the executable's path (TASK_EXE then reads no
+ *   link); RT: realtime (TASK_RT then makes no system call); CGROUP:
+ *   cgroup_id, the v2 group's id (carried, not used by task_read_known).
+ *
+ * Ignored with TASK_NNP, which needs status.  The BPF program's exec
+ * records give all of them as they were at the exec (bpfexec_known()).
+ */
+#define TASK_KNOW_UIDS	   0x01u
+#define TASK_KNOW_CREDS	   0x02u
+#define TASK_KNOW_COMM	   0x04u
+#define TASK_KNOW_PPID	   0x08u
+#define TASK_KNOW_EXE	   0x10u
+#define TASK_KNOW_RT	   0x20u
+#define TASK_KNOW_CGROUP   0x40u
+#define TASK_KNOWN_GROUPS  16
+#define TASK_KNOWN_EXE_MAX 513
+struct task_known {
+	unsigned have;
+	uint64_t ts_ns; /* when they held (the kernel's CLOCK_MONOTONIC); 0: unknown */
+	pid_t ppid;
 	uid_t uid, euid;
+	gid_t gid, egid;
+	size_t ngroups;
+	gid_t groups[TASK_KNOWN_GROUPS];
+	bool realtime;
+	uint64_t cgroup_id;
+	char comm[16];
+	char exe[TASK_KNOWN_EXE_MAX];
 };
 
 /*
@@ -97,7 +125,7 @@ struct task_ids {
 struct task {
 	pid_t pid, ppid;
 	pid_t tgid; /* its thread group (pid for a process, not a thread); 0
-		       when status was not read (TASK_IDS_KNOWN) */
+		       when neither status was read nor CREDS known */
 	uid_t uid, euid;
 	gid_t gid, egid;
 	bool kthread;
@@ -129,6 +157,13 @@ struct task {
  * of status, plus what `what` asks for.  -ESRCH when the task is gone.
  */
 int task_read(const char *procroot, pid_t pid, unsigned what, struct task *t) ATTR_WUR;
+/*
+ * As task_read, taking what k says (NULL: nothing) instead of reading
+ * it: with all of the BPF program's facts and nothing more asked, no
+ * /proc read at all -- nor then -ESRCH for a task that exited since.
+ */
+int task_read_known(const char *procroot, pid_t pid, unsigned what,
+		    const struct task_known *k, struct task *t) ATTR_WUR;
 
 /*
  * Given the executable and the NUL-separated command line of a task,
@@ -333,6 +368,9 @@ struct procev_event {
 	uint32_t rid, eid;	       /* UID/GID: real and effective id */
 	uint32_t exit_code;	       /* EXIT only */
 	uint64_t ts_ns;		       /* when, CLOCK_MONOTONIC (the kernel's) */
+	/* EXEC from the BPF program: what it read of the task at the exec
+	 * (its source's, valid until the next receive); NULL otherwise */
+	const struct task_known *known;
 };
 
 /*
@@ -461,9 +499,10 @@ void bpfexec_close(struct bpfexec *b);
 /* The descriptor to poll for records. */
 int bpfexec_fd(const struct bpfexec *b);
 /*
- * Take up to max records as events.  The count; -EAGAIN when none
- * waits; -ENOBUFS once after the kernel could not write records (the
- * caller should rescan).
+ * Take up to max records as events, each with what its record says of
+ * the task (ev->known, the source's memory, valid until the next call).
+ * The count; -EAGAIN when none waits; -ENOBUFS once after the kernel
+ * could not write records (the caller should rescan).
  */
 int bpfexec_recv(struct bpfexec *b, struct procev_event *ev, size_t max) ATTR_WUR;
 /* Did the last bpfexec_recv() empty the ring buffer? */
@@ -475,6 +514,12 @@ void bpfexec_awake(struct bpfexec *b, bool awake);
 int bpfexec_filter(struct bpfexec *b, const struct execkeys *k) ATTR_WUR;
 /* Also pass every exec of the thread groups in pids (PROCEV_ALL: all). */
 int bpfexec_track(struct bpfexec *b, const pid_t *pids, size_t n) ATTR_WUR;
+/*
+ * What one of its records (rec, len bytes) says of the exec'd task,
+ * into k (pure; built with or without libbpf).  0, or -EBADMSG when the
+ * record is cut short.
+ */
+int bpfexec_known(const void *rec, size_t len, struct task_known *k) ATTR_WUR;
 /* The program's counters: execs seen, passed, records dropped. */
 struct bpfexec_stats {
 	uint64_t execs, passed, drops;

@@ -3,7 +3,9 @@
  * task.c -- snapshots of tasks from /proc/PID.
  *
  * A snapshot costs one read of status, one readlink of exe and, only
- * for interpreters, one read of cmdline.  ENOENT and ESRCH from /proc
+ * for interpreters, one read of cmdline -- less what the caller already
+ * knows from an event (struct task_known: the BPF program's exec
+ * records say all but the cmdline).  ENOENT and ESRCH from /proc
  * mean the task exited meanwhile; both are reported as -ESRCH.
  */
 #include "kernel_private.h"
@@ -472,42 +474,123 @@ read_exe(const char *procroot, pid_t pid, struct task *t)
 		t->exe[n - dl] = '\0'; /* binary replaced by an upgrade */
 }
 
-int
-task_read(const char *procroot, pid_t pid, unsigned what, struct task *t)
+/* String src of an array of slen bytes into dst (dlen bytes). */
+static void
+copy_known(char *dst, size_t dlen, const char *src, size_t slen)
+{
+	size_t n = strnlen(src, slen);
+
+	if (n >= dlen)
+		n = dlen - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* The exe link, or the path k gives. */
+static void
+get_exe(const char *procroot, pid_t pid, const struct task_known *k, struct task *t)
+{
+	if (k != NULL && (k->have & TASK_KNOW_EXE))
+		copy_known(t->exe, sizeof(t->exe), k->exe, sizeof(k->exe));
+	else
+		read_exe(procroot, pid, t);
+}
+
+/* Credentials, comm and ppid from k, when k gives them all (and the
+ * whole group list): then status need not be read.  True if it did. */
+static bool
+from_known(const struct task_known *k, pid_t pid, struct task *t)
+{
+	unsigned all = TASK_KNOW_CREDS | TASK_KNOW_COMM | TASK_KNOW_PPID;
+
+	if ((k->have & all) != all || k->ngroups > TASK_KNOWN_GROUPS)
+		return false;
+	t->tgid = pid;
+	t->ppid = k->ppid;
+	t->uid = k->uid;
+	t->euid = k->euid;
+	t->gid = k->gid;
+	t->egid = k->egid;
+	t->ngroups = k->ngroups;
+	memcpy(t->groups, k->groups, k->ngroups * sizeof(t->groups[0]));
+	copy_known(t->comm, sizeof(t->comm), k->comm, sizeof(k->comm));
+	return true;
+}
+
+/* uid and euid from k, comm from k or the comm file (TASK_KNOW_UIDS). */
+static int
+from_known_ids(const char *procroot, pid_t pid, const struct task_known *k, struct task *t)
+{
+	ssize_t n;
+
+	if (k->have & TASK_KNOW_COMM) {
+		copy_known(t->comm, sizeof(t->comm), k->comm, sizeof(k->comm));
+	} else {
+		if ((n = read_pid_file(procroot, pid, "comm", t->comm, sizeof(t->comm))) < 0)
+			return (int)n;
+		t->comm[strcspn(t->comm, "\n")] = '\0';
+	}
+	t->uid = k->uid;
+	t->euid = k->euid;
+	t->gid = t->egid = (gid_t)-1;
+	return 0;
+}
+
+/* The credentials, comm, ppid and kernel thread flag: from k when it
+ * has them all, else from status -- or comm when k has uid and euid
+ * alone (or credentials with a list of groups cut short). */
+static int
+read_creds(const char *procroot, pid_t pid, unsigned what, const struct task_known *k,
+	   struct task *t)
 {
 	char buf[4096];
 	ssize_t n;
 
-	uid_t uid = t->uid, euid = t->euid;
+	if (k != NULL && !(what & TASK_NNP)) {
+		bool whole = (k->have & TASK_KNOW_CREDS) && k->ngroups <= TASK_KNOWN_GROUPS;
+
+		if (from_known(k, pid, t))
+			return 0;
+		if (!whole && (k->have & (TASK_KNOW_UIDS | TASK_KNOW_CREDS)))
+			return from_known_ids(procroot, pid, k, t);
+	}
+	if ((n = read_pid_file(procroot, pid, "status", buf, sizeof(buf))) < 0)
+		return (int)n;
+	parse_status(buf, t, what & TASK_NNP);
+	return 0;
+}
+
+int
+task_read(const char *procroot, pid_t pid, unsigned what, struct task *t)
+{
+	return task_read_known(procroot, pid, what, NULL, t);
+}
+
+int
+task_read_known(const char *procroot, pid_t pid, unsigned what, const struct task_known *k,
+		struct task *t)
+{
+	int rc;
 
 	memset(t, 0, offsetof(struct task, comm));
 	t->comm[0] = t->exe[0] = t->script[0] = t->invoked[0] = t->argv0[0] = '\0';
 	t->pid = pid;
-	if ((what & TASK_IDS_KNOWN) && !(what & TASK_NNP)) {
-		if ((n = read_pid_file(procroot, pid, "comm", t->comm, sizeof(t->comm))) <
-		    0)
-			return (int)n;
-		t->comm[strcspn(t->comm, "\n")] = '\0';
-		t->uid = uid;
-		t->euid = euid;
-		t->gid = t->egid = (gid_t)-1;
-	} else {
-		if ((n = read_pid_file(procroot, pid, "status", buf, sizeof(buf))) < 0)
-			return (int)n;
-		parse_status(buf, t, what & TASK_NNP);
-		if (t->kthread)
-			return 0;
-	}
+	if ((rc = read_creds(procroot, pid, what, k, t)) < 0)
+		return rc;
+	if (t->kthread)
+		return 0;
 	if (what & TASK_EXE)
-		read_exe(procroot, pid, t);
+		get_exe(procroot, pid, k, t);
 	if ((what & TASK_SCRIPT) && t->exe[0] != '\0')
 		read_names(procroot, pid, t);
 	if ((what & TASK_ARGV0) &&
 	    read_pid_file(procroot, pid, "cmdline", t->argv0, sizeof(t->argv0)) <= 0)
 		t->argv0[0] = '\0';
 	if ((what & TASK_ARGV0) && t->argv0[0] == '\0' && !(what & TASK_EXE))
-		read_exe(procroot, pid, t);
-	if (what & TASK_RT) {
+		get_exe(procroot, pid, k, t);
+	if ((what & TASK_RT) && k != NULL && (k->have & TASK_KNOW_RT)) {
+		t->realtime = k->realtime;
+	} else if (what & TASK_RT) {
 		int pol = sched_getscheduler(pid);
 
 		t->realtime = pol == SCHED_FIFO || pol == SCHED_RR;

@@ -462,20 +462,37 @@ ids_suffice(const struct policy *p)
 }
 
 /*
+ * What of k the snapshot may take: all of it when its credentials are
+ * whole (an exec record with no more groups than it holds), uid and
+ * euid alone only when they suffice; else nothing (NULL).
+ */
+static const struct task_known *
+usable(const struct policy *p, const struct task_known *k)
+{
+	if (k == NULL)
+		return NULL;
+	if ((k->have & TASK_KNOW_CREDS) && k->ngroups <= TASK_KNOWN_GROUPS)
+		return k;
+	if ((k->have & (TASK_KNOW_UIDS | TASK_KNOW_CREDS)) && ids_suffice(p))
+		return k;
+	return NULL;
+}
+
+/*
  * Decide for pid into d: the task as read in d->task and, unless lazy
  * and the decision does not need them (then d->cg.n is 0 and
- * d->cg_read false), its current groups in d->cg.  ids, when not NULL:
- * uid and euid from the kernel's events (see ids_suffice).
+ * d->cg_read false), its current groups in d->cg.  known, when not
+ * NULL: what the kernel's events said of it (see usable()).
  */
 static enum decide_result
-decide(struct core *c, pid_t pid, uid_t asker, bool lazy, const struct task_ids *ids,
+decide(struct core *c, pid_t pid, uid_t asker, bool lazy, const struct task_known *known,
        struct decision *d)
 {
 	struct policy *p = c->pol;
 	struct task *t = &d->task;
 	unsigned what = 0;
-	const struct proc *known = proc_known(c, pid);
-	unsigned flags = known != NULL ? known->flags : 0;
+	const struct proc *proc = proc_known(c, pid);
+	unsigned flags = proc != NULL ? proc->flags : 0;
 	bool sticky = flags & PROC_STICKY;
 
 	if (!sticky && (rules_need_process(p->rules) || hooks_has_classify(p->hooks)))
@@ -487,12 +504,7 @@ decide(struct core *c, pid_t pid, uid_t asker, bool lazy, const struct task_ids 
 	d->cg.n = 0;
 	d->cg_read = false;
 	d->prio.prio.set = 0;
-	if (ids != NULL && ids_suffice(p)) {
-		what |= TASK_IDS_KNOWN;
-		t->uid = ids->uid;
-		t->euid = ids->euid;
-	}
-	int rc = task_read(c->env.procroot, pid, what, t);
+	int rc = task_read_known(c->env.procroot, pid, what, usable(p, known), t);
 	if (rc < 0) {
 		if (rc != -ESRCH)
 			cannot_read(c, pid, rc);
@@ -613,17 +625,17 @@ classify_wants_move(const struct core *c, const struct decision *d)
 void
 classify(struct core *c, pid_t pid, struct decision *d)
 {
-	classify_ids(c, pid, NULL, d);
+	classify_known(c, pid, NULL, d);
 }
 
 void
-classify_ids(struct core *c, pid_t pid, const struct task_ids *ids, struct decision *d)
+classify_known(struct core *c, pid_t pid, const struct task_known *known, struct decision *d)
 {
 	if (c->paused)
 		return;
 	if (c->gate != NULL && gate_pending(c, pid))
 		return; /* its exec is on its way: its EXEC event classifies it */
-	switch (decide(c, pid, 0, true, ids, d)) {
+	switch (decide(c, pid, 0, true, known, d)) {
 	case DECIDE_GONE:
 		c->stats.vanished++;
 		return;

@@ -135,15 +135,15 @@ core_event(struct core *c, const struct procev_event *ev, double now)
 		c->stats.ev_exec++;
 		if (c->gate != NULL)
 			gate_exec_seen(c, ev->tgid); /* did a held exec hold? */
-		(void)pending_add(c, ev->tgid, true, ev->ts_ns);
+		pending_note_exec(c, pending_add(c, ev->tgid, true, ev->ts_ns), ev);
 		break;
 	case PROCEV_UID:
 		c->stats.ev_uid++;
-		pending_note_ids(pending_add(c, ev->tgid, false, 0), ev);
+		pending_note_ids(c, pending_add(c, ev->tgid, false, 0), ev);
 		break;
 	case PROCEV_GID:
 		c->stats.ev_gid++;
-		(void)pending_add(c, ev->tgid, false, 0);
+		pending_note_ids(c, pending_add(c, ev->tgid, false, 0), ev);
 		break;
 	case PROCEV_EXIT:
 		c->stats.ev_exit++;

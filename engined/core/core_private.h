@@ -341,10 +341,22 @@ struct pending {
 	 * they are current -- unless a thread of its own changed ids (then
 	 * /proc tells which thread's count) or events were lost.
 	 */
-	struct task_ids ids;
+	struct {
+		uid_t uid, euid;
+	} ids;
+	uint64_t ids_ns;    /* that event's time (the kernel's) */
 	unsigned ids_state; /* PENDING_IDS_* */
+	/*
+	 * 1 + the index in the set's recs of what its exec's record says
+	 * (the BPF program's: credentials, comm, exe, parent, as at the
+	 * exec), 0 when none.  A uid or gid change after that exec leaves
+	 * the record's credentials for the change's word (pending_note_ids).
+	 * Only entries with an exec have one, and they never outlive their
+	 * batch, so the records are dropped at its end.
+	 */
+	size_t rec;
 };
-#define PENDING_IDS_SEEN 0x1u /* a UID event of the main thread */
+#define PENDING_IDS_SEEN 0x1u /* a UID event of the main thread, or an exec's record */
 #define PENDING_IDS_BAD	 0x2u /* another thread's, or events were lost */
 
 /* The thread groups to classify after a batch (pending.c's alone). */
@@ -355,6 +367,13 @@ struct pending_set {
 	/* the last batch's decision, its memory kept for the next batch
 	 * (NULL: none); nothing in it is read again */
 	struct decision *spare;
+	/* the exec records of this batch's entries (struct pending.rec),
+	 * malloc'd for caprecs */
+	struct task_known *recs;
+	size_t nrecs, caprecs;
+	/* what a UID event said, as classify_known takes it (only have,
+	 * uid, euid and ts_ns are ever set: the rest stays zero) */
+	struct task_known ids_known;
 };
 
 /* The rescans of /proc (rescan.c's alone). */
@@ -488,8 +507,11 @@ void wants_changed(void *arg);
 /* The entry of tgid, made if new (an EXEC event: exec set, with the
  * kernel's time ts); NULL without memory (a rescan is asked for). */
 struct pending *pending_add(struct core *c, pid_t tgid, bool exec, uint64_t ts);
-/* A UID event: the ids it reports, if its main thread's (p may be NULL). */
-void pending_note_ids(struct pending *p, const struct procev_event *ev);
+/* A UID or GID event: the ids it reports, if its main thread's (p may
+ * be NULL). */
+void pending_note_ids(struct core *c, struct pending *p, const struct procev_event *ev);
+/* An EXEC event: what its record says of the task, if any (p may be NULL). */
+void pending_note_exec(struct core *c, struct pending *p, const struct procev_event *ev);
 /* tgid exited: not classified. */
 void pending_drop(struct core *c, pid_t tgid);
 /* Events were lost: no entry's ids can be trusted. */
@@ -528,10 +550,10 @@ void core_exit(struct core *c, pid_t pid, pid_t tgid);
  * the policy in force, made by the caller for a batch of processes).
  */
 void classify(struct core *c, pid_t pid, struct decision *d);
-/* The same, with its uid and euid known from the kernel's events (NULL:
- * not known): then, when the policy needs no other credential, comm is
- * read instead of status. */
-void classify_ids(struct core *c, pid_t pid, const struct task_ids *ids,
+/* The same, with what the kernel's events said of it (NULL: nothing):
+ * then /proc is read only for the rest (task_read_known); uid and euid
+ * alone are taken only when the policy needs no other credential. */
+void classify_known(struct core *c, pid_t pid, const struct task_known *known,
 		  struct decision *d);
 /* The same for one process, with a decision of its own (a request, a
  * child a full boost refused). */

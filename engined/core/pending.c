@@ -62,17 +62,87 @@ pending_add(struct core *c, pid_t tgid, bool exec, uint64_t ts)
 	return &s->v[s->n++];
 }
 
-void
-pending_note_ids(struct pending *p, const struct procev_event *ev)
+/* The record of p's exec, or NULL. */
+static struct task_known *
+rec_of(struct core *c, const struct pending *p)
 {
+	return p->rec > 0 ? &c->pending.recs[p->rec - 1] : NULL;
+}
+
+void
+pending_note_ids(struct core *c, struct pending *p, const struct procev_event *ev)
+{
+	struct task_known *k;
+
 	if (p == NULL)
 		return;
+	k = rec_of(c, p);
+	if (k != NULL && ev->ts_ns < k->ts_ns)
+		return; /* before the exec the record tells of (or a later change) */
+	if (k != NULL && (k->have & TASK_KNOW_CREDS)) {
+		/* a change after that exec: its uids hold until a UID event
+		 * says otherwise, its gids and groups no longer (its comm,
+		 * exe and parent do) */
+		k->have = (k->have & ~TASK_KNOW_CREDS) | TASK_KNOW_UIDS;
+	}
+	if (ev->type != PROCEV_UID)
+		return; /* a gid change */
 	if (ev->pid != ev->tgid) {
 		p->ids_state |= PENDING_IDS_BAD;
 		return;
 	}
-	p->ids = (struct task_ids){ .uid = ev->rid, .euid = ev->eid };
+	p->ids.uid = ev->rid;
+	p->ids.euid = ev->eid;
+	p->ids_ns = ev->ts_ns;
 	p->ids_state |= PENDING_IDS_SEEN;
+	if (k != NULL) {
+		k->uid = ev->rid;
+		k->euid = ev->eid;
+		k->ts_ns = ev->ts_ns;
+	}
+}
+
+/* Room for one more record in the set: its index, or -1 (no memory). */
+static ssize_t
+rec_room(struct pending_set *s)
+{
+	if (s->nrecs == s->caprecs) {
+		struct task_known *v =
+			array_room(s->recs, s->nrecs, &s->caprecs, sizeof(*v), 64);
+
+		if (v == NULL)
+			return -1;
+		s->recs = v;
+	}
+	return (ssize_t)s->nrecs++;
+}
+
+void
+pending_note_exec(struct core *c, struct pending *p, const struct procev_event *ev)
+{
+	struct task_known *k;
+
+	if (p == NULL || ev->known == NULL)
+		return;
+	if ((k = rec_of(c, p)) == NULL) {
+		ssize_t i = rec_room(&c->pending);
+
+		if (i < 0)
+			return; /* /proc tells, as without a record */
+		p->rec = (size_t)i + 1;
+		k = &c->pending.recs[i];
+	} else if (k->ts_ns > ev->known->ts_ns && (k->have & TASK_KNOW_CREDS)) {
+		return; /* a later exec's record came first */
+	}
+	*k = *ev->known;
+	if ((p->ids_state & PENDING_IDS_SEEN) && p->ids_ns > k->ts_ns) {
+		/* a UID event after this exec was read before its record */
+		k->have = (k->have & ~TASK_KNOW_CREDS) | TASK_KNOW_UIDS;
+		k->uid = p->ids.uid;
+		k->euid = p->ids.euid;
+		k->ts_ns = p->ids_ns;
+	}
+	p->ids_state |= PENDING_IDS_SEEN; /* BAD stays: lost events, another thread's */
 }
 
 void
@@ -111,6 +181,23 @@ count_latency(struct core *c, uint64_t exec_ns)
 	c->stats.placed_in[i]++;
 }
 
+/* What the events said of p's process, as classify_known takes it. */
+static const struct task_known *
+known_of(struct core *c, const struct pending *p)
+{
+	struct task_known *k = &c->pending.ids_known;
+
+	if (p->ids_state != PENDING_IDS_SEEN)
+		return NULL;
+	if (p->rec > 0)
+		return rec_of(c, p);
+	k->have = TASK_KNOW_UIDS;
+	k->uid = p->ids.uid;
+	k->euid = p->ids.euid;
+	k->ts_ns = p->ids_ns;
+	return k;
+}
+
 void
 pending_run(struct core *c)
 {
@@ -141,7 +228,7 @@ pending_run(struct core *c)
 			break;
 		}
 		uint64_t before = c->stats.classified;
-		classify_ids(c, p->tgid, p->ids_state == PENDING_IDS_SEEN ? &p->ids : NULL, d);
+		classify_known(c, p->tgid, known_of(c, p), d);
 		if (c->stats.classified != before)
 			count_latency(c, p->exec_ns);
 	}
@@ -150,6 +237,7 @@ pending_run(struct core *c)
 		s->spare = d;
 	}
 	s->n = kept;
+	s->nrecs = 0; /* only entries with an exec had one, and none is kept */
 	s->defer_at = next;
 }
 
@@ -182,5 +270,6 @@ void
 pending_free(struct core *c)
 {
 	free(c->pending.v);
+	free(c->pending.recs);
 	decision_free(c->pending.spare);
 }

@@ -77,11 +77,10 @@
 /*
  * The BPF program writes records without waking the daemon while it
  * reads them (bpfexec_awake).  One that read the flag just before the
- * daemon cleared it and was written just after its last look waits for
- * the next wake-up: a timer looks once more this long after a wake-up
- * that read records, so none waits longer.
+ * daemon cleared it, and was written just after the daemon's last look,
+ * is not left waiting: the program looks at the flag again after
+ * writing and then wakes the daemon (exec.bpf.c), so no timer is needed.
  */
-#define BPF_RECHECK 0.010
 
 struct engine {
 	struct ev_loop *loop;
@@ -118,7 +117,6 @@ struct engine {
 	struct gateloop *gate; /* the exec gate, while exec-gate is set */
 	struct bpfexec *bpf;   /* the eBPF event source: EXEC (NULL: the connector's) */
 	ev_io bpf_watcher;
-	ev_timer bpf_timer;    /* BPF_RECHECK */
 	ev_timer watchdog;     /* WATCHDOG=1 to systemd (WatchdogSec=) */
 };
 
@@ -250,23 +248,9 @@ procev_cb(struct ev_loop *loop, ev_io *w, int revents)
 			core_batch_done(e->core, ev_now(loop));
 			execs++;
 		}
-		if (execs > 0 && !ev_is_active(&e->bpf_timer)) {
-			ev_timer_set(&e->bpf_timer, BPF_RECHECK, 0);
-			ev_timer_start(loop, &e->bpf_timer);
-		}
 	}
 	if (execs > 0)
 		note_execs(e, ev_now(loop));
-}
-
-/* A record written while the flag was being cleared: read it now. */
-static void
-bpf_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
-{
-	struct engine *e = w->data;
-
-	if (drain_bpf(e, ev_now(loop)) > 0)
-		core_batch_done(e->core, ev_now(loop));
 }
 
 /* No exec for BUSY_GAP: read the credential changes, watch them again. */
@@ -868,8 +852,6 @@ start_watchers(struct engine *e)
 		e->bpf_watcher.data = e;
 		ev_io_start(e->loop, &e->bpf_watcher);
 	}
-	ev_init(&e->bpf_timer, bpf_timer_cb);
-	e->bpf_timer.data = e;
 	ev_init(&e->ids_timer, ids_timer_cb);
 	e->ids_timer.data = e;
 	e->last_exec = -1;

@@ -15,10 +15,18 @@
  * (argv[0]'s last part) hashes to a key of `anames`.
  *
  * Wake-ups: while the daemon reads (`awake`), records are written
- * without waking it; otherwise the ring buffer wakes it for the first
- * record it has not seen.  A record that finds the ring buffer full is
+ * without waking it (and it is woken if it fell asleep meanwhile, see
+ * output()); otherwise the ring buffer wakes it for the first record
+ * it has not seen.  A record that finds the ring buffer full is
  * counted in `drops` (the daemon rescans).  An exec is filtered in a
  * per-CPU scratch record, and only one that passes is copied out.
+ *
+ * A record says what the daemon would otherwise read in /proc (see
+ * exec_event.h): the credentials with up to 16 supplementary groups,
+ * comm, the parent, the scheduling policy, the v2 cgroup id and the
+ * executable's path -- read for passing execs only, the path walked up
+ * the file's dentries and mounts as d_path() would (bpf_d_path() is not
+ * allowed on this tracepoint).
  */
 #include "types.h"
 #include "exec_event.h"
@@ -73,9 +81,11 @@ struct {
 } pids SEC(".maps");
 
 /* Room for one exec's record and a path while it is filtered: too big
- * for the stack, and only a passing one is copied to the ring buffer. */
+ * for the stack, and only a passing one is copied to the ring buffer.
+ * spill: a name read at the end of ev.exe may run on into it. */
 struct scratch {
 	struct execbpf_event ev;
+	char spill[EXECBPF_NAME_MAX];
 	char path[EXECBPF_PATH_LEN];
 };
 
@@ -332,6 +342,98 @@ read_creds(struct execbpf_event *ev, struct task_struct *p)
 	}
 }
 
+/* Where the walk up the executable's path is. */
+struct walk {
+	struct dentry *d;
+	struct mount *mnt;
+	__u32 off; /* bytes of ev.exe written */
+	int end;   /* 1: at the root; -1: not told */
+};
+
+/* bpf_loop's step: one name of the path, or one mount crossed. */
+static long
+walk_step(__u32 i, void *arg)
+{
+	struct walk *w = arg;
+	__u32 zero = 0;
+	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+	struct dentry *d = w->d, *up;
+	struct mount *m = w->mnt; /* (a local: CO-RE relocates only kernel types) */
+	long n;
+
+	w->end = -1;
+	if (s == NULL)
+		return 1;
+	if (d == BPF_CORE_READ(m, mnt.mnt_root)) {
+		struct mount *parent = BPF_CORE_READ(m, mnt_parent);
+
+		if (parent == m) {
+			w->end = 1; /* the root of its mount namespace */
+			return 1;
+		}
+		w->d = BPF_CORE_READ(m, mnt_mountpoint);
+		w->mnt = parent;
+		w->end = 0;
+		return 0;
+	}
+	up = BPF_CORE_READ(d, d_parent);
+	if (up == d || w->off >= EXECBPF_EXE_LEN)
+		return 1; /* a tree mounted nowhere, or too long */
+	n = bpf_probe_read_kernel_str(&s->ev.exe[w->off & (EXECBPF_EXE_LEN - 1)],
+				      EXECBPF_NAME_MAX, BPF_CORE_READ(d, d_name.name));
+	if (n <= 0)
+		return 1;
+	w->off += (__u32)n;
+	w->d = up;
+	w->end = 0;
+	return 0;
+}
+
+/* The executable's path into ev->exe, as exec_event.h says. */
+static void
+read_exe(struct execbpf_event *ev, struct linux_binprm *bprm)
+{
+	struct vfsmount *vm = BPF_CORE_READ(bprm, file, f_path.mnt);
+	struct dentry *leaf = BPF_CORE_READ(bprm, file, f_path.dentry);
+	struct walk w = {
+		.d = leaf,
+		.mnt = (struct mount *)((char *)vm - bpf_core_field_offset(struct mount, mnt)),
+	};
+
+	if (BPF_CORE_READ(leaf, d_op, d_dname) != NULL)
+		return; /* a name the kernel makes up when asked */
+	bpf_loop(EXECBPF_EXE_STEPS, walk_step, &w, 0);
+	if (w.end == 1 && w.off <= EXECBPF_EXE_LEN)
+		ev->exe_len = w.off;
+}
+
+/*
+ * Write a record; without waking the reader while it is awake.  If it
+ * fell asleep meanwhile -- cleared `awake` after this read it, and may
+ * have looked at the ring buffer for the last time before the record
+ * was in -- it is woken by a record of no use (shorter than an event,
+ * which the reader skips).  The reader clears the flag, then looks; the
+ * commit of a record is a full barrier before the second look at the
+ * flag: either the reader sees the record or this sees the flag clear.
+ */
+static void
+output(struct execbpf_event *ev, __u32 len)
+{
+	__u64 nudge = 0;
+
+	if (!awake) {
+		if (bpf_ringbuf_output(&events, ev, len, 0) < 0)
+			__sync_fetch_and_add(&drops, 1);
+		return;
+	}
+	if (bpf_ringbuf_output(&events, ev, len, BPF_RB_NO_WAKEUP) < 0) {
+		__sync_fetch_and_add(&drops, 1);
+		return;
+	}
+	if (!awake && bpf_ringbuf_output(&events, &nudge, sizeof(nudge), BPF_RB_FORCE_WAKEUP) < 0)
+		__sync_fetch_and_add(&drops, 1);
+}
+
 SEC("tp_btf/sched_process_exec")
 int
 BPF_PROG(cge_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
@@ -354,11 +456,14 @@ BPF_PROG(cge_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bp
 	__sync_fetch_and_add(&passed, 1);
 	ev->ppid = (__u32)BPF_CORE_READ(p, real_parent, tgid);
 	ev->cgroup_id = bpf_get_current_cgroup_id();
+	ev->policy = BPF_CORE_READ(p, policy);
+	read_exe(ev, bprm);
 	ev->ts_ns = bpf_ktime_get_ns();
-	bpf_probe_read_kernel_str(ev->filename, sizeof(ev->filename),
-				  BPF_CORE_READ(bprm, filename));
-	__u64 flags = awake ? BPF_RB_NO_WAKEUP : 0;
-	if (bpf_ringbuf_output(&events, ev, sizeof(*ev), flags) < 0)
-		__sync_fetch_and_add(&drops, 1);
+	/* the record up to the end of its path */
+	__u32 len = __builtin_offsetof(struct execbpf_event, exe) +
+		    (ev->exe_len & (EXECBPF_EXE_LEN - 1));
+	if (ev->exe_len == EXECBPF_EXE_LEN)
+		len = sizeof(*ev);
+	output(ev, len);
 	return 0;
 }

@@ -8,20 +8,36 @@
 #ifndef CGENGINE_EXEC_EVENT_H
 #define CGENGINE_EXEC_EVENT_H
 
-#define EXECBPF_COMM_LEN 16  /* the kernel's TASK_COMM_LEN */
-#define EXECBPF_GROUPS	 16  /* supplementary groups carried */
-#define EXECBPF_PATH_LEN 256 /* the exec'd path, truncated */
+#define EXECBPF_COMM_LEN	 16  /* the kernel's TASK_COMM_LEN */
+#define EXECBPF_GROUPS		 16  /* supplementary groups carried */
+#define EXECBPF_PATH_LEN	 256 /* a path the filter reads, truncated */
+#define EXECBPF_EXE_LEN		 512 /* room for the executable's path (a power of two) */
+#define EXECBPF_NAME_MAX	 256 /* one name of it, with its NUL (NAME_MAX + 1) */
+#define EXECBPF_EXE_STEPS	 128 /* names and mount crossings walked at most */
 
-/* One exec that passed the filter. */
+/*
+ * One exec that passed the filter: the task as it is at the exec, so
+ * that the daemon reads of /proc only what is not here (the command
+ * line; the groups of a task with more than EXECBPF_GROUPS).
+ */
 struct execbpf_event {
 	__u32 pid, tgid, ppid; /* ppid: the real parent's thread group */
 	__u32 uid, gid, euid, egid;
 	__u32 ngroups; /* the task's count; groups[] holds the first 16 */
 	__u32 groups[EXECBPF_GROUPS];
+	__u32 policy;	/* its scheduling policy (SCHED_FIFO 1, SCHED_RR 2) */
+	__u32 exe_len;	/* bytes of exe[] used; 0: its path is not told */
 	__u64 cgroup_id; /* in the v2 hierarchy */
 	__u64 ts_ns;	 /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
 	char comm[EXECBPF_COMM_LEN];
-	char filename[EXECBPF_PATH_LEN];
+	/*
+	 * The executable's path as /proc/PID/exe would give it, name by
+	 * name from the file up to the root of its mount namespace, each
+	 * NUL-terminated: "true\0bin\0usr\0" is /usr/bin/true.  Not told
+	 * (exe_len 0) when longer than this, deeper than EXECBPF_EXE_STEPS,
+	 * or a name the kernel makes up (d_dname: anonymous files).
+	 */
+	char exe[EXECBPF_EXE_LEN];
 };
 
 /*

@@ -74,6 +74,7 @@ struct mm_struct {
 struct task_struct {
 	pid_t pid;
 	pid_t tgid;
+	unsigned int policy;
 	struct task_struct *real_parent;
 	const struct cred *cred;
 	struct mm_struct *mm;
@@ -83,11 +84,31 @@ struct qstr {
 	const unsigned char *name;
 };
 
+struct dentry;
+
+struct dentry_operations {
+	char *(*d_dname)(struct dentry *, char *, int);
+};
+
 struct dentry {
+	struct dentry *d_parent;
 	struct qstr d_name;
+	const struct dentry_operations *d_op;
+};
+
+struct vfsmount {
+	struct dentry *mnt_root;
+};
+
+/* fs/mount.h: a mount, with its vfsmount inside */
+struct mount {
+	struct mount *mnt_parent;
+	struct dentry *mnt_mountpoint;
+	struct vfsmount mnt;
 };
 
 struct path {
+	struct vfsmount *mnt;
 	struct dentry *dentry;
 };
 

@@ -6,7 +6,7 @@
 # event) is classified once, after its exec, and moved once.
 : "${SRCDIR:=.}" "${BUILDDIR:=.}"
 . "$SRCDIR/tests/tap/tap.sh"
-plan 4
+plan 5
 out=$("$BUILDDIR/bench/replay" 10 300)
 is 0 "$?" "the replay runs"
 is "execs=300 classified=300 moves=300" "$out" "every spawn is classified once and moved once"
@@ -14,4 +14,6 @@ out=$("$BUILDDIR/bench/replay" 1000 300 20)
 is "execs=300 classified=300 moves=300" "$out" "with 1,000 rules and 20 pids reused too"
 out=$("$BUILDDIR/bench/replay" 10 300 1000 1 0)
 is "execs=300 classified=300 moves=0" "$out" "with no rule matching: classified, not moved"
+out=$("$BUILDDIR/bench/replay" 10 300 1000 1 1 bpf)
+is "execs=300 classified=300 moves=300" "$out" "with the BPF program's records"
 done_testing

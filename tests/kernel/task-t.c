@@ -323,6 +323,72 @@ test_exited(void)
 	is_int(-ESRCH, task_run_state("/proc", child, &run), "a reaped child's is gone");
 }
 
+/* What an exec record gave: read instead of status, comm and exe. */
+static void
+test_known(const char *procroot)
+{
+	struct task t;
+	struct task_known k = {
+		.have = TASK_KNOW_CREDS | TASK_KNOW_COMM | TASK_KNOW_PPID | TASK_KNOW_EXE |
+			TASK_KNOW_RT,
+		.ppid = 77,
+		.uid = 5001,
+		.euid = 5002,
+		.gid = 5003,
+		.egid = 5004,
+		.ngroups = 2,
+		.groups = { 10, 20 },
+		.realtime = true,
+		.comm = "fromrecord",
+		.exe = "/opt/rec/fromrecord",
+	};
+
+	/* 999 has no /proc entry: nothing is read */
+	is_int(0, task_read_known(procroot, 999, TASK_EXE | TASK_RT, &k, &t),
+	       "a record's facts: no /proc read");
+	ok(t.pid == 999 && t.tgid == 999 && t.ppid == 77, "pid, tgid, ppid");
+	ok(t.uid == 5001 && t.euid == 5002 && t.gid == 5003 && t.egid == 5004,
+	   "uid, euid, gid, egid as told");
+	ok(t.ngroups == 2 && t.groups[0] == 10 && t.groups[1] == 20, "the groups as told");
+	is_string("fromrecord", t.comm, "comm as told");
+	is_string("/opt/rec/fromrecord", t.exe, "exe as told");
+	ok(t.realtime && !t.kthread, "realtime as told, not a kernel thread");
+
+	/* 1234 exists: status, comm and exe are not what the record says */
+	is_int(0, task_read_known(procroot, 1234, TASK_EXE, &k, &t), "read 1234 with a record");
+	ok(t.uid == 5001 && t.gid == 5003 && t.ppid == 77, "the record wins over status");
+	is_string("/opt/rec/fromrecord", t.exe, "and over the exe link");
+	ok(!t.realtime, "realtime only when asked");
+
+	k.have &= ~TASK_KNOW_EXE;
+	is_int(0, task_read_known(procroot, 1234, TASK_EXE, &k, &t), "a record without exe");
+	is_string("/usr/bin/python3.11", t.exe, "exe from the link then");
+	is_string("fromrecord", t.comm, "comm still the record's");
+
+	k.ngroups = TASK_KNOWN_GROUPS + 1;
+	is_int(0, task_read_known(procroot, 1234, 0, &k, &t), "more groups than told");
+	ok(t.uid == 5001 && t.euid == 5002, "uid and euid still the record's");
+	ok(t.gid == (gid_t)-1 && t.egid == (gid_t)-1 && t.ngroups == 0,
+	   "no gids: the list is not whole");
+	is_string("fromrecord", t.comm, "comm the record's");
+	k.have &= ~TASK_KNOW_COMM;
+	is_int(-ESRCH, task_read_known(procroot, 999, 0, &k, &t),
+	       "without comm told, the comm file is read (999: missing)");
+	k.have |= TASK_KNOW_COMM;
+
+	k.ngroups = 2;
+	is_int(0, task_read_known(procroot, 1234, TASK_NNP, &k, &t), "no_new_privs asked");
+	ok(t.uid == 1001 && t.gid == 100, "status read: the record does not say that");
+
+	k.have = TASK_KNOW_CREDS | TASK_KNOW_COMM; /* no ppid */
+	is_int(0, task_read_known(procroot, 1234, 0, &k, &t), "a record without ppid");
+	ok(t.uid == 1001 && t.gid == 100 && t.ppid == 1000, "status read for it");
+	is_string("python3", t.comm, "comm status's too");
+
+	is_int(0, task_read_known(procroot, 1234, 0, NULL, &t), "NULL: task_read");
+	ok(t.uid == 1001 && t.ppid == 1000, "status read");
+}
+
 int
 main(void)
 {
@@ -330,7 +396,7 @@ main(void)
 	struct task t;
 	struct task_cgroups cg;
 
-	plan(49 + 20 + 7 + 3 + 5 + 6 + 4);
+	plan(49 + 20 + 7 + 3 + 5 + 6 + 4 + 26);
 	make_procroot(procroot, sizeof(procroot));
 
 	is_int(0, task_read(procroot, 1234, TASK_EXE | TASK_SCRIPT, &t), "read 1234");
@@ -347,17 +413,17 @@ main(void)
 	ok(!t.kthread, "not a kernel thread");
 
 	put_file(procroot, "1234/comm", "python3\n", 8);
-	t.uid = 4000;
-	t.euid = 4001;
-	is_int(0, task_read(procroot, 1234, TASK_IDS_KNOWN | TASK_EXE, &t),
+	struct task_known ids = { .have = TASK_KNOW_UIDS, .uid = 4000, .euid = 4001 };
+	is_int(0, task_read_known(procroot, 1234, TASK_EXE, &ids, &t),
 	       "read with uid and euid known");
 	ok(t.uid == 4000 && t.euid == 4001, "uid and euid as given, not status's");
 	ok(t.gid == (gid_t)-1 && t.egid == (gid_t)-1 && t.ngroups == 0,
 	   "no gid, egid or groups");
 	is_string("python3", t.comm, "comm from the comm file");
 	is_string("/usr/bin/python3.11", t.exe, "and exe as asked");
-	is_int(-ESRCH, task_read(procroot, 999, TASK_IDS_KNOWN, &t),
+	is_int(-ESRCH, task_read_known(procroot, 999, 0, &ids, &t),
 	       "a missing task: -ESRCH without status too");
+	test_known(procroot);
 
 	is_int(0, task_read(procroot, 1234, 0, &t), "read without exe");
 	is_string("", t.exe, "exe not read unless asked");
