@@ -11,7 +11,7 @@ apt-get install -y -qq --no-install-recommends \
     build-essential autoconf automake pkg-config \
     libconfuse-dev libnl-3-dev libev-dev liblua5.4-dev libjansson-dev \
     libnftnl-dev libmnl-dev libsystemd-dev nftables dbus-daemon \
-    cgroup-tools procps passwd util-linux jq valgrind \
+    cgroup-tools procps passwd util-linux jq valgrind strace \
     python3-prometheus-client python3-yaml curl \
     clang libclang-rt-14-dev libbpf-dev bpftool \
     qemu-system-x86 qemu-utils mmdebstrap e2fsprogs xz-utils \
