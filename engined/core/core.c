@@ -443,6 +443,7 @@ core_free(struct core *c)
 	boost_free_all(c);
 	nftsets_free(c);
 	gate_free(c);
+	gate_ready_free(c);
 	policy_free(c->pol);
 	proctab_free(c->procs);
 	groups_forget_made(c);

@@ -492,6 +492,7 @@ struct core {
 	struct nftsets *nft;	       /* nft sets of group ids (nftsets.c) */
 	struct wants_state wants;      /* the kernel events asked for (wants.c) */
 	struct gate *gate;	       /* the exec gate's records (gate.c), or NULL */
+	struct gate_ready *ready;      /* groups kept ready for it (gateready.c), or NULL */
 	const char *event_source;      /* "netlink" or "bpf" (core_set_event_source) */
 	struct fleet fleet;	       /* counts for "metrics" (fleet.c) */
 };
@@ -650,6 +651,14 @@ void gate_unready(struct core *c, const struct decision *d);
 /* A new policy: the records name the old one's hierarchies. */
 void gate_forget(struct core *c);
 void gate_free(struct core *c);
+
+/* ---- gateready.c: the groups kept ready for a backend's move_now ------------------ */
+
+/* Groups were learned at the gate: gate_ready_hand_over() is due. */
+bool gate_ready_due(const struct core *c);
+/* Give the backend the groups to keep ready. */
+void gate_ready_hand_over(struct core *c);
+void gate_ready_free(struct core *c);
 
 /* ---- priority.c: per-process priorities ----------------------------------------------- */
 
