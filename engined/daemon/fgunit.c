@@ -531,7 +531,8 @@ fgunit_set(struct fgunit *u, unsigned id, uid_t uid, const char *unit, int pidfd
 	g->pidfd = pidfd;
 	g->n = n;
 	str_copy(g->unit, sizeof(g->unit), unit);
-	memcpy(g->want, props, n * sizeof(*props));
+	if (n > 0)
+		memcpy(g->want, props, n * sizeof(*props));
 	struct epoll_event ev = { .events = EPOLLIN };
 	if (pidfd >= 0)
 		(void)epoll_ctl(u->ep, EPOLL_CTL_ADD, pidfd, &ev);
