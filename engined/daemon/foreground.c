@@ -145,7 +145,8 @@ unit_grant(struct foreground *f, pid_t pid, int pidfd, uid_t uid, uid_t owner,
 		 (int)pid, unit, id, n, n == 1 ? "y" : "ies", (unsigned)owner);
 	/* and the profile's priorities, on the process where it is */
 	if ((rc = core_fgprio_start(f->core, pid, name)) < 0)
-		log_warning("foreground: pid %d: no priorities: %s", (int)pid, strerror(-rc));
+		log_warning("foreground: pid %d: no priorities: %s", (int)pid,
+			    strerror(-rc));
 	return 0;
 }
 

@@ -45,9 +45,9 @@ struct foreground {
  * properties (its destination group's settings, as sdunit_props()
  * reads them) are set on that unit by U's manager, and the profile's
  * priorities (process = {...}) on the process and its threads
- * (core_fgprio_start), both restored when the grant ends.  Any other process gets a boost of the profile.  0
- * with the grant's number in *id, or -errno with the message in err
- * (len bytes).
+ * (core_fgprio_start), both restored when the grant ends.  Any other
+ * process gets a boost of the profile.  0 with the grant's number in
+ * *id, or -errno with the message in err (len bytes).
  */
 int foreground_set(struct foreground *f, double now, pid_t pid, int pidfd, uid_t uid,
 		   pid_t caller, unsigned *id, char *err, size_t len) ATTR_WUR;

@@ -320,7 +320,8 @@ message(sd_bus *b, const struct call *c)
 	else if (strcmp(c->method, "Boost") == 0 && c->raw) {
 		char *at;
 		if ((rc = sd_bus_message_append(m, "h", fd)) >= 0 &&
-		    (rc = sd_bus_message_append_string_space(m, strlen(c->profile), &at)) >= 0)
+		    (rc = sd_bus_message_append_string_space(m, strlen(c->profile),
+							     &at)) >= 0)
 			memcpy(at, c->profile, strlen(c->profile));
 		if (rc >= 0)
 			rc = sd_bus_message_append(m, "u", c->n);

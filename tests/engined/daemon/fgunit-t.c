@@ -463,7 +463,8 @@ prio_app(uid_t uid, const char *path)
 		if (setpriority(PRIO_PROCESS, 0, getpriority(PRIO_PROCESS, 0) + 3) < 0 ||
 		    syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, 2 << 13 | 6) < 0 ||
 		    fd < 0 || write(fd, "100", 3) != 3 ||
-		    pthread_create(&t, NULL, idle_thread, NULL) != 0 || write(p[1], "", 1) != 1)
+		    pthread_create(&t, NULL, idle_thread, NULL) != 0 ||
+		    write(p[1], "", 1) != 1)
 			_exit(97);
 		for (;;)
 			pause();
@@ -540,7 +541,8 @@ static void
 nice_back(pid_t pid, const char *base, const char *what)
 {
 	if (getuid() != 0) {
-		skip(1, "%s: setting nice back from %d raises it: root only", what, FG_NICE);
+		skip(1, "%s: setting nice back from %d raises it: root only", what,
+		     FG_NICE);
 		return;
 	}
 	is_string(base, nice_of(pid), "%s: its own nice again", what);
@@ -591,9 +593,11 @@ test_priorities(pid_t pp, pid_t pq, pid_t pa, pid_t plain, bool pidfds)
 
 	/* a process outside a user's manager: the boost gives them (cgroupfs) */
 	ok(set_fg(plain, user, err, sizeof(err)) == 0 && shared.boost != 0 &&
-		   strcmp(fixture_group(&fx, plain), "/fg") == 0 && core_fgprio_pid(core) == 0,
+		   strcmp(fixture_group(&fx, plain), "/fg") == 0 &&
+		   core_fgprio_pid(core) == 0,
 	   "a process outside a user's manager is boosted, moved (%s)", err);
-	is_string(given, nice_of(plain), "its boost gives both threads the profile's nice");
+	is_string(given, nice_of(plain),
+		  "its boost gives both threads the profile's nice");
 	is_string(GIVEN, rest_of(plain), "and the rest of its priorities");
 	foreground_end(&shared, 0, "the test");
 	is_string(OWN, rest_of(plain), "the boost ends: its own again");
