@@ -674,6 +674,14 @@ classify_alone(struct core *c, pid_t pid)
 }
 
 void
+classify_priorities(struct core *c, pid_t pid, struct decision *d)
+{
+	d->prio.prio.set = 0;
+	if (!c->paused && decide(c, pid, 0, true, NULL, d) == DECIDE_OK)
+		priority_act(c, d);
+}
+
+void
 classify_act(struct core *c, struct decision *d)
 {
 	const struct task *t = &d->task;

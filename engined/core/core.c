@@ -441,6 +441,7 @@ core_free(struct core *c)
 	if (c == NULL)
 		return;
 	boost_free_all(c);
+	fgprio_free(c);
 	nftsets_free(c);
 	gate_free(c);
 	gate_ready_free(c);

@@ -528,6 +528,21 @@ int core_boost_start(struct core *c, const struct boost_request *r, struct boost
 		     char *err, size_t errlen) ATTR_WUR;
 /* End boost id; 0, or -ENOENT. */
 int core_boost_end(struct core *c, unsigned id, const char *why);
+/*
+ * The foreground's priorities in place (fgprio.c, docs/dbus.md): pid, a
+ * process the daemon leaves where it is (an app in a unit of its user's
+ * own manager), gets the process = {...} of boost profile name on every
+ * thread, as a boost's member does, until core_fgprio_end(); what it
+ * had of those fields is kept and set again then, as at a boost's end.
+ * One process at a time: a new one ends the previous one first.  0
+ * (also when the profile names no priorities), -ENOENT (no such
+ * profile), -ESRCH (no such process) or -ENOMEM.
+ */
+int core_fgprio_start(struct core *c, pid_t pid, const char *name) ATTR_WUR;
+/* The foreground's priorities end (why: in the log); nothing if none. */
+void core_fgprio_end(struct core *c, const char *why);
+/* The process holding them (0: none). */
+pid_t core_fgprio_pid(const struct core *c);
 const struct boost_list *core_boosts(const struct core *c);
 const struct boost *core_boost_find(const struct core *c, unsigned id);
 size_t core_boost_count(const struct core *c);

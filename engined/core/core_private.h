@@ -495,6 +495,7 @@ struct core {
 	struct gate_ready *ready;      /* groups kept ready for it (gateready.c), or NULL */
 	const char *event_source;      /* "netlink" or "bpf" (core_set_event_source) */
 	struct fleet fleet;	       /* counts for "metrics" (fleet.c) */
+	struct fgprio *fgprio;	       /* the foreground's priorities (fgprio.c), or NULL */
 };
 
 
@@ -559,6 +560,9 @@ void classify_known(struct core *c, pid_t pid, const struct task_known *known,
 /* The same for one process, with a decision of its own (a request, a
  * child a full boost refused). */
 void classify_alone(struct core *c, pid_t pid);
+/* Decide for pid into d and give it the priorities decided, moving
+ * nothing (the foreground's, fgprio.c); nothing while paused. */
+void classify_priorities(struct core *c, pid_t pid, struct decision *d);
 /* Decide only: the task as read and its verdicts into d. */
 enum decide_result classify_decide(struct core *c, pid_t pid, uid_t asker,
 				   struct decision *d);
@@ -686,6 +690,15 @@ int priority_current(struct core *c, pid_t pid, unsigned int what, struct prio *
  * thread; null when it cannot be read).  A new array the caller owns.
  */
 struct json_t *priority_rows(struct core *c, const struct decision *d, pid_t pid);
+/* What pid has of the fields named names, kept in *before (the fields
+ * written together -- sched with rtprio, ioclass with ionice -- kept
+ * together); before->set 0 when nothing could be read. */
+void priority_keep(struct core *c, const struct prio *named, pid_t pid,
+		   struct prio *before);
+/* pid was decided again into d (its class's priorities given): the
+ * fields kept in before that the class does not name, set back. */
+void priority_restore(struct core *c, const struct prio *before, pid_t pid,
+		      const struct decision *d);
 /* Boost b starts with process pid: what pid has of the fields its
  * profile names, kept in b->before. */
 void priority_boost_start(struct core *c, struct boost *b, pid_t pid);
@@ -693,6 +706,14 @@ void priority_boost_start(struct core *c, struct boost *b, pid_t pid);
  * b->before names that the class (d) does not, restored. */
 void priority_boost_end(struct core *c, const struct boost *b, pid_t pid,
 			const struct decision *d);
+
+/* ---- fgprio.c: the foreground's priorities (core_fgprio_start) --------------------- */
+
+/* In priority_decide(), after the boosts' profiles: the foreground's
+ * profile's priorities, when d's task is the foreground's process. */
+void fgprio_decide(struct core *c, struct decision *d);
+/* At core_free(): the record goes, nothing is restored. */
+void fgprio_free(struct core *c);
 
 /* ---- boost.c: boosts ---------------------------------------------------------------- */
 

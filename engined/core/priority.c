@@ -67,6 +67,7 @@ priority_decide(struct core *c, struct decision *d, bool boosted)
 		if (prof != NULL && prof->prio.set != 0)
 			priority_want_add(&d->prio, &prof->prio, cfg->file, prof->prio_line);
 	}
+	fgprio_decide(c, d); /* the foreground's profile, next (fgprio.c) */
 	for (size_t i = 0; i < p->n; i++) {
 		const struct verdict *v = &d->verdicts[i];
 		const struct group_conf *g = v->move ? prio_group(p, i, v) : NULL;
@@ -184,7 +185,34 @@ priority_current(struct core *c, pid_t pid, unsigned int what, struct prio *cur)
 	return bp->get(bp->arg, pid, pid, what, cur);
 }
 
-/* ---- boosts ------------------------------------------------------------------------- */
+/* ---- kept and restored: boosts and the foreground ------------------------------------ */
+
+void
+priority_keep(struct core *c, const struct prio *named, pid_t pid, struct prio *before)
+{
+	before->set = 0;
+	if (named->set == 0 || priority_current(c, pid, named->set, before) < 0)
+		return;
+	unsigned keep = named->set;
+	/* written together, restored together */
+	if (keep & (PRIO_SCHED | PRIO_RTPRIO))
+		keep |= PRIO_SCHED | PRIO_RTPRIO;
+	if (keep & (PRIO_IOCLASS | PRIO_IONICE))
+		keep |= PRIO_IOCLASS | PRIO_IONICE;
+	before->set &= keep;
+}
+
+void
+priority_restore(struct core *c, const struct prio *before, pid_t pid,
+		 const struct decision *d)
+{
+	struct prio back = *before;
+
+	back.set &= ~d->prio.prio.set; /* the class decides what it names */
+	if (back.set == 0 || c->dry_run || c->paused)
+		return;
+	apply(c, pid, d->task.pid == pid ? d->task.comm : "?", &back);
+}
 
 void
 priority_boost_start(struct core *c, struct boost *b, pid_t pid)
@@ -192,28 +220,15 @@ priority_boost_start(struct core *c, struct boost *b, pid_t pid)
 	const struct boost_profile *prof = boost_profile_of(c->pol->cfg, b->profile);
 
 	b->before.set = 0;
-	if (prof == NULL || prof->prio.set == 0 ||
-	    priority_current(c, pid, prof->prio.set, &b->before) < 0)
-		return;
-	unsigned keep = prof->prio.set;
-	/* written together, restored together */
-	if (keep & (PRIO_SCHED | PRIO_RTPRIO))
-		keep |= PRIO_SCHED | PRIO_RTPRIO;
-	if (keep & (PRIO_IOCLASS | PRIO_IONICE))
-		keep |= PRIO_IOCLASS | PRIO_IONICE;
-	b->before.set &= keep;
+	if (prof != NULL)
+		priority_keep(c, &prof->prio, pid, &b->before);
 }
 
 void
 priority_boost_end(struct core *c, const struct boost *b, pid_t pid,
 		   const struct decision *d)
 {
-	struct prio back = b->before;
-
-	back.set &= ~d->prio.prio.set; /* the class decides what it names */
-	if (back.set == 0 || c->dry_run || c->paused)
-		return;
-	apply(c, pid, d->task.pid == pid ? d->task.comm : "?", &back);
+	priority_restore(c, &b->before, pid, d);
 }
 
 /* ---- explain and test ----------------------------------------------------------------- */

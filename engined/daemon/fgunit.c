@@ -516,8 +516,10 @@ fgunit_set(struct fgunit *u, unsigned id, uid_t uid, const char *unit, int pidfd
 
 	if (u->g != NULL)
 		fgunit_end(u, "the foreground changed");
+	/* no properties (a profile of priorities only): no manager needed */
 	if (unit_interface(unit) != NULL && n <= FGUNIT_PROPS_MAX &&
-	    (rc = manager(u, uid, &m)) >= 0 && (g = calloc(1, sizeof(*g))) == NULL)
+	    (rc = n > 0 ? manager(u, uid, &m) : 0) >= 0 &&
+	    (g = calloc(1, sizeof(*g))) == NULL)
 		rc = -ENOMEM;
 	if (rc < 0) {
 		if (pidfd >= 0)
@@ -529,7 +531,8 @@ fgunit_set(struct fgunit *u, unsigned id, uid_t uid, const char *unit, int pidfd
 	g->pidfd = pidfd;
 	g->n = n;
 	str_copy(g->unit, sizeof(g->unit), unit);
-	memcpy(g->want, props, n * sizeof(*props));
+	if (n > 0)
+		memcpy(g->want, props, n * sizeof(*props));
 	struct epoll_event ev = { .events = EPOLLIN };
 	if (pidfd >= 0)
 		(void)epoll_ctl(u->ep, EPOLL_CTL_ADD, pidfd, &ev);

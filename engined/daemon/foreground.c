@@ -4,7 +4,8 @@
  * a time, whoever names it.  A process in a unit of its user's own
  * manager (a systemd desktop's app: user@UID.service/app.slice/...)
  * stays there: the foreground-profile's unit properties go to that
- * unit through the user's manager (fgunit.c).  Any other process gets
+ * unit through the user's manager (fgunit.c), its priorities to the
+ * process in place (core_fgprio_start).  Any other process gets
  * a boost of the profile, run as the core's boost verb (as the control
  * socket's "boost --profile"), which moves it into the profile's group.
  */
@@ -142,6 +143,10 @@ unit_grant(struct foreground *f, pid_t pid, int pidfd, uid_t uid, uid_t owner,
 	log_info("foreground: pid %d of %s is the foreground (grant #%u): %zu propert%s "
 		 "through the manager of uid %u",
 		 (int)pid, unit, id, n, n == 1 ? "y" : "ies", (unsigned)owner);
+	/* and the profile's priorities, on the process where it is */
+	if ((rc = core_fgprio_start(f->core, pid, name)) < 0)
+		log_warning("foreground: pid %d: no priorities: %s", (int)pid,
+			    strerror(-rc));
 	return 0;
 }
 
@@ -213,6 +218,7 @@ foreground_end(struct foreground *f, unsigned id, const char *why)
 		(void)core_boost_end(f->core, f->boost, why);
 	if (f->units != NULL && fgunit_grant(f->units) == f->grant)
 		fgunit_end(f->units, why);
+	core_fgprio_end(f->core, why); /* a unit's grant's priorities */
 	f->boost = 0;
 	f->grant = 0;
 }
@@ -248,6 +254,7 @@ foreground_process(struct foreground *f)
 	 * gone, its manager refused or went away */
 	if (f->grant != 0 && f->boost == 0 && fgunit_grant(f->units) != f->grant) {
 		log_info("foreground: grant #%u is over", f->grant);
+		core_fgprio_end(f->core, "its grant is over");
 		f->grant = 0;
 	}
 }

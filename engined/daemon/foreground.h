@@ -43,10 +43,11 @@ struct foreground {
  * user's own manager (/user.slice/user-U.slice/user@U.service/...,
  * uid U or root asking) keeps its place: the foreground-profile's unit
  * properties (its destination group's settings, as sdunit_props()
- * reads them) are set on that unit by U's manager and restored when
- * the grant ends.  Any other process gets a boost of the profile.  0
- * with the grant's number in *id, or -errno with the message in err
- * (len bytes).
+ * reads them) are set on that unit by U's manager, and the profile's
+ * priorities (process = {...}) on the process and its threads
+ * (core_fgprio_start), both restored when the grant ends.  Any other
+ * process gets a boost of the profile.  0 with the grant's number in
+ * *id, or -errno with the message in err (len bytes).
  */
 int foreground_set(struct foreground *f, double now, pid_t pid, int pidfd, uid_t uid,
 		   pid_t caller, unsigned *id, char *err, size_t len) ATTR_WUR;
@@ -78,7 +79,8 @@ int fgunit_new(struct fgunit **out, const char *address, bool is_bus) ATTR_WUR;
 void fgunit_free(struct fgunit *u);
 /*
  * Grant id: uid's manager sets props (n, copied) on unit, at run time,
- * once it has said what the unit had (kept, set back by fgunit_end).
+ * once it has said what the unit had (kept, set back by fgunit_end);
+ * no properties (n 0): no manager is asked, the grant only watches.
  * pidfd (taken: closed with the grant; -1: none) is the process whose
  * exit ends it.  The previous grant must have ended.  0 or -errno (no
  * connection could be made, the manager is not uid's).

@@ -14,8 +14,10 @@
  * machine (set, replaced, ended when its caller leaves the bus, only
  * one's own process, only with an active session, rate-limited), the
  * s76 method, and hostile callers: no pidfd, a pid with the wrong
- * start time, a huge string, many calls on one name and on many
- * names, another user's handle.
+ * start time, a huge string, a name one byte over the limit and one at
+ * it, a string that is no UTF-8 (the bus hangs up on its sender; the
+ * door goes on), many calls on one name and on many names, another
+ * user's handle.
  */
 #include "engined/core/core_private.h"
 #include "engined/daemon/dbus.h"
@@ -289,6 +291,7 @@ struct call {
 	int repeat;	     /* made this many times (async, on one connection) */
 	bool serial;	     /* ... each after the answer to the one before */
 	int names;	     /* ... or once on each of this many connections */
+	bool raw;	     /* Boost's profile written as is: sd-bus checks no UTF-8 */
 };
 
 /* In the caller: the call c's message on b. */
@@ -314,7 +317,15 @@ message(sd_bus *b, const struct call *c)
 		return NULL;
 	if (s76)
 		rc = sd_bus_message_append(m, "u", (uint32_t)c->pid);
-	else if (strcmp(c->method, "Boost") == 0)
+	else if (strcmp(c->method, "Boost") == 0 && c->raw) {
+		char *at;
+		if ((rc = sd_bus_message_append(m, "h", fd)) >= 0 &&
+		    (rc = sd_bus_message_append_string_space(m, strlen(c->profile),
+							     &at)) >= 0)
+			memcpy(at, c->profile, strlen(c->profile));
+		if (rc >= 0)
+			rc = sd_bus_message_append(m, "u", c->n);
+	} else if (strcmp(c->method, "Boost") == 0)
 		rc = sd_bus_message_append(m, "hsu", fd, c->profile, c->n);
 	else if (strcmp(c->method, "BoostPid") == 0) {
 		uint64_t start = 0;
@@ -542,6 +553,7 @@ lines_with(const char *out, const char *what)
 #define DENIED	"org.freedesktop.DBus.Error.AccessDenied: "
 #define BADARGS "org.freedesktop.DBus.Error.InvalidArgs: "
 #define LIMITS	"org.freedesktop.DBus.Error.LimitsExceeded: "
+#define FAILED	"org.cgengine.Engine1.Error.Failed: "
 
 /* ---- the cases --------------------------------------------------------------------------- */
 
@@ -648,6 +660,32 @@ test_boost(pid_t mine, pid_t roots)
 	}
 }
 
+/* A string that is no UTF-8: the bus itself refuses it, by hanging up
+ * on its sender; the door never sees it and goes on. */
+static void
+test_not_utf8(pid_t mine)
+{
+	size_t before = boosts_of("fast", NULL);
+	const char *out;
+
+	out = ask(user, &(struct call){ .method = "Boost",
+					.pid = mine,
+					.profile = "fast\xff\xfe",
+					.n = 60,
+					.raw = true });
+	is_string("org.freedesktop.DBus.Error.NoReply: Connection terminated", out,
+		  "a profile name that is no UTF-8: the bus hangs up on its caller");
+	ok(boosts_of("fast", NULL) == before, "nothing was boosted");
+	out = ask(user, &(struct call){ .method = "Boost",
+					.pid = mine,
+					.profile = "fast",
+					.n = 60,
+					.raw = true });
+	ok(strncmp(out, "OK ", 3) == 0 && boosts_of("fast", NULL) == before + 1,
+	   "the door goes on: the same call with \"fast\" boosts (%s)", out);
+	end_all();
+}
+
 static void
 test_hostile(pid_t mine)
 {
@@ -682,6 +720,18 @@ test_hostile(pid_t mine)
 		  &(struct call){
 			  .method = "Boost", .pid = mine, .profile = huge, .n = 60 });
 	is_string(BADARGS "profile name too long", out, "a huge string is refused");
+	huge[128] = '\0';
+	out = ask(user,
+		  &(struct call){
+			  .method = "BoostPid", .pid = mine, .profile = huge, .n = 0 });
+	is_string(BADARGS "profile name too long", out,
+		  "BoostPid: a name of 128 bytes is refused");
+	huge[127] = '\0';
+	snprintf(want, sizeof(want), FAILED "no boost profile '%s'", huge);
+	out = ask(user,
+		  &(struct call){
+			  .method = "Boost", .pid = mine, .profile = huge, .n = 60 });
+	is_string(want, out, "one of 127 is taken, and is no profile");
 	free(huge);
 	boosts_of("fast", &id);
 	if (!rooted) {
@@ -721,6 +771,7 @@ test_hostile(pid_t mine)
 	if (lines_with(out, DENIED) != 16)
 		diag("%s", out);
 	polkit = YES;
+	test_not_utf8(mine);
 }
 
 static void
@@ -883,7 +934,7 @@ main(void)
 		user = getuid();
 	if ((pw = getpwuid(user)) == NULL)
 		skip_all("uid %u has no name", (unsigned)user);
-	plan(42);
+	plan(47);
 	signal(SIGPIPE, SIG_IGN);
 	fixture_init(&fx);
 	snprintf(conf, sizeof(conf),

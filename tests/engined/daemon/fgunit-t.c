@@ -18,25 +18,37 @@
  * meanwhile; a manager that does not answer (the loop never waits on
  * it); a process outside a user's manager boosted (moved) as before;
  * another user's manager, a manager socket that is not its user's, a
- * profile not granted.
+ * profile not granted.  The profile's priorities (process = {...}): on
+ * both threads of the app in place, back to what it had when the
+ * grant is replaced, its caller leaves, the daemon stops; nothing
+ * written once it exited; the same priorities through the boost of a
+ * process outside a user's manager; a profile of priorities only asks
+ * no manager.  They are read back from the test's own children: their
+ * nice is lowered (15), which any user may do; setting it back raises
+ * it, which only root may: without root that check is skipped.
  */
+#include "engined/backend/backend.h"
 #include "engined/core/core_private.h"
 #include "engined/daemon/foreground.h"
 #include "tests/lib/fixture.h"
 #include "tests/tap/tap.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <systemd/sd-bus.h>
@@ -62,6 +74,8 @@ static struct unit units[] = {
 	{ "app-a.scope", true, UINT64_MAX, 100 },
 	{ "app-b.scope", true, 200, UINT64_MAX },
 	{ "app-c.service", true, UINT64_MAX, UINT64_MAX },
+	{ "app-p.scope", true, UINT64_MAX, UINT64_MAX },
+	{ "app-q.scope", true, UINT64_MAX, UINT64_MAX },
 };
 #define NUNITS (sizeof(units) / sizeof(units[0]))
 static bool hold; /* answer nothing */
@@ -373,7 +387,7 @@ scope_of(uid_t uid, const char *unit)
 	return path;
 }
 
-static struct unit *A = &units[0], *B = &units[1], *C = &units[2];
+static struct unit *A = &units[0], *B = &units[1], *C = &units[2], *P = &units[3];
 
 static bool
 a_set(void)
@@ -389,6 +403,11 @@ static bool
 c_set(void)
 {
 	return C->cpu == 1000 && C->io == 500;
+}
+static bool
+p_set(void)
+{
+	return P->cpu == 1000 && P->io == 500;
 }
 static bool
 no_grant(void)
@@ -408,6 +427,209 @@ set_fg(pid_t pid, uid_t uid, char *err, size_t len)
 
 	err[0] = '\0';
 	return foreground_set(&shared, now(), pid, -1, uid, getpid(), &id, err, len);
+}
+
+/* ---- priorities, read back from the test's own children ------------------------------ */
+
+#define IOPRIO_WHO_PROCESS 1
+#define FG_NICE		   15 /* the profile's */
+
+static void *
+idle_thread(void *arg)
+{
+	for (;;)
+		pause();
+	return arg;
+}
+
+/* A child of the test with two threads, both at the test's nice + 3,
+ * I/O best-effort 6 and oom_score_adj 100 (none of them a default), in
+ * the fixture as uid's in v2 group path. */
+static pid_t
+prio_app(uid_t uid, const char *path)
+{
+	pid_t self = getpid();
+	int p[2];
+	char c;
+
+	if (pipe(p) < 0)
+		bail("pipe");
+	pid_t pid = fork();
+	if (pid == 0) {
+		pthread_t t;
+		int fd = open("/proc/self/oom_score_adj", O_WRONLY);
+
+		die_with_parent(self);
+		if (setpriority(PRIO_PROCESS, 0, getpriority(PRIO_PROCESS, 0) + 3) < 0 ||
+		    syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, 2 << 13 | 6) < 0 ||
+		    fd < 0 || write(fd, "100", 3) != 3 ||
+		    pthread_create(&t, NULL, idle_thread, NULL) != 0 ||
+		    write(p[1], "", 1) != 1)
+			_exit(97);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &c, 1) != 1)
+		bail("the child with two threads did not start");
+	close(p[0]);
+	fixture_proc(&fx, pid, uid, uid, "/usr/bin/app", 100, "/");
+	fixture_proc_v2(&fx, pid, path);
+	return pid;
+}
+
+/* What the threads of pid have: their nice ("15 15") into nice, the
+ * rest ("2 threads: ioprio 3:0 3:0, oom_score_adj 500") into rest. */
+static void
+seen(pid_t pid, char *nice, char *rest, size_t len)
+{
+	char path[64], io[64] = "", oom[16] = "?";
+	unsigned n = 0;
+	struct dirent *e;
+	DIR *d;
+	int fd;
+
+	nice[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	for (d = opendir(path); d != NULL && (e = readdir(d)) != NULL;) {
+		id_t tid = (id_t)atoi(e->d_name);
+		long v;
+
+		if (tid == 0)
+			continue;
+		errno = 0;
+		int ni = getpriority(PRIO_PROCESS, tid);
+		snprintf(nice + strlen(nice), len - strlen(nice), "%s%d", n ? " " : "",
+			 errno ? 99 : ni);
+		v = syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, tid);
+		snprintf(io + strlen(io), sizeof(io) - strlen(io), " %ld:%ld", v >> 13,
+			 v & 0xff);
+		n++;
+	}
+	if (d != NULL)
+		closedir(d);
+	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)pid);
+	if ((fd = open(path, O_RDONLY)) >= 0) {
+		ssize_t k = read(fd, oom, sizeof(oom) - 1);
+		oom[k > 0 ? k - 1 : 0] = '\0'; /* its newline */
+		close(fd);
+	}
+	snprintf(rest, len, "%u threads: ioprio%s, oom_score_adj %s", n, io, oom);
+}
+
+static char seen_nice[64], seen_rest[128];
+
+static const char *
+nice_of(pid_t pid)
+{
+	seen(pid, seen_nice, seen_rest, sizeof(seen_nice));
+	return seen_nice;
+}
+
+static const char *
+rest_of(pid_t pid)
+{
+	seen(pid, seen_nice, seen_rest, sizeof(seen_rest));
+	return seen_rest;
+}
+
+#define GIVEN "2 threads: ioprio 3:0 3:0, oom_score_adj 500" /* the profile's */
+#define OWN   "2 threads: ioprio 2:6 2:6, oom_score_adj 100" /* prio_app()'s */
+
+/* The own nice of pid's threads is base again: only root raises it. */
+static void
+nice_back(pid_t pid, const char *base, const char *what)
+{
+	if (getuid() != 0) {
+		skip(1, "%s: setting nice back from %d raises it: root only", what,
+		     FG_NICE);
+		return;
+	}
+	is_string(base, nice_of(pid), "%s: its own nice again", what);
+}
+
+static void
+test_priorities(pid_t pp, pid_t pq, pid_t pa, pid_t plain, bool pidfds)
+{
+	const struct core_stats *st = core_stats(core);
+	char err[512], base[32], given[32];
+	int own = getpriority(PRIO_PROCESS, 0) + 3;
+
+	snprintf(base, sizeof(base), "%d %d", own > 19 ? 19 : own, own > 19 ? 19 : own);
+	snprintf(given, sizeof(given), "%d %d", FG_NICE, FG_NICE);
+	ok(set_fg(pp, user, err, sizeof(err)) == 0,
+	   "an app is the foreground, of a profile with priorities (%s)", err);
+	is_string(given, nice_of(pp), "both its threads get the profile's nice at once");
+	is_string(GIVEN, rest_of(pp), "and its I/O class and oom_score_adj");
+	ok(core_fgprio_pid(core) == pp && TAILQ_EMPTY(core_boosts(core)) &&
+		   strcmp(fixture_group(&fx, pp), "/") == 0,
+	   "in place: nothing is boosted or moved");
+	ok(pump(p_set, 10), "its unit gets the properties all the same");
+	struct decision *d = decision_new(core->pol);
+	ok(d != NULL && core_explain(core, pp, 0, d) == DECIDE_OK &&
+		   (d->prio.prio.set & PRIO_NICE) && d->prio.prio.nice == FG_NICE,
+	   "decided again meanwhile (an exec, a rescan), it keeps the profile's");
+	decision_free(d);
+
+	ok(set_fg(pa, user, err, sizeof(err)) == 0 && pump(a_set, 10),
+	   "another app is the foreground (%s)", err);
+	is_string(OWN, rest_of(pp), "replaced: its I/O class and oom_score_adj again");
+	nice_back(pp, base, "replaced");
+	ok(core_fgprio_pid(core) == pa, "the new foreground holds them");
+
+	ok(set_fg(pp, user, err, sizeof(err)) == 0 && strcmp(nice_of(pp), given) == 0,
+	   "the app is the foreground again (%s)", err);
+	foreground_end(&shared, shared.grant, "its caller left the bus");
+	is_string(OWN, rest_of(pp), "its caller left the bus: its own again");
+	nice_back(pp, base, "its caller left");
+	ok(set_fg(pp, user, err, sizeof(err)) == 0 && strcmp(nice_of(pp), given) == 0 &&
+		   pump(p_set, 10),
+	   "once more, its unit's properties set too (%s)", err);
+	foreground_end(&shared, 0, "the daemon stops"); /* as engine.c stops */
+	is_string(OWN, rest_of(pp), "the daemon stops: its own again");
+	nice_back(pp, base, "the daemon stops");
+	ok(pump(NULL, 10) && P->cpu == UINT64_MAX && P->io == UINT64_MAX,
+	   "and its unit's properties");
+
+	/* a process outside a user's manager: the boost gives them (cgroupfs) */
+	ok(set_fg(plain, user, err, sizeof(err)) == 0 && shared.boost != 0 &&
+		   strcmp(fixture_group(&fx, plain), "/fg") == 0 &&
+		   core_fgprio_pid(core) == 0,
+	   "a process outside a user's manager is boosted, moved (%s)", err);
+	is_string(given, nice_of(plain),
+		  "its boost gives both threads the profile's nice");
+	is_string(GIVEN, rest_of(plain), "and the rest of its priorities");
+	foreground_end(&shared, 0, "the test");
+	is_string(OWN, rest_of(plain), "the boost ends: its own again");
+	nice_back(plain, base, "the boost ends");
+
+	if (!pidfds) {
+		skip(2, "no pidfd_open here (valgrind 3.19): an exit is not seen");
+		return;
+	}
+	uint64_t failed = st->prio_failed;
+	ok(set_fg(pq, user, err, sizeof(err)) == 0 && core_fgprio_pid(core) == pq,
+	   "a last app is the foreground (%s)", err);
+	kill(pq, SIGKILL);
+	waitpid(pq, NULL, 0);
+	fixture_gone(&fx, pq);
+	ok(pump(no_grant, 10) && core_fgprio_pid(core) == 0 && st->prio_failed == failed,
+	   "it exits: the grant and its priorities end, nothing is written");
+}
+
+/* A profile of priorities only: no manager is asked (none listens). */
+static void
+test_no_props(void)
+{
+	struct fgunit *u = NULL;
+
+	ok(fgunit_new(&u, "unix:path=/nonexistent/cgetest-fgunit", false) == 0 &&
+		   fgunit_set(u, 7, user, "app-x.scope", -1, NULL, 0) == 0 &&
+		   fgunit_grant(u) == 7,
+	   "no unit properties to set: the grant stands, no manager is asked");
+	if (u != NULL)
+		fgunit_end(u, "the test");
+	fgunit_free(u);
 }
 
 /* ---- the cases ---------------------------------------------------------------------------- */
@@ -560,17 +782,19 @@ main(void)
 	bool pidfds = probe >= 0;
 	if (probe >= 0)
 		close(probe);
-	plan(29);
+	plan(54);
 	signal(SIGPIPE, SIG_IGN);
 	fixture_init(&fx);
 	snprintf(conf, sizeof(conf),
 		 "foreground-profile = \"fg\"\n"
 		 "boost-profile \"fg\" { allow = {\"%s\"} hierarchy = \"%s\" "
-		 "destination = \"/fg\" max-duration = \"1d\" }\n"
+		 "destination = \"/fg\" max-duration = \"1d\" process = {\"nice=%d\", "
+		 "\"ioclass=idle\", \"oom_score_adj=500\"} }\n"
 		 "group \"%s:/fg\" { set = {\"cpu.weight=1000\", \"io.weight=500\", "
 		 "\"net_cls.classid=7\"} }\n",
-		 pw->pw_name, FIXTURE_HIER, FIXTURE_HIER);
+		 pw->pw_name, FIXTURE_HIER, FG_NICE, FIXTURE_HIER);
 	fixture_files(&fx, conf, fixture_rules);
+	fx.prio = backend_prio_kernel(); /* the children's own, read back */
 	if ((core = fixture_core(&fx)) == NULL)
 		bail("no core");
 	core_start(core, now());
@@ -589,12 +813,17 @@ main(void)
 	pid_t odd = app(user, scope_of(user, "made by hand.scope"));
 	pid_t daemons =
 		getpwuid(1) != NULL && user != 1 ? app(1, scope_of(1, "app-d.scope")) : 0;
+	pid_t pp = prio_app(user, scope_of(user, "app-p.scope"));
+	pid_t pq = prio_app(user, scope_of(user, "app-q.scope"));
+	pid_t plain2 = prio_app(user, "/system.slice/y.service");
 
 	test_set_restore(pa, pb, pc, pidfds);
 	test_private(pa);
 	test_vanished(pa, pb);
 	test_silent(pa);
 	test_refusals(plain, rootapp, odd, daemons);
+	test_priorities(pp, pq, pa, plain2, pidfds);
+	test_no_props();
 
 	foreground_end(&shared, 0, "the test ends");
 	foreground_close(&shared, 2);
@@ -604,8 +833,8 @@ main(void)
 	snprintf(conf, sizeof(conf), "%s/private", busdir);
 	unlink(conf);
 	stop_broker();
-	pid_t kids[] = { pa, pb, pc, plain, rootapp, odd, daemons };
-	for (size_t i = 0; i < 7 && kids[i] > 0; i++) {
+	pid_t kids[] = { pa, pb, pc, plain, rootapp, odd, pp, pq, plain2, daemons };
+	for (size_t i = 0; i < 10 && kids[i] > 0; i++) {
 		kill(kids[i], SIGKILL);
 		waitpid(kids[i], NULL, 0);
 	}

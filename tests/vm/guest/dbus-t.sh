@@ -14,10 +14,11 @@
 # app of the user's own manager (a transient service in its app.slice)
 # made the foreground by SetForeground with a real pidfd (./fgcall,
 # from the user's logind session) gets the profile's CPUWeight through
-# that manager, nothing moved, and has its own again when the caller
-# exits, and when the daemon stops.
+# that manager and the profile's nice on the app itself, nothing moved,
+# and has its own again when the caller exits, and when the daemon
+# stops.
 . ./lib.sh
-plan 28
+plan 31
 
 G=cgvm_dbg # granted by the polkit rule
 N=cgvm_dbn # not granted
@@ -46,6 +47,7 @@ boost-profile "fg" {
 	hierarchy = "unified"
 	destination = "/cgvm/fg"
 	max-duration = "1d"
+	process = {"nice=-3"}
 }
 group "unified:/cgvm/fg" {
 	set = {"cpu.weight=777"}
@@ -141,6 +143,9 @@ APPU=app-cgvmfg.service
 as_user() { su -s /bin/sh "$G" -c "XDG_RUNTIME_DIR=/run/user/$UG $*" 2>&1; }
 weight() { as_user systemctl --user show -p CPUWeight --value $APPU; }
 weight_is() { [ "$(weight)" = "$1" ]; }
+# the nice of process $1 (field 19 of its stat), and a check of it
+nice_of() { sed 's/.*) //' /proc/$1/stat | cut -d' ' -f17; }
+nice_is() { [ "$(nice_of "$APP")" = "$1" ]; }
 app_pid() { APP=$(as_user systemctl --user show -p MainPID --value $APPU); [ "${APP:-0}" -gt 0 ]; }
 loginctl enable-linger "$G"
 if [ -x ./fgcall ] && install -m 755 ./fgcall /tmp/cgvm-fgcall &&
@@ -150,27 +155,31 @@ if [ -x ./fgcall ] && install -m 755 ./fgcall /tmp/cgvm-fgcall &&
 	is "/user.slice/user-$UG.slice/user@$UG.service/app.slice/$APPU" "$(cgroup_of "$APP")" \
 		"the user's app runs in its manager's app.slice"
 	before=$(weight)
+	nbefore=$(nice_of "$APP")
 	journal_mark
 	su -s /bin/sh "$G" -c "/tmp/cgvm-fgcall $APP" >/tmp/cgvm-fgcall.out 2>&1 &
 	wait_for 60 sh -c "sed -n 2p /tmp/cgvm-fgcall.out | grep -q ."
 	is "OK" "$(sed -n 2p /tmp/cgvm-fgcall.out)" "SetForeground with a pidfd of the app, from the user's session"
 	ok "its unit gets the profile's CPUWeight through the user's manager (was $before)" \
 		wait_for 60 weight_is 777
+	ok "and the app the profile's nice, where it is (was $nbefore)" wait_for 30 nice_is -3
 	is "/user.slice/user-$UG.slice/user@$UG.service/app.slice/$APPU" "$(cgroup_of "$APP")" \
 		"nothing is moved"
 	ok "the daemon says so" journal_has "foreground: pid $APP of $APPU is the foreground"
 	kill "$(sed -n 's/^pid //p' /tmp/cgvm-fgcall.out)"
 	ok "the caller exits: the unit has its own CPUWeight again ($before)" \
 		wait_for 60 weight_is "$before"
+	ok "and the app its own nice" wait_for 30 nice_is "$nbefore"
 	ok "the daemon says so" journal_has "foreground: $APPU of uid $UG has its values again" 30
 	# the daemon stops while the app is the foreground: its values again
 	su -s /bin/sh "$G" -c "/tmp/cgvm-fgcall $APP" >/tmp/cgvm-fgcall.out 2>&1 &
 	ok "the app is the foreground again" wait_for 60 weight_is 777
 	systemctl stop cgengined
 	ok "the daemon stops: the unit has its own CPUWeight again" wait_for 30 weight_is "$before"
+	ok "and the app its own nice" wait_for 30 nice_is "$nbefore"
 	kill "$(sed -n 's/^pid //p' /tmp/cgvm-fgcall.out)"
 else
-	skip 9 "no ./fgcall, no manager of the user's or no app of its"
+	skip 12 "no ./fgcall, no manager of the user's or no app of its"
 	journalctl --no-pager -n 30 -u "user@$UG.service" >&2
 fi
 as_user systemctl --user stop $APPU >/dev/null
