@@ -453,7 +453,7 @@ v1_step(__u32 i, void *arg)
 	w->ev->v1[n & (EXECBPF_V1 - 1)].hier = hier;
 	w->ev->v1[n & (EXECBPF_V1 - 1)].id = BPF_CORE_READ(cg, kn, id);
 	w->ev->nv1 = n + 1;
-	return 0;
+	return n + 1 >= nv1_hiers; /* all found: the rest is not walked */
 }
 
 /* The task's groups in the hierarchies asked for, into ev->v1 (as
