@@ -11,7 +11,7 @@
 # at the exec.
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
-plan 9
+plan 11
 
 mount_hier cls; MANAGED="cls"
 add_user "${TAG}u"
@@ -26,7 +26,7 @@ RULES
 write_config 'event-source = "auto"'
 daemon_start || bail "daemon"
 if ! grep -q "event source: bpf" "$T/daemon.log"; then
-	skip 9 "the BPF program does not load here"
+	skip 11 "the BPF program does not load here"
 	done_testing
 fi
 ok "the BPF program runs" true
@@ -68,6 +68,15 @@ if [ -n "$TRACER" ]; then
 else
 	skip 4 "no strace, or it cannot attach"
 fi
+
+# already where its rule sends it (its shell put itself there): the
+# record's group id is the destination's, so nothing moves
+sh -c "echo \$\$ >'$T/h/cls/bin/cgroup.procs' && exec setpriv --reuid='${TAG}u' \
+	--regid='${TAG}u' --init-groups '$T/bin/$P' 300" &
+inplace=$!; KIDS="$KIDS $inplace"
+ok "a process already in place is left there, as the record says" \
+	wait_log "pid $inplace ([^)]*) already in name=${TAG}cls:/bin"
+is "" "$(grep "moved pid $inplace " "$T/daemon.log")" "it is not moved"
 
 # renamed after the exec, before the daemon looks: /proc says the new
 # name, the exec ran the old one
