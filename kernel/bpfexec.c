@@ -275,6 +275,7 @@ bpfexec_filter(struct bpfexec *b, const struct execkeys *k)
 	__atomic_store_n(&s->bss->nv1_hiers, 0u, __ATOMIC_SEQ_CST);
 	for (size_t i = 0; i < nh; i++)
 		s->bss->v1_hiers[i] = k->hiers[i];
+	s->bss->v1_backward = k->hiers_backward;
 	__atomic_store_n(&s->bss->nv1_hiers, (uint32_t)nh, __ATOMIC_SEQ_CST);
 	/* the flip, one store each, the maps of gen whole before it: what
 	 * widens the filter first, what narrows it after */

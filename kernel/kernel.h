@@ -491,6 +491,7 @@ struct execkeys {
 	 * exec's record should tell (struct task_known's v1) */
 	uint32_t hiers[EXECKEYS_HIERS];
 	size_t nhiers;
+	bool hiers_backward; /* they were made late: look for them newest first */
 };
 
 /* The filter's hash of a name of n bytes (64-bit FNV-1a, as the BPF

@@ -511,7 +511,7 @@ core_execkeys(const struct core *c, struct execkeys *out)
 	int rc = execkeys_build(c->pol->rules, &pol, out);
 
 	if (rc == 0)
-		out->nhiers = placed_hiers(c, out->hiers, EXECKEYS_HIERS);
+		out->nhiers = placed_hiers(c, out->hiers, EXECKEYS_HIERS, &out->hiers_backward);
 	return rc;
 }
 

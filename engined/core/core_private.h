@@ -506,8 +506,9 @@ struct core {
 void placed_policy(struct core *c);
 void placed_free(struct core *c);
 /* The v1 hierarchies (their ids) a record should tell the groups in:
- * up to max into out; the count. */
-size_t placed_hiers(const struct core *c, uint32_t *out, size_t max);
+ * up to max into out; the count.  *backward: fewer hierarchies were
+ * made after them than before (the program looks newest first). */
+size_t placed_hiers(const struct core *c, uint32_t *out, size_t max, bool *backward);
 /*
  * Does the record k tell, for every group d's verdicts move the task
  * into, whether it is there already?  Then true, with d->placed set and

@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,9 @@
 struct placed {
 	bool known[RULES_MAX_HIERS]; /* hier[i] was found */
 	uint32_t hier[RULES_MAX_HIERS];
+	/* its line in /proc/self/cgroup, which lists the hierarchies
+	 * newest first, of nlines */
+	size_t line[RULES_MAX_HIERS], nlines;
 	struct placed_slot {
 		size_t i;   /* the managed hierarchy */
 		char *path; /* the destination (malloc'd), NULL: empty */
@@ -56,9 +60,10 @@ placed_free(struct core *c)
 	c->placed = NULL;
 }
 
-/* Hierarchy i's id from the line "ID:NAME:PATH" of /proc/self/cgroup. */
+/* Hierarchy i's id from the line "ID:NAME:PATH" of /proc/self/cgroup,
+ * its n-th. */
 static void
-hier_line(struct core *c, const char *line)
+hier_line(struct core *c, const char *line, size_t n)
 {
 	const struct policy *p = c->pol;
 	char *end;
@@ -76,6 +81,7 @@ hier_line(struct core *c, const char *line)
 			continue;
 		c->placed->known[i] = true;
 		c->placed->hier[i] = (uint32_t)id;
+		c->placed->line[i] = n;
 	}
 }
 
@@ -92,15 +98,16 @@ placed_policy(struct core *c)
 	snprintf(file, sizeof(file), "%s/self/cgroup", c->env.procroot);
 	if ((f = fopen(file, "re")) == NULL)
 		return;
+	c->placed->nlines = 0;
 	while (fgets(line, sizeof(line), f) != NULL)
-		hier_line(c, line);
+		hier_line(c, line, c->placed->nlines++);
 	fclose(f);
 }
 
 size_t
-placed_hiers(const struct core *c, uint32_t *out, size_t max)
+placed_hiers(const struct core *c, uint32_t *out, size_t max, bool *backward)
 {
-	size_t n = 0;
+	size_t n = 0, first = SIZE_MAX, last = 0; /* lines: newest first */
 
 	for (size_t i = 0; c->placed != NULL && i < c->pol->n && n < max; i++) {
 		bool dup = false;
@@ -111,7 +118,11 @@ placed_hiers(const struct core *c, uint32_t *out, size_t max)
 			dup = dup || out[k] == c->placed->hier[i];
 		if (!dup)
 			out[n++] = c->placed->hier[i];
+		first = c->placed->line[i] < first ? c->placed->line[i] : first;
+		last = c->placed->line[i] > last ? c->placed->line[i] : last;
 	}
+	/* steps newest first: last + 1; oldest first: nlines - first */
+	*backward = n > 0 && last + 1 < c->placed->nlines - first;
 	return n;
 }
 

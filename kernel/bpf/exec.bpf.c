@@ -107,6 +107,7 @@ volatile __u32 awake;
 /* the v1 hierarchies whose groups a record tells (nv1_hiers of them) */
 volatile __u32 v1_hiers[EXECBPF_V1];
 volatile __u32 nv1_hiers;
+volatile __u32 v1_backward; /* walk them newest first: they were mounted late */
 __u64 drops;  /* records the ring buffer had no room for */
 __u64 execs;  /* every exec seen */
 __u64 passed; /* execs that passed the filter */
@@ -426,6 +427,7 @@ asked_hier(__u32 hier)
 struct v1walk {
 	struct list_head *head, *pos;
 	struct execbpf_event *ev;
+	bool backward;
 };
 
 /* bpf_loop's step: one of the task's hierarchies (a link of its css_set) */
@@ -443,7 +445,7 @@ v1_step(__u32 i, void *arg)
 	l = (struct cgrp_cset_link *)((char *)pos -
 				      bpf_core_field_offset(struct cgrp_cset_link, cgrp_link));
 	cg = BPF_CORE_READ(l, cgrp);
-	w->pos = BPF_CORE_READ(pos, next);
+	w->pos = w->backward ? BPF_CORE_READ(pos, prev) : BPF_CORE_READ(pos, next);
 	hier = (__u32)BPF_CORE_READ(cg, root, hierarchy_id);
 	if (hier == 0 || !asked_hier(hier)) /* 0: the v2 hierarchy */
 		return 0;
@@ -461,14 +463,21 @@ v1_step(__u32 i, void *arg)
 static void
 read_v1(struct execbpf_event *ev, struct task_struct *p)
 {
-	struct css_set *cset = BPF_CORE_READ(p, cgroups);
+	struct css_set *cset;
 	struct v1walk w = { .ev = ev };
 
+	if (!bpf_core_field_exists(p->cgroups))
+		return; /* a kernel without cgroups: the program loads all the same */
+	cset = BPF_CORE_READ(p, cgroups);
 	if (cset == NULL)
 		return;
 	w.head = (struct list_head *)((char *)cset +
 				      bpf_core_field_offset(struct css_set, cgrp_links));
-	w.pos = BPF_CORE_READ(cset, cgrp_links.next);
+	/* the links are in the order the hierarchies were made, oldest
+	 * (the v2 one) first */
+	w.backward = v1_backward != 0;
+	w.pos = w.backward ? BPF_CORE_READ(cset, cgrp_links.prev)
+			   : BPF_CORE_READ(cset, cgrp_links.next);
 	bpf_loop(EXECBPF_V1_STEPS, v1_step, &w, 0);
 }
 

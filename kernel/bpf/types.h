@@ -83,7 +83,7 @@ struct task_struct {
 
 /* the task's groups, one link per hierarchy (kernel/cgroup/) */
 struct list_head {
-	struct list_head *next;
+	struct list_head *next, *prev;
 };
 
 struct kernfs_node {

@@ -232,7 +232,7 @@ test_placed(void)
 	snprintf(file, sizeof(file), "%s/self", fx.proc);
 	mkdir(file, 0755);
 	snprintf(file, sizeof(file), "%s/self/cgroup", fx.proc);
-	put(file, "9:name=other:/\n7:name=cgecore:/\n0::/\n");
+	put(file, "9:name=other:/\n7:name=cgecore:/\n3:cpu:/\n2:memory:/\n0::/\n");
 	snprintf(file, sizeof(file), "%s/www", fx.cg);
 	mkdir(file, 0755);
 	snprintf(file, sizeof(file), "%s/www/.cgid", fx.cg);
@@ -244,6 +244,8 @@ test_placed(void)
 		bail("no keys");
 	ok(keys.nhiers == 1 && keys.hiers[0] == 7,
 	   "the records are asked for the managed hierarchy's groups (its id, 7)");
+	ok(keys.hiers_backward,
+	   "made after three of the five hierarchies: looked for newest first");
 	execkeys_free(&keys);
 	for (pid_t pid = 830; pid < 834; pid++)
 		roots(&fx, pid);
@@ -291,7 +293,7 @@ test_placed(void)
 int
 main(void)
 {
-	plan(10 + 4 + 5);
+	plan(10 + 4 + 6);
 	fixture_init(&fx);
 	test_record();
 	test_groups();
