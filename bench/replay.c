@@ -20,9 +20,9 @@
  * 0 the last rule names another user, so no spawn matches (the common
  * case of a process no rule is about).  With SOURCE "bpf" each EXEC
  * carries what the BPF program's record says of the task (credentials,
- * comm, the executable's path, the parent: struct task_known), as on
- * the eBPF event source, which the core takes instead of reading
- * /proc; the uid and gid changes still come as events (the connector's,
+ * comm, the executable's path, the parent, the group in the fixture's
+ * hierarchy, "/", as its id: struct task_known), as on the eBPF event
+ * source, which the core takes instead of reading /proc; the uid and gid changes still come as events (the connector's,
  * on that source too), timed before the exec.  (On that source an exec
  * no rule can decide never reaches the daemon: MATCH 0 measures nothing
  * real there.)
@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define FIRST_PID 1000
 #define PARENT	  999
@@ -112,6 +113,8 @@ feed(struct core *c, enum procev_type type, pid_t pid, pid_t parent, unsigned lo
 		.ppid = PARENT,
 		.comm = "probe",
 		.exe = "/usr/bin/probe",
+		.nv1 = 1,
+		.v1 = { { .hier = 7, .id = 1 } }, /* main() gives them */
 	};
 	struct procev_event ev = fixture_event(type, pid, parent);
 
@@ -184,6 +187,27 @@ main(int argc, char **argv)
 	for (unsigned long i = 0; i < procs; i++)
 		fixture_proc(&f, (pid_t)(FIRST_PID + i), 0, 0, "/usr/bin/probe", 200 + i,
 			     "/");
+	if (bpf) { /* hierarchy 7 by /proc/self/cgroup; "/" has id 1 */
+		char file[300];
+		FILE *out;
+
+		snprintf(file, sizeof(file), "%s/self", f.proc);
+		(void)mkdir(file, 0755);
+		snprintf(file, sizeof(file), "%s/self/cgroup", f.proc);
+		if ((out = fopen(file, "w")) != NULL) {
+			fprintf(out, "7:%s:/\n", f.v1name);
+			fclose(out);
+		}
+		snprintf(file, sizeof(file), "%s/.cgid", f.cg);
+		if ((out = fopen(file, "w")) != NULL) {
+			fputs("1\n", out);
+			fclose(out);
+		}
+		/* the destination made, as after the real daemon's first move
+		 * (count_move makes none): its id is asked once */
+		snprintf(file, sizeof(file), "%s/bench", f.cg);
+		(void)mkdir(file, 0755);
+	}
 	f.cgfs.place.move = count_move;
 	f.want_events = want_events;
 	struct core *c = fixture_core(&f);

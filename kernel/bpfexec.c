@@ -269,6 +269,14 @@ bpfexec_filter(struct bpfexec *b, const struct execkeys *k)
 		clear_all(s, gen);
 		return rc;
 	}
+	/* the hierarchies a record tells the groups in: a record names
+	 * each by its id, so one written meanwhile is read right anyway */
+	size_t nh = k->nhiers < EXECBPF_V1 ? k->nhiers : EXECBPF_V1;
+	__atomic_store_n(&s->bss->nv1_hiers, 0u, __ATOMIC_SEQ_CST);
+	for (size_t i = 0; i < nh; i++)
+		s->bss->v1_hiers[i] = k->hiers[i];
+	s->bss->v1_backward = k->hiers_backward;
+	__atomic_store_n(&s->bss->nv1_hiers, (uint32_t)nh, __ATOMIC_SEQ_CST);
 	/* the flip, one store each, the maps of gen whole before it: what
 	 * widens the filter first, what narrows it after */
 	if (k->wide)

@@ -16,6 +16,7 @@
 
 _Static_assert(EXECBPF_GROUPS == TASK_KNOWN_GROUPS, "the groups a record carries");
 _Static_assert(EXECBPF_EXE_LEN + 1 == TASK_KNOWN_EXE_MAX, "a record's path, joined");
+_Static_assert(EXECBPF_V1 == TASK_KNOWN_V1, "the v1 groups a record carries");
 _Static_assert(EXECBPF_COMM_LEN <= sizeof(((struct task_known *)0)->comm), "comm");
 
 /*
@@ -73,6 +74,11 @@ bpfexec_known(const void *rec, size_t len, struct task_known *k)
 		k->groups[i] = r->groups[i];
 	k->realtime = r->policy == 1 || r->policy == 2; /* SCHED_FIFO, SCHED_RR */
 	k->cgroup_id = r->cgroup_id;
+	k->nv1 = r->nv1 < EXECBPF_V1 ? r->nv1 : EXECBPF_V1;
+	for (size_t i = 0; i < k->nv1; i++) {
+		k->v1[i].hier = r->v1[i].hier;
+		k->v1[i].id = r->v1[i].id;
+	}
 	memcpy(k->comm, r->comm, EXECBPF_COMM_LEN);
 	k->comm[EXECBPF_COMM_LEN - 1] = '\0';
 	if (join_exe(r->exe, r->exe_len, k->exe, sizeof(k->exe)))

@@ -90,6 +90,10 @@ const char *hier_label(const struct hier *h);
  * - COMM, PPID; EXE: the executable's path (TASK_EXE then reads no
  *   link); RT: realtime (TASK_RT then makes no system call); CGROUP:
  *   cgroup_id, the v2 group's id (carried, not used by task_read_known).
+ * - v1[] (nv1 of them, whatever `have` says): the task's group in the v1
+ *   hierarchies the BPF program was asked for (execkeys' hiers), by
+ *   hierarchy id and group id; the core compares them with the ids of a
+ *   move's destinations instead of reading /proc/PID/cgroup.
  *
  * Ignored with TASK_NNP, which needs status.  The BPF program's exec
  * records give all of them as they were at the exec (bpfexec_known()).
@@ -103,6 +107,7 @@ const char *hier_label(const struct hier *h);
 #define TASK_KNOW_CGROUP   0x40u
 #define TASK_KNOWN_GROUPS  16
 #define TASK_KNOWN_EXE_MAX 513
+#define TASK_KNOWN_V1	   8
 struct task_known {
 	unsigned have;
 	uint64_t ts_ns; /* when they held (the kernel's CLOCK_MONOTONIC); 0: unknown */
@@ -113,6 +118,11 @@ struct task_known {
 	gid_t groups[TASK_KNOWN_GROUPS];
 	bool realtime;
 	uint64_t cgroup_id;
+	size_t nv1;
+	struct {
+		uint32_t hier; /* the first field of /proc/PID/cgroup */
+		uint64_t id;   /* the group's (cgfs_id) */
+	} v1[TASK_KNOWN_V1];
 	char comm[16];
 	char exe[TASK_KNOWN_EXE_MAX];
 };
@@ -461,6 +471,7 @@ int procev_grow(struct procev *p) ATTR_WUR;
  * matters.  Arrays are malloc'd, freed by execkeys_free.
  */
 #define EXECKEYS_NAME_LEN 16
+#define EXECKEYS_HIERS	  8
 struct execkeys {
 	bool wide;
 	char why[160]; /* when wide: what made it so, e.g. "FILE:LINE: ..." */
@@ -476,6 +487,11 @@ struct execkeys {
 	 * is one of them */
 	uint64_t *anames;
 	size_t nanames;
+	/* the v1 hierarchies (ids, as in /proc/PID/cgroup) whose groups an
+	 * exec's record should tell (struct task_known's v1) */
+	uint32_t hiers[EXECKEYS_HIERS];
+	size_t nhiers;
+	bool hiers_backward; /* they were made late: look for them newest first */
 };
 
 /* The filter's hash of a name of n bytes (64-bit FNV-1a, as the BPF

@@ -502,7 +502,7 @@ decide(struct core *c, pid_t pid, uid_t asker, bool lazy, const struct task_know
 	if (!sticky && p->ananicy != NULL)
 		what |= TASK_ARGV0;
 	d->cg.n = 0;
-	d->cg_read = false;
+	d->cg_read = d->placed = false;
 	d->prio.prio.set = 0;
 	int rc = task_read_known(c->env.procroot, pid, what, usable(p, known), t);
 	if (rc < 0) {
@@ -581,7 +581,7 @@ classify_decide_snapshot(struct core *c, struct decision *d)
 	const struct proc *known = proc_known(c, d->task.pid);
 
 	d->cg.n = 0;
-	d->cg_read = false;
+	d->cg_read = d->placed = false;
 	d->prio.prio.set = 0;
 	return decide_known(c, known != NULL ? known->flags : 0, 0, true, true, false, d);
 }
@@ -647,8 +647,9 @@ classify_known(struct core *c, pid_t pid, const struct task_known *known, struct
 	case DECIDE_OK:
 		break;
 	}
-	/* where it is now, so nothing already in place is moved or logged */
-	if (!d->cg_read && classify_wants_move(c, d)) {
+	/* where it is now, so nothing already in place is moved or logged:
+	 * from the exec's record where it tells, else read */
+	if (!d->cg_read && classify_wants_move(c, d) && !placed_known(c, known, d)) {
 		if (task_read_cgroups(c->env.procroot, pid, &d->cg) < 0) {
 			c->stats.vanished++;
 			return;
@@ -692,7 +693,10 @@ classify_act(struct core *c, struct decision *d)
 
 		if (!v->move || c->dropped[i] || c->pol->virt[i])
 			continue;
-		if (now != NULL && strcmp(now, v->dest) == 0) {
+		bool there = d->placed ? (d->in_place >> i) & 1
+				       : now != NULL && strcmp(now, v->dest) == 0;
+
+		if (there) {
 			log_debug("pid %d (%s) already in %s:%s", (int)t->pid, t->comm,
 				  c->pol->names[i], v->dest);
 			continue;

@@ -289,6 +289,7 @@ core_reload(struct core *c, double now)
 	if (nftsets_policy(c) < 0)
 		log_error("nft sets are not kept until the next reload");
 	groups_prepare(c);
+	placed_policy(c);
 	boost_policy(c); /* boosts follow their profiles; the rescan moves them */
 	log_set_level(np->cfg->log_level);
 	c->stats.reloads++;
@@ -418,6 +419,7 @@ core_start(struct core *c, double now)
 		log_info("composing %s (%u level%s) into unified:%s/... at %s",
 			 p->names[p->layout[k]], p->depth[p->layout[k]],
 			 p->depth[p->layout[k]] == 1 ? "" : "s", p->uroot, p->v2->mount);
+	placed_policy(c); /* before apply: the BPF filter asks which hierarchies */
 	if (c->env.apply != NULL)
 		c->env.apply(c->env.loop_arg, p->cfg);
 	boost_restore(c); /* before the scan, which applies them */
@@ -448,6 +450,7 @@ core_free(struct core *c)
 	policy_free(c->pol);
 	proctab_free(c->procs);
 	groups_forget_made(c);
+	placed_free(c);
 	ratelimit_free(&c->askrate);
 	pending_free(c);
 	free(c);
@@ -507,7 +510,11 @@ core_execkeys(const struct core *c, struct execkeys *out)
 				       .layout = c->pol->nlayout > 0,
 				       .ananicy = c->pol->ananicy };
 
-	return execkeys_build(c->pol->rules, &pol, out);
+	int rc = execkeys_build(c->pol->rules, &pol, out);
+
+	if (rc == 0)
+		out->nhiers = placed_hiers(c, out->hiers, EXECKEYS_HIERS, &out->hiers_backward);
+	return rc;
 }
 
 void

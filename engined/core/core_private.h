@@ -313,6 +313,8 @@ struct decision {
 	struct hooks_slot *slots;     /* the same, as the Lua hook sees them */
 	const char **parts;	      /* current part of each virtual dimension, or NULL */
 	bool cg_read;		      /* cg was read (else cg.n is 0) */
+	bool placed;		      /* cg not read: the exec's record told, and */
+	uint64_t in_place;	      /* bit i: it is in verdicts[i].dest (placed.c) */
 	bool at_gate;		      /* acting while an exec is held (gate.c) */
 	char composed[RULES_DEST_MAX]; /* the v2 group wanted, "" = none */
 	char refusal[256];	       /* the backend leaves it alone: why ("" = no) */
@@ -496,7 +498,26 @@ struct core {
 	const char *event_source;      /* "netlink" or "bpf" (core_set_event_source) */
 	struct fleet fleet;	       /* counts for "metrics" (fleet.c) */
 	struct fgprio *fgprio;	       /* the foreground's priorities (fgprio.c), or NULL */
+	struct placed *placed;	       /* hierarchies' and groups' ids (placed.c) */
 };
+
+/* ---- placed.c: where an exec's record says a process is ------------------------- */
+
+/* The policy is new: the managed v1 hierarchies' ids read again, the
+ * destinations' ids forgotten. */
+void placed_policy(struct core *c);
+void placed_free(struct core *c);
+/* The v1 hierarchies (their ids) a record should tell the groups in:
+ * up to max into out; the count.  *backward: fewer hierarchies were
+ * made after them than before (the program looks newest first). */
+size_t placed_hiers(const struct core *c, uint32_t *out, size_t max, bool *backward);
+/*
+ * Does the record k tell, for every group d's verdicts move the task
+ * into, whether it is there already?  Then true, with d->placed set and
+ * bit i of d->in_place for each hierarchy i it is in place in; false
+ * when its groups must be read (d unchanged).
+ */
+bool placed_known(struct core *c, const struct task_known *k, struct decision *d);
 
 
 /* ---- wants.c --------------------------------------------------------------------- */

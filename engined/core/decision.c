@@ -35,7 +35,7 @@ decision_new(const struct policy *p)
 	d->parts = (const char **)(m + head + verdicts + rules + slots);
 	for (size_t i = 0; i < n; i++)
 		d->parts[i] = NULL;
-	d->cg_read = d->at_gate = false;
+	d->cg_read = d->at_gate = d->placed = false;
 	d->cg.n = 0;
 	d->composed[0] = d->refusal[0] = '\0';
 	return d;

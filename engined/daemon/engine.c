@@ -102,6 +102,7 @@ struct engine {
 	int nft_fd;
 	int ready_fd;
 	bool ids_wanted; /* the core wants UID or GID events */
+	bool pe_wanted;	 /* pe delivers some (with BPF: FORK or EXIT asked for) */
 	struct cgroupfs *fs; /* the cgroupfs backend, and the kernel's nft sets */
 	struct sdplace *sd; /* the systemd backend, when the policy asks for it */
 	ev_io sd_watcher;   /* its sd-bus descriptor (fd -1: not watched) */
@@ -195,12 +196,13 @@ drain_bpf(struct engine *e, double now)
  * Every source, the EXEC's first (with BPF: the connector's FORK and
  * EXIT, then the execs): a uid or gid change made before an exec was
  * queued before it, so it is read in the same batch.  Then end the
- * batch.  Returns the events read before the credential changes.
+ * batch.  Returns the events read before the credential changes.  pe
+ * is read when it delivers some, or woke the loop (pe set).
  */
 static size_t
-drain(struct engine *e, double now)
+drain(struct engine *e, double now, bool pe)
 {
-	size_t n = drain_one(e, e->pe, now);
+	size_t n = pe || e->pe_wanted ? drain_one(e, e->pe, now) : 0;
 
 	n += drain_bpf(e, now);
 
@@ -231,7 +233,7 @@ procev_cb(struct ev_loop *loop, ev_io *w, int revents)
 
 	if (e->bpf != NULL)
 		bpfexec_awake(e->bpf, true);
-	size_t execs = drain(e, ev_now(loop));
+	size_t execs = drain(e, ev_now(loop), w == &e->pe_watcher);
 
 	if (core_stats(e->core)->classified == classified && core_waiting_exec(e->core)) {
 		/* only uid/gid changes: give their exec a moment, once per wake-up */
@@ -239,7 +241,7 @@ procev_cb(struct ev_loop *loop, ev_io *w, int revents)
 		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &hold, &hold) == EINTR)
 			;
 		ev_now_update(loop);
-		execs += drain(e, ev_now(loop));
+		execs += drain(e, ev_now(loop), false);
 	}
 	if (e->bpf != NULL) {
 		/* asleep from here: what came meanwhile wakes it, or is read now */
@@ -260,7 +262,7 @@ ids_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	struct engine *e = w->data;
 
 	ev_timer_stop(loop, w);
-	(void)drain(e, ev_now(loop));
+	(void)drain(e, ev_now(loop), false);
 	if (e->ids_wanted)
 		ev_io_start(loop, &e->ids_watcher);
 }
@@ -308,6 +310,8 @@ want_events_cb(void *arg, const struct procev_want *w)
 		log_error("cannot filter process events: %s (more are read than needed)",
 			  strerror(-rc));
 	e->ids_wanted = w->uid || w->gid;
+	e->pe_wanted = rc < 0 || e->bpf == NULL || execs.forks || execs.ntrack > 0 ||
+		       execs.ngone > 0;
 	if (!e->ids_wanted && ev_is_active(&e->ids_watcher))
 		ev_io_stop(e->loop, &e->ids_watcher);
 	else if (e->ids_wanted && !ev_is_active(&e->ids_watcher) &&
@@ -845,7 +849,7 @@ start_watchers(struct engine *e)
 	ev_io_start(e->loop, &e->pe_watcher);
 	ev_io_init(&e->ids_watcher, procev_cb, procev_fd(e->ids), EV_READ);
 	e->ids_watcher.data = e;
-	e->ids_wanted = true; /* until the core says otherwise */
+	e->ids_wanted = e->pe_wanted = true; /* until the core says otherwise */
 	ev_io_start(e->loop, &e->ids_watcher);
 	if (e->bpf != NULL) {
 		ev_io_init(&e->bpf_watcher, procev_cb, bpfexec_fd(e->bpf), EV_READ);

@@ -23,7 +23,8 @@
  *
  * A record says what the daemon would otherwise read in /proc (see
  * exec_event.h): the credentials with up to 16 supplementary groups,
- * comm, the parent, the scheduling policy, the v2 cgroup id and the
+ * comm, the parent, the scheduling policy, the v2 cgroup id, the
+ * groups in the v1 hierarchies the daemon manages and the
  * executable's path -- read for passing execs only, the path walked up
  * the file's dentries and mounts as d_path() would (bpf_d_path() is not
  * allowed on this tracepoint).
@@ -103,6 +104,10 @@ volatile __u32 scripts;
 volatile __u32 ananicy; /* the anames map is in force */
 volatile __u32 all_pids;
 volatile __u32 awake;
+/* the v1 hierarchies whose groups a record tells (nv1_hiers of them) */
+volatile __u32 v1_hiers[EXECBPF_V1];
+volatile __u32 nv1_hiers;
+volatile __u32 v1_backward; /* walk them newest first: they were mounted late */
 __u64 drops;  /* records the ring buffer had no room for */
 __u64 execs;  /* every exec seen */
 __u64 passed; /* execs that passed the filter */
@@ -407,6 +412,75 @@ read_exe(struct execbpf_event *ev, struct linux_binprm *bprm)
 		ev->exe_len = w.off;
 }
 
+/* Is hierarchy hier one the daemon asked for? */
+static bool
+asked_hier(__u32 hier)
+{
+	__u32 n = nv1_hiers;
+
+	for (__u32 i = 0; i < EXECBPF_V1; i++)
+		if (i < n && v1_hiers[i] == hier)
+			return true;
+	return false;
+}
+
+struct v1walk {
+	struct list_head *head, *pos;
+	struct execbpf_event *ev;
+	bool backward;
+};
+
+/* bpf_loop's step: one of the task's hierarchies (a link of its css_set) */
+static long
+v1_step(__u32 i, void *arg)
+{
+	struct v1walk *w = arg;
+	struct list_head *pos = w->pos;
+	struct cgrp_cset_link *l;
+	struct cgroup *cg;
+	__u32 hier, n;
+
+	if (pos == w->head || pos == NULL)
+		return 1;
+	l = (struct cgrp_cset_link *)((char *)pos -
+				      bpf_core_field_offset(struct cgrp_cset_link, cgrp_link));
+	cg = BPF_CORE_READ(l, cgrp);
+	w->pos = w->backward ? BPF_CORE_READ(pos, prev) : BPF_CORE_READ(pos, next);
+	hier = (__u32)BPF_CORE_READ(cg, root, hierarchy_id);
+	if (hier == 0 || !asked_hier(hier)) /* 0: the v2 hierarchy */
+		return 0;
+	n = w->ev->nv1;
+	if (n >= EXECBPF_V1)
+		return 1;
+	w->ev->v1[n & (EXECBPF_V1 - 1)].hier = hier;
+	w->ev->v1[n & (EXECBPF_V1 - 1)].id = BPF_CORE_READ(cg, kn, id);
+	w->ev->nv1 = n + 1;
+	return n + 1 >= nv1_hiers; /* all found: the rest is not walked */
+}
+
+/* The task's groups in the hierarchies asked for, into ev->v1 (as
+ * /proc/PID/cgroup would list them, by id). */
+static void
+read_v1(struct execbpf_event *ev, struct task_struct *p)
+{
+	struct css_set *cset;
+	struct v1walk w = { .ev = ev };
+
+	if (!bpf_core_field_exists(p->cgroups))
+		return; /* a kernel without cgroups: the program loads all the same */
+	cset = BPF_CORE_READ(p, cgroups);
+	if (cset == NULL)
+		return;
+	w.head = (struct list_head *)((char *)cset +
+				      bpf_core_field_offset(struct css_set, cgrp_links));
+	/* the links are in the order the hierarchies were made, oldest
+	 * (the v2 one) first */
+	w.backward = v1_backward != 0;
+	w.pos = w.backward ? BPF_CORE_READ(cset, cgrp_links.prev)
+			   : BPF_CORE_READ(cset, cgrp_links.next);
+	bpf_loop(EXECBPF_V1_STEPS, v1_step, &w, 0);
+}
+
 /*
  * Write a record; without waking the reader while it is awake.  If it
  * fell asleep meanwhile -- cleared `awake` after this read it, and may
@@ -457,6 +531,8 @@ BPF_PROG(cge_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bp
 	ev->ppid = (__u32)BPF_CORE_READ(p, real_parent, tgid);
 	ev->cgroup_id = bpf_get_current_cgroup_id();
 	ev->policy = BPF_CORE_READ(p, policy);
+	if (nv1_hiers > 0)
+		read_v1(ev, p);
 	read_exe(ev, bprm);
 	ev->ts_ns = bpf_ktime_get_ns();
 	/* the record up to the end of its path */

@@ -14,6 +14,17 @@
 #define EXECBPF_EXE_LEN		 512 /* room for the executable's path (a power of two) */
 #define EXECBPF_NAME_MAX	 256 /* one name of it, with its NUL (NAME_MAX + 1) */
 #define EXECBPF_EXE_STEPS	 128 /* names and mount crossings walked at most */
+#define EXECBPF_V1		 8   /* v1 hierarchies a record tells the group in */
+#define EXECBPF_V1_STEPS	 64  /* hierarchies walked at most */
+
+/* The task's group in one v1 hierarchy: its id (the group directory's
+ * kernfs id, as name_to_handle_at(2) gives it) in hierarchy hier (the
+ * first field of /proc/PID/cgroup). */
+struct execbpf_cgroup {
+	__u32 hier;
+	__u32 pad;
+	__u64 id;
+};
 
 /*
  * One exec that passed the filter: the task as it is at the exec, so
@@ -29,6 +40,11 @@ struct execbpf_event {
 	__u32 exe_len;	/* bytes of exe[] used; 0: its path is not told */
 	__u64 cgroup_id; /* in the v2 hierarchy */
 	__u64 ts_ns;	 /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	/* its groups in the v1 hierarchies the daemon asked for (v1_hiers),
+	 * nv1 of them, in the order the kernel links them */
+	__u32 nv1;
+	__u32 pad;
+	struct execbpf_cgroup v1[EXECBPF_V1];
 	char comm[EXECBPF_COMM_LEN];
 	/*
 	 * The executable's path as /proc/PID/exe would give it, name by

@@ -78,6 +78,34 @@ struct task_struct {
 	struct task_struct *real_parent;
 	const struct cred *cred;
 	struct mm_struct *mm;
+	struct css_set *cgroups;
+};
+
+/* the task's groups, one link per hierarchy (kernel/cgroup/) */
+struct list_head {
+	struct list_head *next, *prev;
+};
+
+struct kernfs_node {
+	__u64 id;
+};
+
+struct cgroup_root {
+	int hierarchy_id;
+};
+
+struct cgroup {
+	struct kernfs_node *kn;
+	struct cgroup_root *root;
+};
+
+struct cgrp_cset_link {
+	struct cgroup *cgrp;
+	struct list_head cgrp_link; /* on its css_set's cgrp_links */
+};
+
+struct css_set {
+	struct list_head cgrp_links;
 };
 
 struct qstr {

@@ -6,10 +6,12 @@
 # gives (through a symlinked directory, across a mount), the daemon
 # opens no status and reads no exe link for such an exec, and the
 # program the exec ran decides even when /proc has changed its mind
-# since (the binary renamed before the daemon looked).
+# since (the binary renamed before the daemon looked); nor does it read
+# /proc/PID/cgroup before a move: the record tells the groups it was in
+# at the exec.
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
-plan 8
+plan 11
 
 mount_hier cls; MANAGED="cls"
 add_user "${TAG}u"
@@ -24,7 +26,7 @@ RULES
 write_config 'event-source = "auto"'
 daemon_start || bail "daemon"
 if ! grep -q "event source: bpf" "$T/daemon.log"; then
-	skip 8 "the BPF program does not load here"
+	skip 11 "the BPF program does not load here"
 	done_testing
 fi
 ok "the BPF program runs" true
@@ -55,15 +57,26 @@ ok "an exec across a mount is placed by the path through the mount" \
 if [ -n "$TRACER" ]; then
 	daemon_sync
 	kill "$TRACER"; wait "$TRACER" 2>/dev/null
-	ok "the trace saw the daemon read their groups" \
-		grep -q "/proc/$viasym/cgroup" "$T/strace.out"
+	ok "the trace saw the daemon open where it moved them" \
+		grep -q "cgroup.procs" "$T/strace.out"
+	is "" "$(grep -E "/proc/($viasym|$viamnt)/cgroup" "$T/strace.out")" \
+		"no groups read for them: the record tells where they were"
 	is "" "$(grep -E "/proc/($viasym|$viamnt)/status" "$T/strace.out")" \
 		"no status opened for them"
 	is "" "$(grep -E "/proc/($viasym|$viamnt)/exe" "$T/strace.out")" \
 		"no exe link read for them"
 else
-	skip 3 "no strace, or it cannot attach"
+	skip 4 "no strace, or it cannot attach"
 fi
+
+# already where its rule sends it (its shell put itself there): the
+# record's group id is the destination's, so nothing moves
+sh -c "echo \$\$ >'$T/h/cls/bin/cgroup.procs' && exec setpriv --reuid='${TAG}u' \
+	--regid='${TAG}u' --init-groups '$T/bin/$P' 300" &
+inplace=$!; KIDS="$KIDS $inplace"
+ok "a process already in place is left there, as the record says" \
+	wait_log "pid $inplace ([^)]*) already in name=${TAG}cls:/bin"
+is "" "$(grep "moved pid $inplace " "$T/daemon.log")" "it is not moved"
 
 # renamed after the exec, before the daemon looks: /proc says the new
 # name, the exec ran the old one

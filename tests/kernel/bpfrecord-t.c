@@ -34,7 +34,7 @@ main(void)
 	struct task_known k;
 	size_t len;
 
-	plan(20);
+	plan(22);
 	r.pid = r.tgid = 4242;
 	r.ppid = 4200;
 	r.uid = 1001;
@@ -60,6 +60,7 @@ main(void)
 	ok(k.ngroups == 3 && k.groups[0] == 10 && k.groups[2] == 30, "the groups");
 	ok(k.ppid == 4200 && k.cgroup_id == 77 && k.ts_ns == 123456789, "ppid, cgroup id, time");
 	ok(k.realtime, "SCHED_RR is realtime");
+	is_int(0, (int)k.nv1, "no v1 groups told");
 	is_string("true", k.comm, "comm");
 	is_string("/usr/bin/true", k.exe, "the path, root first");
 
@@ -94,6 +95,15 @@ main(void)
 	is_int(-EBADMSG, bpfexec_known(&r, len - 1, &k), "a record cut in its path");
 	is_int(-EBADMSG, bpfexec_known(&r, offsetof(struct execbpf_event, exe) - 1, &k),
 	       "a record cut before it");
+
+	r.nv1 = 2;
+	r.v1[0] = (struct execbpf_cgroup){ .hier = 7, .id = 4242 };
+	r.v1[1] = (struct execbpf_cgroup){ .hier = 12, .id = 1ULL << 40 };
+	len = with_names("true\0bin\0usr\0", 13);
+	ok(bpfexec_known(&r, len, &k) == 0 && k.nv1 == 2 && k.v1[0].hier == 7 &&
+		   k.v1[0].id == 4242 && k.v1[1].hier == 12 && k.v1[1].id == 1ULL << 40,
+	   "the groups in two v1 hierarchies, by hierarchy and id");
+	r.nv1 = 0;
 
 	r.ngroups = 40;
 	len = with_names("true\0bin\0usr\0", 13);

@@ -11,7 +11,9 @@
 #include "tests/lib/fixture.h"
 #include "tests/tap/tap.h"
 
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define NOBODY 65534
 
@@ -202,13 +204,100 @@ test_groups(void)
 	core_free(c);
 }
 
+static void
+put(const char *file, const char *text)
+{
+	FILE *f = fopen(file, "w");
+
+	if (f == NULL || fputs(text, f) < 0 || fclose(f) != 0)
+		bail("cannot write %s", file);
+}
+
+/*
+ * The record's group ids in the v1 hierarchies (hierarchy 7 is the
+ * fixture's, by /proc/self/cgroup): compared with the destination's id,
+ * they say whether a move is needed; /proc/PID/cgroup is read only
+ * where they do not tell.  The fixture's /proc says otherwise, so the
+ * test tells which decided.
+ */
+static void
+test_placed(void)
+{
+	struct core *c;
+	struct task_known k;
+	struct execkeys keys;
+	char file[300];
+
+	fixture_files(&fx, "", fixture_rules);
+	snprintf(file, sizeof(file), "%s/self", fx.proc);
+	mkdir(file, 0755);
+	snprintf(file, sizeof(file), "%s/self/cgroup", fx.proc);
+	put(file, "9:name=other:/\n7:name=cgecore:/\n3:cpu:/\n2:memory:/\n0::/\n");
+	snprintf(file, sizeof(file), "%s/www", fx.cg);
+	mkdir(file, 0755);
+	snprintf(file, sizeof(file), "%s/www/.cgid", fx.cg);
+	put(file, "4242\n");
+	if ((c = fixture_core(&fx)) == NULL)
+		bail("no core");
+	core_start(c, 1.0);
+	if (core_execkeys(c, &keys) < 0)
+		bail("no keys");
+	ok(keys.nhiers == 1 && keys.hiers[0] == 7,
+	   "the records are asked for the managed hierarchy's groups (its id, 7)");
+	ok(keys.hiers_backward,
+	   "made after three of the five hierarchies: looked for newest first");
+	execkeys_free(&keys);
+	for (pid_t pid = 830; pid < 834; pid++)
+		roots(&fx, pid);
+
+	uint64_t moves = core_stats(c)->moves;
+	k = record(1000);
+	k.nv1 = 2;
+	k.v1[0].hier = 9;
+	k.v1[0].id = 4242;
+	k.v1[1].hier = 7;
+	k.v1[1].id = 4242;
+	exec_event(c, 830, &k, 2.0);
+	core_batch_done(c, 2.0);
+	ok(core_stats(c)->moves == moves && strcmp(fixture_group(&fx, 830), "/") == 0,
+	   "the record says it is in /www: not moved (/proc, unread, says /)");
+
+	fixture_proc(&fx, 831, NOBODY, NOBODY, "/usr/bin/fx-www", 831, "/www");
+	k = record(2000);
+	k.nv1 = 1;
+	k.v1[0].hier = 7;
+	k.v1[0].id = 1;
+	exec_event(c, 831, &k, 3.0);
+	core_batch_done(c, 3.0);
+	ok(core_stats(c)->moves == moves + 1,
+	   "the record says it is elsewhere: moved (/proc, unread, says /www)");
+
+	k = record(3000);
+	k.nv1 = 1;
+	k.v1[0].hier = 9;
+	k.v1[0].id = 4242;
+	exec_event(c, 832, &k, 4.0);
+	core_batch_done(c, 4.0);
+	is_string("/www", fixture_group(&fx, 832),
+		  "a record without the managed hierarchy's group: /proc says where it is");
+
+	fixture_proc(&fx, 833, NOBODY, NOBODY, "/usr/bin/fx-www", 833, "/www");
+	k = record(4000);
+	exec_event(c, 833, &k, 5.0);
+	core_batch_done(c, 5.0);
+	ok(core_stats(c)->moves == moves + 2,
+	   "a record without groups: /proc says it is in place already");
+	core_free(c);
+}
+
 int
 main(void)
 {
-	plan(10 + 4);
+	plan(10 + 4 + 6);
 	fixture_init(&fx);
 	test_record();
 	test_groups();
+	test_placed();
 	fixture_done(&fx);
 	return 0;
 }
