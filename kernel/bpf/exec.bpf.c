@@ -138,22 +138,28 @@ read_name(char *out, const void *s)
 	out[EXECBPF_COMM_LEN - 1] = '\0';
 }
 
-struct scan {
-	const char *path;
-	__u32 start; /* just past the last '/' */
+struct cuts {
+	const char *s;
+	__u32 len;   /* up to the NUL */
+	__u32 slash; /* just past the last '/' */
+	__u32 back;  /* just past the last '/' or '\' */
 };
 
-/* bpf_loop's step: one byte of the path (verified once, not per byte). */
+/* bpf_loop's step: one byte of a path or argv[0] (verified once, not
+ * per byte). */
 static long
-scan_step(__u32 i, void *arg)
+cut_step(__u32 i, void *arg)
 {
-	struct scan *sc = arg;
-	char c = sc->path[i & (EXECBPF_PATH_LEN - 1)];
+	struct cuts *c = arg;
+	char ch = c->s[i & (EXECBPF_PATH_LEN - 1)];
 
-	if (c == '\0')
+	if (ch == '\0')
 		return 1;
-	if (c == '/')
-		sc->start = i + 1;
+	c->len = i + 1;
+	if (ch == '/')
+		c->slash = c->back = i + 1;
+	else if (ch == '\\')
+		c->back = i + 1;
 	return 0;
 }
 
@@ -162,16 +168,16 @@ scan_step(__u32 i, void *arg)
 static void
 read_base(char *out, char *path, const char *s)
 {
-	struct scan sc = { .path = path };
+	struct cuts sc = { .s = path };
 
 	__builtin_memset(out, 0, EXECBPF_COMM_LEN);
 	if (bpf_probe_read_kernel_str(path, EXECBPF_PATH_LEN, s) <= 0)
 		return;
-	bpf_loop(EXECBPF_PATH_LEN, scan_step, &sc, 0);
+	bpf_loop(EXECBPF_PATH_LEN, cut_step, &sc, 0);
 	for (int i = 0; i < EXECBPF_COMM_LEN - 1; i++) {
-		char c = path[(sc.start + i) & (EXECBPF_PATH_LEN - 1)];
+		char c = path[(sc.slash + i) & (EXECBPF_PATH_LEN - 1)];
 
-		if (c == '\0' || sc.start + i >= EXECBPF_PATH_LEN)
+		if (c == '\0' || sc.slash + i >= EXECBPF_PATH_LEN)
 			break;
 		out[i] = c;
 	}
@@ -238,30 +244,6 @@ has_hash(const char *s, __u32 from, __u32 to)
 	bpf_loop(EXECBPF_PATH_LEN, hash_step, &hs, 0);
 	k.hash = hs.h;
 	return bpf_map_lookup_elem(&anames, &k) != NULL;
-}
-
-struct cuts {
-	const char *s;
-	__u32 len;   /* up to the NUL */
-	__u32 slash; /* just past the last '/' */
-	__u32 back;  /* just past the last '/' or '\' */
-};
-
-/* bpf_loop's step: one byte of argv[0]. */
-static long
-cut_step(__u32 i, void *arg)
-{
-	struct cuts *c = arg;
-	char ch = c->s[i & (EXECBPF_PATH_LEN - 1)];
-
-	if (ch == '\0')
-		return 1;
-	c->len = i + 1;
-	if (ch == '/')
-		c->slash = c->back = i + 1;
-	else if (ch == '\\')
-		c->back = i + 1;
-	return 0;
 }
 
 /*
