@@ -7,7 +7,7 @@
 # (ananicy-cgroup-hierarchy) a slice whose cpu.max is its CPUQuota of
 # all CPUs; a program of a type gets its type's priorities as well.
 . ./lib.sh
-plan 8
+plan 9
 
 install_dest
 id ana1 >/dev/null 2>&1 || useradd -m -s /bin/sh ana1 || bail "useradd ana1"
@@ -18,11 +18,13 @@ cat >"$A/00-types.types" <<'EOT'
 # two of ananicy-rules' types
 { "type": "Game", "nice": -5, "ioclass": "best-effort" }
 { "type": "BG_CPUIO", "nice": 16, "ioclass": "idle", "sched": "idle" }
+{ "type": "OOM_NO_KILL", "oom_score_adj": -1000 }
 EOT
 echo '{ "cgroup": "cpu80", "CPUQuota": 80 }' >"$A/00-cgroups.cgroups"
 cat >"$A/00-default/Games/cgvm.rules" <<'EOT'
 { "name": "cgvm-anagame", "type": "Game" }
 { "name": "cgvm-anabg", "type": "BG_CPUIO", "cgroup": "cpu80" }
+{ "name": "cgvm-anakeep", "type": "OOM_NO_KILL" }
 EOT
 cat >/etc/cgengine/cgengined.conf <<EOC
 unified-layout = {"classes", "quota"}
@@ -35,6 +37,7 @@ EOC
 : >/etc/cgrules.conf
 cp /usr/bin/sleep /usr/local/bin/cgvm-anagame
 cp /usr/bin/sleep /usr/local/bin/cgvm-anabg
+cp /usr/bin/sleep /usr/local/bin/cgvm-anakeep
 timeout 120 systemctl restart cgengined
 is active "$(prop cgengined ActiveState)" "the daemon runs on the systemd backend with ananicy-dir"
 
@@ -43,6 +46,8 @@ as_ana /usr/local/bin/cgvm-anagame 900
 GP=$!
 as_ana /usr/local/bin/cgvm-anabg 900
 BP=$!
+as_ana /usr/local/bin/cgvm-anakeep 900
+KP=$!
 # in_unit PID NAME: the process's group or one above it has NAME in its name
 in_unit() { cgroup_of "$1" | grep -q "$2"; }
 # of PID PATTERN FILE: FILE of the nearest group above the process (or
@@ -68,7 +73,12 @@ is "80000 100000" "$(of $BP "*cpu80*" cpu.max)" \
 	"ananicy's cgroup cpu80 has its CPUQuota of all CPUs (80 % of 1)"
 is "-5 16 idle" "$(awk '{ print $19 }' /proc/$GP/stat) $(awk '{ print $19 }' /proc/$BP/stat) \
 $(ionice -p $BP | cut -d: -f1)" "and the programs have their types' nice and I/O class"
-kill $GP $BP
+# lowering oom_score_adj below 0 needs CAP_SYS_RESOURCE, which the
+# unit grants
+keep() { test "$(cat /proc/$KP/oom_score_adj)" = -1000; }
+ok "an OOM_NO_KILL program's oom_score_adj is -1000 (the unit grants CAP_SYS_RESOURCE)" \
+	wait_for 60 keep
+kill $GP $BP $KP
 systemctl stop cgengined
-rm -rf "$A" /usr/local/bin/cgvm-anagame /usr/local/bin/cgvm-anabg
+rm -rf "$A" /usr/local/bin/cgvm-anagame /usr/local/bin/cgvm-anabg /usr/local/bin/cgvm-anakeep
 done_testing
