@@ -23,6 +23,7 @@
 #include "engined/daemon/dbus.h"
 #include "engined/daemon/foreground.h"
 #include "tests/lib/fixture.h"
+#include "tests/lib/testbus.h"
 #include "tests/tap/tap.h"
 
 #include <errno.h>
@@ -46,17 +47,8 @@ static struct core *core;
 static struct door *door;
 static struct foreground shared;
 static sd_bus *desk; /* the stand-ins' connection (polkit, logind) */
-static char busdir[64], address[192];
-static pid_t broker;
+static struct testbus bus; /* the private bus (tests/lib/testbus.c) */
 
-/* In a child: end with the test, so that a test that crashes (a
- * sanitizer's abort) leaves no bus or caller holding its output open. */
-static void
-die_with_parent(pid_t parent)
-{
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-		_exit(99);
-}
 static uid_t user = 65534, other = 1; /* the callers (nobody, daemon) */
 static bool rooted;
 
@@ -158,60 +150,6 @@ polkit_present(bool on)
 
 /* ---- the bus and the door ----------------------------------------------------------- */
 
-static void
-start_broker(void)
-{
-	char conf[160], sock[160];
-	FILE *f;
-
-	snprintf(busdir, sizeof(busdir), "/tmp/cgetest-dbus.XXXXXX");
-	if (mkdtemp(busdir) == NULL || chmod(busdir, 0755) < 0)
-		bail("mkdtemp");
-	snprintf(conf, sizeof(conf), "%s/bus.conf", busdir);
-	snprintf(sock, sizeof(sock), "%s/bus", busdir);
-	snprintf(address, sizeof(address), "unix:path=%s", sock);
-	if ((f = fopen(conf, "w")) == NULL)
-		bail("fopen %s", conf);
-	fprintf(f,
-		"<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration "
-		"1.0//EN\" \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
-		"<busconfig><type>session</type><listen>%s</listen><auth>EXTERNAL</auth>"
-		"<policy context=\"default\"><allow user=\"*\"/><allow own=\"*\"/>"
-		"<allow send_destination=\"*\"/><allow receive_sender=\"*\"/></policy>"
-		"</busconfig>\n",
-		address);
-	fclose(f);
-	pid_t self = getpid();
-
-	if ((broker = fork()) == 0) {
-		die_with_parent(self);
-		int null = open("/dev/null", O_WRONLY);
-		dup2(null, 1);
-		dup2(null, 2);
-		execlp("dbus-daemon", "dbus-daemon", "--nofork", "--nopidfile",
-		       "--nosyslog", "--config-file", conf, (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 500 && access(sock, F_OK) < 0; i++)
-		usleep(10000);
-	if (access(sock, F_OK) < 0)
-		bail("dbus-daemon did not start");
-}
-
-static void
-stop_broker(void)
-{
-	char path[128];
-
-	kill(broker, SIGTERM);
-	waitpid(broker, NULL, 0);
-	snprintf(path, sizeof(path), "%s/bus.conf", busdir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/bus", busdir);
-	unlink(path);
-	rmdir(busdir);
-}
-
 static sd_bus *
 connect_to(const char *addr)
 {
@@ -227,7 +165,7 @@ connect_to(const char *addr)
 static void
 start_desk(void)
 {
-	if ((desk = connect_to(address)) == NULL ||
+	if ((desk = connect_to(bus.address)) == NULL ||
 	    sd_bus_add_object_vtable(desk, NULL, "/org/freedesktop/PolicyKit1/Authority",
 				     "org.freedesktop.PolicyKit1.Authority",
 				     polkit_vtable, NULL) < 0 ||
@@ -384,7 +322,7 @@ caller(const struct call *c, int fd)
 
 	report_fd = fd;
 	for (int i = 0; i < nb && i < 64; i++)
-		if ((b[i] = connect_to(address)) == NULL)
+		if ((b[i] = connect_to(bus.address)) == NULL)
 			return 2;
 	for (int i = 0; i < n && i < 64; i++) {
 		sd_bus *on = b[c->names > 0 ? i : 0];
@@ -443,7 +381,7 @@ call_as(uid_t uid, const struct call *c, struct lingerer *l, char *out, size_t l
 				close(fd);
 		if (uid != getuid() && setuid(uid) < 0)
 			_exit(9);
-		die_with_parent(self); /* after setuid(), which clears it */
+		testbus_die_with_parent(self); /* after setuid(), which clears it */
 		int rc = caller(c, rep[1]);
 		close(rep[1]);
 		if (l != NULL)
@@ -531,7 +469,7 @@ target(uid_t uid)
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		die_with_parent(self);
+		testbus_die_with_parent(self);
 		pause();
 		_exit(0);
 	}
@@ -950,10 +888,10 @@ main(void)
 	if ((core = fixture_core(&fx)) == NULL)
 		bail("no core");
 	core_start(core, now());
-	start_broker();
+	testbus_start(&bus, "dbus", (uid_t)-1);
 	start_desk();
 	shared.core = core;
-	if (dbus_new(&door, core, &shared, address) < 0)
+	if (dbus_new(&door, core, &shared, bus.address) < 0)
 		bail("dbus_new");
 	pump(-1, door_named);
 	pid_t mine = target(user), mine2 = target(user), roots = target(0);
@@ -966,7 +904,7 @@ main(void)
 
 	dbus_free(door);
 	sd_bus_flush_close_unref(desk);
-	stop_broker();
+	testbus_stop(&bus);
 	pid_t kids[] = { mine, mine2, roots };
 	for (size_t i = 0; i < 3; i++) {
 		kill(kids[i], SIGKILL);

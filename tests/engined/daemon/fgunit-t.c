@@ -31,6 +31,7 @@
 #include "engined/core/core_private.h"
 #include "engined/daemon/foreground.h"
 #include "tests/lib/fixture.h"
+#include "tests/lib/testbus.h"
 #include "tests/tap/tap.h"
 
 #include <dirent.h>
@@ -59,8 +60,7 @@ static struct fixture fx;
 static struct core *core;
 static struct foreground shared;
 static sd_bus *mgr; /* the stand-in manager's connection */
-static char busdir[64], address[192];
-static pid_t broker;
+static struct testbus bus; /* the private bus (tests/lib/testbus.c) */
 static uid_t user = 65534; /* the desktop's user (without root: the test's) */
 
 /* ---- the stand-in manager ------------------------------------------------------------ */
@@ -183,75 +183,9 @@ static const sd_bus_vtable manager_vtable[] = {
 /* ---- the bus ------------------------------------------------------------------------------ */
 
 static void
-die_with_parent(pid_t parent)
-{
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-		_exit(99);
-}
-
-static void
-start_broker(void)
-{
-	char conf[160], sock[160];
-	FILE *f;
-
-	snprintf(busdir, sizeof(busdir), "/tmp/cgetest-fgunit.XXXXXX");
-	if (mkdtemp(busdir) == NULL || chmod(busdir, 0755) < 0 ||
-	    (getuid() == 0 && chown(busdir, user, user) < 0))
-		bail("mkdtemp");
-	snprintf(conf, sizeof(conf), "%s/bus.conf", busdir);
-	snprintf(sock, sizeof(sock), "%s/bus", busdir);
-	snprintf(address, sizeof(address), "unix:path=%s", sock);
-	if ((f = fopen(conf, "w")) == NULL)
-		bail("fopen %s", conf);
-	fprintf(f,
-		"<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration "
-		"1.0//EN\" \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
-		"<busconfig><type>session</type><listen>%s</listen><auth>EXTERNAL</auth>"
-		"<policy context=\"default\"><allow user=\"*\"/><allow own=\"*\"/>"
-		"<allow send_destination=\"*\"/><allow receive_sender=\"*\"/></policy>"
-		"</busconfig>\n",
-		address);
-	fclose(f);
-	pid_t self = getpid();
-
-	if ((broker = fork()) == 0) {
-		die_with_parent(self);
-		int null = open("/dev/null", O_WRONLY);
-		dup2(null, 1);
-		dup2(null, 2);
-		/* the manager runs as its user */
-		if (getuid() == 0 &&
-		    (setgroups(0, NULL) < 0 || setgid(user) < 0 || setuid(user) < 0))
-			_exit(98);
-		execlp("dbus-daemon", "dbus-daemon", "--nofork", "--nopidfile",
-		       "--nosyslog", "--config-file", conf, (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 500 && access(sock, F_OK) < 0; i++)
-		usleep(10000);
-	if (access(sock, F_OK) < 0)
-		bail("dbus-daemon did not start");
-}
-
-static void
-stop_broker(void)
-{
-	char path[128];
-
-	kill(broker, SIGTERM);
-	waitpid(broker, NULL, 0);
-	snprintf(path, sizeof(path), "%s/bus.conf", busdir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/bus", busdir);
-	unlink(path);
-	rmdir(busdir);
-}
-
-static void
 start_manager(void)
 {
-	if (sd_bus_new(&mgr) < 0 || sd_bus_set_address(mgr, address) < 0 ||
+	if (sd_bus_new(&mgr) < 0 || sd_bus_set_address(mgr, bus.address) < 0 ||
 	    sd_bus_set_bus_client(mgr, 1) < 0 || sd_bus_start(mgr) < 0 ||
 	    sd_bus_add_object_vtable(mgr, NULL, "/org/freedesktop/systemd1",
 				     "org.freedesktop.systemd1.Manager", manager_vtable,
@@ -284,7 +218,7 @@ start_private(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/private", busdir);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/private", bus.dir);
 	snprintf(private_address, sizeof(private_address), "unix:path=%s", sa.sun_path);
 	if (getuid() == 0 && seteuid(user) < 0)
 		bail("seteuid");
@@ -366,7 +300,7 @@ app(uid_t uid, const char *path)
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		die_with_parent(self);
+		testbus_die_with_parent(self);
 		pause();
 		_exit(0);
 	}
@@ -459,7 +393,7 @@ prio_app(uid_t uid, const char *path)
 		pthread_t t;
 		int fd = open("/proc/self/oom_score_adj", O_WRONLY);
 
-		die_with_parent(self);
+		testbus_die_with_parent(self);
 		if (setpriority(PRIO_PROCESS, 0, getpriority(PRIO_PROCESS, 0) + 3) < 0 ||
 		    syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, 2 << 13 | 6) < 0 ||
 		    fd < 0 || write(fd, "100", 3) != 3 ||
@@ -649,7 +583,7 @@ test_private(pid_t pa)
 	ok(pump(NULL, 10) && A->cpu == UINT64_MAX && A->io == 100,
 	   "and has its own values again");
 	foreground_close(&shared, 0);
-	shared.address = address;
+	shared.address = bus.address;
 	shared.address_is_bus = true;
 }
 
@@ -798,11 +732,11 @@ main(void)
 	if ((core = fixture_core(&fx)) == NULL)
 		bail("no core");
 	core_start(core, now());
-	start_broker();
+	testbus_start(&bus, "fgunit", user);
 	start_manager();
 	start_private();
 	shared.core = core;
-	shared.address = address;
+	shared.address = bus.address;
 	shared.address_is_bus = true;
 	pid_t pa = app(user, scope_of(user, "app-a.scope"));
 	pid_t pb = app(user, scope_of(user, "app-b.scope"));
@@ -830,9 +764,9 @@ main(void)
 	sd_bus_flush_close_unref(mgr);
 	sd_bus_close_unref(direct);
 	close(listener);
-	snprintf(conf, sizeof(conf), "%s/private", busdir);
+	snprintf(conf, sizeof(conf), "%s/private", bus.dir);
 	unlink(conf);
-	stop_broker();
+	testbus_stop(&bus);
 	pid_t kids[] = { pa, pb, pc, plain, rootapp, odd, pp, pq, plain2, daemons };
 	for (size_t i = 0; i < 10 && kids[i] > 0; i++) {
 		kill(kids[i], SIGKILL);
