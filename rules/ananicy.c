@@ -252,6 +252,15 @@ report(ananicy_report_fn *fn, void *arg, enum rules_severity sev, const char *fi
 		vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
 		va_end(ap);
 	}
+	ananicy_report_line(fn, arg, sev, msg);
+}
+
+void
+ananicy_report_line(ananicy_report_fn *fn, void *arg, enum rules_severity sev, char *msg)
+{
+	for (unsigned char *c = (unsigned char *)msg; *c != '\0'; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	fn(arg, sev, msg);
 }
 

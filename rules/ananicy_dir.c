@@ -28,7 +28,7 @@ report_errno(ananicy_report_fn *fn, void *arg, const char *path, int err)
 	if (fn == NULL)
 		return;
 	snprintf(msg, sizeof(msg), "%s: %s", path, strerror(err));
-	fn(arg, RULES_ERROR, msg);
+	ananicy_report_line(fn, arg, RULES_ERROR, msg);
 }
 
 static bool

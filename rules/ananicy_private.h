@@ -41,4 +41,11 @@ typedef void json_member_fn(void *arg, const char *key, const struct json_value 
  */
 int ananicy_json_object(struct json *j, json_member_fn *fn, void *arg, char *key, char *scratch);
 
+/*
+ * Hand msg to fn after turning every control byte into '?': a message
+ * is one log line, and names in it (a JSON string may hold "\n", a
+ * directory name any byte but '/') must not start another.
+ */
+void ananicy_report_line(ananicy_report_fn *fn, void *arg, enum rules_severity sev, char *msg);
+
 #endif

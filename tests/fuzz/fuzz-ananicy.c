@@ -4,10 +4,11 @@
  * bytes, then ananicy_check and ananicy_resolve for every rule loaded.
  *
  * Invariants: every message starts with the file name and a line number
- * and has no newline; the lines reported as errors are the malformed
- * count; every resolved value lies in its range and names only fields
- * that make sense together (ionice with a realtime or best-effort class,
- * rtprio with fifo or rr); a rule found is the one resolve answers for.
+ * and has no control byte (it is one log line); the lines reported as
+ * errors are the malformed count; every resolved value lies in its range
+ * and names only fields that make sense together (ionice with a
+ * realtime or best-effort class, rtprio with fifo or rr); a rule found
+ * is the one resolve answers for.
  */
 #include "fuzz.h"
 #include "rules/ananicy.h"
@@ -26,7 +27,8 @@ report(void *arg, enum rules_severity sev, const char *msg)
 
 	FUZZ_CHECK(strncmp(msg, "fuzz:", 5) == 0);
 	FUZZ_CHECK(msg[5] >= '1' && msg[5] <= '9');
-	FUZZ_CHECK(strchr(msg, '\n') == NULL);
+	for (const unsigned char *c = (const unsigned char *)msg; *c != '\0'; c++)
+		FUZZ_CHECK(*c >= 0x20 && *c != 0x7f);
 	if (sev == RULES_ERROR)
 		s->errors++;
 }
