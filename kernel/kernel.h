@@ -83,6 +83,11 @@ const char *hier_label(const struct hier *h);
  *   comm is read (from /proc/PID/comm, a fraction of status's cost):
  *   gid and egid read as (gid_t)-1, no groups, ppid 0.  The caller
  *   passes it only when the decision needs no gid, groups or ppid.
+ * - EXECED: the task exec'd since (an EXEC event): a user process, not a
+ *   kernel thread.  Without UIDS or CREDS, only comm is read too, as for
+ *   UIDS, and uid and euid read as (uid_t)-1: the caller passes it so
+ *   only when no credential decides (the proc connector's exec of a
+ *   process no UID event told of, for rules that name no user or group).
  * - CREDS: uid, euid, gid, egid and the supplementary groups: ngroups is
  *   the task's count, the first TASK_KNOWN_GROUPS of them in groups[].
  *   With COMM and PPID and no more groups than that, status is not read.
@@ -105,6 +110,7 @@ const char *hier_label(const struct hier *h);
 #define TASK_KNOW_EXE	   0x10u
 #define TASK_KNOW_RT	   0x20u
 #define TASK_KNOW_CGROUP   0x40u
+#define TASK_KNOW_EXECED   0x80u
 #define TASK_KNOWN_GROUPS  16
 #define TASK_KNOWN_EXE_MAX 513
 #define TASK_KNOWN_V1	   8

@@ -517,10 +517,12 @@ from_known(const struct task_known *k, pid_t pid, struct task *t)
 	return true;
 }
 
-/* uid and euid from k, comm from k or the comm file (TASK_KNOW_UIDS). */
+/* uid and euid from k (TASK_KNOW_UIDS; none with TASK_KNOW_EXECED
+ * alone), comm from k or the comm file. */
 static int
 from_known_ids(const char *procroot, pid_t pid, const struct task_known *k, struct task *t)
 {
+	bool ids = k->have & (TASK_KNOW_UIDS | TASK_KNOW_CREDS);
 	ssize_t n;
 
 	if (k->have & TASK_KNOW_COMM) {
@@ -530,15 +532,16 @@ from_known_ids(const char *procroot, pid_t pid, const struct task_known *k, stru
 			return (int)n;
 		t->comm[strcspn(t->comm, "\n")] = '\0';
 	}
-	t->uid = k->uid;
-	t->euid = k->euid;
+	t->uid = ids ? k->uid : (uid_t)-1;
+	t->euid = ids ? k->euid : (uid_t)-1;
 	t->gid = t->egid = (gid_t)-1;
 	return 0;
 }
 
 /* The credentials, comm, ppid and kernel thread flag: from k when it
  * has them all, else from status -- or comm when k has uid and euid
- * alone (or credentials with a list of groups cut short). */
+ * alone (or credentials with a list of groups cut short), or says the
+ * task exec'd and no credential is wanted (TASK_KNOW_EXECED). */
 static int
 read_creds(const char *procroot, pid_t pid, unsigned what, const struct task_known *k,
 	   struct task *t)
@@ -551,7 +554,7 @@ read_creds(const char *procroot, pid_t pid, unsigned what, const struct task_kno
 
 		if (from_known(k, pid, t))
 			return 0;
-		if (!whole && (k->have & (TASK_KNOW_UIDS | TASK_KNOW_CREDS)))
+		if (!whole && (k->have & (TASK_KNOW_UIDS | TASK_KNOW_CREDS | TASK_KNOW_EXECED)))
 			return from_known_ids(procroot, pid, k, t);
 	}
 	if ((n = read_pid_file(procroot, pid, "status", buf, sizeof(buf))) < 0)

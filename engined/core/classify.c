@@ -462,9 +462,22 @@ ids_suffice(const struct policy *p)
 }
 
 /*
+ * May a snapshot of a process that exec'd do without any credential
+ * (comm instead of status)?  When no rule or template names a user or
+ * a group, no destination a user's or group's name, and no Lua hook
+ * sees them.
+ */
+static bool
+no_ids_needed(const struct policy *p)
+{
+	return rules_need_ids(p->rules) == 0 && !p->need_names && !hooks_has_classify(p->hooks);
+}
+
+/*
  * What of k the snapshot may take: all of it when its credentials are
  * whole (an exec record with no more groups than it holds), uid and
- * euid alone only when they suffice; else nothing (NULL).
+ * euid alone only when they suffice, the exec alone when no credential
+ * is needed; else nothing (NULL).
  */
 static const struct task_known *
 usable(const struct policy *p, const struct task_known *k)
@@ -474,6 +487,8 @@ usable(const struct policy *p, const struct task_known *k)
 	if ((k->have & TASK_KNOW_CREDS) && k->ngroups <= TASK_KNOWN_GROUPS)
 		return k;
 	if ((k->have & (TASK_KNOW_UIDS | TASK_KNOW_CREDS)) && ids_suffice(p))
+		return k;
+	if ((k->have & TASK_KNOW_EXECED) && no_ids_needed(p))
 		return k;
 	return NULL;
 }

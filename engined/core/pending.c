@@ -181,16 +181,23 @@ count_latency(struct core *c, uint64_t exec_ns)
 	c->stats.placed_in[i]++;
 }
 
-/* What the events said of p's process, as classify_known takes it. */
+/* What the events said of p's process, as classify_known takes it:
+ * its exec's record, the uids of its UID event, or that it exec'd. */
 static const struct task_known *
 known_of(struct core *c, const struct pending *p)
 {
 	struct task_known *k = &c->pending.ids_known;
 
-	if (p->ids_state != PENDING_IDS_SEEN)
-		return NULL;
-	if (p->rec > 0)
+	if (p->ids_state == PENDING_IDS_SEEN && p->rec > 0)
 		return rec_of(c, p);
+	k->nv1 = 0;
+	if (p->ids_state != PENDING_IDS_SEEN) {
+		/* no credential told: that it exec'd, which spares status
+		 * where no rule needs one (classify.c's usable()) */
+		k->have = TASK_KNOW_EXECED;
+		k->ts_ns = p->exec_ns;
+		return p->exec ? k : NULL;
+	}
 	k->have = TASK_KNOW_UIDS;
 	k->uid = p->ids.uid;
 	k->euid = p->ids.euid;

@@ -389,6 +389,33 @@ test_known(const char *procroot)
 	ok(t.uid == 1001 && t.ppid == 1000, "status read");
 }
 
+/* An exec alone (TASK_KNOW_EXECED): comm, never status. */
+static void
+test_execed(const char *procroot)
+{
+	struct task_known k = { .have = TASK_KNOW_EXECED };
+	struct task t;
+
+	is_int(0, task_read_known(procroot, 1234, TASK_EXE, &k, &t),
+	       "read with only the exec known");
+	ok(t.uid == (uid_t)-1 && t.euid == (uid_t)-1 && t.gid == (gid_t)-1 &&
+		   t.egid == (gid_t)-1 && t.ngroups == 0,
+	   "no credentials: none is (uid_t)-1, status's are not taken");
+	is_string("python3", t.comm, "comm from the comm file");
+	is_string("/usr/bin/python3.11", t.exe, "exe as asked");
+	put_file(procroot, "6000/comm", "nostatus\n", 9);
+	is_int(0, task_read_known(procroot, 6000, 0, &k, &t), "a task without a status file");
+	is_string("nostatus", t.comm, "... read from comm: status unread");
+	is_int(-ESRCH, task_read(procroot, 6000, 0, &t), "(status is what task_read reads)");
+	is_int(-ESRCH, task_read_known(procroot, 999, 0, &k, &t), "a missing task: -ESRCH");
+
+	char dir[8192];
+	snprintf(dir, sizeof(dir), "%s/6000/comm", procroot);
+	unlink(dir);
+	*strrchr(dir, '/') = '\0';
+	rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -396,7 +423,7 @@ main(void)
 	struct task t;
 	struct task_cgroups cg;
 
-	plan(49 + 20 + 7 + 3 + 5 + 6 + 4 + 26);
+	plan(49 + 20 + 7 + 3 + 5 + 6 + 4 + 26 + 8);
 	make_procroot(procroot, sizeof(procroot));
 
 	is_int(0, task_read(procroot, 1234, TASK_EXE | TASK_SCRIPT, &t), "read 1234");
@@ -424,6 +451,7 @@ main(void)
 	is_int(-ESRCH, task_read_known(procroot, 999, 0, &ids, &t),
 	       "a missing task: -ESRCH without status too");
 	test_known(procroot);
+	test_execed(procroot);
 
 	is_int(0, task_read(procroot, 1234, 0, &t), "read without exe");
 	is_string("", t.exe, "exe not read unless asked");

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define NOBODY 65534
 
@@ -290,14 +291,65 @@ test_placed(void)
 	core_free(c);
 }
 
+/* pid, nobody's fx-www, with no status file in the fixture's /proc */
+static void
+no_status(struct fixture *f, pid_t pid)
+{
+	char file[300];
+
+	fixture_proc(f, pid, NOBODY, NOBODY, "/usr/bin/fx-www", (uint64_t)pid, "/");
+	snprintf(file, sizeof(file), "%s/%d/status", f->proc, (int)pid);
+	if (unlink(file) < 0)
+		bail("cannot remove %s", file);
+}
+
+/*
+ * The proc connector's exec of a process no UID event told of: where no
+ * rule names a user or group, comm and the exe link decide and status
+ * (the credentials) is not read -- the fixture's process has none;
+ * where one does, status is read (and a process without it is gone).
+ */
+static void
+test_execed(void)
+{
+	static const char names_only[] = "*:fx-www name=cgecore /www\n"
+					 "*:bash name=cgecore /b\n";
+	struct core *c;
+	uint64_t vanished;
+
+	fixture_files(&fx, "", names_only);
+	if ((c = fixture_core(&fx)) == NULL)
+		bail("no core");
+	core_start(c, 1.0);
+	no_status(&fx, 840);
+	exec_event(c, 840, NULL, 2.0);
+	core_batch_done(c, 2.0);
+	is_string("/www", fixture_group(&fx, 840),
+		  "rules by name alone: comm and the exe link decide, status unread");
+	core_free(c);
+
+	fixture_files(&fx, "", "nobody name=cgecore /n\n*:fx-www name=cgecore /www\n");
+	if ((c = fixture_core(&fx)) == NULL)
+		bail("no core");
+	core_start(c, 1.0);
+	no_status(&fx, 841);
+	vanished = core_stats(c)->vanished;
+	exec_event(c, 841, NULL, 2.0);
+	core_batch_done(c, 2.0);
+	ok(strcmp(fixture_group(&fx, 841), "/") == 0 && core_stats(c)->vanished == vanished + 1,
+	   "a rule names a user: status is read (none here: the process counts as gone)");
+	core_free(c);
+}
+
 int
 main(void)
 {
-	plan(10 + 4 + 6);
+	plan(10 + 4 + 6 + 2);
 	fixture_init(&fx);
 	test_record();
 	test_groups();
 	test_placed();
+	test_execed();
 	fixture_done(&fx);
 	return 0;
 }
