@@ -26,6 +26,10 @@
 #   SIDE_NOISE=9000            execs no rule names (/bin/true as a second
 #                              throwaway user) run beside each storm: 9000
 #                              beside 1000 probes is "10 % of execs relevant" [0]
+#   SIDE_BYNAME=1              the probes' rule names their program (a copy
+#                              of bench/probe named after SIDE_TAG) instead
+#                              of their user: no rule names a user or group,
+#                              so the daemons need no credential [0]
 # cgengined runs on the BPF event source (event-source = bpf), cg-netlink
 # is the same binary on the proc connector (event-source = netlink).
 # KBPF_US is the BPF program's own CPU per probe in the kernel (its
@@ -38,8 +42,9 @@
 # event to the move: "<=250" means within 250 us), and IN1MS% its share
 # of execs placed within 1 ms of the kernel's exec event (every exec on
 # the machine, not only the probes'; needs jq).
-# Safety: private named hierarchies and a throwaway user, both
-# named after SIDE_TAG (default cgside) and this shell's pid; daemons
+# Safety: private named hierarchies and a throwaway user (and, with
+# SIDE_BYNAME, the probes' program), all named after SIDE_TAG (default
+# cgside) and this shell's pid, so a rule moves nothing else; daemons
 # stopped by pid; everything removed again.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -79,6 +84,11 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM HUP PIPE
 
 useradd --system --no-create-home --user-group "$TAG" || exit 1
+PROBE=$B/probe
+if [ "${SIDE_BYNAME:-0}" = 1 ]; then # a name no other program has
+	PROBE=$D/${TAG}p
+	cp "$B/probe" "$PROBE" || exit 1
+fi
 U=$(id -u "$TAG"); G=$(id -g "$TAG")
 useradd --system --no-create-home --user-group "${TAG}n" || exit 1
 STATS0=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null) &&
@@ -104,7 +114,8 @@ start_all() { # RULES
 				"$D/h${i}b/bench/cgroup.procs" >/dev/null &
 			;;
 		*)
-			awk -v n="$1" -v t="${TAG}_$i" -v u="$TAG" 'BEGIN {
+			key=$TAG; [ "$PROBE" = "$B/probe" ] || key="*:${PROBE##*/}"
+			awk -v n="$1" -v t="${TAG}_$i" -v u="$key" 'BEGIN {
 				for (k = 0; k < n - 1; k++) printf "*:benchprog%d name=%sa /other%d\n", k, t, k
 				printf "%s name=%sa,name=%sb /bench\n", u, t, t }' >"$D/$i.rules"
 			cat >"$D/$i.conf" <<-EOF
@@ -176,7 +187,7 @@ for n in ${SIDE_SIZES:-10 1000}; do
 			c0=$(cpu); s0=$(sleeps); l0=$(placed); k0=$(kbpf); NOISE=""
 			noise
 			out=$("$B/loadgen" -d $$ -u "$U" -g "$G" -n "${SIDE_COUNT:-1000}" -c "$c" -t 2000 \
-				-k 2 -p "$B/probe" $WANT) || continue
+				-k 2 -p "$PROBE" $WANT) || continue
 			[ -n "$NOISE" ] && wait "$NOISE"
 			c1=$(cpu); s1=$(sleeps); l1=$(placed); k1=$(kbpf)
 			eval "$out"
