@@ -9,6 +9,7 @@
  * its pid was reused.  Every wait here is bounded.
  */
 #include "hooks_private.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -244,7 +245,7 @@ helper_cpu_ms(struct hooks *h, double *ms)
 static int
 next_wait(struct hooks *h, double start, double cpu0, long cpu_ms, long wall_ms, int *rc)
 {
-	double wall = (hooks_now() - start) * 1e3, left;
+	double wall = (mono_s() - start) * 1e3, left;
 
 	if (wall >= wall_ms) {
 		*rc = -ETIME;
@@ -270,7 +271,7 @@ next_wait(struct hooks *h, double start, double cpu0, long cpu_ms, long wall_ms,
 static ssize_t
 wait_loop(struct hooks *h, long cpu_ms, long wall_ms, char *err, size_t errlen)
 {
-	double start = hooks_now(), cpu0;
+	double start = mono_s(), cpu0;
 
 	if (helper_cpu_ms(h, &cpu0) < 0)
 		cpu0 = -1; /* unknown: the clock stands in for the CPU time */

@@ -20,6 +20,7 @@
  * deadline.
  */
 #include "hooks_private.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -32,15 +33,6 @@
 static const struct backoff helper_backoff = { .first = 1, .max = 60, .free = 1 };
 
 #define SCRIPT_MAX  (1 << 20)
-
-double
-hooks_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 void
 hooks_log(struct hooks *h, enum hooks_level level, const char *msg)
@@ -60,7 +52,7 @@ void
 hooks_log_failure(struct hooks *h, const char *what, const char *msg)
 {
 	char line[HOOKS_TEXT_MAX + 256];
-	double t = hooks_now();
+	double t = mono_s();
 
 	if (h->last_log != 0 && t - h->last_log < 1.0) {
 		h->suppressed++;
@@ -199,7 +191,7 @@ static void
 lost_helper(struct hooks *h)
 {
 	helper_stop(h);
-	h->next_start = hooks_now() + backoff_fail(&h->restart);
+	h->next_start = mono_s() + backoff_fail(&h->restart);
 }
 
 /* Make sure a helper is there; 0, or -errno with err set: -EAGAIN
@@ -218,7 +210,7 @@ ensure_helper(struct hooks *h, char *err, size_t errlen)
 	} else {
 		if (h->pid != -1)
 			lost_helper(h); /* it died between two calls */
-		double wait = h->next_start - hooks_now();
+		double wait = h->next_start - mono_s();
 		if (wait > 0) {
 			snprintf(err, errlen,
 				 "the Lua helper is down (next start in %.0f s)",

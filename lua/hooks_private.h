@@ -54,7 +54,6 @@ struct hooks {
 };
 
 /* hooks.c */
-double hooks_now(void);
 void hooks_log(struct hooks *h, enum hooks_level level, const char *msg);
 /* Log a failure at warning level, at most once a second. */
 void hooks_log_failure(struct hooks *h, const char *what, const char *msg);

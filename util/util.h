@@ -13,6 +13,7 @@
  *   ratelimit_  the one per-user rate limiter (ratelimit.c)
  *   siphash24   a keyed hash (siphash.c); secret_file  a key kept on disk (file.c)
  *   mkdir_parents  directories above a file (file.c)
+ *   mono_    the monotonic clock, in nanoseconds or seconds (inline here)
  *
  * Functions return 0 or -errno unless they say otherwise.
  */
@@ -26,8 +27,28 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "util/attr.h"
+
+/* ---- the monotonic clock ------------------------------------------------ */
+
+/* CLOCK_MONOTONIC now, in nanoseconds (the kernel's ktime of events). */
+static inline uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* CLOCK_MONOTONIC now, in seconds, for deadlines and rates. */
+static inline double
+mono_s(void)
+{
+	return (double)mono_ns() / 1e9;
+}
 
 /* ---- strings ------------------------------------------------------------ */
 

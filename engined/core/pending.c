@@ -11,6 +11,7 @@
  */
 #include "core_private.h"
 #include "gate.h"
+#include "util/util.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -168,11 +169,9 @@ pending_ids_lost(struct core *c)
 static void
 count_latency(struct core *c, uint64_t exec_ns)
 {
-	struct timespec ts;
-
-	if (exec_ns == 0 || clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
+	if (exec_ns == 0)
 		return;
-	uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	uint64_t now = mono_ns();
 	uint64_t us = now > exec_ns ? (now - exec_ns) / 1000 : 0;
 	size_t i = 0;
 

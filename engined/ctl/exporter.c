@@ -19,6 +19,7 @@
  * answer.  The control socket is asked only for a valid request.
  */
 #include "ctl.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,22 +41,13 @@
 
 /* ---- time ------------------------------------------------------------------------- */
 
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Wait until fd is ready for events or the deadline passes: 1, 0 (time
  * is up) or -errno. */
 static int
 wait_fd(int fd, short events, double deadline)
 {
 	for (;;) {
-		double left = deadline - now();
+		double left = deadline - mono_s();
 		struct pollfd p = { .fd = fd, .events = events };
 
 		if (left <= 0)
@@ -266,13 +258,13 @@ static int
 http(const char *path, double timeout)
 {
 	char head[REQUEST_MAX + 1];
-	double deadline = now() + timeout;
+	double deadline = mono_s() + timeout;
 	bool is_head = false;
 	int status = read_head(STDIN_FILENO, head, deadline);
 
 	if (status == 0)
 		status = judge(head, &is_head);
-	deadline = now() + timeout; /* the answer has a bound of its own */
+	deadline = mono_s() + timeout; /* the answer has a bound of its own */
 	if (status == 200)
 		return serve_metrics(path, is_head, deadline);
 	char body[64];

@@ -21,6 +21,7 @@
  */
 #include "dbus.h"
 #include "foreground.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -86,15 +87,6 @@ struct door {
 	} fg;
 	uint64_t seen; /* the boosts' fingerprint last told (BoostsChanged) */
 };
-
-static uint64_t
-mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
-}
 
 /* ---- calls: made, answered, freed --------------------------------------------------- */
 
@@ -888,7 +880,7 @@ disconnected(struct door *d, int err)
 	fg_lost(d, "the bus connection was lost");
 	d->bus = sd_bus_close_unref(d->bus);
 	double pause = backoff_fail(&d->reconnect);
-	d->retry_at = mono_us() + (uint64_t)(pause * 1e6);
+	d->retry_at = (mono_ns() / 1000) + (uint64_t)(pause * 1e6);
 	log_warning("dbus: %s: %s; connecting again in %.0f s", d->address,
 		    strerror(-err), pause);
 }
@@ -900,7 +892,7 @@ dbus_process(struct door *d, double now)
 
 	d->now = now;
 	if (d->bus == NULL) {
-		if (mono_us() < d->retry_at)
+		if ((mono_ns() / 1000) < d->retry_at)
 			return;
 		if ((rc = door_connect(d)) < 0) {
 			disconnected(d, rc);
@@ -938,7 +930,7 @@ dbus_events(const struct door *d)
 uint64_t
 dbus_deadline(const struct door *d)
 {
-	uint64_t t = UINT64_MAX, tick = mono_us() + TICK_US;
+	uint64_t t = UINT64_MAX, tick = (mono_ns() / 1000) + TICK_US;
 
 	if (d->bus == NULL)
 		return d->retry_at;

@@ -35,6 +35,7 @@
 #include "gateloop.h"
 #include "engined/backend/systemd/sdplace.h"
 #include "engined/backend/systemd/sdunit.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <ev.h>
@@ -361,9 +362,7 @@ watch_bus(struct ev_loop *loop, ev_io *w, ev_timer *t, int fd, int events, uint6
 	ev_timer_stop(loop, t);
 	if (at == UINT64_MAX)
 		return;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	double wait = ((double)at - ((double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3)) / 1e6;
+	double wait = ((double)at - (double)(mono_ns() / 1000)) / 1e6;
 	ev_timer_set(t, wait > 0 ? wait : 0, 0);
 	ev_timer_start(loop, t);
 }

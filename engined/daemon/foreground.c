@@ -11,6 +11,7 @@
  */
 #include "foreground.h"
 #include "engined/backend/systemd/sdunit.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -259,23 +260,14 @@ foreground_process(struct foreground *f)
 	}
 }
 
-static double
-mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 void
 foreground_close(struct foreground *f, double seconds)
 {
 	if (f->units == NULL)
 		return;
 	/* bounded: the loop is over, a manager that does not answer is left */
-	for (double end = mono() + seconds;
-	     fgunit_pending(f->units) > 0 && mono() < end;) {
+	for (double end = mono_s() + seconds;
+	     fgunit_pending(f->units) > 0 && mono_s() < end;) {
 		struct pollfd p = { .fd = fgunit_fd(f->units), .events = POLLIN };
 
 		fgunit_prepare(f->units);

@@ -8,6 +8,7 @@
  * lets every exec the exec gate held go on.
  */
 #include "daemon.h"
+#include "util/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,12 +33,8 @@ notify_systemd(const char *state)
 	if (a.sun_path[0] == '@')
 		a.sun_path[0] = '\0'; /* an abstract socket */
 	if (strcmp(state, "RELOADING=1") == 0) {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_MONOTONIC, &ts);
 		snprintf(msg, sizeof(msg), "RELOADING=1\nMONOTONIC_USEC=%llu",
-			 (unsigned long long)ts.tv_sec * 1000000ULL +
-				 (unsigned long long)ts.tv_nsec / 1000);
+			 (unsigned long long)(mono_ns() / 1000));
 	} else {
 		snprintf(msg, sizeof(msg), "%s", state);
 	}

@@ -17,6 +17,7 @@
  * every signal blocked; it only counts (the loop reads the counts).
  */
 #include "gateloop.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -51,20 +52,11 @@ struct watchdog {
 	struct slot slots[WATCHDOG_SLOTS];
 };
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Answer the slots held longer than the bound. */
 static void
 answer_old(struct watchdog *w)
 {
-	uint64_t now = now_ns();
+	uint64_t now = mono_ns();
 
 	for (size_t i = 0; i < WATCHDOG_SLOTS; i++) {
 		struct slot *s = &w->slots[i];
@@ -215,7 +207,7 @@ watchdog_hold(struct watchdog *w, int fd)
 		if (atomic_load(&s->state) != FREE)
 			continue;
 		s->fd = fd;
-		s->since_ns = now_ns();
+		s->since_ns = mono_ns();
 		atomic_store(&s->state, HELD); /* publishes fd and since_ns */
 		if (atomic_load(&w->idle)) {   /* after HELD: see sleep_idle() */
 			uint64_t one = 1;

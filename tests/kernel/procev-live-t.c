@@ -8,6 +8,7 @@
  */
 #include "kernel/kernel.h"
 #include "tests/tap/tap.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -18,15 +19,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 struct seen {
 	bool fork, uid, gid, exec, exit;
@@ -107,13 +99,13 @@ watch_child(struct procev *p, struct seen *s)
 	/* the kernel queues a child's events before its parent can reap
 	 * it: once reaped, one more round reads whatever is left (and the
 	 * loop ends only after such a round, however late it runs) */
-	double end = now() + 30, quiet = 0;
+	double end = mono_s() + 30, quiet = 0;
 	for (;;) {
 		struct pollfd pfd = { .fd = procev_fd(p), .events = POLLIN };
 		struct procev_event ev[16];
 
 		if (quiet == 0 && waitpid(child, &status, WNOHANG) == child)
-			quiet = now() + 0.3;
+			quiet = mono_s() + 0.3;
 		if (poll(&pfd, 1, 50) > 0) {
 			int n;
 			while ((n = procev_recv(p, ev, 16)) != -EAGAIN) {
@@ -125,7 +117,7 @@ watch_child(struct procev *p, struct seen *s)
 					note(&ev[i], child, s);
 			}
 		}
-		if (s->exit || now() >= end || (quiet != 0 && now() >= quiet))
+		if (s->exit || mono_s() >= end || (quiet != 0 && mono_s() >= quiet))
 			break;
 	}
 	if (quiet == 0)

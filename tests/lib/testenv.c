@@ -3,6 +3,7 @@
  * testenv.c -- see testenv.h.
  */
 #include "testenv.h"
+#include "util/util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -54,16 +55,6 @@ testenv_mount(struct testhier *h, const char *tag)
 	}
 	h->mounted = true;
 	return 0;
-}
-
-/* Seconds since an arbitrary start, for deadlines. */
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* Move the processes of the group at dir back to the root at root. */
@@ -134,10 +125,10 @@ hier_alive(const char *name)
 static bool
 hier_gone(const char *name, double seconds)
 {
-	double end = now() + seconds;
+	double end = mono_s() + seconds;
 
 	while (hier_alive(name)) {
-		if (now() >= end)
+		if (mono_s() >= end)
 			return false;
 		usleep(20000);
 	}
@@ -164,17 +155,17 @@ testenv_umount(struct testhier *h)
 
 	if (!h->mounted)
 		return 0;
-	end = now() + 30;
-	while (remove_below(h->dir, h->dir, &seen) > 0 && now() < end)
+	end = mono_s() + 30;
+	while (remove_below(h->dir, h->dir, &seen) > 0 && mono_s() < end)
 		usleep(50000); /* tasks still exiting */
 	if (seen > 0)
 		usleep(500000); /* for the groups just removed to die */
 	snprintf(opts, sizeof(opts), "none,name=%s", h->name);
-	end = now() + 60;
+	end = mono_s() + 60;
 	for (;;) {
 		if (umount(h->dir) < 0)
 			fprintf(stderr, "# umount %s: %s\n", h->dir, strerror(errno));
-		if (hier_gone(h->name, 2) || now() >= end ||
+		if (hier_gone(h->name, 2) || mono_s() >= end ||
 		    mount("cgroup", h->dir, "cgroup", 0, opts) < 0)
 			break;
 		usleep(500000);

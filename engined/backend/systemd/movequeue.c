@@ -4,6 +4,7 @@
  * transport; see movequeue.h for the rules.
  */
 #include "engined/backend/systemd/movequeue.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -32,12 +33,9 @@ mq_method(enum mq_op op)
 uint64_t
 mq_now(const struct movequeue *q)
 {
-	struct timespec ts;
-
 	if (q->env.now != NULL)
 		return q->env.now();
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+	return mono_ns() / 1000;
 }
 
 void

@@ -23,6 +23,7 @@
  */
 #include "engined/backend/systemd/sdgate.h"
 #include "kernel/execgate.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -56,15 +57,6 @@ struct sdgate {
 	sdgate_busy_fn busy;
 	void *arg;
 };
-
-static double
-mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int
 pidfd_of(pid_t pid)
@@ -156,7 +148,7 @@ start_keeper(struct sdgate *g, struct keeper *k)
 	k->pid = pid;
 	k->pidfd = pidfd_of(pid);
 	k->ready = false;
-	k->started = mono();
+	k->started = mono_s();
 	return pid;
 }
 
@@ -238,7 +230,7 @@ sdgate_prepare(struct sdgate *g, const char *const *paths, size_t n,
 			rc = -ENOMEM;
 			continue;
 		}
-		if (mono() - k->started < RESTART_GAP && k->pid > 0)
+		if (mono_s() - k->started < RESTART_GAP && k->pid > 0)
 			continue;
 		if (alive(k)) {
 			/* its placement was refused or lost: it never gets there
@@ -247,7 +239,7 @@ sdgate_prepare(struct sdgate *g, const char *const *paths, size_t n,
 				log_notice("exec gate: the keeper of unified:%s (pid %d) is "
 					   "not in its scope; placing it again",
 					   k->path, (int)k->pid);
-				k->started = mono();
+				k->started = mono_s();
 				keeper(karg, k->pid, k->path);
 			}
 			continue;

@@ -32,6 +32,7 @@
  */
 #include "engined/backend/systemd/sdplace.h"
 #include "tests/tap/tap.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -88,10 +89,8 @@ reply(sd_bus_message *m)
 
 	if (pid1.refusals > 0 && (strcmp(member, "AttachProcessesToUnit") == 0 ||
 				  strcmp(member, "StartTransientUnit") == 0)) {
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
 		if (pid1.nat < 16)
-			pid1.at[pid1.nat++] = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+			pid1.at[pid1.nat++] = mono_s();
 		pid1.refusals--; /* a scope being collected: not there, yet there */
 		error = member[0] == 'A' ? "org.freedesktop.systemd1.NoSuchUnit"
 					 : "org.freedesktop.systemd1.UnitExists";

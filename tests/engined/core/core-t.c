@@ -9,6 +9,7 @@
 #include "engined/core/core.h"
 #include "tests/lib/fixture.h"
 #include "tests/tap/tap.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -134,11 +135,9 @@ test_classify(struct core *c)
 	uint64_t fast = 0, slow = in[5] + in[6];
 	for (int i = 0; i < 5; i++)
 		fast += in[i];
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 	fixture_proc(&fx, 610, NOBODY, NOBODY, "/usr/bin/fx-www", 61, "/");
 	struct procev_event ev = fixture_event(PROCEV_EXEC, 610, 0);
-	ev.ts_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec - 3000000;
+	ev.ts_ns = mono_ns() - 3000000;
 	core_event(c, &ev, 6.0);
 	core_batch_done(c, 6.0);
 	uint64_t fast2 = 0;

@@ -11,6 +11,7 @@
  */
 #include "engined/core/statefile.h"
 #include "tests/tap/tap.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -483,15 +484,6 @@ many(size_t n, size_t mod, size_t *len)
 	return s;
 }
 
-static double
-seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void
 test_scale(void)
 {
@@ -499,24 +491,24 @@ test_scale(void)
 	size_t len;
 	char *s = many(STATEFILE_MAX_RECORDS + 100000, 0, &len);
 
-	double t0 = seconds();
+	double t0 = mono_s();
 	is_int(STATEFILE_MAX_RECORDS, parse(s, len, &g),
 	       "200,000 lines: the first 100,000 kept");
-	double big = seconds() - t0;
+	double big = mono_s() - t0;
 	is_string("t.state:100002: more than 100000 boosts; the rest is ignored",
 		  nmsgs ? msgs[0] : "", "too many boosts: message");
 	free(s);
 	s = many(STATEFILE_MAX_RECORDS / 10, 0, &len);
-	t0 = seconds();
+	t0 = mono_s();
 	is_int(STATEFILE_MAX_RECORDS / 10, parse(s, len, &g), "10,000 lines");
-	double small = seconds() - t0;
+	double small = mono_s() - t0;
 	free(s);
 	/* linear: ten times the lines, about ten times the time (quadratic: 100) */
 	ok(big < 40 * small + 0.05,
 	   "linear time: 100,000 lines in %.3fs, 10,000 in %.3fs", big, small);
 	/* 200,000 lines with 5 ids: still linear, five records kept */
 	s = many(200000, 5, &len);
-	t0 = seconds();
+	t0 = mono_s();
 	int n = parse(s, len, &g);
 	ok(n == 5 && nmsgs == STATEFILE_MAX_MESSAGES + 1,
 	   "200,000 lines, 5 distinct ids: %d kept, %d messages", n, nmsgs);
@@ -524,7 +516,7 @@ test_scale(void)
 		  "duplicates: the first message");
 	is_string("t.state: 199975 more problems not listed",
 		  msgs[STATEFILE_MAX_MESSAGES], "duplicates: the rest summed up");
-	diag("duplicates: %.3fs", seconds() - t0);
+	diag("duplicates: %.3fs", mono_s() - t0);
 	free(s);
 }
 

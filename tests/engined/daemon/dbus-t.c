@@ -25,6 +25,7 @@
 #include "tests/lib/fixture.h"
 #include "tests/lib/testbus.h"
 #include "tests/tap/tap.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -182,15 +183,6 @@ start_desk(void)
 	polkit_present(true);
 }
 
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static double frozen = -1; /* the door's clock, when the test stops it */
 
 /* Run the door and the stand-ins until fd (a caller's report) ends,
@@ -198,8 +190,8 @@ static double frozen = -1; /* the door's clock, when the test stops it */
 static void
 pump(int fd, bool (*done)(void))
 {
-	for (double end = now() + 30; now() < end;) {
-		dbus_process(door, frozen >= 0 ? frozen : now());
+	for (double end = mono_s() + 30; mono_s() < end;) {
+		dbus_process(door, frozen >= 0 ? frozen : mono_s());
 		while (sd_bus_process(desk, NULL) > 0)
 			;
 		if (polkit == HOLD && nheld > 0 && nheld >= hold_until &&
@@ -761,7 +753,7 @@ test_foreground(pid_t mine, pid_t mine2, pid_t roots)
 	ok(boosts_of("fg", NULL) == 1,
 	   "its grant outlives its caller (callers are one-shot)");
 	end_all();
-	frozen = now(); /* the bucket holds 10: no token trickles in meanwhile */
+	frozen = mono_s(); /* the bucket holds 10: no token trickles in meanwhile */
 	call_as(user,
 		&(struct call){ .method = "SetForeground",
 				.pid = mine,
@@ -887,7 +879,7 @@ main(void)
 	fixture_files(&fx, conf, fixture_rules);
 	if ((core = fixture_core(&fx)) == NULL)
 		bail("no core");
-	core_start(core, now());
+	core_start(core, mono_s());
 	testbus_start(&bus, "dbus", (uid_t)-1);
 	start_desk();
 	shared.core = core;

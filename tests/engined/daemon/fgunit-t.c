@@ -33,6 +33,7 @@
 #include "tests/lib/fixture.h"
 #include "tests/lib/testbus.h"
 #include "tests/tap/tap.h"
+#include "util/util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -196,15 +197,6 @@ start_manager(void)
 		bail("cannot set up the stand-in manager");
 }
 
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* ---- the manager on its private socket (no broker between) ----------------------------- */
 
 static int listener = -1;
@@ -263,12 +255,12 @@ static double slowest; /* the longest foreground_process() call, seconds */
 static bool
 pump(bool (*done)(void), double limit)
 {
-	for (double end = now() + limit; now() < end;) {
-		double t = now();
+	for (double end = mono_s() + limit; mono_s() < end;) {
+		double t = mono_s();
 
 		foreground_process(&shared);
-		if (now() - t > slowest)
-			slowest = now() - t;
+		if (mono_s() - t > slowest)
+			slowest = mono_s() - t;
 		while (sd_bus_process(mgr, NULL) > 0)
 			;
 		serve_private();
@@ -360,7 +352,7 @@ set_fg(pid_t pid, uid_t uid, char *err, size_t len)
 	unsigned id;
 
 	err[0] = '\0';
-	return foreground_set(&shared, now(), pid, -1, uid, getpid(), &id, err, len);
+	return foreground_set(&shared, mono_s(), pid, -1, uid, getpid(), &id, err, len);
 }
 
 /* ---- priorities, read back from the test's own children ------------------------------ */
@@ -651,8 +643,8 @@ test_silent(pid_t pa)
 
 	hold = true;
 	slowest = 0;
-	double t = now();
-	ok(set_fg(pa, user, err, sizeof(err)) == 0 && now() - t < 1,
+	double t = mono_s();
+	ok(set_fg(pa, user, err, sizeof(err)) == 0 && mono_s() - t < 1,
 	   "a manager that does not answer: SetForeground returns at once");
 	ok(pump(held_two, 10) && shared.grant != 0, "the reads wait, the grant stands");
 	ok(pump(no_grant, 20) && !a_set(),
@@ -731,7 +723,7 @@ main(void)
 	fx.prio = backend_prio_kernel(); /* the children's own, read back */
 	if ((core = fixture_core(&fx)) == NULL)
 		bail("no core");
-	core_start(core, now());
+	core_start(core, mono_s());
 	testbus_start(&bus, "fgunit", user);
 	start_manager();
 	start_private();

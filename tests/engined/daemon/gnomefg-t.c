@@ -13,6 +13,7 @@
 #include "engined/daemon/foreground.h"
 #include "tests/lib/fixture.h"
 #include "tests/tap/tap.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -30,15 +31,6 @@ static struct foreground shared;
 static struct gnomefg *g;
 static char apps[256];
 static const uid_t nobody = 65534;
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void
 mkdir_or_bail(const char *path)
@@ -92,7 +84,7 @@ pump(void)
 	struct pollfd p = { .fd = gnomefg_fd(g), .events = POLLIN };
 
 	while (poll(&p, 1, 100) > 0)
-		gnomefg_process(g, now());
+		gnomefg_process(g, mono_s());
 }
 
 static void
@@ -129,7 +121,7 @@ main(void)
 	fixture_files(&fx, conf, fixture_rules);
 	if ((core = fixture_core(&fx)) == NULL)
 		bail("no core");
-	core_start(core, now());
+	core_start(core, mono_s());
 	shared.core = core;
 	for (pid_t pid = 4001; pid <= 4004; pid++)
 		fixture_proc(&fx, pid, nobody, nobody, "/usr/bin/app", 100, "/");
@@ -147,7 +139,7 @@ main(void)
 	mark("app-a.scope", "-1");
 	ok(gnomefg_new(&g, &shared, root) == 0, "the watcher watches the tree");
 	is_int(0, shared.boost, "nothing is looked at before the first round");
-	gnomefg_process(g, now());
+	gnomefg_process(g, mono_s());
 	ok(shared.boost != 0, "a scope focused before the watcher is the foreground");
 	is_string("/fg", fixture_group(&fx, 4001),
 		  "its lowest pid gets the foreground profile");
