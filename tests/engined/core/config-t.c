@@ -324,7 +324,7 @@ main(void)
 {
 	struct config *c;
 
-	plan(55 + 34 + 15 + 7 + 15 + 4 + 8 + 13 + 2);
+	plan(55 + 36 + 15 + 7 + 15 + 4 + 8 + 13 + 2);
 	c = load("no-such.conf", true);
 	ok(c != NULL, "a missing optional file gives the defaults");
 	is_string("", c->file, "no file read");
