@@ -90,15 +90,15 @@ sd_bus_add_object_vtable(sd_bus *bus, sd_bus_slot **slot, const char *path,
 			 const char *interface, const sd_bus_vtable *vtable,
 			 void *userdata)
 {
-	static int (*f)(sd_bus *, sd_bus_slot **, const char *, const char *,
-			const sd_bus_vtable *, void *);
+	static int (*real)(sd_bus *, sd_bus_slot **, const char *, const char *,
+			   const sd_bus_vtable *, void *);
 	const sd_bus_vtable *vt;
 
-	if (lookup(&f, "sd_bus_add_object_vtable") < 0)
+	if (lookup(&real, "sd_bus_add_object_vtable") < 0)
 		return -ENOPKG;
 	if ((vt = mended(vtable)) == NULL)
 		return -ENOMEM;
-	return f(bus, slot, path, interface, vt, userdata);
+	return real(bus, slot, path, interface, vt, userdata);
 }
 
 int
@@ -125,24 +125,24 @@ sd_bus_add_match_async(sd_bus *bus, sd_bus_slot **slot, const char *match,
 		       sd_bus_message_handler_t callback,
 		       sd_bus_message_handler_t install_callback, void *userdata)
 {
-	static int (*f)(sd_bus *, sd_bus_slot **, const char *, sd_bus_message_handler_t,
-			sd_bus_message_handler_t, void *);
+	static int (*real)(sd_bus *, sd_bus_slot **, const char *,
+			   sd_bus_message_handler_t, sd_bus_message_handler_t, void *);
 
-	return lookup(&f, "sd_bus_add_match_async") < 0
+	return lookup(&real, "sd_bus_add_match_async") < 0
 		       ? -ENOPKG
-		       : f(bus, slot, match, callback, install_callback, userdata);
+		       : real(bus, slot, match, callback, install_callback, userdata);
 }
 
 int
 sd_bus_call_async(sd_bus *bus, sd_bus_slot **slot, sd_bus_message *m,
 		  sd_bus_message_handler_t callback, void *userdata, uint64_t usec)
 {
-	static int (*f)(sd_bus *, sd_bus_slot **, sd_bus_message *,
-			sd_bus_message_handler_t, void *, uint64_t);
+	static int (*real)(sd_bus *, sd_bus_slot **, sd_bus_message *,
+			   sd_bus_message_handler_t, void *, uint64_t);
 
-	return lookup(&f, "sd_bus_call_async") < 0
+	return lookup(&real, "sd_bus_call_async") < 0
 		       ? -ENOPKG
-		       : f(bus, slot, m, callback, userdata, usec);
+		       : real(bus, slot, m, callback, userdata, usec);
 }
 
 int
@@ -151,17 +151,17 @@ sd_bus_call_method_async(sd_bus *bus, sd_bus_slot **slot, const char *destinatio
 			 sd_bus_message_handler_t callback, void *userdata,
 			 const char *types, ...)
 {
-	static int (*f)(sd_bus *, sd_bus_slot **, const char *, const char *,
-			const char *, const char *, sd_bus_message_handler_t, void *,
-			const char *, va_list);
+	static int (*real)(sd_bus *, sd_bus_slot **, const char *, const char *,
+			   const char *, const char *, sd_bus_message_handler_t, void *,
+			   const char *, va_list);
 	va_list ap;
 	int rc;
 
-	if (lookup(&f, "sd_bus_call_method_asyncv") < 0)
+	if (lookup(&real, "sd_bus_call_method_asyncv") < 0)
 		return -ENOPKG;
 	va_start(ap, types);
-	rc = f(bus, slot, destination, path, interface, member, callback, userdata, types,
-	       ap);
+	rc = real(bus, slot, destination, path, interface, member, callback, userdata,
+		  types, ap);
 	va_end(ap);
 	return rc;
 }
@@ -169,24 +169,24 @@ sd_bus_call_method_async(sd_bus *bus, sd_bus_slot **slot, const char *destinatio
 sd_bus *
 sd_bus_close_unref(sd_bus *bus)
 {
-	static sd_bus *(*f)(sd_bus *);
+	static sd_bus *(*real)(sd_bus *);
 
-	return lookup(&f, "sd_bus_close_unref") < 0 ? NULL : f(bus);
+	return lookup(&real, "sd_bus_close_unref") < 0 ? NULL : real(bus);
 }
 
 int
 sd_bus_emit_signal(sd_bus *bus, const char *path, const char *interface,
 		   const char *member, const char *types, ...)
 {
-	static int (*f)(sd_bus *, const char *, const char *, const char *, const char *,
-			va_list);
+	static int (*real)(sd_bus *, const char *, const char *, const char *,
+			   const char *, va_list);
 	va_list ap;
 	int rc;
 
-	if (lookup(&f, "sd_bus_emit_signalv") < 0)
+	if (lookup(&real, "sd_bus_emit_signalv") < 0)
 		return -ENOPKG;
 	va_start(ap, types);
-	rc = f(bus, path, interface, member, types, ap);
+	rc = real(bus, path, interface, member, types, ap);
 	va_end(ap);
 	return rc;
 }
@@ -194,73 +194,74 @@ sd_bus_emit_signal(sd_bus *bus, const char *path, const char *interface,
 int
 sd_bus_error_get_errno(const sd_bus_error *e)
 {
-	static int (*f)(const sd_bus_error *);
+	static int (*real)(const sd_bus_error *);
 
-	return lookup(&f, "sd_bus_error_get_errno") < 0 ? -ENOPKG : f(e);
+	return lookup(&real, "sd_bus_error_get_errno") < 0 ? -ENOPKG : real(e);
 }
 
 int
 sd_bus_error_has_name(const sd_bus_error *e, const char *name)
 {
-	static int (*f)(const sd_bus_error *, const char *);
+	static int (*real)(const sd_bus_error *, const char *);
 
-	return lookup(&f, "sd_bus_error_has_name") < 0 ? -ENOPKG : f(e, name);
+	return lookup(&real, "sd_bus_error_has_name") < 0 ? -ENOPKG : real(e, name);
 }
 
 int
 sd_bus_error_set(sd_bus_error *e, const char *name, const char *message)
 {
-	static int (*f)(sd_bus_error *, const char *, const char *);
+	static int (*real)(sd_bus_error *, const char *, const char *);
 
-	return lookup(&f, "sd_bus_error_set") < 0 ? -ENOPKG : f(e, name, message);
+	return lookup(&real, "sd_bus_error_set") < 0 ? -ENOPKG : real(e, name, message);
 }
 
 int
 sd_bus_error_set_errno(sd_bus_error *e, int error)
 {
-	static int (*f)(sd_bus_error *, int);
+	static int (*real)(sd_bus_error *, int);
 
-	return lookup(&f, "sd_bus_error_set_errno") < 0 ? -ENOPKG : f(e, error);
+	return lookup(&real, "sd_bus_error_set_errno") < 0 ? -ENOPKG : real(e, error);
 }
 
 int
 sd_bus_get_events(sd_bus *bus)
 {
-	static int (*f)(sd_bus *);
+	static int (*real)(sd_bus *);
 
-	return lookup(&f, "sd_bus_get_events") < 0 ? -ENOPKG : f(bus);
+	return lookup(&real, "sd_bus_get_events") < 0 ? -ENOPKG : real(bus);
 }
 
 int
 sd_bus_get_fd(sd_bus *bus)
 {
-	static int (*f)(sd_bus *);
+	static int (*real)(sd_bus *);
 
-	return lookup(&f, "sd_bus_get_fd") < 0 ? -ENOPKG : f(bus);
+	return lookup(&real, "sd_bus_get_fd") < 0 ? -ENOPKG : real(bus);
 }
 
 int
 sd_bus_get_timeout(sd_bus *bus, uint64_t *timeout_usec)
 {
-	static int (*f)(sd_bus *, uint64_t *);
+	static int (*real)(sd_bus *, uint64_t *);
 
-	return lookup(&f, "sd_bus_get_timeout") < 0 ? -ENOPKG : f(bus, timeout_usec);
+	return lookup(&real, "sd_bus_get_timeout") < 0 ? -ENOPKG
+						       : real(bus, timeout_usec);
 }
 
 int
 sd_bus_is_open(sd_bus *bus)
 {
-	static int (*f)(sd_bus *);
+	static int (*real)(sd_bus *);
 
-	return lookup(&f, "sd_bus_is_open") < 0 ? -ENOPKG : f(bus);
+	return lookup(&real, "sd_bus_is_open") < 0 ? -ENOPKG : real(bus);
 }
 
 int
 sd_bus_is_ready(sd_bus *bus)
 {
-	static int (*f)(sd_bus *);
+	static int (*real)(sd_bus *);
 
-	return lookup(&f, "sd_bus_is_ready") < 0 ? -ENOPKG : f(bus);
+	return lookup(&real, "sd_bus_is_ready") < 0 ? -ENOPKG : real(bus);
 }
 
 int
@@ -269,27 +270,27 @@ sd_bus_match_signal_async(sd_bus *bus, sd_bus_slot **ret, const char *sender,
 			  sd_bus_message_handler_t match_callback,
 			  sd_bus_message_handler_t add_callback, void *userdata)
 {
-	static int (*f)(sd_bus *, sd_bus_slot **, const char *, const char *,
-			const char *, const char *, sd_bus_message_handler_t,
-			sd_bus_message_handler_t, void *);
+	static int (*real)(sd_bus *, sd_bus_slot **, const char *, const char *,
+			   const char *, const char *, sd_bus_message_handler_t,
+			   sd_bus_message_handler_t, void *);
 
-	return lookup(&f, "sd_bus_match_signal_async") < 0
+	return lookup(&real, "sd_bus_match_signal_async") < 0
 		       ? -ENOPKG
-		       : f(bus, ret, sender, path, interface, member, match_callback,
-			   add_callback, userdata);
+		       : real(bus, ret, sender, path, interface, member, match_callback,
+			      add_callback, userdata);
 }
 
 int
 sd_bus_message_append(sd_bus_message *m, const char *types, ...)
 {
-	static int (*f)(sd_bus_message *, const char *, va_list);
+	static int (*real)(sd_bus_message *, const char *, va_list);
 	va_list ap;
 	int rc;
 
-	if (lookup(&f, "sd_bus_message_appendv") < 0)
+	if (lookup(&real, "sd_bus_message_appendv") < 0)
 		return -ENOPKG;
 	va_start(ap, types);
-	rc = f(m, types, ap);
+	rc = real(m, types, ap);
 	va_end(ap);
 	return rc;
 }
@@ -297,69 +298,72 @@ sd_bus_message_append(sd_bus_message *m, const char *types, ...)
 int
 sd_bus_message_append_array(sd_bus_message *m, char type, const void *ptr, size_t size)
 {
-	static int (*f)(sd_bus_message *, char, const void *, size_t);
+	static int (*real)(sd_bus_message *, char, const void *, size_t);
 
-	return lookup(&f, "sd_bus_message_append_array") < 0 ? -ENOPKG
-							     : f(m, type, ptr, size);
+	return lookup(&real, "sd_bus_message_append_array") < 0
+		       ? -ENOPKG
+		       : real(m, type, ptr, size);
 }
 
 int
 sd_bus_message_close_container(sd_bus_message *m)
 {
-	static int (*f)(sd_bus_message *);
+	static int (*real)(sd_bus_message *);
 
-	return lookup(&f, "sd_bus_message_close_container") < 0 ? -ENOPKG : f(m);
+	return lookup(&real, "sd_bus_message_close_container") < 0 ? -ENOPKG : real(m);
 }
 
 int
 sd_bus_message_enter_container(sd_bus_message *m, char type, const char *contents)
 {
-	static int (*f)(sd_bus_message *, char, const char *);
+	static int (*real)(sd_bus_message *, char, const char *);
 
-	return lookup(&f, "sd_bus_message_enter_container") < 0 ? -ENOPKG
-								: f(m, type, contents);
+	return lookup(&real, "sd_bus_message_enter_container") < 0
+		       ? -ENOPKG
+		       : real(m, type, contents);
 }
 
 int
 sd_bus_message_exit_container(sd_bus_message *m)
 {
-	static int (*f)(sd_bus_message *);
+	static int (*real)(sd_bus_message *);
 
-	return lookup(&f, "sd_bus_message_exit_container") < 0 ? -ENOPKG : f(m);
+	return lookup(&real, "sd_bus_message_exit_container") < 0 ? -ENOPKG : real(m);
 }
 
 int
 sd_bus_message_get_allow_interactive_authorization(sd_bus_message *m)
 {
-	static int (*f)(sd_bus_message *);
+	static int (*real)(sd_bus_message *);
 
-	return lookup(&f, "sd_bus_message_get_allow_interactive_authorization") < 0
+	return lookup(&real, "sd_bus_message_get_allow_interactive_authorization") < 0
 		       ? -ENOPKG
-		       : f(m);
+		       : real(m);
 }
 
 const sd_bus_error *
 sd_bus_message_get_error(sd_bus_message *m)
 {
-	static const sd_bus_error *(*f)(sd_bus_message *);
+	static const sd_bus_error *(*real)(sd_bus_message *);
 
-	return lookup(&f, "sd_bus_message_get_error") < 0 ? NULL : f(m);
+	return lookup(&real, "sd_bus_message_get_error") < 0 ? NULL : real(m);
 }
 
 const char *
 sd_bus_message_get_sender(sd_bus_message *m)
 {
-	static const char *(*f)(sd_bus_message *);
+	static const char *(*real)(sd_bus_message *);
 
-	return lookup(&f, "sd_bus_message_get_sender") < 0 ? NULL : f(m);
+	return lookup(&real, "sd_bus_message_get_sender") < 0 ? NULL : real(m);
 }
 
 int
 sd_bus_message_is_method_error(sd_bus_message *m, const char *name)
 {
-	static int (*f)(sd_bus_message *, const char *);
+	static int (*real)(sd_bus_message *, const char *);
 
-	return lookup(&f, "sd_bus_message_is_method_error") < 0 ? -ENOPKG : f(m, name);
+	return lookup(&real, "sd_bus_message_is_method_error") < 0 ? -ENOPKG
+								   : real(m, name);
 }
 
 int
@@ -367,34 +371,35 @@ sd_bus_message_new_method_call(sd_bus *bus, sd_bus_message **m, const char *dest
 			       const char *path, const char *interface,
 			       const char *member)
 {
-	static int (*f)(sd_bus *, sd_bus_message **, const char *, const char *,
-			const char *, const char *);
+	static int (*real)(sd_bus *, sd_bus_message **, const char *, const char *,
+			   const char *, const char *);
 
-	return lookup(&f, "sd_bus_message_new_method_call") < 0
+	return lookup(&real, "sd_bus_message_new_method_call") < 0
 		       ? -ENOPKG
-		       : f(bus, m, destination, path, interface, member);
+		       : real(bus, m, destination, path, interface, member);
 }
 
 int
 sd_bus_message_open_container(sd_bus_message *m, char type, const char *contents)
 {
-	static int (*f)(sd_bus_message *, char, const char *);
+	static int (*real)(sd_bus_message *, char, const char *);
 
-	return lookup(&f, "sd_bus_message_open_container") < 0 ? -ENOPKG
-							       : f(m, type, contents);
+	return lookup(&real, "sd_bus_message_open_container") < 0
+		       ? -ENOPKG
+		       : real(m, type, contents);
 }
 
 int
 sd_bus_message_read(sd_bus_message *m, const char *types, ...)
 {
-	static int (*f)(sd_bus_message *, const char *, va_list);
+	static int (*real)(sd_bus_message *, const char *, va_list);
 	va_list ap;
 	int rc;
 
-	if (lookup(&f, "sd_bus_message_readv") < 0)
+	if (lookup(&real, "sd_bus_message_readv") < 0)
 		return -ENOPKG;
 	va_start(ap, types);
-	rc = f(m, types, ap);
+	rc = real(m, types, ap);
 	va_end(ap);
 	return rc;
 }
@@ -402,80 +407,80 @@ sd_bus_message_read(sd_bus_message *m, const char *types, ...)
 int
 sd_bus_message_read_array(sd_bus_message *m, char type, const void **ptr, size_t *size)
 {
-	static int (*f)(sd_bus_message *, char, const void **, size_t *);
+	static int (*real)(sd_bus_message *, char, const void **, size_t *);
 
-	return lookup(&f, "sd_bus_message_read_array") < 0 ? -ENOPKG
-							   : f(m, type, ptr, size);
+	return lookup(&real, "sd_bus_message_read_array") < 0 ? -ENOPKG
+							      : real(m, type, ptr, size);
 }
 
 sd_bus_message *
 sd_bus_message_ref(sd_bus_message *m)
 {
-	static sd_bus_message *(*f)(sd_bus_message *);
+	static sd_bus_message *(*real)(sd_bus_message *);
 
-	return lookup(&f, "sd_bus_message_ref") < 0 ? NULL : f(m);
+	return lookup(&real, "sd_bus_message_ref") < 0 ? NULL : real(m);
 }
 
 int
 sd_bus_message_skip(sd_bus_message *m, const char *types)
 {
-	static int (*f)(sd_bus_message *, const char *);
+	static int (*real)(sd_bus_message *, const char *);
 
-	return lookup(&f, "sd_bus_message_skip") < 0 ? -ENOPKG : f(m, types);
+	return lookup(&real, "sd_bus_message_skip") < 0 ? -ENOPKG : real(m, types);
 }
 
 sd_bus_message *
 sd_bus_message_unref(sd_bus_message *m)
 {
-	static sd_bus_message *(*f)(sd_bus_message *);
+	static sd_bus_message *(*real)(sd_bus_message *);
 
-	return lookup(&f, "sd_bus_message_unref") < 0 ? NULL : f(m);
+	return lookup(&real, "sd_bus_message_unref") < 0 ? NULL : real(m);
 }
 
 int
 sd_bus_negotiate_fds(sd_bus *bus, int b)
 {
-	static int (*f)(sd_bus *, int);
+	static int (*real)(sd_bus *, int);
 
-	return lookup(&f, "sd_bus_negotiate_fds") < 0 ? -ENOPKG : f(bus, b);
+	return lookup(&real, "sd_bus_negotiate_fds") < 0 ? -ENOPKG : real(bus, b);
 }
 
 int
 sd_bus_new(sd_bus **ret)
 {
-	static int (*f)(sd_bus **);
+	static int (*real)(sd_bus **);
 
-	return lookup(&f, "sd_bus_new") < 0 ? -ENOPKG : f(ret);
+	return lookup(&real, "sd_bus_new") < 0 ? -ENOPKG : real(ret);
 }
 
 int
 sd_bus_open_system(sd_bus **ret)
 {
-	static int (*f)(sd_bus **);
+	static int (*real)(sd_bus **);
 
-	return lookup(&f, "sd_bus_open_system") < 0 ? -ENOPKG : f(ret);
+	return lookup(&real, "sd_bus_open_system") < 0 ? -ENOPKG : real(ret);
 }
 
 int
 sd_bus_process(sd_bus *bus, sd_bus_message **r)
 {
-	static int (*f)(sd_bus *, sd_bus_message **);
+	static int (*real)(sd_bus *, sd_bus_message **);
 
-	return lookup(&f, "sd_bus_process") < 0 ? -ENOPKG : f(bus, r);
+	return lookup(&real, "sd_bus_process") < 0 ? -ENOPKG : real(bus, r);
 }
 
 int
 sd_bus_reply_method_errorf(sd_bus_message *call, const char *name, const char *format,
 			   ...)
 {
-	static int (*f)(sd_bus_message *, const char *, const char *, va_list);
+	static int (*real)(sd_bus_message *, const char *, const char *, va_list);
 	va_list ap;
 	int rc;
 
-	if (lookup(&f, "sd_bus_reply_method_errorfv") < 0)
+	if (lookup(&real, "sd_bus_reply_method_errorfv") < 0)
 		return -ENOPKG;
 	va_start(ap, format);
-	rc = f(call, name, format, ap);
+	rc = real(call, name, format, ap);
 	va_end(ap);
 	return rc;
 }
@@ -483,14 +488,14 @@ sd_bus_reply_method_errorf(sd_bus_message *call, const char *name, const char *f
 int
 sd_bus_reply_method_return(sd_bus_message *call, const char *types, ...)
 {
-	static int (*f)(sd_bus_message *, const char *, va_list);
+	static int (*real)(sd_bus_message *, const char *, va_list);
 	va_list ap;
 	int rc;
 
-	if (lookup(&f, "sd_bus_reply_method_returnv") < 0)
+	if (lookup(&real, "sd_bus_reply_method_returnv") < 0)
 		return -ENOPKG;
 	va_start(ap, types);
-	rc = f(call, types, ap);
+	rc = real(call, types, ap);
 	va_end(ap);
 	return rc;
 }
@@ -500,67 +505,67 @@ sd_bus_request_name_async(sd_bus *bus, sd_bus_slot **ret_slot, const char *name,
 			  uint64_t flags, sd_bus_message_handler_t callback,
 			  void *userdata)
 {
-	static int (*f)(sd_bus *, sd_bus_slot **, const char *, uint64_t,
-			sd_bus_message_handler_t, void *);
+	static int (*real)(sd_bus *, sd_bus_slot **, const char *, uint64_t,
+			   sd_bus_message_handler_t, void *);
 
-	return lookup(&f, "sd_bus_request_name_async") < 0
+	return lookup(&real, "sd_bus_request_name_async") < 0
 		       ? -ENOPKG
-		       : f(bus, ret_slot, name, flags, callback, userdata);
+		       : real(bus, ret_slot, name, flags, callback, userdata);
 }
 
 int
 sd_bus_set_address(sd_bus *bus, const char *address)
 {
-	static int (*f)(sd_bus *, const char *);
+	static int (*real)(sd_bus *, const char *);
 
-	return lookup(&f, "sd_bus_set_address") < 0 ? -ENOPKG : f(bus, address);
+	return lookup(&real, "sd_bus_set_address") < 0 ? -ENOPKG : real(bus, address);
 }
 
 int
 sd_bus_set_bus_client(sd_bus *bus, int b)
 {
-	static int (*f)(sd_bus *, int);
+	static int (*real)(sd_bus *, int);
 
-	return lookup(&f, "sd_bus_set_bus_client") < 0 ? -ENOPKG : f(bus, b);
+	return lookup(&real, "sd_bus_set_bus_client") < 0 ? -ENOPKG : real(bus, b);
 }
 
 int
 sd_bus_slot_set_destroy_callback(sd_bus_slot *s, sd_bus_destroy_t callback)
 {
-	static int (*f)(sd_bus_slot *, sd_bus_destroy_t);
+	static int (*real)(sd_bus_slot *, sd_bus_destroy_t);
 
-	return lookup(&f, "sd_bus_slot_set_destroy_callback") < 0 ? -ENOPKG
-								  : f(s, callback);
+	return lookup(&real, "sd_bus_slot_set_destroy_callback") < 0 ? -ENOPKG
+								     : real(s, callback);
 }
 
 int
 sd_bus_slot_set_floating(sd_bus_slot *slot, int b)
 {
-	static int (*f)(sd_bus_slot *, int);
+	static int (*real)(sd_bus_slot *, int);
 
-	return lookup(&f, "sd_bus_slot_set_floating") < 0 ? -ENOPKG : f(slot, b);
+	return lookup(&real, "sd_bus_slot_set_floating") < 0 ? -ENOPKG : real(slot, b);
 }
 
 sd_bus_slot *
 sd_bus_slot_unref(sd_bus_slot *slot)
 {
-	static sd_bus_slot *(*f)(sd_bus_slot *);
+	static sd_bus_slot *(*real)(sd_bus_slot *);
 
-	return lookup(&f, "sd_bus_slot_unref") < 0 ? NULL : f(slot);
+	return lookup(&real, "sd_bus_slot_unref") < 0 ? NULL : real(slot);
 }
 
 int
 sd_bus_start(sd_bus *bus)
 {
-	static int (*f)(sd_bus *);
+	static int (*real)(sd_bus *);
 
-	return lookup(&f, "sd_bus_start") < 0 ? -ENOPKG : f(bus);
+	return lookup(&real, "sd_bus_start") < 0 ? -ENOPKG : real(bus);
 }
 
 sd_bus *
 sd_bus_unref(sd_bus *bus)
 {
-	static sd_bus *(*f)(sd_bus *);
+	static sd_bus *(*real)(sd_bus *);
 
-	return lookup(&f, "sd_bus_unref") < 0 ? NULL : f(bus);
+	return lookup(&real, "sd_bus_unref") < 0 ? NULL : real(bus);
 }
