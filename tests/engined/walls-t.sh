@@ -41,8 +41,8 @@ is "" "$(nm "$BUILDDIR/tests/engined/core/core-t" | awk '{print $NF}' |
 if command -v ldd >/dev/null; then
 	is "" "$(ldd "$BUILDDIR/tests/engined/core/core-t" | grep -E 'libev|libsystemd|libmnl|libnftnl')" \
 		"core-t loads none of libev, libsystemd, libmnl, libnftnl"
-	is "" "$(ldd "$BUILDDIR/cgengined" | grep libsystemd)" \
-		"cgengined loads no libsystemd at start (sdload.c does, at its first use)"
+	is "" "$(ldd "$BUILDDIR/cgengined" | grep -E 'libsystemd|liblua|libnftnl|libmnl|libnl-')" \
+		"cgengined loads no libsystemd, Lua, libnftnl or libmnl at start (sdload.c, luaload.c, nftload.c do when used)"
 	mq="$BUILDDIR/tests/engined/backend/movequeue-t"
 	ok "the move queue's test is built" test -x "$mq"
 	is "" "$(ldd "$mq" 2>&1 | grep -E 'libsystemd|not a dynamic|No such file')" \
