@@ -6,7 +6,8 @@
 # proc connector.  Idle: no storm, so the figure is the daemon's own.
 #
 # Run as root from a built tree:  sh bench/rss.sh
-# Optional: RSS_SIZES="10 1000 100000".
+# Optional: RSS_SIZES="10 1000 100000"; RSS_SMAPS=DIR keeps each
+# daemon's /proc/PID/smaps there, as DIR/smaps.RULES.SOURCE.
 # Safety: two private named hierarchies and a throwaway user, named
 # after this shell's pid; the daemon stopped by its pid; all removed.
 set -u
@@ -60,6 +61,7 @@ for n in ${RSS_SIZES:-10 1000 100000}; do
 		sleep 1
 		awk -v n="$n" -v s="$src" '/^VmRSS:/ { r = $2 } /^VmHWM:/ { h = $2 }
 			END { printf "%-8s %-8s %10s %10s\n", n, s, r, h }' "/proc/$DAEMON/status"
+		[ -n "${RSS_SMAPS:-}" ] && cp "/proc/$DAEMON/smaps" "$RSS_SMAPS/smaps.$n.$src"
 		kill "$DAEMON"; wait "$DAEMON" 2>/dev/null; DAEMON=""
 	done
 done

@@ -3,7 +3,8 @@
  * bpfexec.c -- the eBPF event source's loader: opens the skeleton of
  * kernel/bpf/exec.bpf.c (compiled and wrapped by bpftool at build
  * time), sizes its ring buffer, attaches it, fills its filter's maps and
- * turns its records into the proc connector's EXEC events, so the core
+ * turns its records (read by the ring reader below) into the proc
+ * connector's EXEC events, so the core
  * sees one kind of event whichever source runs -- with what the record
  * says of the task attached (bpfexec_known(), bpfrecord.c), which the
  * core takes instead of reading /proc.
@@ -18,7 +19,10 @@
 
 #ifdef HAVE_BPF
 
+#include <linux/bpf.h>
 #include <linux/types.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -26,9 +30,25 @@
 #include "kernel/bpf/exec_event.h"
 #include "kernel/bpf/exec.skel.h"
 
+/*
+ * The ring buffer, read here rather than by libbpf's ring_buffer: that
+ * maps the data pages twice, so that no record wraps at the end, and so
+ * shows the ring twice in the daemon's resident memory.  Mapped once,
+ * a record that wraps is copied whole into bounce[] before it is read.
+ */
+struct ring {
+	int fd;	     /* the map's: readable when a record waits */
+	size_t size; /* of the data, a power of two */
+	long page;
+	unsigned long *cons;	   /* the reader's position: ours to move */
+	const unsigned long *prod; /* the program's */
+	const unsigned char *data;
+	unsigned char bounce[sizeof(struct execbpf_event)];
+};
+
 struct bpfexec {
 	struct execbpf *skel;
-	struct ring_buffer *rb;
+	struct ring rb;
 	struct procev_event *out; /* during bpfexec_recv: where records go */
 	size_t max, got;
 	/* what each record of the last bpfexec_recv says (its events point
@@ -70,6 +90,88 @@ take(void *ctx, void *data, size_t len)
 	return b->got == b->max ? -E2BIG : 0;
 }
 
+/* Map the map fd's ring of size bytes: its reader's page to write, the
+ * program's page and the data once to read.  0 or -errno. */
+static int
+ring_map(struct ring *r, int fd, size_t size)
+{
+	void *p;
+
+	r->fd = fd;
+	r->size = size;
+	r->page = sysconf(_SC_PAGESIZE);
+	if ((p = mmap(NULL, (size_t)r->page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) ==
+	    MAP_FAILED)
+		return -errno;
+	r->cons = p;
+	p = mmap(NULL, (size_t)r->page + size, PROT_READ, MAP_SHARED, fd, r->page);
+	if (p == MAP_FAILED)
+		return -errno;
+	r->prod = p;
+	r->data = (const unsigned char *)p + r->page;
+	return 0;
+}
+
+static void
+ring_unmap(struct ring *r)
+{
+	if (r->cons != NULL)
+		munmap(r->cons, (size_t)r->page);
+	if (r->prod != NULL)
+		munmap((void *)r->prod, (size_t)r->page + r->size);
+}
+
+/* The len bytes of the record at data offset off, in place or, when it
+ * wraps, copied into bounce[]; NULL when it wraps and is too long to be
+ * one of ours. */
+static const void *
+ring_record(struct ring *r, size_t off, size_t len)
+{
+	size_t head = r->size - off;
+
+	if (len <= head)
+		return r->data + off;
+	if (len > sizeof(r->bounce))
+		return NULL;
+	memcpy(r->bounce, r->data + off, head);
+	memcpy(r->bounce + head, r->data, len - head);
+	return r->bounce;
+}
+
+/*
+ * Hand each record the program committed to take(), in order, until the
+ * ring is empty (or the next is still being written) or take() says
+ * stop; the number handed, or take()'s error -- its record is consumed
+ * all the same, as with libbpf's ring_buffer__consume().
+ */
+static int
+ring_consume(struct ring *r, struct bpfexec *b)
+{
+	unsigned long cons = *r->cons;
+	int n = 0;
+
+	while (cons < __atomic_load_n(r->prod, __ATOMIC_ACQUIRE)) {
+		size_t off = cons & (r->size - 1);
+		uint32_t hdr = __atomic_load_n((const uint32_t *)(r->data + off), __ATOMIC_ACQUIRE);
+		size_t len = hdr & ~(uint32_t)(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
+		const void *rec;
+		int rc = 0;
+
+		if (hdr & BPF_RINGBUF_BUSY_BIT)
+			break;
+		cons += (BPF_RINGBUF_HDR_SZ + len + 7) & ~7ul;
+		off = (off + BPF_RINGBUF_HDR_SZ) & (r->size - 1);
+		if (!(hdr & BPF_RINGBUF_DISCARD_BIT) && (rec = ring_record(r, off, len)) != NULL) {
+			rc = take(b, (void *)rec, len);
+			n++;
+		}
+		__atomic_store_n(r->cons, cons, __ATOMIC_RELEASE);
+		if (rc < 0)
+			return rc;
+	}
+	return n;
+}
+
 int
 bpfexec_open(struct bpfexec **out, size_t rbsize)
 {
@@ -92,11 +194,9 @@ bpfexec_open(struct bpfexec **out, size_t rbsize)
 		goto fail;
 	if ((rc = execbpf__load(b->skel)) < 0 || (rc = execbpf__attach(b->skel)) < 0)
 		goto fail;
-	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.events), take, b, NULL);
-	if (b->rb == NULL) {
-		rc = errno ? -errno : -ENOMEM;
+	if ((rc = ring_map(&b->rb, bpf_map__fd(b->skel->maps.events),
+			   bpf_map__max_entries(b->skel->maps.events))) < 0)
 		goto fail;
-	}
 	*out = b;
 	return 0;
 fail:
@@ -109,7 +209,7 @@ bpfexec_close(struct bpfexec *b)
 {
 	if (b == NULL)
 		return;
-	ring_buffer__free(b->rb);
+	ring_unmap(&b->rb);
 	execbpf__destroy(b->skel);
 	free(b->known);
 	free(b->tracked);
@@ -119,7 +219,7 @@ bpfexec_close(struct bpfexec *b)
 int
 bpfexec_fd(const struct bpfexec *b)
 {
-	return ring_buffer__epoll_fd(b->rb);
+	return b->rb.fd;
 }
 
 int
@@ -144,7 +244,7 @@ bpfexec_recv(struct bpfexec *b, struct procev_event *ev, size_t max)
 	b->out = ev;
 	b->max = max;
 	b->got = 0;
-	int rc = ring_buffer__consume(b->rb);
+	int rc = ring_consume(&b->rb, b);
 	b->drained = rc >= 0;
 	if (rc < 0 && rc != -E2BIG)
 		return rc;

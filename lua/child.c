@@ -338,6 +338,9 @@ child_main(struct hooks *h, int fd)
 	if (rc < 0)
 		fail(s, "%s: Lua helper: dup2: %s", h->script, strerror(-rc));
 	s->fd = rc;
+	char why[256];
+	if (luaload_open(why, sizeof(why)) < 0)
+		fail(s, "%s: Lua helper: %s", h->script, why);
 	set_up(s, h, parent);
 	if ((s->reply = malloc(HOOKS_MSG_MAX)) == NULL)
 		fail(s, "%s: out of memory", h->script);

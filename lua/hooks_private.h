@@ -105,6 +105,10 @@ struct sandbox {
 /* child.c */
 /* The helper's main: never returns. */
 void child_main(struct hooks *h, int fd) ATTR_NORETURN;
+
+/* Load Lua's library (luaload.c): in the helper, before its limits and
+ * its drop of privileges; 0, or -1 with dlerror()'s words in err. */
+int luaload_open(char *err, size_t errlen);
 /* Ask the caller (ASK_* below); the answer is copied into buf (NUL
  * added), its length returned, or -ENOENT when there is none
  * (-ENAMETOOLONG: key is too long to ask about). */

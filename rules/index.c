@@ -65,7 +65,8 @@ index_free(struct rules_index *ix)
 	if (ix == NULL)
 		return;
 	while ((s = map_next(&ix->map, &cursor)) != NULL)
-		free(s->list.v);
+		if (s->list.cap > 0)
+			free(s->list.u.v);
 	map_free(&ix->map);
 	free(ix);
 }
@@ -85,18 +86,25 @@ index_add(struct rules_index *ix, int kind, int pmode, uint32_t id, const char *
 	if (fresh)
 		*s = key;
 	struct rule_list *l = &s->list;
-	if (l->n > 0 && l->v[l->n - 1] == r)
+	if (l->n > 0 && rule_list_at(l, l->n - 1) == r)
 		return 0; /* filed twice under one key (e.g. member and gid) */
-	if (l->n == l->cap) {
-		uint32_t cap = l->cap ? l->cap * 2 : 2;
-		uint32_t *v = realloc(l->v, cap * sizeof(*v));
+	if (l->n == 0) { /* the first: in place */
+		l->u.one = r;
+		l->n = 1;
+		return 0;
+	}
+	if (l->n >= l->cap) { /* from the one in place, or full */
+		uint32_t cap = l->cap ? l->cap * 2 : 4;
+		uint32_t *v = realloc(l->cap ? l->u.v : NULL, cap * sizeof(*v));
 
 		if (v == NULL)
 			return -ENOMEM;
-		l->v = v;
+		if (l->cap == 0)
+			v[0] = l->u.one;
+		l->u.v = v;
 		l->cap = cap;
 	}
-	l->v[l->n++] = r;
+	l->u.v[l->n++] = r;
 	return 0;
 }
 

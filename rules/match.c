@@ -239,13 +239,13 @@ successor(void *arg, const struct rule_list *l)
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if ((int64_t)l->v[mid] <= m->last)
+		if ((int64_t)rule_list_at(l, mid) <= m->last)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < l->n && l->v[lo] < m->best)
-		m->best = l->v[lo];
+	if (lo < l->n && rule_list_at(l, lo) < m->best)
+		m->best = rule_list_at(l, lo);
 }
 
 /* Next rule number in file order, each once; UINT32_MAX at the end. */
@@ -263,10 +263,10 @@ merge_next(struct merge *m)
 		return m->best;
 	}
 	for (size_t i = 0; i < m->n; i++)
-		if (c[i].pos < c[i].list->n && c[i].list->v[c[i].pos] < best)
-			best = c[i].list->v[c[i].pos];
+		if (c[i].pos < c[i].list->n && rule_list_at(c[i].list, c[i].pos) < best)
+			best = rule_list_at(c[i].list, c[i].pos);
 	for (size_t i = 0; i < m->n; i++)
-		if (c[i].pos < c[i].list->n && c[i].list->v[c[i].pos] == best)
+		if (c[i].pos < c[i].list->n && rule_list_at(c[i].list, c[i].pos) == best)
 			c[i].pos++;
 	return best;
 }

@@ -88,22 +88,23 @@ struct rules_options {
 
 /* One rule as written; owned by its rule set. */
 struct rules_rule {
+	/* (in this order so that no padding is left: one per rule) */
 	const char *file; /* file the rule came from */
 	unsigned line;	  /* 1-based line number */
 	enum rules_key_kind kind;
 	const char *key;	 /* user or group name, or "*" */
-	uint32_t id;		 /* uid or gid; 0 for "*" */
 	const char *process;	 /* process pattern, or NULL */
 	const char *controllers; /* as written, e.g. "cpu,name=classes" */
 	const char *dest;	 /* destination as written (escapes kept) */
+	uint32_t id;		 /* uid or gid; 0 for "*" */
 	unsigned options;	 /* RULES_OPT_* */
+	uint64_t hits;		 /* decisions this rule made */
 	bool continuation;	 /* written as "%" */
 	bool templated;		 /* dest has %u %U %g %G %p %P */
-	uint64_t hits;		 /* decisions this rule made */
 	/* private to rules/ */
+	uint8_t pmode; /* how the process field is matched */
 	uint32_t head; /* index of the rule this one continues */
 	uint64_t mask; /* bound hierarchies the rule names */
-	uint8_t pmode; /* how the process field is matched */
 };
 
 /*

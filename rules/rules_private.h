@@ -30,11 +30,23 @@ struct arena {
 char *arena_strdup(struct arena *a, const char *s);
 void arena_free(struct arena *a);
 
-/* Sorted list of rule numbers. */
+/* Sorted list of rule numbers: n of them, in u.v (malloc'd for cap) or,
+ * while there is only one (cap 0), in u.one -- as under most keys of a
+ * large rules file, which so take no allocation of their own. */
 struct rule_list {
-	uint32_t *v;
+	union {
+		uint32_t *v;
+		uint32_t one;
+	} u;
 	uint32_t n, cap;
 };
+
+/* Rule number i of l (i < l->n). */
+static inline uint32_t
+rule_list_at(const struct rule_list *l, uint32_t i)
+{
+	return l->cap == 0 ? l->u.one : l->u.v[i];
+}
 
 struct rules_index;
 struct rules_index *index_new(void);

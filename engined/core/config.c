@@ -284,6 +284,7 @@ static cfg_opt_t opts[] = {
 	CFG_INT_CB("lua-memory", 33554432, CFGF_NONE, config_parse_ranged),
 	CFG_INT_CB("lua-timeout", 100, CFGF_NONE, config_parse_ranged),
 	CFG_INT_CB("netlink-buffer", 4194304, CFGF_NONE, config_parse_ranged),
+	CFG_INT_CB("bpf-buffer", 262144, CFGF_NONE, config_parse_ranged),
 	CFG_INT_CB("nice", CONFIG_NICE_DEFAULT, CFGF_NONE, config_parse_ranged),
 	CFG_INT_CB("realtime-priority", 0, CFGF_NONE, config_parse_ranged),
 	CFG_BOOL("exec-gate", cfg_false, CFGF_NONE),
@@ -352,6 +353,7 @@ copy_config(cfg_t *cfg, struct config *c)
 	c->lua_memory = cfg_getint(cfg, "lua-memory");
 	c->lua_timeout = cfg_getint(cfg, "lua-timeout");
 	c->netlink_buffer = cfg_getint(cfg, "netlink-buffer");
+	c->bpf_buffer = cfg_getint(cfg, "bpf-buffer");
 	c->nice = (int)cfg_getint(cfg, "nice");
 	c->rt_priority = (int)cfg_getint(cfg, "realtime-priority");
 	c->exec_gate = cfg_getbool(cfg, "exec-gate");

@@ -26,6 +26,7 @@ static const struct range {
 	{ "lua-memory", 65536, 17179869184L, "a size from 65536 to 17179869184 bytes" },
 	{ "lua-timeout", 1, 10000, "a time from 1 to 10000 ms" },
 	{ "netlink-buffer", 1, 268435456, "a size from 1 to 268435456 bytes" },
+	{ "bpf-buffer", 1, 67108864, "a size from 1 to 67108864 bytes" },
 	{ "nice", -20, 19, "a priority from -20 to 19" },
 	{ "realtime-priority", 0, 99, "0 (off) or a priority from 1 to 99" },
 	/* up to what the state file keeps */

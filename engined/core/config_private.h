@@ -32,7 +32,7 @@ int config_check_process(cfg_t *cfg, cfg_opt_t *opt);
 /*
  * libconfuse parse callback of the integer keys with a range (every
  * count and size of cgengined.conf: lua-instructions, lua-memory,
- * lua-timeout, netlink-buffer, nice, realtime-priority, boosts-per-user,
+ * lua-timeout, netlink-buffer, bpf-buffer, nice, realtime-priority, boosts-per-user,
  * a profile's max-boosts): decimal only,
  * refused outside its range with the range in the message.
  */

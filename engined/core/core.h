@@ -166,6 +166,7 @@ struct config {
 	long lua_memory;
 	long lua_timeout; /* milliseconds of the helper's CPU per hook call */
 	long netlink_buffer; /* initial receive buffer of the proc connector */
+	long bpf_buffer;     /* the BPF event source's ring buffer, read at start */
 	int nice;	     /* the daemon's scheduling priority, -20..19 */
 	int rt_priority;     /* realtime-priority: SCHED_RR at 1..99, 0 = off */
 	bool exec_gate;	     /* exec-gate: place gated execs before they run */

@@ -39,6 +39,9 @@
 
 #include <errno.h>
 #include <ev.h>
+#ifdef HAVE_MALLOC_TRIM
+#include <malloc.h>
+#endif
 #include <poll.h>
 #include <sched.h>
 #include <sys/resource.h>
@@ -664,10 +667,22 @@ apply_cb(void *arg, const struct config *cfg)
 	gateloop_update(&e->gate, e->core, e->loop); /* the binaries to hold */
 }
 
-/* Around every reload: tell systemd. */
+/* Give the kernel back the heap a start or reload freed (libbpf's copy
+ * of the kernel's BTF, the old rules' tables): malloc keeps it else. */
+static void
+trim_heap(void)
+{
+#ifdef HAVE_MALLOC_TRIM
+	malloc_trim(0);
+#endif
+}
+
+/* Around every reload: tell systemd; after it, trim the heap. */
 static void
 reloading_cb(void *arg, bool begin)
 {
+	if (!begin)
+		trim_heap();
 	notify_systemd(begin ? "RELOADING=1" : "READY=1");
 }
 
@@ -718,8 +733,8 @@ log_report(void *arg, const char *msg)
 	log_error("%s", msg);
 }
 
-/* A ring buffer about the size of netlink-buffer: a power of two,
- * 64 KiB to 64 MiB. */
+/* The ring buffer of bpf-buffer's size: a power of two, 64 KiB to
+ * 64 MiB, rounded down. */
 static size_t
 ringbuf_size(long want)
 {
@@ -747,7 +762,7 @@ open_source(struct engine *e, const struct config *cfg)
 		log_notice("event source: netlink (event-source = netlink)");
 		return 0;
 	}
-	rc = bpfexec_open(&e->bpf, ringbuf_size(cfg->netlink_buffer));
+	rc = bpfexec_open(&e->bpf, ringbuf_size(cfg->bpf_buffer));
 	const char *why = rc == -EOPNOTSUPP ? "this build has no BPF support" : strerror(-rc);
 	if (rc == 0) {
 		core_set_event_source(e->core, "bpf");
@@ -913,6 +928,7 @@ engine_run(struct engine *e)
 	 * the sets are first filled, so no change is missed; the exec gate:
 	 * its marks before the scan, as the proc connector), then scans */
 	core_start(e->core, ev_now(e->loop));
+	trim_heap();
 	if (e->gnome != NULL) /* the scopes there: is one focused already? */
 		gnomefg_process(e->gnome, ev_now(e->loop));
 	log_notice("ready: running processes classified (%llu moves)",

@@ -99,7 +99,7 @@ daemon_stop; stop_kids
 
 # a ring buffer too small for a storm: lost events, a rescan
 write_config 'event-source = "bpf"
-netlink-buffer = 1
+bpf-buffer = 1
 log-level = "notice"'
 daemon_start || bail "daemon"
 kill -STOP "$DAEMON_PID"

@@ -13,6 +13,7 @@ add_user "${TAG}u"
 program "${TAG}long"; program "${TAG}short" /bin/true
 echo "${TAG}u:${TAG}long name=${TAG}cls /long" >"$T/cgrules.conf"
 write_config 'netlink-buffer = 1
+bpf-buffer = 1
 log-level = "notice"'
 daemon_start || bail "daemon"
 

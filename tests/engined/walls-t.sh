@@ -8,14 +8,16 @@
 # transports <systemd/sd-bus.h>: the systemd backend's (at most 800
 # lines), the D-Bus door's, engined/daemon/dbus.c (its decision
 # table, dbusauth.c, is pure: no sd-bus), and the foreground's to the
-# users' managers, engined/daemon/fgunit.c; the
+# users' managers, engined/daemon/fgunit.c -- and the loader of their
+# sd-bus functions, engined/daemon/sdload.c, so that the daemon does
+# not load libsystemd at start; the
 # core's verbs return values and hold no renderer (engined/render/
 # writes them, on top of the core); no file of engined/ is longer than
 # 1,000 lines; every source, script and build file carries the
 # licence's SPDX line.
 . "$SRCDIR/tests/tap/tap.sh"
 command -v nm >/dev/null || skip_all "needs nm (binutils)"
-plan 16
+plan 17
 
 lib="$BUILDDIR/engined/core/libcore.a"
 undef=$(nm -u "$lib" 2>/dev/null | awk '{print $NF}' | sort -u)
@@ -39,12 +41,14 @@ is "" "$(nm "$BUILDDIR/tests/engined/core/core-t" | awk '{print $NF}' |
 if command -v ldd >/dev/null; then
 	is "" "$(ldd "$BUILDDIR/tests/engined/core/core-t" | grep -E 'libev|libsystemd|libmnl|libnftnl')" \
 		"core-t loads none of libev, libsystemd, libmnl, libnftnl"
+	is "" "$(ldd "$BUILDDIR/cgengined" | grep -E 'libsystemd|liblua|libnftnl|libmnl|libnl-')" \
+		"cgengined loads no libsystemd, Lua, libnftnl or libmnl at start (sdload.c, luaload.c, nftload.c do when used)"
 	mq="$BUILDDIR/tests/engined/backend/movequeue-t"
 	ok "the move queue's test is built" test -x "$mq"
 	is "" "$(ldd "$mq" 2>&1 | grep -E 'libsystemd|not a dynamic|No such file')" \
 		"movequeue-t loads no libsystemd"
 else
-	skip 3 "needs ldd"
+	skip 4 "needs ldd"
 fi
 is "" "$(cd "$SRCDIR" && grep -l '#include <ev.h>' engined/core/*.[ch] engined/render/*.[ch] rules/*.[ch] kernel/*.[ch] lua/*.[ch] util/*.[ch] 2>/dev/null)" \
 	"<ev.h> only inside engined/daemon/"
@@ -57,8 +61,8 @@ is "" "$(nm "$lib" 2>/dev/null | awk '$2 ~ /^[Tt]$/ { print $3 }' | grep -E '^(t
 is "" "$(cd "$SRCDIR" && grep -lE '^#include "(engined/render/.*|render\.h)"' engined/core/*.[ch] 2>/dev/null)" \
 	"no core file includes a header of the renderers"
 sdbus=$(cd "$SRCDIR" && grep -rl '#include <systemd/sd-bus.h>' engined | sort)
-is "engined/backend/systemd/sdbus.c engined/daemon/dbus.c engined/daemon/fgunit.c" "$(echo $sdbus)" \
-	"only the systemd backend's transport, the D-Bus door and the users' managers' include <systemd/sd-bus.h>"
+is "engined/backend/systemd/sdbus.c engined/daemon/dbus.c engined/daemon/fgunit.c engined/daemon/sdload.c" "$(echo $sdbus)" \
+	"only the systemd backend's transport, the D-Bus door, the users' managers' and their loader include <systemd/sd-bus.h>"
 lines=$(cd "$SRCDIR" && wc -l <engined/backend/systemd/sdbus.c)
 ok "the systemd backend's sd-bus transport is at most 800 lines ($lines)" test "$lines" -le 800
 is "" "$(cd "$SRCDIR" && find engined -name '*.[ch]' -exec wc -l {} + | awk '$2 != "total" && $1 > 1000')" \

@@ -95,6 +95,8 @@ test_ranges(void)
 		  offsetof(struct config, lua_timeout) },
 		{ "netlink-buffer", "0", "1", "268435456", "268435457",
 		  "a size from 1 to 268435456 bytes", offsetof(struct config, netlink_buffer) },
+		{ "bpf-buffer", "0", "1", "67108864", "67108865",
+		  "a size from 1 to 67108864 bytes", offsetof(struct config, bpf_buffer) },
 		{ "boosts-per-user", "0", "1", "100000", "100001",
 		  "a number of boosts from 1 to 100000",
 		  offsetof(struct config, boosts_per_user) },
@@ -322,7 +324,7 @@ main(void)
 {
 	struct config *c;
 
-	plan(53 + 30 + 15 + 7 + 15 + 4 + 8 + 13 + 2);
+	plan(55 + 36 + 15 + 7 + 15 + 4 + 8 + 13 + 2);
 	c = load("no-such.conf", true);
 	ok(c != NULL, "a missing optional file gives the defaults");
 	is_string("", c->file, "no file read");
@@ -336,6 +338,7 @@ main(void)
 	is_string("syslog", c->log, "default log");
 	ok(c->remove_empty, "remove-empty defaults to true");
 	is_int(1000000, c->lua_instructions, "default lua-instructions");
+	is_int(262144, c->bpf_buffer, "default bpf-buffer: 256 KiB");
 	is_int(-10, c->nice, "default nice: raised");
 	is_int(0, c->rt_priority, "no real-time priority by default");
 	is_int(32, c->boosts_per_user, "32 boosts per user by default");
@@ -362,6 +365,7 @@ main(void)
 	is_int(5000, c->lua_instructions, "lua-instructions");
 	is_int(1048576, c->lua_memory, "lua-memory");
 	is_int(8388608, c->netlink_buffer, "netlink-buffer");
+	is_int(1048576, c->bpf_buffer, "bpf-buffer");
 	is_int(5, c->nice, "nice");
 	is_int(7, c->rt_priority, "realtime-priority");
 	is_int(2, (long long)c->ngroups, "two groups");
