@@ -2,8 +2,7 @@
 /*
  * procev.c -- the kernel's process connector over netlink.
  *
- * A plain netlink socket, bound by the kernel to a port of its choice
- * and subscribed to the connector's group; datagrams are then
+ * libnl-3 creates, binds and subscribes the socket; datagrams are then
  * read with recvmmsg(), DGRAMS at a time (procev_recv), and decoded by
  * procev_decode(), a pure function that unit tests and fuzzers can feed
  * any bytes.
@@ -20,14 +19,16 @@
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
 #include <linux/netlink.h>
+#include <netlink/netlink.h>
+#include <netlink/socket.h>
 
 #define RCVBUF_MAX (64 << 20)
 #define DGRAMS	   32	/* datagrams taken per recvmmsg() */
 #define DGRAM_SIZE 1024 /* one proc event needs about 80 bytes */
 
 struct procev {
+	struct nl_sock *sk;
 	int fd;
-	uint32_t port; /* the socket's netlink port, the kernel's choice */
 	int rcvbuf;
 	char buf[DGRAMS][DGRAM_SIZE];
 	struct sockaddr_nl from[DGRAMS];
@@ -165,14 +166,12 @@ control(struct procev *p, const void *data, size_t len)
 	memset(buf, 0, sizeof(buf));
 	nh->nlmsg_len = NLMSG_LENGTH(sizeof(*cn) + len);
 	nh->nlmsg_type = NLMSG_DONE;
-	nh->nlmsg_pid = p->port;
+	nh->nlmsg_pid = nl_socket_get_local_port(p->sk);
 	cn->id.idx = CN_IDX_PROC;
 	cn->id.val = CN_VAL_PROC;
 	cn->len = (uint16_t)len;
 	memcpy(cn->data, data, len);
-	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
-	ssize_t rc = sendto(p->fd, buf, nh->nlmsg_len, 0, (struct sockaddr *)&kernel,
-			    sizeof(kernel));
+	int rc = nl_sendto(p->sk, buf, nh->nlmsg_len);
 	return rc < 0 ? -EPERM : 0;
 }
 
@@ -233,42 +232,27 @@ set_rcvbuf(struct procev *p, int size)
 	return 0;
 }
 
-/* A non-blocking connector socket in the proc connector's group, its
- * port in *port; the fd, or -EPERM as every failure here (not root). */
-static int
-open_socket(uint32_t *port)
-{
-	struct sockaddr_nl addr = { .nl_family = AF_NETLINK };
-	socklen_t len = sizeof(addr);
-	int group = CN_IDX_PROC;
-	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_CONNECTOR);
-
-	if (fd < 0)
-		return -EPERM;
-	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
-	    getsockname(fd, (struct sockaddr *)&addr, &len) < 0 ||
-	    setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &group, sizeof(group)) < 0) {
-		close(fd);
-		return -EPERM;
-	}
-	*port = addr.nl_pid;
-	return fd;
-}
-
 int
 procev_open(struct procev **out, int rcvbuf)
 {
 	struct procev *p = calloc(1, sizeof(*p));
-	int rc;
+	int rc = -ENOMEM;
 
 	*out = NULL;
 	if (p == NULL)
 		return -ENOMEM;
-	if ((p->fd = open_socket(&p->port)) < 0) {
-		rc = p->fd;
-		free(p);
-		return rc;
-	}
+	if ((p->sk = nl_socket_alloc()) == NULL)
+		goto fail;
+	nl_socket_disable_seq_check(p->sk);
+	nl_socket_disable_auto_ack(p->sk);
+	rc = -EPERM;
+	if (nl_connect(p->sk, NETLINK_CONNECTOR) < 0)
+		goto fail;
+	if (nl_socket_add_membership(p->sk, CN_IDX_PROC) < 0)
+		goto fail;
+	if (nl_socket_set_nonblocking(p->sk) < 0)
+		goto fail;
+	p->fd = nl_socket_get_fd(p->sk);
 	if (rcvbuf > 0 && (rc = set_rcvbuf(p, rcvbuf)) < 0)
 		goto fail;
 	if ((rc = subscribe(p, PROC_CN_MCAST_LISTEN)) < 0)
@@ -276,7 +260,8 @@ procev_open(struct procev **out, int rcvbuf)
 	*out = p;
 	return 0;
 fail:
-	close(p->fd);
+	if (p->sk)
+		nl_socket_free(p->sk);
 	free(p);
 	return rc;
 }
@@ -287,7 +272,7 @@ procev_close(struct procev *p)
 	if (p == NULL)
 		return;
 	(void)subscribe(p, PROC_CN_MCAST_IGNORE);
-	close(p->fd);
+	nl_socket_free(p->sk);
 	free(p);
 }
 

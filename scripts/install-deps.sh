@@ -9,7 +9,7 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
     build-essential autoconf automake pkg-config \
-    libconfuse-dev libev-dev liblua5.4-dev libjansson-dev \
+    libconfuse-dev libnl-3-dev libev-dev liblua5.4-dev libjansson-dev \
     libnftnl-dev libmnl-dev libsystemd-dev nftables dbus-daemon \
     cgroup-tools procps passwd util-linux jq valgrind strace \
     python3-prometheus-client python3-yaml curl \

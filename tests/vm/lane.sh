@@ -41,7 +41,7 @@ LANE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # use.
 LANE_PACKAGES="systemd systemd-sysv udev dbus libpam-systemd polkitd kmod initramfs-tools
 linux-image-amd64 nftables iproute2 procps passwd
-libconfuse2 libev4 liblua5.4-0 libjansson4 libnftnl11 libmnl0"
+libconfuse2 libnl-3-200 libev4 liblua5.4-0 libjansson4 libnftnl11 libmnl0"
 
 # No documentation, manuals or translations; no drivers a VM never uses.
 LANE_MMDEBSTRAP_OPTS=(--variant=minbase
