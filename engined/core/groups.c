@@ -221,6 +221,8 @@ struct walk {
 };
 
 static void walk_inner(struct core *c, const char *path, unsigned depth, bool enable);
+static void level_settings(struct core *c, const struct verdict *v, const char *path,
+			   unsigned k);
 
 static int
 walk_child(void *arg, const char *name)
@@ -232,6 +234,10 @@ walk_child(void *arg, const char *name)
 		return 0; /* the service manager's, or the daemon's leaf */
 	if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", w->path, name) >= sizeof(sub))
 		return 0;
+	/* a former run's group: disabling the controllers at its stop took
+	 * their files, enabled again they hold the kernel's defaults */
+	if (w->enable)
+		level_settings(w->c, NULL, sub, w->depth + 1);
 	walk_inner(w->c, sub, w->depth + 1, w->enable);
 	return 0;
 }
@@ -363,6 +369,27 @@ level_templated(struct core *c, const struct verdict *vs, const char *path, unsi
 	return t != NULL && strchr(t, '%') != NULL;
 }
 
+/* Write the settings of level k of the composed group path, as its
+ * dimension's group section (or, for a level the verdict v made from a
+ * template, the template's) says.  Without v a templated level gets
+ * only a section naming its own path. */
+static void
+level_settings(struct core *c, const struct verdict *v, const char *path, unsigned k)
+{
+	const struct policy *p = c->pol;
+	char dimpath[RULES_DEST_MAX], tmpl[RULES_DEST_MAX];
+	int i = layout_level(p, path, k, dimpath, sizeof(dimpath));
+
+	if (i < 0)
+		return;
+	const char *t = v != NULL && v->move ? template_prefix(v, dimpath, tmpl, sizeof(tmpl))
+					     : NULL;
+	const struct group_conf *g = policy_settings(p, (size_t)i, dimpath);
+	if (g == NULL && t != NULL)
+		g = policy_settings(p, (size_t)i, t); /* settings for the template */
+	apply_settings(c, p->v2, path, g);
+}
+
 /* Level k of the composed group was made: controllers below it (an
  * inner level), its settings, removal once empty (made). */
 static void
@@ -370,7 +397,7 @@ level_made(struct core *c, const struct verdict *vs, const char *path, unsigned 
 	   unsigned levels, bool made)
 {
 	const struct policy *p = c->pol;
-	char dimpath[RULES_DEST_MAX], tmpl[RULES_DEST_MAX];
+	char dimpath[RULES_DEST_MAX];
 	int i = layout_level(p, path, k, dimpath, sizeof(dimpath));
 
 	c->stats.groups_created++;
@@ -379,13 +406,7 @@ level_made(struct core *c, const struct verdict *vs, const char *path, unsigned 
 		enable_below(c, path);
 	if (i < 0)
 		return;
-	const struct verdict *v = vs != NULL ? &vs[i] : NULL;
-	const char *t = v != NULL && v->move ? template_prefix(v, dimpath, tmpl, sizeof(tmpl))
-					     : NULL;
-	const struct group_conf *g = policy_settings(p, (size_t)i, dimpath);
-	if (g == NULL && t != NULL)
-		g = policy_settings(p, (size_t)i, t); /* settings for the template */
-	apply_settings(c, p->v2, path, g);
+	level_settings(c, vs != NULL ? &vs[i] : NULL, path, k);
 	nftsets_made(c, p->v2, path);
 	if (made && p->cfg->remove_empty)
 		groups_made(c, p->v2, path);

@@ -583,6 +583,16 @@ fixture_v2_file(struct fixture *f, const char *group, const char *file)
 }
 
 void
+fixture_v2_write(struct fixture *f, const char *group, const char *file, const char *value)
+{
+	char path[700];
+
+	snprintf(path, sizeof(path), "%s%s/%s", f->cg2,
+		 strcmp(group, "/") == 0 ? "" : group, file);
+	put(path, "%s", value);
+}
+
+void
 fixture_files(struct fixture *f, const char *extra_conf, const char *rules)
 {
 	put(f->conf,

@@ -95,6 +95,9 @@ void fixture_proc_v2(struct fixture *f, pid_t pid, const char *path);
 const char *fixture_group_v2(struct fixture *f, pid_t pid);
 /* The content of a file in the v2 tree ("" if none): "/a/b", "cpu.weight". */
 const char *fixture_v2_file(struct fixture *f, const char *group, const char *file);
+/* Write a file in the v2 tree as the kernel would show it (a test's "the
+ * kernel reset it"). */
+void fixture_v2_write(struct fixture *f, const char *group, const char *file, const char *value);
 
 /* A kernel event, for core_event(). */
 struct procev_event fixture_event(enum procev_type type, pid_t pid, pid_t parent);

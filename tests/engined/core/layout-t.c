@@ -323,7 +323,9 @@ build_error(struct fixture *f)
  * service manager can start the daemon in it again, as systemd before
  * DelegateSubgroup= does); the restarted daemon (a new core, the
  * processes where the old one put them) moves itself into its leaf,
- * enables the controllers again along the existing tree and moves
+ * enables the controllers again along the existing tree, writes each
+ * existing group's settings again (disabling a controller took its
+ * files; enabled again, they hold the kernel's defaults) and moves
  * nothing that is in place.
  */
 static void
@@ -337,6 +339,11 @@ test_restart(void)
 	is_string("/svc/profs/default/www", fixture_group_v2(&fx, 100),
 		  "... and the processes stay where they are");
 	fixture_proc_v2(&fx, getpid(), "/svc"); /* where systemd starts it */
+	/* the kernel dropped the controllers' files with them; enabled
+	 * again, they hold the defaults */
+	fixture_v2_write(&fx, "/svc/profs", "cpu.weight", "100");
+	fixture_v2_write(&fx, "/svc/profs", "memory.max", "max");
+	fixture_v2_write(&fx, "/svc/students/default/www", "io.weight", "100");
 	struct core *c = fixture_core(&fx);
 	if (c == NULL)
 		bail("cannot build a second core");
@@ -349,6 +356,12 @@ test_restart(void)
 		  fixture_v2_file(&fx, "/svc/profs/default", "cgroup.subtree_control"),
 		  "controllers enabled again along the existing tree");
 	is_int(0, (long long)core_stats(c)->moves, "nothing in place is moved again");
+	is_string("39", fixture_v2_file(&fx, "/svc/profs", "cpu.weight"),
+		  "an existing class's settings written again (the defaults came back)");
+	is_string("1073741824", fixture_v2_file(&fx, "/svc/profs", "memory.max"),
+		  "... every one of them");
+	is_string("200", fixture_v2_file(&fx, "/svc/students/default/www", "io.weight"),
+		  "... on every level of the tree");
 	is_string("/svc/students/default/www", fixture_group_v2(&fx, 200),
 		  "the student's browser stays");
 	core_stop(c);
@@ -687,7 +700,7 @@ test_limit(void)
 int
 main(void)
 {
-	plan(77 + 7 + 9 + 7);
+	plan(77 + 7 + 9 + 7 + 3);
 	test_pure();
 	fixture_init(&fx);
 	fixture_v2(&fx, "cpu io memory pids", "/svc");
