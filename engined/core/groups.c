@@ -171,8 +171,9 @@ in_list(const char *list, const char *tok, size_t n)
 }
 
 /* Enable the policy's controllers (those available, not yet enabled)
- * below v2 group path. */
-static void
+ * below v2 group path; whether it enabled one (its children's files for
+ * it are new then, holding the kernel's defaults). */
+static bool
 enable_below(struct core *c, const char *path)
 {
 	const struct policy *p = c->pol;
@@ -181,12 +182,12 @@ enable_below(struct core *c, const char *path)
 	size_t used = 0, n;
 
 	if (fs->look.get == NULL || p->controllers[0] == '\0')
-		return;
+		return false;
 	int rc = backend_get(fs, p->v2, path, "cgroup.controllers", avail, sizeof(avail));
 	if (rc < 0) {
 		log_warning("cannot read unified:%s/cgroup.controllers: %s", path,
 			    strerror(-rc));
-		return;
+		return false;
 	}
 	if (backend_get(fs, p->v2, path, "cgroup.subtree_control", on, sizeof(on)) < 0)
 		on[0] = '\0';
@@ -197,10 +198,10 @@ enable_below(struct core *c, const char *path)
 		used += (size_t)snprintf(want + used, sizeof(want) - used, "%s+%.*s",
 					 used ? " " : "", (int)n, s);
 		if (used >= sizeof(want))
-			return;
+			return false;
 	}
 	if (want[0] == '\0')
-		return;
+		return false;
 	rc = backend_set(fs, p->v2, path, "cgroup.subtree_control", want);
 	if (rc < 0)
 		log_warning("cannot enable %s below unified:%s: %s%s", want, path[0] ? path : "/",
@@ -210,6 +211,7 @@ enable_below(struct core *c, const char *path)
 					 : "");
 	else
 		log_info("enabled %s below unified:%s", want, path[0] ? path : "/");
+	return rc == 0;
 }
 
 /* Walking the composed tree: each inner group below a path. */
@@ -218,6 +220,7 @@ struct walk {
 	const char *path;
 	unsigned depth; /* of path below the root */
 	bool enable;	/* true: enable top-down; false: disable bottom-up */
+	bool fresh;	/* enabling: controllers were enabled below path just now */
 };
 
 static void walk_inner(struct core *c, const char *path, unsigned depth, bool enable);
@@ -235,8 +238,11 @@ walk_child(void *arg, const char *name)
 	if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", w->path, name) >= sizeof(sub))
 		return 0;
 	/* a former run's group: disabling the controllers at its stop took
-	 * their files, enabled again they hold the kernel's defaults */
-	if (w->enable)
+	 * their files, enabled again just now they hold the kernel's
+	 * defaults.  Where they stayed on (a reload, a service manager's
+	 * slices) the files are left as they are: an administrator's
+	 * change wins. */
+	if (w->enable && w->fresh)
 		level_settings(w->c, NULL, sub, w->depth + 1);
 	walk_inner(w->c, sub, w->depth + 1, w->enable);
 	return 0;
@@ -271,12 +277,12 @@ static void
 walk_inner(struct core *c, const char *path, unsigned depth, bool enable)
 {
 	const struct backend *fs = c->env.cgfs;
-	struct walk w = { c, path, depth, enable };
+	struct walk w = { c, path, depth, enable, false };
 
 	if (depth >= layout_levels(c->pol))
 		return; /* a leaf */
 	if (enable)
-		enable_below(c, path);
+		w.fresh = enable_below(c, path);
 	if (fs->look.children != NULL)
 		(void)backend_children(fs, c->pol->v2, path, walk_child, &w);
 	if (!enable)
@@ -403,7 +409,7 @@ level_made(struct core *c, const struct verdict *vs, const char *path, unsigned 
 	c->stats.groups_created++;
 	log_info("created group unified:%s", path);
 	if (k < levels)
-		enable_below(c, path);
+		(void)enable_below(c, path);
 	if (i < 0)
 		return;
 	level_settings(c, vs != NULL ? &vs[i] : NULL, path, k);

@@ -325,8 +325,8 @@ build_error(struct fixture *f)
  * processes where the old one put them) moves itself into its leaf,
  * enables the controllers again along the existing tree, writes each
  * existing group's settings again (disabling a controller took its
- * files; enabled again, they hold the kernel's defaults) and moves
- * nothing that is in place.
+ * files; enabled again, they hold the kernel's defaults), but not at a
+ * reload, where they stayed on, and moves nothing that is in place.
  */
 static void
 test_restart(void)
@@ -362,6 +362,10 @@ test_restart(void)
 		  "... every one of them");
 	is_string("200", fixture_v2_file(&fx, "/svc/students/default/www", "io.weight"),
 		  "... on every level of the tree");
+	fixture_v2_write(&fx, "/svc/profs", "cpu.weight", "55"); /* the admin's */
+	is_int(0, core_reload(c, 2.0), "reloaded");
+	is_string("55", fixture_v2_file(&fx, "/svc/profs", "cpu.weight"),
+		  "a reload leaves the files of groups whose controllers stayed on");
 	is_string("/svc/students/default/www", fixture_group_v2(&fx, 200),
 		  "the student's browser stays");
 	core_stop(c);
@@ -700,7 +704,7 @@ test_limit(void)
 int
 main(void)
 {
-	plan(77 + 7 + 9 + 7 + 3);
+	plan(77 + 7 + 9 + 7 + 5);
 	test_pure();
 	fixture_init(&fx);
 	fixture_v2(&fx, "cpu io memory pids", "/svc");
