@@ -6,7 +6,12 @@
  * turns its records into the proc connector's EXEC events, so the core
  * sees one kind of event whichever source runs -- with what the record
  * says of the task attached (bpfexec_known(), bpfrecord.c), which the
- * core takes instead of reading /proc.
+ * core takes instead of reading /proc.  Its socket filter on uid and
+ * gid changes (cge_ids, attached by the daemon to a connector socket)
+ * writes those that pass to the same ring buffer: they become the
+ * connector's UID and GID events.  Where that one does not load, the
+ * exec's program is loaded alone, and bpfexec_ids() says why: the
+ * daemon reads those changes from the connector then.
  *
  * Built without libbpf, every function fails with -EOPNOTSUPP.
  */
@@ -39,6 +44,7 @@ struct bpfexec {
 	uint64_t drops_seen;
 	pid_t *tracked; /* the thread groups in the pids map, malloc'd */
 	size_t ntracked;
+	int ids; /* 0: cge_ids is attached; else -errno, why not */
 };
 
 static int
@@ -54,13 +60,16 @@ take(void *ctx, void *data, size_t len)
 {
 	struct bpfexec *b = ctx;
 	const struct execbpf_event *r = data;
-	struct procev_event *ev;
-
+	struct procev_event *ev = &b->out[b->got];
 	struct task_known *k = &b->known[b->got];
 
+	if (bpfexec_ids_event(data, len, ev) == 0) {
+		b->got++;
+		return b->got == b->max ? -E2BIG : 0;
+	}
 	if (bpfexec_known(data, len, k) < 0)
-		return 0;
-	ev = &b->out[b->got++];
+		return 0; /* a record of no use: a wake-up (exec.bpf.c) */
+	b->got++;
 	memset(ev, 0, sizeof(*ev));
 	ev->type = PROCEV_EXEC;
 	ev->pid = (pid_t)r->pid;
@@ -70,11 +79,37 @@ take(void *ctx, void *data, size_t len)
 	return b->got == b->max ? -E2BIG : 0;
 }
 
+/*
+ * Open, size and load the skeleton into b->skel, and attach its exec
+ * program; with ids, load the socket filter on uid and gid changes too
+ * (the daemon attaches it to its connector socket).  0, or -errno (then
+ * b->skel may be set: the caller destroys it).
+ */
+static int
+load(struct bpfexec *b, size_t rbsize, bool ids)
+{
+	struct execbpf *s;
+	int rc;
+
+	if ((s = b->skel = execbpf__open()) == NULL)
+		return errno ? -errno : -EINVAL;
+	if ((rc = bpf_map__set_max_entries(s->maps.events, (__u32)rbsize)) < 0 ||
+	    (rc = bpf_program__set_autoload(s->progs.cge_ids, ids)) < 0 ||
+	    (rc = execbpf__load(s)) < 0)
+		return rc;
+	if ((s->links.cge_exec = bpf_program__attach(s->progs.cge_exec)) == NULL)
+		return errno ? -errno : -EINVAL;
+	if (ids)
+		b->ids = 0;
+	return 0;
+}
+
 int
 bpfexec_open(struct bpfexec **out, size_t rbsize)
 {
 	struct bpfexec *b;
 	const char *fail = getenv("CGENGINED_TEST_BPF_FAIL");
+	const char *noids = getenv("CGENGINED_TEST_BPF_NOIDS");
 	int rc;
 
 	*out = NULL;
@@ -84,13 +119,15 @@ bpfexec_open(struct bpfexec **out, size_t rbsize)
 		return -ENOMEM;
 	if (getenv("CGENGINED_BPF_DEBUG") == NULL)
 		libbpf_set_print(silent);
-	if ((b->skel = execbpf__open()) == NULL) {
-		rc = errno ? -errno : -EINVAL;
-		goto fail;
+	b->ids = -EPERM; /* (the test's reason, when it asks for none) */
+	if (noids == NULL || strcmp(noids, "1") != 0) {
+		if ((rc = load(b, rbsize, true)) < 0) { /* again, without it */
+			b->ids = rc;
+			execbpf__destroy(b->skel);
+			b->skel = NULL;
+		}
 	}
-	if ((rc = bpf_map__set_max_entries(b->skel->maps.events, (__u32)rbsize)) < 0)
-		goto fail;
-	if ((rc = execbpf__load(b->skel)) < 0 || (rc = execbpf__attach(b->skel)) < 0)
+	if (b->skel == NULL && (rc = load(b, rbsize, false)) < 0)
 		goto fail;
 	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.events), take, b, NULL);
 	if (b->rb == NULL) {
@@ -102,6 +139,19 @@ bpfexec_open(struct bpfexec **out, size_t rbsize)
 fail:
 	bpfexec_close(b);
 	return rc;
+}
+
+int
+bpfexec_ids(const struct bpfexec *b)
+{
+	return b->ids < 0 ? b->ids : bpf_program__fd(b->skel->progs.cge_ids);
+}
+
+void
+bpfexec_want_ids(struct bpfexec *b, bool uid, bool gid)
+{
+	__atomic_store_n(&b->skel->data->want_uid, uid ? 1u : 0u, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&b->skel->data->want_gid, gid ? 1u : 0u, __ATOMIC_SEQ_CST);
 }
 
 void
@@ -278,20 +328,20 @@ bpfexec_filter(struct bpfexec *b, const struct execkeys *k)
 	s->bss->v1_backward = k->hiers_backward;
 	__atomic_store_n(&s->bss->nv1_hiers, (uint32_t)nh, __ATOMIC_SEQ_CST);
 	/* the flip, one store each, the maps of gen whole before it: what
-	 * widens the filter first, what narrows it after */
-	if (k->wide)
-		__atomic_store_n(&s->data->wide, 1u, __ATOMIC_SEQ_CST);
-	if (k->scripts)
-		__atomic_store_n(&s->bss->scripts, 1u, __ATOMIC_SEQ_CST);
-	if (k->nanames > 0)
-		__atomic_store_n(&s->bss->ananicy, 1u, __ATOMIC_SEQ_CST);
+	 * widens the filter first (a map looked in, that may hold keys),
+	 * what narrows it after */
+	bool has[] = { k->wide, k->scripts, k->nanames > 0, !k->wide && k->nuids > 0,
+		       !k->wide && k->ngids > 0, !k->wide && k->nnames > 0 };
+	volatile __u32 *flag[] = { &s->data->wide,    &s->bss->scripts,	 &s->bss->ananicy,
+				   &s->bss->has_uids, &s->bss->has_gids, &s->bss->has_names };
+
+	for (size_t i = 0; i < sizeof(has) / sizeof(has[0]); i++)
+		if (has[i])
+			__atomic_store_n(flag[i], 1u, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&s->bss->gen, gen, __ATOMIC_SEQ_CST);
-	if (!k->scripts)
-		__atomic_store_n(&s->bss->scripts, 0u, __ATOMIC_SEQ_CST);
-	if (k->nanames == 0)
-		__atomic_store_n(&s->bss->ananicy, 0u, __ATOMIC_SEQ_CST);
-	if (!k->wide)
-		__atomic_store_n(&s->data->wide, 0u, __ATOMIC_SEQ_CST);
+	for (size_t i = 0; i < sizeof(has) / sizeof(has[0]); i++)
+		if (!has[i])
+			__atomic_store_n(flag[i], 0u, __ATOMIC_SEQ_CST);
 	clear_all(s, old);
 	return 0;
 }
@@ -321,6 +371,8 @@ bpfexec_track(struct bpfexec *b, const pid_t *pids, size_t n)
 	if (n > 0)
 		memcpy(copy, pids, n * sizeof(*copy));
 	/* the new ones first, then the old ones go: none is missed between */
+	if (n > 0)
+		__atomic_store_n(&b->skel->bss->has_pids, 1u, __ATOMIC_SEQ_CST);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t key = (uint32_t)pids[i];
 		int rc = bpf_map__update_elem(map, &key, sizeof(key), &one, 1, BPF_ANY);
@@ -338,6 +390,8 @@ bpfexec_track(struct bpfexec *b, const pid_t *pids, size_t n)
 		if (!listed(pids, n, b->tracked[i]))
 			(void)bpf_map__delete_elem(map, &key, sizeof(key), 0);
 	}
+	if (n == 0)
+		__atomic_store_n(&b->skel->bss->has_pids, 0u, __ATOMIC_SEQ_CST);
 	free(b->tracked);
 	b->tracked = copy;
 	b->ntracked = n;
@@ -347,9 +401,19 @@ bpfexec_track(struct bpfexec *b, const pid_t *pids, size_t n)
 void
 bpfexec_stats(const struct bpfexec *b, struct bpfexec_stats *out)
 {
-	out->execs = b->skel->bss->execs;
-	out->passed = b->skel->bss->passed;
+	int ncpu = libbpf_num_possible_cpus();
+	struct execbpf_counts *v = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*v)) : NULL;
+	uint32_t zero = 0;
+
+	memset(out, 0, sizeof(*out));
 	out->drops = b->skel->bss->drops;
+	if (v != NULL && bpf_map__lookup_elem(b->skel->maps.counts, &zero, sizeof(zero), v,
+					      (size_t)ncpu * sizeof(*v), 0) == 0)
+		for (int i = 0; i < ncpu; i++) {
+			out->execs += v[i].execs;
+			out->passed += v[i].passed;
+		}
+	free(v);
 }
 
 #else /* !HAVE_BPF */
@@ -405,6 +469,17 @@ void
 bpfexec_stats(const struct bpfexec *b, struct bpfexec_stats *out)
 {
 	memset(out, 0, sizeof(*out));
+}
+
+int
+bpfexec_ids(const struct bpfexec *b)
+{
+	return -EOPNOTSUPP;
+}
+
+void
+bpfexec_want_ids(struct bpfexec *b, bool uid, bool gid)
+{
 }
 
 #endif

@@ -88,6 +88,7 @@ struct engine {
 	struct core *core;
 	struct procev *pe;  /* EXEC, and FORK and EXIT when the core wants them */
 	struct procev *ids; /* UID and GID */
+	bool ids_bpf;	    /* ... handed to the BPF program by its filter: never read */
 	struct server *sticky; /* sticky.c's */
 	struct control_server *control;
 	char *pidfile; /* as at start: a reload does not move it */
@@ -302,14 +303,16 @@ want_events_cb(void *arg, const struct procev_want *w)
 	int rc;
 
 	execs.uid = execs.gid = false;
-	if (e->bpf != NULL) { /* execs come from the BPF program */
+	if (e->bpf != NULL) { /* execs (and uid changes: ids_bpf) come from the BPF program */
 		execs.exec = false;
 		track_bpf(e, w);
+		bpfexec_want_ids(e->bpf, w->uid, w->gid);
 	}
-	if ((rc = procev_want(e->pe, &execs)) < 0 || (rc = procev_want(e->ids, &ids)) < 0)
+	if ((rc = procev_want(e->pe, &execs)) < 0 ||
+	    (!e->ids_bpf && (rc = procev_want(e->ids, &ids)) < 0))
 		log_error("cannot filter process events: %s (more are read than needed)",
 			  strerror(-rc));
-	e->ids_wanted = w->uid || w->gid;
+	e->ids_wanted = !e->ids_bpf && (w->uid || w->gid);
 	e->pe_wanted = rc < 0 || e->bpf == NULL || execs.forks || execs.ntrack > 0 ||
 		       execs.ngone > 0;
 	if (!e->ids_wanted && ev_is_active(&e->ids_watcher))
@@ -753,6 +756,12 @@ open_source(struct engine *e, const struct config *cfg)
 	if (rc == 0) {
 		core_set_event_source(e->core, "bpf");
 		log_notice("event source: bpf (event-source = %s)", key);
+		if ((rc = bpfexec_ids(e->bpf)) >= 0 && (rc = procev_filter_bpf(e->ids, rc)) == 0)
+			log_info("uid and gid changes: bpf");
+		else
+			log_info("uid and gid changes: netlink (their BPF filter did not load: %s)",
+				 strerror(-rc));
+		e->ids_bpf = rc == 0;
 		return 0;
 	}
 	if (cfg->event_source == EVENT_SOURCE_BPF) {
@@ -849,8 +858,10 @@ start_watchers(struct engine *e)
 	ev_io_start(e->loop, &e->pe_watcher);
 	ev_io_init(&e->ids_watcher, procev_cb, procev_fd(e->ids), EV_READ);
 	e->ids_watcher.data = e;
-	e->ids_wanted = e->pe_wanted = true; /* until the core says otherwise */
-	ev_io_start(e->loop, &e->ids_watcher);
+	e->ids_wanted = !e->ids_bpf; /* until the core says otherwise */
+	e->pe_wanted = true;
+	if (e->ids_wanted)
+		ev_io_start(e->loop, &e->ids_watcher);
 	if (e->bpf != NULL) {
 		ev_io_init(&e->bpf_watcher, procev_cb, bpfexec_fd(e->bpf), EV_READ);
 		e->bpf_watcher.data = e;

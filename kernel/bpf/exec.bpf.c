@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * exec.bpf.c -- the eBPF event source: one program on the tracepoint
+ * exec.bpf.c -- the eBPF event source: a program on the tracepoint
  * sched_process_exec (tp_btf) that sends the execs some rule may
- * decide to a ring buffer, and drops the others in the kernel.
+ * decide to a ring buffer, and drops the others in the kernel; and one
+ * on the proc connector's proc_id_connector() (fentry), which the
+ * kernel calls at every change of a task's uids or gids, that sends
+ * those some rule may decide (see cge_ids), so the daemon needs no
+ * connector socket for them.
  *
  * The filter (filled by kernel/bpfexec.c from the policy's keys): an
  * exec passes when `wide` is set, or its uid, euid, gid, egid or one of
@@ -20,6 +24,14 @@
  * it has not seen.  A record that finds the ring buffer full is
  * counted in `drops` (the daemon rescans).  An exec is filtered in a
  * per-CPU scratch record, and only one that passes is copied out.
+ *
+ * The filter's order is its cost's: an exec no rule names is dropped
+ * after reading its credentials and comm with plain loads (the
+ * tracepoint's arguments are typed pointers: no helper call) and one
+ * hash lookup per key map that holds keys; a map without keys is not
+ * looked in (has_uids, ...); the file's name is read only when rules
+ * name programs, and the path and the groups only for an exec that
+ * passes (or, the groups, when rules name groups).
  *
  * A record says what the daemon would otherwise read in /proc (see
  * exec_event.h): the credentials with up to 16 supplementary groups,
@@ -97,20 +109,39 @@ struct {
 	__type(value, struct scratch);
 } scratch SEC(".maps");
 
+/* The processes whose exec passed lately, by thread group: a change of
+ * their ids passes too (cge_ids). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, EXECBPF_RECENT_MAX);
+	__type(key, __u32);
+	__type(value, __u8);
+} recent SEC(".maps");
+
+/* The counters of execs, per CPU: no cache line shared between CPUs. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct execbpf_counts);
+} counts SEC(".maps");
+
 /* Written by the daemon through the skeleton's mapping of .bss/.data. */
 volatile __u32 gen;
 volatile __u32 wide = 1; /* until the daemon has filled the maps */
 volatile __u32 scripts;
 volatile __u32 ananicy; /* the anames map is in force */
 volatile __u32 all_pids;
+/* which maps may hold keys in force: one that holds none is not looked in */
+volatile __u32 has_uids, has_gids, has_names, has_pids;
+/* the uid (gid) changes the daemon wants (cge_ids): all that pass */
+volatile __u32 want_uid = 1, want_gid = 1;
 volatile __u32 awake;
 /* the v1 hierarchies whose groups a record tells (nv1_hiers of them) */
 volatile __u32 v1_hiers[EXECBPF_V1];
 volatile __u32 nv1_hiers;
 volatile __u32 v1_backward; /* walk them newest first: they were mounted late */
 __u64 drops;  /* records the ring buffer had no room for */
-__u64 execs;  /* every exec seen */
-__u64 passed; /* execs that passed the filter */
 
 static bool
 has_id(void *map, __u32 id)
@@ -255,8 +286,7 @@ has_hash(const char *s, __u32 from, __u32 to)
  * that cannot be read whole passes (the daemon reads it).
  */
 static bool
-ananicy_named(struct execbpf_event *ev, char *buf, struct task_struct *p,
-	      struct linux_binprm *bprm)
+ananicy_named(const char *comm, char *buf, struct task_struct *p, struct linux_binprm *bprm)
 {
 	const char *argv0 = (const char *)BPF_CORE_READ(p, mm, arg_start);
 	struct cuts c = { .s = buf };
@@ -278,55 +308,120 @@ ananicy_named(struct execbpf_event *ev, char *buf, struct task_struct *p,
 		return true;
 	if (n > 1)
 		return has_hash(buf, 0, (__u32)n - 1);
-	__builtin_memcpy(buf, ev->comm, EXECBPF_COMM_LEN);
+	__builtin_memcpy(buf, comm, EXECBPF_COMM_LEN);
 	return has_hash(buf, 0, EXECBPF_COMM_LEN); /* up to its NUL */
 }
 
-/* Could a rule decide this exec?  ev holds its credentials and comm. */
+/* A task's credentials, as the filter reads them. */
+struct creds {
+	__u32 uid, gid, euid, egid;
+	__u32 ngroups;	/* the task's count */
+	__u32 read;	/* groups[] holds the first ngroups (up to 16) */
+	__u32 groups[EXECBPF_GROUPS];
+};
+
+/* The ids of cred into c (plain loads); its groups are read later. */
+static __always_inline void
+read_ids(struct creds *c, const struct cred *cred)
+{
+	c->uid = cred->uid.val;
+	c->gid = cred->gid.val;
+	c->euid = cred->euid.val;
+	c->egid = cred->egid.val;
+	c->read = 0;
+}
+
+/* The first EXECBPF_GROUPS supplementary groups of cred into c, in one
+ * read (by helpers: cred may be a plain number, in cge_ids). */
+static void
+read_groups(struct creds *c, const struct cred *cred)
+{
+	const struct group_info *gi = BPF_CORE_READ(cred, group_info);
+	__u32 n = (__u32)BPF_CORE_READ(gi, ngroups);
+
+	c->ngroups = n;
+	c->read = 1;
+	if (n > EXECBPF_GROUPS)
+		n = EXECBPF_GROUPS;
+	if (n > 0 && bpf_probe_read_kernel(c->groups, n * sizeof(__u32), &gi->gid[0]) < 0)
+		c->ngroups = EXECBPF_GROUPS + 1; /* not read: as if too many */
+}
+
+/* Do the credentials name a key?  (Groups beyond the first 16 are not
+ * read: such a task passes.) */
 static bool
-wanted(struct execbpf_event *ev, char *path, struct task_struct *p, struct linux_binprm *bprm)
+named_ids(struct creds *c, const struct cred *cred)
+{
+	if (has_uids &&
+	    (has_id(&uids, c->uid) || (c->euid != c->uid && has_id(&uids, c->euid))))
+		return true;
+	if (!has_gids)
+		return false;
+	if (has_id(&gids, c->gid) || (c->egid != c->gid && has_id(&gids, c->egid)))
+		return true;
+	read_groups(c, cred);
+	if (c->ngroups > EXECBPF_GROUPS)
+		return true;
+	for (int i = 0; i < EXECBPF_GROUPS && i < (int)c->ngroups; i++)
+		if (has_id(&gids, c->groups[i]))
+			return true;
+	return false;
+}
+
+/* Is thread group tgid one the daemon tracks? */
+static __always_inline bool
+tracked(__u32 tgid)
+{
+	return all_pids || (has_pids && bpf_map_lookup_elem(&pids, &tgid) != NULL);
+}
+
+/* Is name (15 bytes, NUL padded) the same as comm? */
+static __always_inline bool
+same_name(const char *a, const char *b)
+{
+	return *(const __u64 *)a == *(const __u64 *)b &&
+	       *(const __u64 *)(a + 8) == *(const __u64 *)(b + 8);
+}
+
+/* Does comm, or the name of the file that runs (file_name, a kernel
+ * string), name a key -- or, with `scripts`, an interpreter?  name:
+ * room for the file's name. */
+static bool
+named_program(const char *comm, char *name, const void *file_name)
+{
+	if ((has_names && has_name(comm)) || (scripts && interpreter(comm)))
+		return true;
+	if (!has_names && !scripts)
+		return false;
+	read_name(name, file_name);
+	return !same_name(name, comm) &&
+	       ((has_names && has_name(name)) || (scripts && interpreter(name)));
+}
+
+/* Could a rule decide this exec?  c holds its ids, comm its comm. */
+static bool
+wanted(struct creds *c, const char *comm, struct task_struct *p, struct linux_binprm *bprm)
 {
 	char name[EXECBPF_COMM_LEN];
+	__u32 zero = 0;
+	struct scratch *s;
 
-	if (wide || has_id(&uids, ev->uid) || has_id(&uids, ev->euid) ||
-	    has_id(&gids, ev->gid) || has_id(&gids, ev->egid) || has_name(ev->comm))
+	if (wide || named_ids(c, p->cred) || tracked((__u32)p->tgid))
 		return true;
-	if (all_pids || bpf_map_lookup_elem(&pids, &ev->tgid) != NULL)
+	if (named_program(comm, name, bprm->file->f_path.dentry->d_name.name))
 		return true;
-	for (int i = 0; i < EXECBPF_GROUPS && i < (int)ev->ngroups; i++)
-		if (has_id(&gids, ev->groups[i]))
-			return true;
-	if (ev->ngroups > EXECBPF_GROUPS) /* the rest are not read: let the daemon see */
+	if (!has_names && !ananicy)
+		return false;
+	if ((s = bpf_map_lookup_elem(&scratch, &zero)) == NULL)
 		return true;
-	read_name(name, BPF_CORE_READ(bprm, file, f_path.dentry, d_name.name));
-	if (has_name(name) || (scripts && (interpreter(name) || interpreter(ev->comm))))
-		return true;
-	const char *interp = BPF_CORE_READ(bprm, interp);
-	if (interp != BPF_CORE_READ(bprm, filename)) {
-		read_base(name, path, interp);
+	if (has_names && bprm->interp != bprm->filename) { /* a #! script's interpreter */
+		read_base(name, s->path, bprm->interp);
 		if (has_name(name))
 			return true;
 	}
-	return ananicy && ananicy_named(ev, path, p, bprm);
-}
-
-/* The task's credentials and groups into ev. */
-static void
-read_creds(struct execbpf_event *ev, struct task_struct *p)
-{
-	const struct cred *cred = BPF_CORE_READ(p, cred);
-	struct group_info *gi = BPF_CORE_READ(cred, group_info);
-
-	ev->uid = BPF_CORE_READ(cred, uid.val);
-	ev->gid = BPF_CORE_READ(cred, gid.val);
-	ev->euid = BPF_CORE_READ(cred, euid.val);
-	ev->egid = BPF_CORE_READ(cred, egid.val);
-	ev->ngroups = (__u32)BPF_CORE_READ(gi, ngroups);
-	for (int i = 0; i < EXECBPF_GROUPS; i++) {
-		if (i >= (int)ev->ngroups)
-			break;
-		bpf_core_read(&ev->groups[i], sizeof(ev->groups[i]), &gi->gid[i]);
-	}
+	if (!ananicy)
+		return false;
+	return ananicy_named(comm, s->path, p, bprm);
 }
 
 /* Where the walk up the executable's path is. */
@@ -473,7 +568,7 @@ read_v1(struct execbpf_event *ev, struct task_struct *p)
  * flag: either the reader sees the record or this sees the flag clear.
  */
 static void
-output(struct execbpf_event *ev, __u32 len)
+output(void *ev, __u32 len)
 {
 	__u64 nudge = 0;
 
@@ -490,38 +585,130 @@ output(struct execbpf_event *ev, __u32 len)
 		__sync_fetch_and_add(&drops, 1);
 }
 
+/* One more exec seen (passed: that passed the filter), on this CPU. */
+static __always_inline void
+count(bool passed)
+{
+	__u32 zero = 0;
+	struct execbpf_counts *n = bpf_map_lookup_elem(&counts, &zero);
+
+	if (n == NULL)
+		return;
+	if (passed)
+		n->passed++;
+	else
+		n->execs++;
+}
+
 SEC("tp_btf/sched_process_exec")
 int
 BPF_PROG(cge_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
+	const struct cred *cred = p->cred;
 	__u32 zero = 0;
-	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+	struct scratch *s;
 	struct execbpf_event *ev;
+	struct creds c;
+	char comm[EXECBPF_COMM_LEN];
 
-	__sync_fetch_and_add(&execs, 1);
-	if (s == NULL)
+	count(false);
+	read_ids(&c, cred);
+	bpf_get_current_comm(comm, sizeof(comm));
+	if (!wanted(&c, comm, p, bprm))
+		return 0;
+	count(true);
+	if ((s = bpf_map_lookup_elem(&scratch, &zero)) == NULL)
 		return 0;
 	ev = &s->ev;
 	__builtin_memset(ev, 0, sizeof(*ev));
-	ev->pid = (__u32)BPF_CORE_READ(p, pid);
-	ev->tgid = (__u32)BPF_CORE_READ(p, tgid);
-	read_creds(ev, p);
-	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
-	if (!wanted(ev, s->path, p, bprm))
-		return 0;
-	__sync_fetch_and_add(&passed, 1);
-	ev->ppid = (__u32)BPF_CORE_READ(p, real_parent, tgid);
+	ev->pid = (__u32)p->pid;
+	ev->tgid = (__u32)p->tgid;
+	if (!c.read)
+		read_groups(&c, cred);
+	ev->uid = c.uid;
+	ev->gid = c.gid;
+	ev->euid = c.euid;
+	ev->egid = c.egid;
+	ev->ngroups = c.ngroups;
+	for (int i = 0; i < EXECBPF_GROUPS; i++)
+		ev->groups[i] = i < (int)c.ngroups ? c.groups[i] : 0;
+	__builtin_memcpy(ev->comm, comm, EXECBPF_COMM_LEN);
+	ev->ppid = (__u32)p->real_parent->tgid;
 	ev->cgroup_id = bpf_get_current_cgroup_id();
-	ev->policy = BPF_CORE_READ(p, policy);
+	ev->policy = p->policy;
 	if (nv1_hiers > 0)
 		read_v1(ev, p);
 	read_exe(ev, bprm);
 	ev->ts_ns = bpf_ktime_get_ns();
+	/* a change of its ids now passes too (cge_ids) */
+	bpf_map_update_elem(&recent, &ev->tgid, &zero, BPF_ANY);
 	/* the record up to the end of its path */
 	__u32 len = __builtin_offsetof(struct execbpf_event, exe) +
 		    (ev->exe_len & (EXECBPF_EXE_LEN - 1));
 	if (ev->exe_len == EXECBPF_EXE_LEN)
 		len = sizeof(*ev);
 	output(ev, len);
+	return 0;
+}
+
+/*
+ * A change of a task's uids or gids, as the proc connector tells it: a
+ * socket filter on the daemon's connector socket for UID and GID
+ * events (kernel/procev.c's procev_filter_bpf).  The kernel runs it as
+ * it sends the event -- in the task whose ids changed, their new values
+ * in place: commit_creds() calls proc_id_connector() after the switch
+ * whenever a real, effective, saved or file-system id changed (setuid,
+ * setresgid, ..., the exec of a set-id file) -- and queues nothing on
+ * the socket (it returns 0): an event that passes becomes a record in
+ * the ring buffer (struct execbpf_ids), so the daemon never reads that
+ * socket.  It passes when the daemon wants such changes and a rule may
+ * decide the task after it: by its new ids, its comm or the name of
+ * its executable (or, with `scripts`, an interpreter's), or it is
+ * tracked, or its exec passed lately (the daemon may not have
+ * classified that exec yet: it must learn of the change).  With
+ * ananicy's names in force every change passes.  Where the kernel does
+ * not filter by event type (before 6.6) it sees every event, and drops
+ * the others at its first look.
+ */
+SEC("socket")
+int
+cge_ids(struct __sk_buff *skb)
+{
+	struct execbpf_ids r = { 0 };
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	const struct cred *cred;
+	struct creds c;
+	char comm[EXECBPF_COMM_LEN], name[EXECBPF_COMM_LEN];
+	struct file *exe;
+	__u32 id[4]; /* pid, tgid, real id, effective id */
+
+	if (bpf_skb_load_bytes(skb, EXECBPF_CN_WHAT, &r.what, sizeof(r.what)) < 0 ||
+	    (r.what == EXECBPF_UID ? !want_uid : r.what == EXECBPF_GID ? !want_gid : 1))
+		return 0;
+	if (bpf_skb_load_bytes(skb, EXECBPF_CN_TS, &r.ts_ns, sizeof(r.ts_ns)) < 0 ||
+	    bpf_skb_load_bytes(skb, EXECBPF_CN_ID, id, sizeof(id)) < 0)
+		return 0;
+	r.pid = id[0];
+	r.tgid = id[1];
+	r.rid = id[2];
+	r.eid = id[3];
+	if (wide || ananicy || (__u32)BPF_CORE_READ(task, pid) != r.pid || tracked(r.tgid) ||
+	    bpf_map_lookup_elem(&recent, &r.tgid) != NULL)
+		goto pass; /* (not the task that changed: not filtered) */
+	cred = BPF_CORE_READ(task, cred);
+	c.uid = BPF_CORE_READ(cred, uid.val);
+	c.gid = BPF_CORE_READ(cred, gid.val);
+	c.euid = BPF_CORE_READ(cred, euid.val);
+	c.egid = BPF_CORE_READ(cred, egid.val);
+	c.read = 0;
+	if (named_ids(&c, cred))
+		goto pass;
+	bpf_probe_read_kernel_str(comm, sizeof(comm), &task->comm);
+	exe = BPF_CORE_READ(task, mm, exe_file);
+	if (!named_program(comm, name,
+			   exe != NULL ? BPF_CORE_READ(exe, f_path.dentry, d_name.name) : NULL))
+		return 0;
+pass:
+	output(&r, sizeof(r));
 	return 0;
 }

@@ -57,6 +57,37 @@ struct execbpf_event {
 };
 
 /*
+ * A change of a task's uids or gids (the program on proc_id_connector):
+ * the proc connector's UID or GID event.  Told from an exec's record by
+ * its size.
+ */
+#define EXECBPF_UID 0x00000004 /* the connector's PROC_EVENT_UID */
+#define EXECBPF_GID 0x00000040 /* and PROC_EVENT_GID */
+struct execbpf_ids {
+	__u32 what;	/* EXECBPF_UID or EXECBPF_GID */
+	__u32 pid, tgid;
+	__u32 rid, eid; /* the new real and effective uid (gid) */
+	__u32 pad;
+	__u64 ts_ns; /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+};
+
+/*
+ * Where the connector's datagram (a netlink header, struct cn_msg, then
+ * struct proc_event) holds what cge_ids reads: the event's type, its
+ * timestamp, and an id event's pid, tgid, real and effective id
+ * (checked against the kernel's headers in kernel/bpfrecord.c).
+ */
+#define EXECBPF_CN_WHAT 36 /* NLMSG_HDRLEN + sizeof(struct cn_msg) */
+#define EXECBPF_CN_TS	44
+#define EXECBPF_CN_ID	52
+
+/* The program's counters, per CPU (the map `counts`). */
+struct execbpf_counts {
+	__u64 execs;  /* execs seen */
+	__u64 passed; /* of them, that passed the filter */
+};
+
+/*
  * The filter's keys carry a generation: a reload fills the keys of the
  * generation not in force, flips the program's `gen` to it, then
  * removes the old generation's, so an exec always sees one whole set.
@@ -88,5 +119,6 @@ struct execbpf_hash_key {
 #define EXECBPF_KEYS_MAX 16384 /* entries of each key map (both generations) */
 #define EXECBPF_ANAMES_MAX 65536 /* entries of the hash map (both generations) */
 #define EXECBPF_PIDS_MAX 1024
+#define EXECBPF_RECENT_MAX 4096 /* thread groups whose exec passed, remembered */
 
 #endif

@@ -30,6 +30,7 @@ typedef _Bool bool;
 enum {
 	BPF_MAP_TYPE_HASH = 1,
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
+	BPF_MAP_TYPE_LRU_HASH = 9,
 	BPF_MAP_TYPE_RINGBUF = 27,
 };
 enum {
@@ -67,8 +68,11 @@ struct cred {
 };
 
 /* (the kernel's arg_start sits in an anonymous struct: CO-RE finds it) */
+struct file;
+
 struct mm_struct {
 	unsigned long arg_start;
+	struct file *exe_file;
 };
 
 struct task_struct {
@@ -79,6 +83,7 @@ struct task_struct {
 	const struct cred *cred;
 	struct mm_struct *mm;
 	struct css_set *cgroups;
+	char comm[16];
 };
 
 /* the task's groups, one link per hierarchy (kernel/cgroup/) */
