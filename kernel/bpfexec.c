@@ -302,11 +302,66 @@ clear_all(struct execbpf *s, uint32_t gen)
 	clear_gen(s->maps.anames, sizeof(struct execbpf_hash_key), gen);
 }
 
+/* The bits of a map's keys (exec_event.h): a word per 64. */
+struct keybits {
+	uint64_t w[EXECBPF_BITS_WORDS];
+};
+
+static void
+bit_add(struct keybits *kb, uint64_t v)
+{
+	uint32_t bit = execbpf_bit(v);
+
+	kb->w[bit / 64] |= 1ULL << (bit % 64);
+}
+
+/* A name key's value for execbpf_bit: its first 15 bytes up to a NUL,
+ * NUL padded to 16, mixed (as the program mixes a name it reads). */
+static uint64_t
+name_value(const char *name)
+{
+	union {
+		char c[EXECBPF_COMM_LEN];
+		uint64_t w[2];
+	} n = { .w = { 0, 0 } };
+
+	for (size_t i = 0; i < EXECBPF_COMM_LEN - 1 && name[i] != '\0'; i++)
+		n.c[i] = name[i];
+	return execbpf_name_mix(n.w[0], n.w[1]);
+}
+
+/* The program's bits: with widen, also kb's (before kb's keys are in
+ * force); else only kb's (after).  Each word in one store, so the
+ * program always sees the bit of every key in force. */
+static void
+bits_store(volatile __u64 *bits, const struct keybits *kb, bool widen, size_t words)
+{
+	for (size_t i = 0; i < words; i++)
+		__atomic_store_n(&bits[i], widen ? bits[i] | kb->w[i] : kb->w[i],
+				 __ATOMIC_SEQ_CST);
+}
+
+/* The bits of the keys of k, into kb[0] (uids), kb[1] (gids), kb[2]
+ * (names); none when k is wide. */
+static void
+bits_of(const struct execkeys *k, struct keybits kb[3])
+{
+	memset(kb, 0, 3 * sizeof(*kb));
+	for (size_t i = 0; !k->wide && i < k->nuids; i++)
+		bit_add(&kb[0], k->uids[i]);
+	for (size_t i = 0; !k->wide && i < k->ngids; i++)
+		bit_add(&kb[1], k->gids[i]);
+	for (size_t i = 0; !k->wide && i < k->nnames; i++)
+		bit_add(&kb[2], name_value(k->names[i]));
+}
+
 int
 bpfexec_filter(struct bpfexec *b, const struct execkeys *k)
 {
 	struct execbpf *s = b->skel;
 	uint32_t old = s->bss->gen, gen = old ^ 1u;
+	struct keybits kb[3];
+	volatile __u64 *bits[3] = { s->bss->bits_uids, s->bss->bits_gids, s->bss->bits_names };
 	int rc = 0;
 
 	clear_all(s, gen);
@@ -330,11 +385,14 @@ bpfexec_filter(struct bpfexec *b, const struct execkeys *k)
 	/* the flip, one store each, the maps of gen whole before it: what
 	 * widens the filter first (a map looked in, that may hold keys),
 	 * what narrows it after */
-	bool has[] = { k->wide, k->scripts, k->nanames > 0, !k->wide && k->nuids > 0,
-		       !k->wide && k->ngids > 0, !k->wide && k->nnames > 0 };
-	volatile __u32 *flag[] = { &s->data->wide,    &s->bss->scripts,	 &s->bss->ananicy,
-				   &s->bss->has_uids, &s->bss->has_gids, &s->bss->has_names };
+	bool has[] = { k->wide, k->scripts, k->nanames > 0, !k->wide && k->ngids > 0,
+		       !k->wide && k->nnames > 0 };
+	volatile __u32 *flag[] = { &s->data->wide, &s->bss->scripts, &s->bss->ananicy,
+				   &s->bss->has_gids, &s->bss->has_names };
 
+	bits_of(k, kb);
+	for (size_t i = 0; i < 3; i++)
+		bits_store(bits[i], &kb[i], true, EXECBPF_BITS_WORDS);
 	for (size_t i = 0; i < sizeof(has) / sizeof(has[0]); i++)
 		if (has[i])
 			__atomic_store_n(flag[i], 1u, __ATOMIC_SEQ_CST);
@@ -342,6 +400,8 @@ bpfexec_filter(struct bpfexec *b, const struct execkeys *k)
 	for (size_t i = 0; i < sizeof(has) / sizeof(has[0]); i++)
 		if (!has[i])
 			__atomic_store_n(flag[i], 0u, __ATOMIC_SEQ_CST);
+	for (size_t i = 0; i < 3; i++)
+		bits_store(bits[i], &kb[i], false, EXECBPF_BITS_WORDS);
 	clear_all(s, old);
 	return 0;
 }
@@ -361,6 +421,7 @@ bpfexec_track(struct bpfexec *b, const pid_t *pids, size_t n)
 	struct bpf_map *map = b->skel->maps.pids;
 	pid_t *copy = NULL;
 	uint8_t one = 1;
+	struct keybits kb = { .w = { 0 } };
 
 	if (n == PROCEV_ALL || n > EXECBPF_PIDS_MAX) {
 		__atomic_store_n(&b->skel->bss->all_pids, 1u, __ATOMIC_SEQ_CST);
@@ -371,8 +432,12 @@ bpfexec_track(struct bpfexec *b, const pid_t *pids, size_t n)
 	if (n > 0)
 		memcpy(copy, pids, n * sizeof(*copy));
 	/* the new ones first, then the old ones go: none is missed between */
-	if (n > 0)
-		__atomic_store_n(&b->skel->bss->has_pids, 1u, __ATOMIC_SEQ_CST);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t bit = execbpf_pid_bit((uint32_t)pids[i]);
+
+		kb.w[bit / 64] |= 1ULL << (bit % 64);
+	}
+	bits_store(b->skel->bss->bits_pids, &kb, true, EXECBPF_PID_BITS_WORDS);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t key = (uint32_t)pids[i];
 		int rc = bpf_map__update_elem(map, &key, sizeof(key), &one, 1, BPF_ANY);
@@ -390,8 +455,7 @@ bpfexec_track(struct bpfexec *b, const pid_t *pids, size_t n)
 		if (!listed(pids, n, b->tracked[i]))
 			(void)bpf_map__delete_elem(map, &key, sizeof(key), 0);
 	}
-	if (n == 0)
-		__atomic_store_n(&b->skel->bss->has_pids, 0u, __ATOMIC_SEQ_CST);
+	bits_store(b->skel->bss->bits_pids, &kb, false, EXECBPF_PID_BITS_WORDS);
 	free(b->tracked);
 	b->tracked = copy;
 	b->ntracked = n;
@@ -401,19 +465,15 @@ bpfexec_track(struct bpfexec *b, const pid_t *pids, size_t n)
 void
 bpfexec_stats(const struct bpfexec *b, struct bpfexec_stats *out)
 {
-	int ncpu = libbpf_num_possible_cpus();
-	struct execbpf_counts *v = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*v)) : NULL;
-	uint32_t zero = 0;
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
 
 	memset(out, 0, sizeof(*out));
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(b->skel->progs.cge_exec), &info, &len) == 0)
+		out->execs = info.run_cnt;
+	out->passed = b->skel->bss->passed;
 	out->drops = b->skel->bss->drops;
-	if (v != NULL && bpf_map__lookup_elem(b->skel->maps.counts, &zero, sizeof(zero), v,
-					      (size_t)ncpu * sizeof(*v), 0) == 0)
-		for (int i = 0; i < ncpu; i++) {
-			out->execs += v[i].execs;
-			out->passed += v[i].passed;
-		}
-	free(v);
 }
 
 #else /* !HAVE_BPF */

@@ -559,7 +559,8 @@ int bpfexec_known(const void *rec, size_t len, struct task_known *k) ATTR_WUR;
  * event, into ev (pure).  0, or -EBADMSG when rec is not one.
  */
 int bpfexec_ids_event(const void *rec, size_t len, struct procev_event *ev) ATTR_WUR;
-/* The program's counters: execs seen, passed, records dropped. */
+/* The program's counters: execs seen (counted while the sysctl
+ * kernel.bpf_stats_enabled is 1), passed, records dropped. */
 struct bpfexec_stats {
 	uint64_t execs, passed, drops;
 };

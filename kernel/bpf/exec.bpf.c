@@ -118,55 +118,101 @@ struct {
 	__type(value, __u8);
 } recent SEC(".maps");
 
-/* The counters of execs, per CPU: no cache line shared between CPUs. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct execbpf_counts);
-} counts SEC(".maps");
-
-/* Written by the daemon through the skeleton's mapping of .bss/.data. */
+/*
+ * Written by the daemon through the skeleton's mapping of .bss/.data:
+ * what every exec reads first, together (one cache line, which the
+ * daemon writes only at a reload), then the bits, then what is written
+ * often (awake, the counters), apart.
+ */
 volatile __u32 gen;
-volatile __u32 wide = 1; /* until the daemon has filled the maps */
 volatile __u32 scripts;
 volatile __u32 ananicy; /* the anames map is in force */
 volatile __u32 all_pids;
-/* which maps may hold keys in force: one that holds none is not looked in */
-volatile __u32 has_uids, has_gids, has_names, has_pids;
+/* the gid and name maps may hold keys: a task's groups, the name of the
+ * file an exec runs are read only then */
+volatile __u32 has_gids, has_names;
+volatile __u32 wide = 1; /* until the daemon has filled the maps */
 /* the uid (gid) changes the daemon wants (cge_ids): all that pass */
 volatile __u32 want_uid = 1, want_gid = 1;
-volatile __u32 awake;
+/*
+ * Which keys each map may hold (of either generation in force, or a
+ * tracked thread group): a bit per key, execbpf_bit() of it.  A value
+ * whose bit is clear is not looked up -- so an exec no rule names costs
+ * a few loads, not a hash lookup per value.
+ */
+volatile __u64 bits_uids[EXECBPF_BITS_WORDS], bits_gids[EXECBPF_BITS_WORDS];
+volatile __u64 bits_names[EXECBPF_BITS_WORDS], bits_pids[EXECBPF_PID_BITS_WORDS];
 /* the v1 hierarchies whose groups a record tells (nv1_hiers of them) */
 volatile __u32 v1_hiers[EXECBPF_V1];
 volatile __u32 nv1_hiers;
 volatile __u32 v1_backward; /* walk them newest first: they were mounted late */
+volatile __u32 awake __attribute__((aligned(64)));
 __u64 drops;  /* records the ring buffer had no room for */
+__u64 passed; /* execs that passed the filter */
 
-static bool
-has_id(void *map, __u32 id)
+/* A name of up to 15 bytes, NUL padded to 16: as the name keys hold it. */
+union name16 {
+	char c[EXECBPF_COMM_LEN];
+	__u64 w[2];
+};
+
+/* Is bit `bit` of bits set? */
+static __always_inline bool
+bit_set(const volatile __u64 *bits, __u32 bit)
+{
+	return (bits[(bit >> 6) & (EXECBPF_BITS_WORDS - 1)] >> (bit & 63)) & 1;
+}
+
+/* Is id a key of map (uids or gids, whose bits are bits)? */
+static __always_inline bool
+has_id(void *map, const volatile __u64 *bits, __u32 id)
 {
 	struct execbpf_id_key k = { .gen = gen, .id = id };
 
-	return bpf_map_lookup_elem(map, &k) != NULL;
+	return bit_set(bits, execbpf_bit(id)) && bpf_map_lookup_elem(map, &k) != NULL;
 }
 
 static bool
-has_name(const char *name)
+has_name(const union name16 *n)
 {
 	struct execbpf_name_key k = { .gen = gen };
 
-	__builtin_memcpy(k.name, name, EXECBPF_COMM_LEN - 1);
+	if (!bit_set(bits_names, execbpf_bit(execbpf_name_mix(n->w[0], n->w[1]))))
+		return false;
+	__builtin_memcpy(k.name, n->c, EXECBPF_COMM_LEN - 1);
 	return bpf_map_lookup_elem(&names, &k) != NULL;
+}
+
+/* The bytes of little-endian word w before its first NUL, as a mask
+ * (all ones when it has none). */
+static __always_inline __u64
+before_nul(__u64 w)
+{
+	__u64 z = (w - 0x0101010101010101ULL) & ~w & 0x8080808080808080ULL;
+
+	/* the lowest bit of z is the first NUL's top bit (those above may
+	 * be wrong, and do not count) */
+	return z == 0 ? ~0ULL : ((z & -z) >> 7) - 1;
+}
+
+/* Clear what follows the first NUL of n, and its last byte (without a
+ * branch per byte: the verifier would follow each). */
+static __always_inline void
+pad_name(union name16 *n)
+{
+	__u64 m0 = before_nul(n->w[0]);
+
+	n->w[0] &= m0;
+	n->w[1] = m0 == ~0ULL ? n->w[1] & before_nul(n->w[1]) & 0x00ffffffffffffffULL : 0;
 }
 
 /* A name cut to 15 bytes, NUL padded, from the kernel string s. */
 static void
-read_name(char *out, const void *s)
+read_name(union name16 *out, const void *s)
 {
-	__builtin_memset(out, 0, EXECBPF_COMM_LEN);
-	bpf_probe_read_kernel_str(out, EXECBPF_COMM_LEN, s);
-	out[EXECBPF_COMM_LEN - 1] = '\0';
+	out->w[0] = out->w[1] = 0;
+	bpf_probe_read_kernel_str(out->c, EXECBPF_COMM_LEN, s);
+	out->c[EXECBPF_COMM_LEN - 1] = '\0';
 }
 
 struct cuts {
@@ -194,14 +240,40 @@ cut_step(__u32 i, void *arg)
 	return 0;
 }
 
+/* The name of dentry d into out (as read_name): read in place, by plain
+ * loads, when it is stored in the dentry (a short one), else by a
+ * helper. */
+static __always_inline void
+dentry_name(union name16 *out, struct dentry *d)
+{
+	const unsigned char *name = d->d_name.name;
+
+	if (bpf_core_field_exists(d->d_shortname)) {
+		if ((__u64)name == (__u64)&d->d_shortname) {
+			out->w[0] = *(const __u64 *)&d->d_shortname.string[0];
+			out->w[1] = *(const __u64 *)&d->d_shortname.string[8];
+			pad_name(out);
+			return;
+		}
+	} else if (bpf_core_field_exists(d->d_iname)) {
+		if ((__u64)name == (__u64)&d->d_iname) {
+			out->w[0] = *(const __u64 *)&d->d_iname[0];
+			out->w[1] = *(const __u64 *)&d->d_iname[8];
+			pad_name(out);
+			return;
+		}
+	}
+	read_name(out, name);
+}
+
 /* The base name of kernel path s, cut to 15 bytes, into out (path:
  * room for EXECBPF_PATH_LEN bytes). */
 static void
-read_base(char *out, char *path, const char *s)
+read_base(union name16 *out, char *path, const char *s)
 {
 	struct cuts sc = { .s = path };
 
-	__builtin_memset(out, 0, EXECBPF_COMM_LEN);
+	out->w[0] = out->w[1] = 0;
 	if (bpf_probe_read_kernel_str(path, EXECBPF_PATH_LEN, s) <= 0)
 		return;
 	bpf_loop(EXECBPF_PATH_LEN, cut_step, &sc, 0);
@@ -210,7 +282,7 @@ read_base(char *out, char *path, const char *s)
 
 		if (c == '\0' || sc.slash + i >= EXECBPF_PATH_LEN)
 			break;
-		out[i] = c;
+		out->c[i] = c;
 	}
 }
 
@@ -352,18 +424,19 @@ read_groups(struct creds *c, const struct cred *cred)
 static bool
 named_ids(struct creds *c, const struct cred *cred)
 {
-	if (has_uids &&
-	    (has_id(&uids, c->uid) || (c->euid != c->uid && has_id(&uids, c->euid))))
+	if (has_id(&uids, bits_uids, c->uid) ||
+	    (c->euid != c->uid && has_id(&uids, bits_uids, c->euid)))
 		return true;
 	if (!has_gids)
 		return false;
-	if (has_id(&gids, c->gid) || (c->egid != c->gid && has_id(&gids, c->egid)))
+	if (has_id(&gids, bits_gids, c->gid) ||
+	    (c->egid != c->gid && has_id(&gids, bits_gids, c->egid)))
 		return true;
 	read_groups(c, cred);
 	if (c->ngroups > EXECBPF_GROUPS)
 		return true;
 	for (int i = 0; i < EXECBPF_GROUPS && i < (int)c->ngroups; i++)
-		if (has_id(&gids, c->groups[i]))
+		if (has_id(&gids, bits_gids, c->groups[i]))
 			return true;
 	return false;
 }
@@ -372,56 +445,50 @@ named_ids(struct creds *c, const struct cred *cred)
 static __always_inline bool
 tracked(__u32 tgid)
 {
-	return all_pids || (has_pids && bpf_map_lookup_elem(&pids, &tgid) != NULL);
+	__u32 bit = execbpf_pid_bit(tgid);
+
+	return all_pids || (((bits_pids[(bit >> 6) & (EXECBPF_PID_BITS_WORDS - 1)] >> (bit & 63)) & 1) &&
+			    bpf_map_lookup_elem(&pids, &tgid) != NULL);
 }
 
-/* Is name (15 bytes, NUL padded) the same as comm? */
-static __always_inline bool
-same_name(const char *a, const char *b)
-{
-	return *(const __u64 *)a == *(const __u64 *)b &&
-	       *(const __u64 *)(a + 8) == *(const __u64 *)(b + 8);
-}
-
-/* Does comm, or the name of the file that runs (file_name, a kernel
- * string), name a key -- or, with `scripts`, an interpreter?  name:
- * room for the file's name. */
+/* Does comm (padded), or name (the file's, padded), name a key -- or,
+ * with `scripts`, an interpreter? */
 static bool
-named_program(const char *comm, char *name, const void *file_name)
+named_program(const union name16 *comm, const union name16 *name)
 {
-	if ((has_names && has_name(comm)) || (scripts && interpreter(comm)))
+	if ((has_names && has_name(comm)) || (scripts && interpreter(comm->c)))
 		return true;
-	if (!has_names && !scripts)
-		return false;
-	read_name(name, file_name);
-	return !same_name(name, comm) &&
-	       ((has_names && has_name(name)) || (scripts && interpreter(name)));
+	return (name->w[0] != comm->w[0] || name->w[1] != comm->w[1]) &&
+	       ((has_names && has_name(name)) || (scripts && interpreter(name->c)));
 }
 
 /* Could a rule decide this exec?  c holds its ids, comm its comm. */
 static bool
-wanted(struct creds *c, const char *comm, struct task_struct *p, struct linux_binprm *bprm)
+wanted(struct creds *c, const union name16 *comm, struct task_struct *p,
+       struct linux_binprm *bprm)
 {
-	char name[EXECBPF_COMM_LEN];
+	union name16 name;
 	__u32 zero = 0;
 	struct scratch *s;
 
 	if (wide || named_ids(c, p->cred) || tracked((__u32)p->tgid))
 		return true;
-	if (named_program(comm, name, bprm->file->f_path.dentry->d_name.name))
+	if (!has_names && !scripts && !ananicy)
+		return false;
+	dentry_name(&name, bprm->file->f_path.dentry);
+	if (named_program(comm, &name))
 		return true;
-	if (!has_names && !ananicy)
+	bool script = has_names && bprm->interp != bprm->filename; /* its interpreter's */
+	if (!script && !ananicy)
 		return false;
 	if ((s = bpf_map_lookup_elem(&scratch, &zero)) == NULL)
 		return true;
-	if (has_names && bprm->interp != bprm->filename) { /* a #! script's interpreter */
-		read_base(name, s->path, bprm->interp);
-		if (has_name(name))
+	if (script) {
+		read_base(&name, s->path, bprm->interp);
+		if (has_name(&name))
 			return true;
 	}
-	if (!ananicy)
-		return false;
-	return ananicy_named(comm, s->path, p, bprm);
+	return ananicy && ananicy_named(comm->c, s->path, p, bprm);
 }
 
 /* Where the walk up the executable's path is. */
@@ -585,21 +652,6 @@ output(void *ev, __u32 len)
 		__sync_fetch_and_add(&drops, 1);
 }
 
-/* One more exec seen (passed: that passed the filter), on this CPU. */
-static __always_inline void
-count(bool passed)
-{
-	__u32 zero = 0;
-	struct execbpf_counts *n = bpf_map_lookup_elem(&counts, &zero);
-
-	if (n == NULL)
-		return;
-	if (passed)
-		n->passed++;
-	else
-		n->execs++;
-}
-
 SEC("tp_btf/sched_process_exec")
 int
 BPF_PROG(cge_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
@@ -609,14 +661,15 @@ BPF_PROG(cge_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bp
 	struct scratch *s;
 	struct execbpf_event *ev;
 	struct creds c;
-	char comm[EXECBPF_COMM_LEN];
+	union name16 comm;
 
-	count(false);
 	read_ids(&c, cred);
-	bpf_get_current_comm(comm, sizeof(comm));
-	if (!wanted(&c, comm, p, bprm))
+	comm.w[0] = *(const __u64 *)&p->comm[0]; /* (the task is current: its comm is set) */
+	comm.w[1] = *(const __u64 *)&p->comm[8];
+	pad_name(&comm);
+	if (!wanted(&c, &comm, p, bprm))
 		return 0;
-	count(true);
+	__sync_fetch_and_add(&passed, 1);
 	if ((s = bpf_map_lookup_elem(&scratch, &zero)) == NULL)
 		return 0;
 	ev = &s->ev;
@@ -632,7 +685,7 @@ BPF_PROG(cge_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bp
 	ev->ngroups = c.ngroups;
 	for (int i = 0; i < EXECBPF_GROUPS; i++)
 		ev->groups[i] = i < (int)c.ngroups ? c.groups[i] : 0;
-	__builtin_memcpy(ev->comm, comm, EXECBPF_COMM_LEN);
+	__builtin_memcpy(ev->comm, comm.c, EXECBPF_COMM_LEN);
 	ev->ppid = (__u32)p->real_parent->tgid;
 	ev->cgroup_id = bpf_get_current_cgroup_id();
 	ev->policy = p->policy;
@@ -678,7 +731,7 @@ cge_ids(struct __sk_buff *skb)
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	const struct cred *cred;
 	struct creds c;
-	char comm[EXECBPF_COMM_LEN], name[EXECBPF_COMM_LEN];
+	union name16 comm, name;
 	struct file *exe;
 	__u32 id[4]; /* pid, tgid, real id, effective id */
 
@@ -703,10 +756,12 @@ cge_ids(struct __sk_buff *skb)
 	c.read = 0;
 	if (named_ids(&c, cred))
 		goto pass;
-	bpf_probe_read_kernel_str(comm, sizeof(comm), &task->comm);
+	if (bpf_probe_read_kernel(comm.c, sizeof(comm.c), &task->comm) < 0)
+		goto pass;
+	pad_name(&comm);
 	exe = BPF_CORE_READ(task, mm, exe_file);
-	if (!named_program(comm, name,
-			   exe != NULL ? BPF_CORE_READ(exe, f_path.dentry, d_name.name) : NULL))
+	read_name(&name, exe != NULL ? BPF_CORE_READ(exe, f_path.dentry, d_name.name) : NULL);
+	if (!named_program(&comm, &name))
 		return 0;
 pass:
 	output(&r, sizeof(r));

@@ -81,11 +81,34 @@ struct execbpf_ids {
 #define EXECBPF_CN_TS	44
 #define EXECBPF_CN_ID	52
 
-/* The program's counters, per CPU (the map `counts`). */
-struct execbpf_counts {
-	__u64 execs;  /* execs seen */
-	__u64 passed; /* of them, that passed the filter */
-};
+/*
+ * The bits of the keys (uids, gids, names; tracked thread groups): the
+ * program looks a value up only when its bit is set, the loader sets
+ * the bit of every key (kernel/bpfexec.c).  A name's value is its 16
+ * bytes (15 and a NUL, NUL padded) as two little 64-bit words, mixed.
+ */
+#define EXECBPF_BITS	       4096 /* per map of keys */
+#define EXECBPF_BITS_WORDS     (EXECBPF_BITS / 64)
+#define EXECBPF_PID_BITS       512 /* for the tracked: one cache line */
+#define EXECBPF_PID_BITS_WORDS (EXECBPF_PID_BITS / 64)
+
+static inline __u32
+execbpf_bit(__u64 v)
+{
+	return (__u32)((v * 0x9e3779b97f4a7c15ULL) >> 52); /* 64 - 12 bits */
+}
+
+static inline __u32
+execbpf_pid_bit(__u64 tgid)
+{
+	return execbpf_bit(tgid) >> 3; /* 9 bits */
+}
+
+static inline __u64
+execbpf_name_mix(__u64 w0, __u64 w1)
+{
+	return w0 ^ (w1 * 0xc2b2ae3d27d4eb4fULL) ^ (w1 >> 29);
+}
 
 /*
  * The filter's keys carry a generation: a reload fills the keys of the

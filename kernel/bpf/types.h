@@ -123,9 +123,17 @@ struct dentry_operations {
 	char *(*d_dname)(struct dentry *, char *, int);
 };
 
+/* a short name is stored in its dentry: d_shortname (Linux >= 6.14),
+ * d_iname before */
+union shortname_store {
+	unsigned char string[40];
+};
+
 struct dentry {
 	struct dentry *d_parent;
 	struct qstr d_name;
+	union shortname_store d_shortname;
+	unsigned char d_iname[32];
 	const struct dentry_operations *d_op;
 };
 
