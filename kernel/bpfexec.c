@@ -148,6 +148,13 @@ bpfexec_ids(const struct bpfexec *b)
 }
 
 void
+bpfexec_hold_ids(struct bpfexec *b, bool hold)
+{
+	/* a full barrier after clearing it, as bpfexec_awake() */
+	__atomic_store_n(&b->skel->bss->hold_ids, hold ? 1u : 0u, __ATOMIC_SEQ_CST);
+}
+
+void
 bpfexec_want_ids(struct bpfexec *b, bool uid, bool gid)
 {
 	__atomic_store_n(&b->skel->data->want_uid, uid ? 1u : 0u, __ATOMIC_SEQ_CST);
@@ -538,7 +545,19 @@ bpfexec_ids(const struct bpfexec *b)
 }
 
 void
+bpfexec_hold_ids(struct bpfexec *b, bool hold)
+{
+	/* a full barrier after clearing it, as bpfexec_awake() */
+	__atomic_store_n(&b->skel->bss->hold_ids, hold ? 1u : 0u, __ATOMIC_SEQ_CST);
+}
+
+void
 bpfexec_want_ids(struct bpfexec *b, bool uid, bool gid)
+{
+}
+
+void
+bpfexec_hold_ids(struct bpfexec *b, bool hold)
 {
 }
 

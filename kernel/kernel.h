@@ -529,6 +529,9 @@ int bpfexec_open(struct bpfexec **out, size_t rbsize) ATTR_WUR;
 int bpfexec_ids(const struct bpfexec *b) ATTR_WUR;
 /* Send uid (gid) changes from now on only while uid (gid) is true. */
 void bpfexec_want_ids(struct bpfexec *b, bool uid, bool gid);
+/* While hold, a uid or gid change does not wake the reader: it is read
+ * with the next exec, or once the reader clears hold (and reads). */
+void bpfexec_hold_ids(struct bpfexec *b, bool hold);
 void bpfexec_close(struct bpfexec *b);
 /* The descriptor to poll for records. */
 int bpfexec_fd(const struct bpfexec *b);

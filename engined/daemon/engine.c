@@ -70,7 +70,9 @@
  * change that came before an exec is always seen with it), and a spawn
  * that drops privileges, then execs, costs one wake-up instead of two.
  * A timer reads it BUSY_GAP after the last such wake-up and watches it
- * again, so a uid change without exec waits at most that long.
+ * again, so a uid change without exec waits at most that long.  When the
+ * BPF program takes them (ids_bpf), it holds them the same way
+ * (bpfexec_hold_ids).
  */
 #define BUSY_GAP 0.050
 
@@ -217,7 +219,9 @@ drain(struct engine *e, double now, bool pe)
 static void
 note_execs(struct engine *e, double now)
 {
-	if (e->ids_wanted && now - e->last_exec < BUSY_GAP) {
+	if ((e->ids_wanted || e->ids_bpf) && now - e->last_exec < BUSY_GAP) {
+		if (e->ids_bpf) /* the BPF program's way of not watching them */
+			bpfexec_hold_ids(e->bpf, true);
 		if (ev_is_active(&e->ids_watcher))
 			ev_io_stop(e->loop, &e->ids_watcher);
 		e->ids_timer.repeat = BUSY_GAP;
@@ -263,6 +267,8 @@ ids_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	struct engine *e = w->data;
 
 	ev_timer_stop(loop, w);
+	if (e->ids_bpf)
+		bpfexec_hold_ids(e->bpf, false); /* then read what it held */
 	(void)drain(e, ev_now(loop), false);
 	if (e->ids_wanted)
 		ev_io_start(loop, &e->ids_watcher);

@@ -147,6 +147,7 @@ volatile __u32 v1_hiers[EXECBPF_V1];
 volatile __u32 nv1_hiers;
 volatile __u32 v1_backward; /* walk them newest first: they were mounted late */
 volatile __u32 awake __attribute__((aligned(64)));
+volatile __u32 hold_ids; /* see output() */
 __u64 drops;  /* records the ring buffer had no room for */
 __u64 passed; /* execs that passed the filter */
 
@@ -633,22 +634,31 @@ read_v1(struct execbpf_event *ev, struct task_struct *p)
  * which the reader skips).  The reader clears the flag, then looks; the
  * commit of a record is a full barrier before the second look at the
  * flag: either the reader sees the record or this sees the flag clear.
+ *
+ * A uid or gid change (ids) is also written without a wake-up while
+ * `hold_ids` is set: while execs come one after another the daemon
+ * reads it with the next exec (a spawner dropping privileges, then
+ * exec'ing, costs one wake-up, not two), or when it ends that spell,
+ * clearing the flag the same way.  Meanwhile every other record wakes
+ * the reader itself: the ring buffer wakes it only for a record right
+ * after those it has read, and one held may be between.
  */
 static void
-output(void *ev, __u32 len)
+output(void *rec, __u32 len, bool ids)
 {
 	__u64 nudge = 0;
 
-	if (!awake) {
-		if (bpf_ringbuf_output(&events, ev, len, 0) < 0)
+	if (!awake && !(ids && hold_ids)) {
+		if (bpf_ringbuf_output(&events, rec, len, hold_ids ? BPF_RB_FORCE_WAKEUP : 0) < 0)
 			__sync_fetch_and_add(&drops, 1);
 		return;
 	}
-	if (bpf_ringbuf_output(&events, ev, len, BPF_RB_NO_WAKEUP) < 0) {
+	if (bpf_ringbuf_output(&events, rec, len, BPF_RB_NO_WAKEUP) < 0) {
 		__sync_fetch_and_add(&drops, 1);
 		return;
 	}
-	if (!awake && bpf_ringbuf_output(&events, &nudge, sizeof(nudge), BPF_RB_FORCE_WAKEUP) < 0)
+	if (!awake && !(ids && hold_ids) &&
+	    bpf_ringbuf_output(&events, &nudge, sizeof(nudge), BPF_RB_FORCE_WAKEUP) < 0)
 		__sync_fetch_and_add(&drops, 1);
 }
 
@@ -700,7 +710,7 @@ BPF_PROG(cge_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bp
 		    (ev->exe_len & (EXECBPF_EXE_LEN - 1));
 	if (ev->exe_len == EXECBPF_EXE_LEN)
 		len = sizeof(*ev);
-	output(ev, len);
+	output(ev, len, false);
 	return 0;
 }
 
@@ -764,6 +774,6 @@ cge_ids(struct __sk_buff *skb)
 	if (!named_program(&comm, &name))
 		return 0;
 pass:
-	output(&r, sizeof(r));
+	output(&r, sizeof(r), true);
 	return 0;
 }
