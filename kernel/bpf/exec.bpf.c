@@ -110,13 +110,26 @@ struct {
 } scratch SEC(".maps");
 
 /* The processes whose exec passed lately, by thread group: a change of
- * their ids passes too (cge_ids). */
+ * their ids passes too (cge_ids).  A slot per tgid modulo its size,
+ * holding the last one whose exec passed (a store, not a hash update). */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, EXECBPF_RECENT_MAX);
 	__type(key, __u32);
-	__type(value, __u8);
+	__type(value, __u32);
 } recent SEC(".maps");
+
+/* Is thread group tgid's slot in recent (or, with set, make it so)? */
+static __always_inline bool
+recent_slot(__u32 tgid, bool set)
+{
+	__u32 slot = tgid & (EXECBPF_RECENT_MAX - 1);
+	__u32 *v = bpf_map_lookup_elem(&recent, &slot);
+
+	if (v != NULL && set)
+		*v = tgid;
+	return v != NULL && *v == tgid;
+}
 
 /*
  * Written by the daemon through the skeleton's mapping of .bss/.data:
@@ -581,16 +594,20 @@ v1_step(__u32 i, void *arg)
 {
 	struct v1walk *w = arg;
 	struct list_head *pos = w->pos;
-	struct cgrp_cset_link *l;
+	__u64 buf[8]; /* the link, read whole: its group and its neighbours in one read */
+	struct cgrp_cset_link *l = (struct cgrp_cset_link *)buf;
 	struct cgroup *cg;
 	__u32 hier, n;
 
 	if (pos == w->head || pos == NULL)
 		return 1;
-	l = (struct cgrp_cset_link *)((char *)pos -
-				      bpf_core_field_offset(struct cgrp_cset_link, cgrp_link));
-	cg = BPF_CORE_READ(l, cgrp);
-	w->pos = w->backward ? BPF_CORE_READ(pos, prev) : BPF_CORE_READ(pos, next);
+	if (bpf_core_type_size(struct cgrp_cset_link) > sizeof(buf) ||
+	    bpf_probe_read_kernel(buf, bpf_core_type_size(struct cgrp_cset_link),
+				  (char *)pos - bpf_core_field_offset(struct cgrp_cset_link,
+								      cgrp_link)) < 0)
+		return 1;
+	cg = l->cgrp;
+	w->pos = w->backward ? l->cgrp_link.prev : l->cgrp_link.next;
 	hier = (__u32)BPF_CORE_READ(cg, root, hierarchy_id);
 	if (hier == 0 || !asked_hier(hier)) /* 0: the v2 hierarchy */
 		return 0;
@@ -683,7 +700,8 @@ BPF_PROG(cge_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bp
 	if ((s = bpf_map_lookup_elem(&scratch, &zero)) == NULL)
 		return 0;
 	ev = &s->ev;
-	__builtin_memset(ev, 0, sizeof(*ev));
+	/* (the path's bytes past exe_len are not sent) */
+	__builtin_memset(ev, 0, __builtin_offsetof(struct execbpf_event, exe));
 	ev->pid = (__u32)p->pid;
 	ev->tgid = (__u32)p->tgid;
 	if (!c.read)
@@ -704,7 +722,7 @@ BPF_PROG(cge_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bp
 	read_exe(ev, bprm);
 	ev->ts_ns = bpf_ktime_get_ns();
 	/* a change of its ids now passes too (cge_ids) */
-	bpf_map_update_elem(&recent, &ev->tgid, &zero, BPF_ANY);
+	recent_slot(ev->tgid, true);
 	/* the record up to the end of its path */
 	__u32 len = __builtin_offsetof(struct execbpf_event, exe) +
 		    (ev->exe_len & (EXECBPF_EXE_LEN - 1));
@@ -756,7 +774,7 @@ cge_ids(struct __sk_buff *skb)
 	r.rid = id[2];
 	r.eid = id[3];
 	if (wide || ananicy || (__u32)BPF_CORE_READ(task, pid) != r.pid || tracked(r.tgid) ||
-	    bpf_map_lookup_elem(&recent, &r.tgid) != NULL)
+	    recent_slot(r.tgid, false))
 		goto pass; /* (not the task that changed: not filtered) */
 	cred = BPF_CORE_READ(task, cred);
 	c.uid = BPF_CORE_READ(cred, uid.val);

@@ -142,6 +142,6 @@ struct execbpf_hash_key {
 #define EXECBPF_KEYS_MAX 16384 /* entries of each key map (both generations) */
 #define EXECBPF_ANAMES_MAX 65536 /* entries of the hash map (both generations) */
 #define EXECBPF_PIDS_MAX 1024
-#define EXECBPF_RECENT_MAX 4096 /* thread groups whose exec passed, remembered */
+#define EXECBPF_RECENT_MAX 4096 /* thread groups whose exec passed, remembered (a power of two) */
 
 #endif
