@@ -328,6 +328,17 @@ interpreter(const char *name)
 	return false;
 }
 
+/* interpreter() of the name in w0, w1 (a union name16's words): a global
+ * function, so the verifier checks it once, not at each of its calls
+ * (each byte is a branch). */
+__attribute__((noinline)) int
+execbpf_interpreter(__u64 w0, __u64 w1)
+{
+	union name16 n = { .w = { w0, w1 } };
+
+	return interpreter(n.c);
+}
+
 /* ---- ananicy-cpp's names --------------------------------------------------- */
 
 struct hashing {
@@ -470,10 +481,12 @@ tracked(__u32 tgid)
 static bool
 named_program(const union name16 *comm, const union name16 *name)
 {
-	if ((has_names && has_name(comm)) || (scripts && interpreter(comm->c)))
+	if ((has_names && has_name(comm)) ||
+	    (scripts && execbpf_interpreter(comm->w[0], comm->w[1])))
 		return true;
 	return (name->w[0] != comm->w[0] || name->w[1] != comm->w[1]) &&
-	       ((has_names && has_name(name)) || (scripts && interpreter(name->c)));
+	       ((has_names && has_name(name)) ||
+		(scripts && execbpf_interpreter(name->w[0], name->w[1])));
 }
 
 /* Could a rule decide this exec?  c holds its ids, comm its comm. */
