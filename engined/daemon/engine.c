@@ -763,9 +763,9 @@ open_source(struct engine *e, const struct config *cfg)
 		core_set_event_source(e->core, "bpf");
 		log_notice("event source: bpf (event-source = %s)", key);
 		if ((rc = bpfexec_ids(e->bpf)) >= 0 && (rc = procev_filter_bpf(e->ids, rc)) == 0)
-			log_info("uid and gid changes: bpf");
+			log_notice("uid and gid changes: bpf");
 		else
-			log_info("uid and gid changes: netlink (their BPF filter did not load: %s)",
+			log_notice("uid and gid changes: netlink (their BPF filter did not load: %s)",
 				 strerror(-rc));
 		e->ids_bpf = rc == 0;
 		return 0;
