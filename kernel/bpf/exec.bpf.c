@@ -438,6 +438,7 @@ read_groups(struct creds *c, const struct cred *cred)
 
 	c->ngroups = n;
 	c->read = 1;
+	__builtin_memset(c->groups, 0, sizeof(c->groups));
 	if (n > EXECBPF_GROUPS)
 		n = EXECBPF_GROUPS;
 	if (n > 0 && bpf_probe_read_kernel(c->groups, n * sizeof(__u32), &gi->gid[0]) < 0)
@@ -724,8 +725,7 @@ BPF_PROG(cge_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bp
 	ev->euid = c.euid;
 	ev->egid = c.egid;
 	ev->ngroups = c.ngroups;
-	for (int i = 0; i < EXECBPF_GROUPS; i++)
-		ev->groups[i] = i < (int)c.ngroups ? c.groups[i] : 0;
+	__builtin_memcpy(ev->groups, c.groups, sizeof(ev->groups)); /* (zero past ngroups) */
 	__builtin_memcpy(ev->comm, comm.c, EXECBPF_COMM_LEN);
 	ev->ppid = (__u32)p->real_parent->tgid;
 	ev->cgroup_id = bpf_get_current_cgroup_id();
