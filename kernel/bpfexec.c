@@ -7,7 +7,12 @@
  * connector's EXEC events, so the core
  * sees one kind of event whichever source runs -- with what the record
  * says of the task attached (bpfexec_known(), bpfrecord.c), which the
- * core takes instead of reading /proc.
+ * core takes instead of reading /proc.  Its socket filter on uid and
+ * gid changes (cge_ids, attached by the daemon to a connector socket)
+ * writes those that pass to the same ring buffer: they become the
+ * connector's UID and GID events.  Where that one does not load, the
+ * exec's program is loaded alone, and bpfexec_ids() says why: the
+ * daemon reads those changes from the connector then.
  *
  * Built without libbpf, every function fails with -EOPNOTSUPP.
  */
@@ -59,6 +64,7 @@ struct bpfexec {
 	uint64_t drops_seen;
 	pid_t *tracked; /* the thread groups in the pids map, malloc'd */
 	size_t ntracked;
+	int ids; /* 0: cge_ids is attached; else -errno, why not */
 };
 
 static int
@@ -74,13 +80,16 @@ take(void *ctx, void *data, size_t len)
 {
 	struct bpfexec *b = ctx;
 	const struct execbpf_event *r = data;
-	struct procev_event *ev;
-
+	struct procev_event *ev = &b->out[b->got];
 	struct task_known *k = &b->known[b->got];
 
+	if (bpfexec_ids_event(data, len, ev) == 0) {
+		b->got++;
+		return b->got == b->max ? -E2BIG : 0;
+	}
 	if (bpfexec_known(data, len, k) < 0)
-		return 0;
-	ev = &b->out[b->got++];
+		return 0; /* a record of no use: a wake-up (exec.bpf.c) */
+	b->got++;
 	memset(ev, 0, sizeof(*ev));
 	ev->type = PROCEV_EXEC;
 	ev->pid = (pid_t)r->pid;
@@ -172,11 +181,37 @@ ring_consume(struct ring *r, struct bpfexec *b)
 	return n;
 }
 
+/*
+ * Open, size and load the skeleton into b->skel, and attach its exec
+ * program; with ids, load the socket filter on uid and gid changes too
+ * (the daemon attaches it to its connector socket).  0, or -errno (then
+ * b->skel may be set: the caller destroys it).
+ */
+static int
+load(struct bpfexec *b, size_t rbsize, bool ids)
+{
+	struct execbpf *s;
+	int rc;
+
+	if ((s = b->skel = execbpf__open()) == NULL)
+		return errno ? -errno : -EINVAL;
+	if ((rc = bpf_map__set_max_entries(s->maps.events, (__u32)rbsize)) < 0 ||
+	    (rc = bpf_program__set_autoload(s->progs.cge_ids, ids)) < 0 ||
+	    (rc = execbpf__load(s)) < 0)
+		return rc;
+	if ((s->links.cge_exec = bpf_program__attach(s->progs.cge_exec)) == NULL)
+		return errno ? -errno : -EINVAL;
+	if (ids)
+		b->ids = 0;
+	return 0;
+}
+
 int
 bpfexec_open(struct bpfexec **out, size_t rbsize)
 {
 	struct bpfexec *b;
 	const char *fail = getenv("CGENGINED_TEST_BPF_FAIL");
+	const char *noids = getenv("CGENGINED_TEST_BPF_NOIDS");
 	int rc;
 
 	*out = NULL;
@@ -186,13 +221,15 @@ bpfexec_open(struct bpfexec **out, size_t rbsize)
 		return -ENOMEM;
 	if (getenv("CGENGINED_BPF_DEBUG") == NULL)
 		libbpf_set_print(silent);
-	if ((b->skel = execbpf__open()) == NULL) {
-		rc = errno ? -errno : -EINVAL;
-		goto fail;
+	b->ids = -EPERM; /* (the test's reason, when it asks for none) */
+	if (noids == NULL || strcmp(noids, "1") != 0) {
+		if ((rc = load(b, rbsize, true)) < 0) { /* again, without it */
+			b->ids = rc;
+			execbpf__destroy(b->skel);
+			b->skel = NULL;
+		}
 	}
-	if ((rc = bpf_map__set_max_entries(b->skel->maps.events, (__u32)rbsize)) < 0)
-		goto fail;
-	if ((rc = execbpf__load(b->skel)) < 0 || (rc = execbpf__attach(b->skel)) < 0)
+	if (b->skel == NULL && (rc = load(b, rbsize, false)) < 0)
 		goto fail;
 	if ((rc = ring_map(&b->rb, bpf_map__fd(b->skel->maps.events),
 			   bpf_map__max_entries(b->skel->maps.events))) < 0)
@@ -202,6 +239,26 @@ bpfexec_open(struct bpfexec **out, size_t rbsize)
 fail:
 	bpfexec_close(b);
 	return rc;
+}
+
+int
+bpfexec_ids(const struct bpfexec *b)
+{
+	return b->ids < 0 ? b->ids : bpf_program__fd(b->skel->progs.cge_ids);
+}
+
+void
+bpfexec_hold_ids(struct bpfexec *b, bool hold)
+{
+	/* a full barrier after clearing it, as bpfexec_awake() */
+	__atomic_store_n(&b->skel->bss->hold_ids, hold ? 1u : 0u, __ATOMIC_SEQ_CST);
+}
+
+void
+bpfexec_want_ids(struct bpfexec *b, bool uid, bool gid)
+{
+	__atomic_store_n(&b->skel->data->want_uid, uid ? 1u : 0u, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&b->skel->data->want_gid, gid ? 1u : 0u, __ATOMIC_SEQ_CST);
 }
 
 void
@@ -352,11 +409,66 @@ clear_all(struct execbpf *s, uint32_t gen)
 	clear_gen(s->maps.anames, sizeof(struct execbpf_hash_key), gen);
 }
 
+/* The bits of a map's keys (exec_event.h): a word per 64. */
+struct keybits {
+	uint64_t w[EXECBPF_BITS_WORDS];
+};
+
+static void
+bit_add(struct keybits *kb, uint64_t v)
+{
+	uint32_t bit = execbpf_bit(v);
+
+	kb->w[bit / 64] |= 1ULL << (bit % 64);
+}
+
+/* A name key's value for execbpf_bit: its first 15 bytes up to a NUL,
+ * NUL padded to 16, mixed (as the program mixes a name it reads). */
+static uint64_t
+name_value(const char *name)
+{
+	union {
+		char c[EXECBPF_COMM_LEN];
+		uint64_t w[2];
+	} n = { .w = { 0, 0 } };
+
+	for (size_t i = 0; i < EXECBPF_COMM_LEN - 1 && name[i] != '\0'; i++)
+		n.c[i] = name[i];
+	return execbpf_name_mix(n.w[0], n.w[1]);
+}
+
+/* The program's bits: with widen, also kb's (before kb's keys are in
+ * force); else only kb's (after).  Each word in one store, so the
+ * program always sees the bit of every key in force. */
+static void
+bits_store(volatile __u64 *bits, const struct keybits *kb, bool widen, size_t words)
+{
+	for (size_t i = 0; i < words; i++)
+		__atomic_store_n(&bits[i], widen ? bits[i] | kb->w[i] : kb->w[i],
+				 __ATOMIC_SEQ_CST);
+}
+
+/* The bits of the keys of k, into kb[0] (uids), kb[1] (gids), kb[2]
+ * (names); none when k is wide. */
+static void
+bits_of(const struct execkeys *k, struct keybits kb[3])
+{
+	memset(kb, 0, 3 * sizeof(*kb));
+	for (size_t i = 0; !k->wide && i < k->nuids; i++)
+		bit_add(&kb[0], k->uids[i]);
+	for (size_t i = 0; !k->wide && i < k->ngids; i++)
+		bit_add(&kb[1], k->gids[i]);
+	for (size_t i = 0; !k->wide && i < k->nnames; i++)
+		bit_add(&kb[2], name_value(k->names[i]));
+}
+
 int
 bpfexec_filter(struct bpfexec *b, const struct execkeys *k)
 {
 	struct execbpf *s = b->skel;
 	uint32_t old = s->bss->gen, gen = old ^ 1u;
+	struct keybits kb[3];
+	volatile __u64 *bits[3] = { s->bss->bits_uids, s->bss->bits_gids, s->bss->bits_names };
 	int rc = 0;
 
 	clear_all(s, gen);
@@ -378,20 +490,25 @@ bpfexec_filter(struct bpfexec *b, const struct execkeys *k)
 	s->bss->v1_backward = k->hiers_backward;
 	__atomic_store_n(&s->bss->nv1_hiers, (uint32_t)nh, __ATOMIC_SEQ_CST);
 	/* the flip, one store each, the maps of gen whole before it: what
-	 * widens the filter first, what narrows it after */
-	if (k->wide)
-		__atomic_store_n(&s->data->wide, 1u, __ATOMIC_SEQ_CST);
-	if (k->scripts)
-		__atomic_store_n(&s->bss->scripts, 1u, __ATOMIC_SEQ_CST);
-	if (k->nanames > 0)
-		__atomic_store_n(&s->bss->ananicy, 1u, __ATOMIC_SEQ_CST);
+	 * widens the filter first (a map looked in, that may hold keys),
+	 * what narrows it after */
+	bool has[] = { k->wide, k->scripts, k->nanames > 0, !k->wide && k->ngids > 0,
+		       !k->wide && k->nnames > 0 };
+	volatile __u32 *flag[] = { &s->data->wide, &s->bss->scripts, &s->bss->ananicy,
+				   &s->bss->has_gids, &s->bss->has_names };
+
+	bits_of(k, kb);
+	for (size_t i = 0; i < 3; i++)
+		bits_store(bits[i], &kb[i], true, EXECBPF_BITS_WORDS);
+	for (size_t i = 0; i < sizeof(has) / sizeof(has[0]); i++)
+		if (has[i])
+			__atomic_store_n(flag[i], 1u, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&s->bss->gen, gen, __ATOMIC_SEQ_CST);
-	if (!k->scripts)
-		__atomic_store_n(&s->bss->scripts, 0u, __ATOMIC_SEQ_CST);
-	if (k->nanames == 0)
-		__atomic_store_n(&s->bss->ananicy, 0u, __ATOMIC_SEQ_CST);
-	if (!k->wide)
-		__atomic_store_n(&s->data->wide, 0u, __ATOMIC_SEQ_CST);
+	for (size_t i = 0; i < sizeof(has) / sizeof(has[0]); i++)
+		if (!has[i])
+			__atomic_store_n(flag[i], 0u, __ATOMIC_SEQ_CST);
+	for (size_t i = 0; i < 3; i++)
+		bits_store(bits[i], &kb[i], false, EXECBPF_BITS_WORDS);
 	clear_all(s, old);
 	return 0;
 }
@@ -411,6 +528,7 @@ bpfexec_track(struct bpfexec *b, const pid_t *pids, size_t n)
 	struct bpf_map *map = b->skel->maps.pids;
 	pid_t *copy = NULL;
 	uint8_t one = 1;
+	struct keybits kb = { .w = { 0 } };
 
 	if (n == PROCEV_ALL || n > EXECBPF_PIDS_MAX) {
 		__atomic_store_n(&b->skel->bss->all_pids, 1u, __ATOMIC_SEQ_CST);
@@ -421,6 +539,12 @@ bpfexec_track(struct bpfexec *b, const pid_t *pids, size_t n)
 	if (n > 0)
 		memcpy(copy, pids, n * sizeof(*copy));
 	/* the new ones first, then the old ones go: none is missed between */
+	for (size_t i = 0; i < n; i++) {
+		uint32_t bit = execbpf_pid_bit((uint32_t)pids[i]);
+
+		kb.w[bit / 64] |= 1ULL << (bit % 64);
+	}
+	bits_store(b->skel->bss->bits_pids, &kb, true, EXECBPF_PID_BITS_WORDS);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t key = (uint32_t)pids[i];
 		int rc = bpf_map__update_elem(map, &key, sizeof(key), &one, 1, BPF_ANY);
@@ -438,6 +562,7 @@ bpfexec_track(struct bpfexec *b, const pid_t *pids, size_t n)
 		if (!listed(pids, n, b->tracked[i]))
 			(void)bpf_map__delete_elem(map, &key, sizeof(key), 0);
 	}
+	bits_store(b->skel->bss->bits_pids, &kb, false, EXECBPF_PID_BITS_WORDS);
 	free(b->tracked);
 	b->tracked = copy;
 	b->ntracked = n;
@@ -447,7 +572,13 @@ bpfexec_track(struct bpfexec *b, const pid_t *pids, size_t n)
 void
 bpfexec_stats(const struct bpfexec *b, struct bpfexec_stats *out)
 {
-	out->execs = b->skel->bss->execs;
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(out, 0, sizeof(*out));
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(b->skel->progs.cge_exec), &info, &len) == 0)
+		out->execs = info.run_cnt;
 	out->passed = b->skel->bss->passed;
 	out->drops = b->skel->bss->drops;
 }
@@ -505,6 +636,29 @@ void
 bpfexec_stats(const struct bpfexec *b, struct bpfexec_stats *out)
 {
 	memset(out, 0, sizeof(*out));
+}
+
+int
+bpfexec_ids(const struct bpfexec *b)
+{
+	return -EOPNOTSUPP;
+}
+
+void
+bpfexec_hold_ids(struct bpfexec *b, bool hold)
+{
+	/* a full barrier after clearing it, as bpfexec_awake() */
+	__atomic_store_n(&b->skel->bss->hold_ids, hold ? 1u : 0u, __ATOMIC_SEQ_CST);
+}
+
+void
+bpfexec_want_ids(struct bpfexec *b, bool uid, bool gid)
+{
+}
+
+void
+bpfexec_hold_ids(struct bpfexec *b, bool hold)
+{
 }
 
 #endif

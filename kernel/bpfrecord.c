@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bpfrecord.c -- what one exec record of the BPF program
- * (kernel/bpf/exec.bpf.c) says of its task, as a struct task_known:
- * pure, built with or without libbpf, so the unit tests feed it records.
+ * (kernel/bpf/exec.bpf.c) says of its task, as a struct task_known, and
+ * a record of a uid or gid change as the connector's event: pure,
+ * built with or without libbpf, so the unit tests feed it records.
  */
 #include "kernel_private.h"
 
@@ -10,6 +11,9 @@
 #include <stddef.h>
 #include <string.h>
 
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/netlink.h>
 #include <linux/types.h>
 
 #include "kernel/bpf/exec_event.h"
@@ -18,6 +22,16 @@ _Static_assert(EXECBPF_GROUPS == TASK_KNOWN_GROUPS, "the groups a record carries
 _Static_assert(EXECBPF_EXE_LEN + 1 == TASK_KNOWN_EXE_MAX, "a record's path, joined");
 _Static_assert(EXECBPF_V1 == TASK_KNOWN_V1, "the v1 groups a record carries");
 _Static_assert(EXECBPF_COMM_LEN <= sizeof(((struct task_known *)0)->comm), "comm");
+/* an exec's record is never of a uid change's size */
+_Static_assert(EXECBPF_UID == PROC_EVENT_UID && EXECBPF_GID == PROC_EVENT_GID, "the connector's");
+#define CN_OFF(f) (NLMSG_HDRLEN + sizeof(struct cn_msg) + offsetof(struct proc_event, f))
+_Static_assert(EXECBPF_CN_WHAT == CN_OFF(what) && EXECBPF_CN_TS == CN_OFF(timestamp_ns) &&
+		       EXECBPF_CN_ID == CN_OFF(event_data.id.process_pid) &&
+		       EXECBPF_CN_ID + 4 == CN_OFF(event_data.id.process_tgid) &&
+		       EXECBPF_CN_ID + 8 == CN_OFF(event_data.id.r.ruid) &&
+		       EXECBPF_CN_ID + 12 == CN_OFF(event_data.id.e.euid),
+	       "where cge_ids reads an event");
+_Static_assert(sizeof(struct execbpf_ids) < offsetof(struct execbpf_event, exe), "sizes");
 
 /*
  * The path from the record's names, file first, root last: joined the
@@ -83,5 +97,22 @@ bpfexec_known(const void *rec, size_t len, struct task_known *k)
 	k->comm[EXECBPF_COMM_LEN - 1] = '\0';
 	if (join_exe(r->exe, r->exe_len, k->exe, sizeof(k->exe)))
 		k->have |= TASK_KNOW_EXE;
+	return 0;
+}
+
+int
+bpfexec_ids_event(const void *rec, size_t len, struct procev_event *ev)
+{
+	const struct execbpf_ids *r = rec;
+
+	if (len != sizeof(*r) || (r->what != EXECBPF_UID && r->what != EXECBPF_GID))
+		return -EBADMSG;
+	memset(ev, 0, sizeof(*ev));
+	ev->type = r->what == EXECBPF_UID ? PROCEV_UID : PROCEV_GID;
+	ev->pid = (pid_t)r->pid;
+	ev->tgid = (pid_t)r->tgid;
+	ev->rid = r->rid;
+	ev->eid = r->eid;
+	ev->ts_ns = r->ts_ns;
 	return 0;
 }

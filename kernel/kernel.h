@@ -435,6 +435,14 @@ struct procev_want {
  */
 int procev_want(struct procev *p, const struct procev_want *w) ATTR_WUR;
 /*
+ * Hand p's UID and GID events to the eBPF socket filter prog_fd (the BPF
+ * event source's, bpfexec_ids()) instead: p is asked for those two
+ * kinds only (Linux >= 6.6; older kernels run the filter on every
+ * event).  0, or -errno when it cannot be attached (then nothing
+ * changed).
+ */
+int procev_filter_bpf(struct procev *p, int prog_fd) ATTR_WUR;
+/*
  * The socket filter alone, attached to any socket fd whose datagrams
  * read as the proc connector's (netlink header, cn_msg, proc_event): for
  * tests, which run it on a socket pair.  0 or -errno.
@@ -509,14 +517,27 @@ uint64_t execkeys_hash(const char *s, size_t n);
 /*
  * The BPF program on sched_process_exec (kernel/bpfexec.c; built only
  * with libbpf, else every call fails with -EOPNOTSUPP).  It sends the
- * execs its filter passes as PROCEV_EXEC events through a ring buffer.
+ * execs its filter passes as PROCEV_EXEC events through a ring buffer;
+ * and, through its socket filter on a connector socket, the uid and gid
+ * changes that pass the same filter as PROCEV_UID and PROCEV_GID events.
  */
 struct bpfexec;
 
 /* Load and attach it with a ring buffer of rbsize bytes (a power of
  * two, at least a page); 0 or -errno.  In the environment,
- * CGENGINED_TEST_BPF_FAIL=1 makes it fail with -EPERM (tests). */
+ * CGENGINED_TEST_BPF_FAIL=1 makes it fail with -EPERM, and
+ * CGENGINED_TEST_BPF_NOIDS=1 leaves out the program on uid and gid
+ * changes (tests). */
 int bpfexec_open(struct bpfexec **out, size_t rbsize) ATTR_WUR;
+/* Its socket filter on uid and gid changes (a descriptor, its own: for
+ * procev_filter_bpf()), or -errno: why it did not load (then the proc
+ * connector's events are read). */
+int bpfexec_ids(const struct bpfexec *b) ATTR_WUR;
+/* Send uid (gid) changes from now on only while uid (gid) is true. */
+void bpfexec_want_ids(struct bpfexec *b, bool uid, bool gid);
+/* While hold, a uid or gid change does not wake the reader: it is read
+ * with the next exec, or once the reader clears hold (and reads). */
+void bpfexec_hold_ids(struct bpfexec *b, bool hold);
 void bpfexec_close(struct bpfexec *b);
 /* The descriptor to poll for records. */
 int bpfexec_fd(const struct bpfexec *b);
@@ -542,7 +563,13 @@ int bpfexec_track(struct bpfexec *b, const pid_t *pids, size_t n) ATTR_WUR;
  * record is cut short.
  */
 int bpfexec_known(const void *rec, size_t len, struct task_known *k) ATTR_WUR;
-/* The program's counters: execs seen, passed, records dropped. */
+/*
+ * A record of a uid or gid change (rec, len bytes) as the connector's
+ * event, into ev (pure).  0, or -EBADMSG when rec is not one.
+ */
+int bpfexec_ids_event(const void *rec, size_t len, struct procev_event *ev) ATTR_WUR;
+/* The program's counters: execs seen (counted while the sysctl
+ * kernel.bpf_stats_enabled is 1), passed, records dropped. */
 struct bpfexec_stats {
 	uint64_t execs, passed, drops;
 };

@@ -222,6 +222,18 @@ procev_want(struct procev *p, const struct procev_want *w)
 	return rc < 0 ? rc : trc;
 }
 
+int
+procev_filter_bpf(struct procev *p, int prog_fd)
+{
+	struct procev_input in = { .mcast_op = PROC_CN_MCAST_LISTEN,
+				   .event_type = PROC_EVENT_UID | PROC_EVENT_GID };
+
+	if (setsockopt(p->fd, SOL_SOCKET, SO_ATTACH_BPF, &prog_fd, sizeof(prog_fd)) < 0)
+		return -errno;
+	(void)control(p, &in, sizeof(in)); /* failing, the filter sees more: as before 6.6 */
+	return 0;
+}
+
 static int
 set_rcvbuf(struct procev *p, int size)
 {

@@ -74,7 +74,9 @@
  * change that came before an exec is always seen with it), and a spawn
  * that drops privileges, then execs, costs one wake-up instead of two.
  * A timer reads it BUSY_GAP after the last such wake-up and watches it
- * again, so a uid change without exec waits at most that long.
+ * again, so a uid change without exec waits at most that long.  When the
+ * BPF program takes them (ids_bpf), it holds them the same way
+ * (bpfexec_hold_ids).
  */
 #define BUSY_GAP 0.050
 
@@ -92,6 +94,7 @@ struct engine {
 	struct core *core;
 	struct procev *pe;  /* EXEC, and FORK and EXIT when the core wants them */
 	struct procev *ids; /* UID and GID */
+	bool ids_bpf;	    /* ... handed to the BPF program by its filter: never read */
 	struct server *sticky; /* sticky.c's */
 	struct control_server *control;
 	char *pidfile; /* as at start: a reload does not move it */
@@ -220,7 +223,9 @@ drain(struct engine *e, double now, bool pe)
 static void
 note_execs(struct engine *e, double now)
 {
-	if (e->ids_wanted && now - e->last_exec < BUSY_GAP) {
+	if ((e->ids_wanted || e->ids_bpf) && now - e->last_exec < BUSY_GAP) {
+		if (e->ids_bpf) /* the BPF program's way of not watching them */
+			bpfexec_hold_ids(e->bpf, true);
 		if (ev_is_active(&e->ids_watcher))
 			ev_io_stop(e->loop, &e->ids_watcher);
 		e->ids_timer.repeat = BUSY_GAP;
@@ -266,6 +271,8 @@ ids_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	struct engine *e = w->data;
 
 	ev_timer_stop(loop, w);
+	if (e->ids_bpf)
+		bpfexec_hold_ids(e->bpf, false); /* then read what it held */
 	(void)drain(e, ev_now(loop), false);
 	if (e->ids_wanted)
 		ev_io_start(loop, &e->ids_watcher);
@@ -306,14 +313,16 @@ want_events_cb(void *arg, const struct procev_want *w)
 	int rc;
 
 	execs.uid = execs.gid = false;
-	if (e->bpf != NULL) { /* execs come from the BPF program */
+	if (e->bpf != NULL) { /* execs (and uid changes: ids_bpf) come from the BPF program */
 		execs.exec = false;
 		track_bpf(e, w);
+		bpfexec_want_ids(e->bpf, w->uid, w->gid);
 	}
-	if ((rc = procev_want(e->pe, &execs)) < 0 || (rc = procev_want(e->ids, &ids)) < 0)
+	if ((rc = procev_want(e->pe, &execs)) < 0 ||
+	    (!e->ids_bpf && (rc = procev_want(e->ids, &ids)) < 0))
 		log_error("cannot filter process events: %s (more are read than needed)",
 			  strerror(-rc));
-	e->ids_wanted = w->uid || w->gid;
+	e->ids_wanted = !e->ids_bpf && (w->uid || w->gid);
 	e->pe_wanted = rc < 0 || e->bpf == NULL || execs.forks || execs.ntrack > 0 ||
 		       execs.ngone > 0;
 	if (!e->ids_wanted && ev_is_active(&e->ids_watcher))
@@ -767,6 +776,12 @@ open_source(struct engine *e, const struct config *cfg)
 	if (rc == 0) {
 		core_set_event_source(e->core, "bpf");
 		log_notice("event source: bpf (event-source = %s)", key);
+		if ((rc = bpfexec_ids(e->bpf)) >= 0 && (rc = procev_filter_bpf(e->ids, rc)) == 0)
+			log_notice("uid and gid changes: bpf");
+		else
+			log_notice("uid and gid changes: netlink (their BPF filter did not load: %s)",
+				 strerror(-rc));
+		e->ids_bpf = rc == 0;
 		return 0;
 	}
 	if (cfg->event_source == EVENT_SOURCE_BPF) {
@@ -863,8 +878,10 @@ start_watchers(struct engine *e)
 	ev_io_start(e->loop, &e->pe_watcher);
 	ev_io_init(&e->ids_watcher, procev_cb, procev_fd(e->ids), EV_READ);
 	e->ids_watcher.data = e;
-	e->ids_wanted = e->pe_wanted = true; /* until the core says otherwise */
-	ev_io_start(e->loop, &e->ids_watcher);
+	e->ids_wanted = !e->ids_bpf; /* until the core says otherwise */
+	e->pe_wanted = true;
+	if (e->ids_wanted)
+		ev_io_start(e->loop, &e->ids_watcher);
 	if (e->bpf != NULL) {
 		ev_io_init(&e->bpf_watcher, procev_cb, bpfexec_fd(e->bpf), EV_READ);
 		e->bpf_watcher.data = e;

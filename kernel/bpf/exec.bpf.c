@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * exec.bpf.c -- the eBPF event source: one program on the tracepoint
+ * exec.bpf.c -- the eBPF event source: a program on the tracepoint
  * sched_process_exec (tp_btf) that sends the execs some rule may
- * decide to a ring buffer, and drops the others in the kernel.
+ * decide to a ring buffer, and drops the others in the kernel; and one
+ * on the proc connector's proc_id_connector() (fentry), which the
+ * kernel calls at every change of a task's uids or gids, that sends
+ * those some rule may decide (see cge_ids), so the daemon needs no
+ * connector socket for them.
  *
  * The filter (filled by kernel/bpfexec.c from the policy's keys): an
  * exec passes when `wide` is set, or its uid, euid, gid, egid or one of
@@ -20,6 +24,14 @@
  * it has not seen.  A record that finds the ring buffer full is
  * counted in `drops` (the daemon rescans).  An exec is filtered in a
  * per-CPU scratch record, and only one that passes is copied out.
+ *
+ * The filter's order is its cost's: an exec no rule names is dropped
+ * after reading its credentials and comm with plain loads (the
+ * tracepoint's arguments are typed pointers: no helper call) and one
+ * hash lookup per key map that holds keys; a map without keys is not
+ * looked in (has_uids, ...); the file's name is read only when rules
+ * name programs, and the path and the groups only for an exec that
+ * passes (or, the groups, when rules name groups).
  *
  * A record says what the daemon would otherwise read in /proc (see
  * exec_event.h): the credentials with up to 16 supplementary groups,
@@ -97,45 +109,124 @@ struct {
 	__type(value, struct scratch);
 } scratch SEC(".maps");
 
-/* Written by the daemon through the skeleton's mapping of .bss/.data. */
+/* The processes whose exec passed lately, by thread group: a change of
+ * their ids passes too (cge_ids).  A slot per tgid modulo its size,
+ * holding the last one whose exec passed (a store, not a hash update). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, EXECBPF_RECENT_MAX);
+	__type(key, __u32);
+	__type(value, __u32);
+} recent SEC(".maps");
+
+/* Is thread group tgid's slot in recent (or, with set, make it so)? */
+static __always_inline bool
+recent_slot(__u32 tgid, bool set)
+{
+	__u32 slot = tgid & (EXECBPF_RECENT_MAX - 1);
+	__u32 *v = bpf_map_lookup_elem(&recent, &slot);
+
+	if (v != NULL && set)
+		*v = tgid;
+	return v != NULL && *v == tgid;
+}
+
+/*
+ * Written by the daemon through the skeleton's mapping of .bss/.data:
+ * what every exec reads first, together (one cache line, which the
+ * daemon writes only at a reload), then the bits, then what is written
+ * often (awake, the counters), apart.
+ */
 volatile __u32 gen;
-volatile __u32 wide = 1; /* until the daemon has filled the maps */
 volatile __u32 scripts;
 volatile __u32 ananicy; /* the anames map is in force */
 volatile __u32 all_pids;
-volatile __u32 awake;
+/* the gid and name maps may hold keys: a task's groups, the name of the
+ * file an exec runs are read only then */
+volatile __u32 has_gids, has_names;
+volatile __u32 wide = 1; /* until the daemon has filled the maps */
+/* the uid (gid) changes the daemon wants (cge_ids): all that pass */
+volatile __u32 want_uid = 1, want_gid = 1;
+/*
+ * Which keys each map may hold (of either generation in force, or a
+ * tracked thread group): a bit per key, execbpf_bit() of it.  A value
+ * whose bit is clear is not looked up -- so an exec no rule names costs
+ * a few loads, not a hash lookup per value.
+ */
+volatile __u64 bits_uids[EXECBPF_BITS_WORDS], bits_gids[EXECBPF_BITS_WORDS];
+volatile __u64 bits_names[EXECBPF_BITS_WORDS], bits_pids[EXECBPF_PID_BITS_WORDS];
 /* the v1 hierarchies whose groups a record tells (nv1_hiers of them) */
 volatile __u32 v1_hiers[EXECBPF_V1];
 volatile __u32 nv1_hiers;
 volatile __u32 v1_backward; /* walk them newest first: they were mounted late */
+volatile __u32 awake __attribute__((aligned(64)));
+volatile __u32 hold_ids; /* see output() */
 __u64 drops;  /* records the ring buffer had no room for */
-__u64 execs;  /* every exec seen */
 __u64 passed; /* execs that passed the filter */
 
-static bool
-has_id(void *map, __u32 id)
+/* A name of up to 15 bytes, NUL padded to 16: as the name keys hold it. */
+union name16 {
+	char c[EXECBPF_COMM_LEN];
+	__u64 w[2];
+};
+
+/* Is bit `bit` of bits set? */
+static __always_inline bool
+bit_set(const volatile __u64 *bits, __u32 bit)
+{
+	return (bits[(bit >> 6) & (EXECBPF_BITS_WORDS - 1)] >> (bit & 63)) & 1;
+}
+
+/* Is id a key of map (uids or gids, whose bits are bits)? */
+static __always_inline bool
+has_id(void *map, const volatile __u64 *bits, __u32 id)
 {
 	struct execbpf_id_key k = { .gen = gen, .id = id };
 
-	return bpf_map_lookup_elem(map, &k) != NULL;
+	return bit_set(bits, execbpf_bit(id)) && bpf_map_lookup_elem(map, &k) != NULL;
 }
 
 static bool
-has_name(const char *name)
+has_name(const union name16 *n)
 {
 	struct execbpf_name_key k = { .gen = gen };
 
-	__builtin_memcpy(k.name, name, EXECBPF_COMM_LEN - 1);
+	if (!bit_set(bits_names, execbpf_bit(execbpf_name_mix(n->w[0], n->w[1]))))
+		return false;
+	__builtin_memcpy(k.name, n->c, EXECBPF_COMM_LEN - 1);
 	return bpf_map_lookup_elem(&names, &k) != NULL;
+}
+
+/* The bytes of little-endian word w before its first NUL, as a mask
+ * (all ones when it has none). */
+static __always_inline __u64
+before_nul(__u64 w)
+{
+	__u64 z = (w - 0x0101010101010101ULL) & ~w & 0x8080808080808080ULL;
+
+	/* the lowest bit of z is the first NUL's top bit (those above may
+	 * be wrong, and do not count) */
+	return z == 0 ? ~0ULL : ((z & -z) >> 7) - 1;
+}
+
+/* Clear what follows the first NUL of n, and its last byte (without a
+ * branch per byte: the verifier would follow each). */
+static __always_inline void
+pad_name(union name16 *n)
+{
+	__u64 m0 = before_nul(n->w[0]);
+
+	n->w[0] &= m0;
+	n->w[1] = m0 == ~0ULL ? n->w[1] & before_nul(n->w[1]) & 0x00ffffffffffffffULL : 0;
 }
 
 /* A name cut to 15 bytes, NUL padded, from the kernel string s. */
 static void
-read_name(char *out, const void *s)
+read_name(union name16 *out, const void *s)
 {
-	__builtin_memset(out, 0, EXECBPF_COMM_LEN);
-	bpf_probe_read_kernel_str(out, EXECBPF_COMM_LEN, s);
-	out[EXECBPF_COMM_LEN - 1] = '\0';
+	out->w[0] = out->w[1] = 0;
+	bpf_probe_read_kernel_str(out->c, EXECBPF_COMM_LEN, s);
+	out->c[EXECBPF_COMM_LEN - 1] = '\0';
 }
 
 struct cuts {
@@ -163,14 +254,40 @@ cut_step(__u32 i, void *arg)
 	return 0;
 }
 
+/* The name of dentry d into out (as read_name): read in place, by plain
+ * loads, when it is stored in the dentry (a short one), else by a
+ * helper. */
+static __always_inline void
+dentry_name(union name16 *out, struct dentry *d)
+{
+	const unsigned char *name = d->d_name.name;
+
+	if (bpf_core_field_exists(d->d_shortname)) {
+		if ((__u64)name == (__u64)&d->d_shortname) {
+			out->w[0] = *(const __u64 *)&d->d_shortname.string[0];
+			out->w[1] = *(const __u64 *)&d->d_shortname.string[8];
+			pad_name(out);
+			return;
+		}
+	} else if (bpf_core_field_exists(d->d_iname)) {
+		if ((__u64)name == (__u64)&d->d_iname) {
+			out->w[0] = *(const __u64 *)&d->d_iname[0];
+			out->w[1] = *(const __u64 *)&d->d_iname[8];
+			pad_name(out);
+			return;
+		}
+	}
+	read_name(out, name);
+}
+
 /* The base name of kernel path s, cut to 15 bytes, into out (path:
  * room for EXECBPF_PATH_LEN bytes). */
 static void
-read_base(char *out, char *path, const char *s)
+read_base(union name16 *out, char *path, const char *s)
 {
 	struct cuts sc = { .s = path };
 
-	__builtin_memset(out, 0, EXECBPF_COMM_LEN);
+	out->w[0] = out->w[1] = 0;
 	if (bpf_probe_read_kernel_str(path, EXECBPF_PATH_LEN, s) <= 0)
 		return;
 	bpf_loop(EXECBPF_PATH_LEN, cut_step, &sc, 0);
@@ -179,7 +296,7 @@ read_base(char *out, char *path, const char *s)
 
 		if (c == '\0' || sc.slash + i >= EXECBPF_PATH_LEN)
 			break;
-		out[i] = c;
+		out->c[i] = c;
 	}
 }
 
@@ -209,6 +326,17 @@ interpreter(const char *name)
 		}
 	}
 	return false;
+}
+
+/* interpreter() of the name in w0, w1 (a union name16's words): a global
+ * function, so the verifier checks it once, not at each of its calls
+ * (each byte is a branch). */
+__attribute__((noinline)) int
+execbpf_interpreter(__u64 w0, __u64 w1)
+{
+	union name16 n = { .w = { w0, w1 } };
+
+	return interpreter(n.c);
 }
 
 /* ---- ananicy-cpp's names --------------------------------------------------- */
@@ -255,8 +383,7 @@ has_hash(const char *s, __u32 from, __u32 to)
  * that cannot be read whole passes (the daemon reads it).
  */
 static bool
-ananicy_named(struct execbpf_event *ev, char *buf, struct task_struct *p,
-	      struct linux_binprm *bprm)
+ananicy_named(const char *comm, char *buf, struct task_struct *p, struct linux_binprm *bprm)
 {
 	const char *argv0 = (const char *)BPF_CORE_READ(p, mm, arg_start);
 	struct cuts c = { .s = buf };
@@ -278,55 +405,118 @@ ananicy_named(struct execbpf_event *ev, char *buf, struct task_struct *p,
 		return true;
 	if (n > 1)
 		return has_hash(buf, 0, (__u32)n - 1);
-	__builtin_memcpy(buf, ev->comm, EXECBPF_COMM_LEN);
+	__builtin_memcpy(buf, comm, EXECBPF_COMM_LEN);
 	return has_hash(buf, 0, EXECBPF_COMM_LEN); /* up to its NUL */
 }
 
-/* Could a rule decide this exec?  ev holds its credentials and comm. */
-static bool
-wanted(struct execbpf_event *ev, char *path, struct task_struct *p, struct linux_binprm *bprm)
-{
-	char name[EXECBPF_COMM_LEN];
+/* A task's credentials, as the filter reads them. */
+struct creds {
+	__u32 uid, gid, euid, egid;
+	__u32 ngroups;	/* the task's count */
+	__u32 read;	/* groups[] holds the first ngroups (up to 16) */
+	__u32 groups[EXECBPF_GROUPS];
+};
 
-	if (wide || has_id(&uids, ev->uid) || has_id(&uids, ev->euid) ||
-	    has_id(&gids, ev->gid) || has_id(&gids, ev->egid) || has_name(ev->comm))
-		return true;
-	if (all_pids || bpf_map_lookup_elem(&pids, &ev->tgid) != NULL)
-		return true;
-	for (int i = 0; i < EXECBPF_GROUPS && i < (int)ev->ngroups; i++)
-		if (has_id(&gids, ev->groups[i]))
-			return true;
-	if (ev->ngroups > EXECBPF_GROUPS) /* the rest are not read: let the daemon see */
-		return true;
-	read_name(name, BPF_CORE_READ(bprm, file, f_path.dentry, d_name.name));
-	if (has_name(name) || (scripts && (interpreter(name) || interpreter(ev->comm))))
-		return true;
-	const char *interp = BPF_CORE_READ(bprm, interp);
-	if (interp != BPF_CORE_READ(bprm, filename)) {
-		read_base(name, path, interp);
-		if (has_name(name))
-			return true;
-	}
-	return ananicy && ananicy_named(ev, path, p, bprm);
+/* The ids of cred into c (plain loads); its groups are read later. */
+static __always_inline void
+read_ids(struct creds *c, const struct cred *cred)
+{
+	c->uid = cred->uid.val;
+	c->gid = cred->gid.val;
+	c->euid = cred->euid.val;
+	c->egid = cred->egid.val;
+	c->read = 0;
 }
 
-/* The task's credentials and groups into ev. */
+/* The first EXECBPF_GROUPS supplementary groups of cred into c, in one
+ * read (by helpers: cred may be a plain number, in cge_ids). */
 static void
-read_creds(struct execbpf_event *ev, struct task_struct *p)
+read_groups(struct creds *c, const struct cred *cred)
 {
-	const struct cred *cred = BPF_CORE_READ(p, cred);
-	struct group_info *gi = BPF_CORE_READ(cred, group_info);
+	const struct group_info *gi = BPF_CORE_READ(cred, group_info);
+	__u32 n = (__u32)BPF_CORE_READ(gi, ngroups);
 
-	ev->uid = BPF_CORE_READ(cred, uid.val);
-	ev->gid = BPF_CORE_READ(cred, gid.val);
-	ev->euid = BPF_CORE_READ(cred, euid.val);
-	ev->egid = BPF_CORE_READ(cred, egid.val);
-	ev->ngroups = (__u32)BPF_CORE_READ(gi, ngroups);
-	for (int i = 0; i < EXECBPF_GROUPS; i++) {
-		if (i >= (int)ev->ngroups)
-			break;
-		bpf_core_read(&ev->groups[i], sizeof(ev->groups[i]), &gi->gid[i]);
+	c->ngroups = n;
+	c->read = 1;
+	__builtin_memset(c->groups, 0, sizeof(c->groups));
+	if (n > EXECBPF_GROUPS)
+		n = EXECBPF_GROUPS;
+	if (n > 0 && bpf_probe_read_kernel(c->groups, n * sizeof(__u32), &gi->gid[0]) < 0)
+		c->ngroups = EXECBPF_GROUPS + 1; /* not read: as if too many */
+}
+
+/* Do the credentials name a key?  (Groups beyond the first 16 are not
+ * read: such a task passes.) */
+static bool
+named_ids(struct creds *c, const struct cred *cred)
+{
+	if (has_id(&uids, bits_uids, c->uid) ||
+	    (c->euid != c->uid && has_id(&uids, bits_uids, c->euid)))
+		return true;
+	if (!has_gids)
+		return false;
+	if (has_id(&gids, bits_gids, c->gid) ||
+	    (c->egid != c->gid && has_id(&gids, bits_gids, c->egid)))
+		return true;
+	read_groups(c, cred);
+	if (c->ngroups > EXECBPF_GROUPS)
+		return true;
+	for (int i = 0; i < EXECBPF_GROUPS && i < (int)c->ngroups; i++)
+		if (has_id(&gids, bits_gids, c->groups[i]))
+			return true;
+	return false;
+}
+
+/* Is thread group tgid one the daemon tracks? */
+static __always_inline bool
+tracked(__u32 tgid)
+{
+	__u32 bit = execbpf_pid_bit(tgid);
+
+	return all_pids || (((bits_pids[(bit >> 6) & (EXECBPF_PID_BITS_WORDS - 1)] >> (bit & 63)) & 1) &&
+			    bpf_map_lookup_elem(&pids, &tgid) != NULL);
+}
+
+/* Does comm (padded), or name (the file's, padded), name a key -- or,
+ * with `scripts`, an interpreter? */
+static bool
+named_program(const union name16 *comm, const union name16 *name)
+{
+	if ((has_names && has_name(comm)) ||
+	    (scripts && execbpf_interpreter(comm->w[0], comm->w[1])))
+		return true;
+	return (name->w[0] != comm->w[0] || name->w[1] != comm->w[1]) &&
+	       ((has_names && has_name(name)) ||
+		(scripts && execbpf_interpreter(name->w[0], name->w[1])));
+}
+
+/* Could a rule decide this exec?  c holds its ids, comm its comm. */
+static bool
+wanted(struct creds *c, const union name16 *comm, struct task_struct *p,
+       struct linux_binprm *bprm)
+{
+	union name16 name;
+	__u32 zero = 0;
+	struct scratch *s;
+
+	if (wide || named_ids(c, p->cred) || tracked((__u32)p->tgid))
+		return true;
+	if (!has_names && !scripts && !ananicy)
+		return false;
+	dentry_name(&name, bprm->file->f_path.dentry);
+	if (named_program(comm, &name))
+		return true;
+	bool script = has_names && bprm->interp != bprm->filename; /* its interpreter's */
+	if (!script && !ananicy)
+		return false;
+	if ((s = bpf_map_lookup_elem(&scratch, &zero)) == NULL)
+		return true;
+	if (script) {
+		read_base(&name, s->path, bprm->interp);
+		if (has_name(&name))
+			return true;
 	}
+	return ananicy && ananicy_named(comm->c, s->path, p, bprm);
 }
 
 /* Where the walk up the executable's path is. */
@@ -418,16 +608,20 @@ v1_step(__u32 i, void *arg)
 {
 	struct v1walk *w = arg;
 	struct list_head *pos = w->pos;
-	struct cgrp_cset_link *l;
+	__u64 buf[8]; /* the link, read whole: its group and its neighbours in one read */
+	struct cgrp_cset_link *l = (struct cgrp_cset_link *)buf;
 	struct cgroup *cg;
 	__u32 hier, n;
 
 	if (pos == w->head || pos == NULL)
 		return 1;
-	l = (struct cgrp_cset_link *)((char *)pos -
-				      bpf_core_field_offset(struct cgrp_cset_link, cgrp_link));
-	cg = BPF_CORE_READ(l, cgrp);
-	w->pos = w->backward ? BPF_CORE_READ(pos, prev) : BPF_CORE_READ(pos, next);
+	if (bpf_core_type_size(struct cgrp_cset_link) > sizeof(buf) ||
+	    bpf_probe_read_kernel(buf, bpf_core_type_size(struct cgrp_cset_link),
+				  (char *)pos - bpf_core_field_offset(struct cgrp_cset_link,
+								      cgrp_link)) < 0)
+		return 1;
+	cg = l->cgrp;
+	w->pos = w->backward ? l->cgrp_link.prev : l->cgrp_link.next;
 	hier = (__u32)BPF_CORE_READ(cg, root, hierarchy_id);
 	if (hier == 0 || !asked_hier(hier)) /* 0: the v2 hierarchy */
 		return 0;
@@ -471,22 +665,31 @@ read_v1(struct execbpf_event *ev, struct task_struct *p)
  * which the reader skips).  The reader clears the flag, then looks; the
  * commit of a record is a full barrier before the second look at the
  * flag: either the reader sees the record or this sees the flag clear.
+ *
+ * A uid or gid change (ids) is also written without a wake-up while
+ * `hold_ids` is set: while execs come one after another the daemon
+ * reads it with the next exec (a spawner dropping privileges, then
+ * exec'ing, costs one wake-up, not two), or when it ends that spell,
+ * clearing the flag the same way.  Meanwhile every other record wakes
+ * the reader itself: the ring buffer wakes it only for a record right
+ * after those it has read, and one held may be between.
  */
 static void
-output(struct execbpf_event *ev, __u32 len)
+output(void *rec, __u32 len, bool ids)
 {
 	__u64 nudge = 0;
 
-	if (!awake) {
-		if (bpf_ringbuf_output(&events, ev, len, 0) < 0)
+	if (!awake && !(ids && hold_ids)) {
+		if (bpf_ringbuf_output(&events, rec, len, hold_ids ? BPF_RB_FORCE_WAKEUP : 0) < 0)
 			__sync_fetch_and_add(&drops, 1);
 		return;
 	}
-	if (bpf_ringbuf_output(&events, ev, len, BPF_RB_NO_WAKEUP) < 0) {
+	if (bpf_ringbuf_output(&events, rec, len, BPF_RB_NO_WAKEUP) < 0) {
 		__sync_fetch_and_add(&drops, 1);
 		return;
 	}
-	if (!awake && bpf_ringbuf_output(&events, &nudge, sizeof(nudge), BPF_RB_FORCE_WAKEUP) < 0)
+	if (!awake && !(ids && hold_ids) &&
+	    bpf_ringbuf_output(&events, &nudge, sizeof(nudge), BPF_RB_FORCE_WAKEUP) < 0)
 		__sync_fetch_and_add(&drops, 1);
 }
 
@@ -494,34 +697,114 @@ SEC("tp_btf/sched_process_exec")
 int
 BPF_PROG(cge_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
+	const struct cred *cred = p->cred;
 	__u32 zero = 0;
-	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+	struct scratch *s;
 	struct execbpf_event *ev;
+	struct creds c;
+	union name16 comm;
 
-	__sync_fetch_and_add(&execs, 1);
-	if (s == NULL)
-		return 0;
-	ev = &s->ev;
-	__builtin_memset(ev, 0, sizeof(*ev));
-	ev->pid = (__u32)BPF_CORE_READ(p, pid);
-	ev->tgid = (__u32)BPF_CORE_READ(p, tgid);
-	read_creds(ev, p);
-	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
-	if (!wanted(ev, s->path, p, bprm))
+	read_ids(&c, cred);
+	comm.w[0] = *(const __u64 *)&p->comm[0]; /* (the task is current: its comm is set) */
+	comm.w[1] = *(const __u64 *)&p->comm[8];
+	pad_name(&comm);
+	if (!wanted(&c, &comm, p, bprm))
 		return 0;
 	__sync_fetch_and_add(&passed, 1);
-	ev->ppid = (__u32)BPF_CORE_READ(p, real_parent, tgid);
+	if ((s = bpf_map_lookup_elem(&scratch, &zero)) == NULL)
+		return 0;
+	ev = &s->ev;
+	/* (the path's bytes past exe_len are not sent) */
+	__builtin_memset(ev, 0, __builtin_offsetof(struct execbpf_event, exe));
+	ev->pid = (__u32)p->pid;
+	ev->tgid = (__u32)p->tgid;
+	if (!c.read)
+		read_groups(&c, cred);
+	ev->uid = c.uid;
+	ev->gid = c.gid;
+	ev->euid = c.euid;
+	ev->egid = c.egid;
+	ev->ngroups = c.ngroups;
+	__builtin_memcpy(ev->groups, c.groups, sizeof(ev->groups)); /* (zero past ngroups) */
+	__builtin_memcpy(ev->comm, comm.c, EXECBPF_COMM_LEN);
+	ev->ppid = (__u32)p->real_parent->tgid;
 	ev->cgroup_id = bpf_get_current_cgroup_id();
-	ev->policy = BPF_CORE_READ(p, policy);
+	ev->policy = p->policy;
 	if (nv1_hiers > 0)
 		read_v1(ev, p);
 	read_exe(ev, bprm);
 	ev->ts_ns = bpf_ktime_get_ns();
+	/* a change of its ids now passes too (cge_ids) */
+	recent_slot(ev->tgid, true);
 	/* the record up to the end of its path */
 	__u32 len = __builtin_offsetof(struct execbpf_event, exe) +
 		    (ev->exe_len & (EXECBPF_EXE_LEN - 1));
 	if (ev->exe_len == EXECBPF_EXE_LEN)
 		len = sizeof(*ev);
-	output(ev, len);
+	output(ev, len, false);
+	return 0;
+}
+
+/*
+ * A change of a task's uids or gids, as the proc connector tells it: a
+ * socket filter on the daemon's connector socket for UID and GID
+ * events (kernel/procev.c's procev_filter_bpf).  The kernel runs it as
+ * it sends the event -- in the task whose ids changed, their new values
+ * in place: commit_creds() calls proc_id_connector() after the switch
+ * whenever a real, effective, saved or file-system id changed (setuid,
+ * setresgid, ..., the exec of a set-id file) -- and queues nothing on
+ * the socket (it returns 0): an event that passes becomes a record in
+ * the ring buffer (struct execbpf_ids), so the daemon never reads that
+ * socket.  It passes when the daemon wants such changes and a rule may
+ * decide the task after it: by its new ids, its comm or the name of
+ * its executable (or, with `scripts`, an interpreter's), or it is
+ * tracked, or its exec passed lately (the daemon may not have
+ * classified that exec yet: it must learn of the change).  With
+ * ananicy's names in force every change passes.  Where the kernel does
+ * not filter by event type (before 6.6) it sees every event, and drops
+ * the others at its first look.
+ */
+SEC("socket")
+int
+cge_ids(struct __sk_buff *skb)
+{
+	struct execbpf_ids r = { 0 };
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	const struct cred *cred;
+	struct creds c;
+	union name16 comm, name;
+	struct file *exe;
+	__u32 id[4]; /* pid, tgid, real id, effective id */
+
+	if (bpf_skb_load_bytes(skb, EXECBPF_CN_WHAT, &r.what, sizeof(r.what)) < 0 ||
+	    (r.what == EXECBPF_UID ? !want_uid : r.what == EXECBPF_GID ? !want_gid : 1))
+		return 0;
+	if (bpf_skb_load_bytes(skb, EXECBPF_CN_TS, &r.ts_ns, sizeof(r.ts_ns)) < 0 ||
+	    bpf_skb_load_bytes(skb, EXECBPF_CN_ID, id, sizeof(id)) < 0)
+		return 0;
+	r.pid = id[0];
+	r.tgid = id[1];
+	r.rid = id[2];
+	r.eid = id[3];
+	if (wide || ananicy || (__u32)BPF_CORE_READ(task, pid) != r.pid || tracked(r.tgid) ||
+	    recent_slot(r.tgid, false))
+		goto pass; /* (not the task that changed: not filtered) */
+	cred = BPF_CORE_READ(task, cred);
+	c.uid = BPF_CORE_READ(cred, uid.val);
+	c.gid = BPF_CORE_READ(cred, gid.val);
+	c.euid = BPF_CORE_READ(cred, euid.val);
+	c.egid = BPF_CORE_READ(cred, egid.val);
+	c.read = 0;
+	if (named_ids(&c, cred))
+		goto pass;
+	if (bpf_probe_read_kernel(comm.c, sizeof(comm.c), &task->comm) < 0)
+		goto pass;
+	pad_name(&comm);
+	exe = BPF_CORE_READ(task, mm, exe_file);
+	read_name(&name, exe != NULL ? BPF_CORE_READ(exe, f_path.dentry, d_name.name) : NULL);
+	if (!named_program(&comm, &name))
+		return 0;
+pass:
+	output(&r, sizeof(r), true);
 	return 0;
 }

@@ -57,6 +57,60 @@ struct execbpf_event {
 };
 
 /*
+ * A change of a task's uids or gids (the program on proc_id_connector):
+ * the proc connector's UID or GID event.  Told from an exec's record by
+ * its size.
+ */
+#define EXECBPF_UID 0x00000004 /* the connector's PROC_EVENT_UID */
+#define EXECBPF_GID 0x00000040 /* and PROC_EVENT_GID */
+struct execbpf_ids {
+	__u32 what;	/* EXECBPF_UID or EXECBPF_GID */
+	__u32 pid, tgid;
+	__u32 rid, eid; /* the new real and effective uid (gid) */
+	__u32 pad;
+	__u64 ts_ns; /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+};
+
+/*
+ * Where the connector's datagram (a netlink header, struct cn_msg, then
+ * struct proc_event) holds what cge_ids reads: the event's type, its
+ * timestamp, and an id event's pid, tgid, real and effective id
+ * (checked against the kernel's headers in kernel/bpfrecord.c).
+ */
+#define EXECBPF_CN_WHAT 36 /* NLMSG_HDRLEN + sizeof(struct cn_msg) */
+#define EXECBPF_CN_TS	44
+#define EXECBPF_CN_ID	52
+
+/*
+ * The bits of the keys (uids, gids, names; tracked thread groups): the
+ * program looks a value up only when its bit is set, the loader sets
+ * the bit of every key (kernel/bpfexec.c).  A name's value is its 16
+ * bytes (15 and a NUL, NUL padded) as two little 64-bit words, mixed.
+ */
+#define EXECBPF_BITS	       4096 /* per map of keys */
+#define EXECBPF_BITS_WORDS     (EXECBPF_BITS / 64)
+#define EXECBPF_PID_BITS       512 /* for the tracked: one cache line */
+#define EXECBPF_PID_BITS_WORDS (EXECBPF_PID_BITS / 64)
+
+static inline __u32
+execbpf_bit(__u64 v)
+{
+	return (__u32)((v * 0x9e3779b97f4a7c15ULL) >> 52); /* 64 - 12 bits */
+}
+
+static inline __u32
+execbpf_pid_bit(__u64 tgid)
+{
+	return execbpf_bit(tgid) >> 3; /* 9 bits */
+}
+
+static inline __u64
+execbpf_name_mix(__u64 w0, __u64 w1)
+{
+	return w0 ^ (w1 * 0xc2b2ae3d27d4eb4fULL) ^ (w1 >> 29);
+}
+
+/*
  * The filter's keys carry a generation: a reload fills the keys of the
  * generation not in force, flips the program's `gen` to it, then
  * removes the old generation's, so an exec always sees one whole set.
@@ -88,5 +142,6 @@ struct execbpf_hash_key {
 #define EXECBPF_KEYS_MAX 16384 /* entries of each key map (both generations) */
 #define EXECBPF_ANAMES_MAX 65536 /* entries of the hash map (both generations) */
 #define EXECBPF_PIDS_MAX 1024
+#define EXECBPF_RECENT_MAX 4096 /* thread groups whose exec passed, remembered (a power of two) */
 
 #endif

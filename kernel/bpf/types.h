@@ -29,6 +29,7 @@ typedef _Bool bool;
 /* the ABI's constants (include/uapi/linux/bpf.h) */
 enum {
 	BPF_MAP_TYPE_HASH = 1,
+	BPF_MAP_TYPE_ARRAY = 2,
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
 	BPF_MAP_TYPE_RINGBUF = 27,
 };
@@ -67,8 +68,11 @@ struct cred {
 };
 
 /* (the kernel's arg_start sits in an anonymous struct: CO-RE finds it) */
+struct file;
+
 struct mm_struct {
 	unsigned long arg_start;
+	struct file *exe_file;
 };
 
 struct task_struct {
@@ -79,6 +83,7 @@ struct task_struct {
 	const struct cred *cred;
 	struct mm_struct *mm;
 	struct css_set *cgroups;
+	char comm[16];
 };
 
 /* the task's groups, one link per hierarchy (kernel/cgroup/) */
@@ -118,9 +123,17 @@ struct dentry_operations {
 	char *(*d_dname)(struct dentry *, char *, int);
 };
 
+/* a short name is stored in its dentry: d_shortname (Linux >= 6.14),
+ * d_iname before */
+union shortname_store {
+	unsigned char string[40];
+};
+
 struct dentry {
 	struct dentry *d_parent;
 	struct qstr d_name;
+	union shortname_store d_shortname;
+	unsigned char d_iname[32];
 	const struct dentry_operations *d_op;
 };
 
