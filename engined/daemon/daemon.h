@@ -13,6 +13,7 @@
  *   files.c    listening sockets (listener.h)
  *   notify.c   READY=1 / RELOADING=1 / STOPPING=1 to systemd
  *   pidfile.c  the pid file
+ *   self.c     the daemon's own priority and heap
  *   main.c     command line, --check, daemonizing, start-up
  */
 #ifndef CGENGINE_DAEMON_H
@@ -66,6 +67,13 @@ void notify_systemd(const char *state);
 /* Seconds between WATCHDOG=1 pings (half of the unit's WatchdogSec=),
  * or 0 when systemd asks for none. */
 double notify_watchdog_interval(void);
+
+/* self.c: run at cfg's nice and real-time priority (logged when they
+ * change or cannot be had) */
+void self_priority(const struct config *cfg);
+/* Give the kernel back the heap a start or reload freed (libbpf's copy
+ * of the kernel's BTF, the old rules' tables): malloc keeps it else. */
+void self_trim(void);
 
 /* pidfile.c */
 int pidfile_write(const char *path) ATTR_WUR;

@@ -39,12 +39,7 @@
 
 #include <errno.h>
 #include <ev.h>
-#ifdef HAVE_MALLOC_TRIM
-#include <malloc.h>
-#endif
 #include <poll.h>
-#include <sched.h>
-#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -551,52 +546,6 @@ prepare_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 	ev_timer_start(loop, &e->core_timer);
 }
 
-/*
- * Opt-in real-time scheduling (realtime-priority): SCHED_RR, reset on
- * fork, so the Lua helper and anything else the daemon starts run as
- * ordinary tasks.  Back to normal scheduling when it is 0 again.
- */
-static void
-apply_realtime(const struct config *cfg)
-{
-	int now = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
-	struct sched_param sp = { .sched_priority = cfg->rt_priority };
-
-	if (cfg->rt_priority == 0 && now != SCHED_RR && now != SCHED_FIFO)
-		return;
-	if (cfg->rt_priority > 0 &&
-	    sched_setscheduler(0, SCHED_RR | SCHED_RESET_ON_FORK, &sp) < 0) {
-		log_warning("cannot run at real-time priority %d: %s (nice %d instead)",
-			    cfg->rt_priority, strerror(errno), cfg->nice);
-		return;
-	}
-	if (cfg->rt_priority == 0 && sched_setscheduler(0, SCHED_OTHER, &sp) < 0) {
-		log_warning("cannot leave real-time scheduling: %s", strerror(errno));
-		return;
-	}
-	if (cfg->rt_priority > 0)
-		log_notice("running at real-time priority %d (SCHED_RR)", cfg->rt_priority);
-	else
-		log_notice("real-time scheduling off");
-}
-
-/* Run at the configured priority (the config's nice, and the opt-in
- * real-time priority). */
-static void
-apply_nice(const struct config *cfg)
-{
-	apply_realtime(cfg);
-	errno = 0;
-	int now = getpriority(PRIO_PROCESS, 0);
-	if (errno == 0 && now == cfg->nice)
-		return;
-	if (setpriority(PRIO_PROCESS, 0, cfg->nice) < 0)
-		log_warning("cannot set nice %d: %s (it stays %d)", cfg->nice,
-			    strerror(errno), now);
-	else
-		log_info("running at nice %d", cfg->nice);
-}
-
 /* ---- the nftables ruleset, while the policy names sets ------------------------------ */
 
 static bool
@@ -670,20 +619,10 @@ apply_cb(void *arg, const struct config *cfg)
 {
 	struct engine *e = arg;
 
-	apply_nice(cfg);
+	self_priority(cfg);
 	nft_watch(e);
 	filter_bpf(e);
 	gateloop_update(&e->gate, e->core, e->loop); /* the binaries to hold */
-}
-
-/* Give the kernel back the heap a start or reload freed (libbpf's copy
- * of the kernel's BTF, the old rules' tables): malloc keeps it else. */
-static void
-trim_heap(void)
-{
-#ifdef HAVE_MALLOC_TRIM
-	malloc_trim(0);
-#endif
 }
 
 /* Around every reload: tell systemd; after it, trim the heap. */
@@ -691,7 +630,7 @@ static void
 reloading_cb(void *arg, bool begin)
 {
 	if (!begin)
-		trim_heap();
+		self_trim();
 	notify_systemd(begin ? "RELOADING=1" : "READY=1");
 }
 
@@ -945,7 +884,7 @@ engine_run(struct engine *e)
 	 * the sets are first filled, so no change is missed; the exec gate:
 	 * its marks before the scan, as the proc connector), then scans */
 	core_start(e->core, ev_now(e->loop));
-	trim_heap();
+	self_trim();
 	if (e->gnome != NULL) /* the scopes there: is one focused already? */
 		gnomefg_process(e->gnome, ev_now(e->loop));
 	log_notice("ready: running processes classified (%llu moves)",
