@@ -14,8 +14,8 @@
  * Called from the loop's thread only.
  */
 #include "kernel_private.h"
+#include "util/util.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -25,23 +25,14 @@
 #include <libnftnl/common.h>
 #include <libnftnl/set.h>
 
-static void *lib;  /* libnftnl.so.11's handle, never closed */
-static bool tried; /* whether it was opened (or tried) */
+static struct dlib lib = { .soname = "libnftnl.so.11" };
 
 /* Set *fn, a function pointer, to the libraries' function name once;
  * 0, or -1 with errno ENOPKG without the library or the function. */
 static int
 lookup(void *fn, const char *name)
 {
-	void **slot = fn;
-
-	if (*slot != NULL)
-		return 0;
-	if (!tried) {
-		tried = true;
-		lib = dlopen("libnftnl.so.11", RTLD_NOW | RTLD_LOCAL);
-	}
-	if (lib == NULL || (*slot = dlsym(lib, name)) == NULL) {
+	if (dlib_sym(&lib, fn, name) < 0) {
 		errno = ENOPKG;
 		return -1;
 	}

@@ -19,21 +19,17 @@
 #include <stdio.h>
 
 #include "hooks_private.h"
+#include "util/util.h"
 #include <lualib.h>
 
-static void *lib;  /* liblua5.4.so.0's handle, never closed */
-static bool tried; /* whether it was opened (or tried) */
+static struct dlib lib = { .soname = "liblua5.4.so.0" };
 
 int
 luaload_open(char *err, size_t errlen)
 {
 	const char *why;
 
-	if (!tried) {
-		tried = true;
-		lib = dlopen("liblua5.4.so.0", RTLD_NOW | RTLD_LOCAL);
-	}
-	if (lib != NULL)
+	if (dlib_open(&lib) == 0)
 		return 0;
 	why = dlerror();
 	snprintf(err, errlen, "%s", why != NULL ? why : "cannot load liblua5.4.so.0");
@@ -45,14 +41,7 @@ luaload_open(char *err, size_t errlen)
 static int
 lookup(void *fn, const char *name)
 {
-	void **slot = fn;
-	char err[1];
-
-	if (*slot != NULL)
-		return 0;
-	if (luaload_open(err, sizeof(err)) < 0 || (*slot = dlsym(lib, name)) == NULL)
-		return -1;
-	return 0;
+	return dlib_sym(&lib, fn, name);
 }
 
 int

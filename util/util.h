@@ -14,6 +14,7 @@
  *   siphash24   a keyed hash (siphash.c); secret_file  a key kept on disk (file.c)
  *   mkdir_parents  directories above a file (file.c)
  *   mono_    the monotonic clock, in nanoseconds or seconds (inline here)
+ *   dlib_    a shared library opened at its first use (dlib.c)
  *
  * Functions return 0 or -errno unless they say otherwise.
  */
@@ -249,6 +250,22 @@ void ratelimit_init(struct ratelimit *r, double rate, double burst, size_t max_u
  */
 bool ratelimit_take(struct ratelimit *r, uid_t uid, double now, bool *first);
 void ratelimit_free(struct ratelimit *r);
+
+/* ---- a library opened at its first use ----------------------------------------- */
+
+/* Set soname; the rest starts zeroed.  The handle is never closed. */
+struct dlib {
+	const char *soname; /* e.g. "libsystemd.so.0" */
+	void *handle;	    /* dlopen()'s, NULL until opened (or if it failed) */
+	bool tried;	    /* opened, or tried: a failure is not tried again */
+};
+
+/* Open l once (RTLD_NOW, RTLD_LOCAL); 0, or -1 if it cannot be (the
+ * first failure's reason is dlerror()'s). */
+int dlib_open(struct dlib *l);
+/* Set *fn, a function pointer, to l's function name once, opening l
+ * first; 0, or -1 without the library or the function. */
+int dlib_sym(struct dlib *l, void *fn, const char *name);
 
 /* ---- files ----------------------------------------------------------------------- */
 

@@ -16,7 +16,6 @@
  * call their va_list twins (libsystemd 246 and later); sd_bus_error_setf
  * formats its message here.  Called from the loop's thread only.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -26,25 +25,16 @@
 
 #include <systemd/sd-bus.h>
 
-static void *lib;  /* libsystemd.so.0's handle, never closed */
-static bool tried; /* whether it was opened (or tried) */
+#include "util/util.h"
+
+static struct dlib lib = { .soname = "libsystemd.so.0" };
 
 /* Set *fn, a function pointer, to libsystemd's function name once;
  * 0, or -1 without the library or the function. */
 static int
 lookup(void *fn, const char *name)
 {
-	void **slot = fn;
-
-	if (*slot != NULL)
-		return 0;
-	if (!tried) {
-		tried = true;
-		lib = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
-	}
-	if (lib == NULL || (*slot = dlsym(lib, name)) == NULL)
-		return -1;
-	return 0;
+	return dlib_sym(&lib, fn, name);
 }
 
 /*
