@@ -224,8 +224,8 @@ struct walk {
 };
 
 static void walk_inner(struct core *c, const char *path, unsigned depth, bool enable);
-static void level_settings(struct core *c, const struct verdict *v, const char *path,
-			   unsigned k);
+static int level_settings(struct core *c, const struct verdict *vs, const char *path,
+			  unsigned k);
 
 static int
 walk_child(void *arg, const char *name)
@@ -243,7 +243,7 @@ walk_child(void *arg, const char *name)
 	 * slices) the files are left as they are: an administrator's
 	 * change wins. */
 	if (w->enable && w->fresh)
-		level_settings(w->c, NULL, sub, w->depth + 1);
+		(void)level_settings(w->c, NULL, sub, w->depth + 1);
 	walk_inner(w->c, sub, w->depth + 1, w->enable);
 	return 0;
 }
@@ -376,24 +376,27 @@ level_templated(struct core *c, const struct verdict *vs, const char *path, unsi
 }
 
 /* Write the settings of level k of the composed group path, as its
- * dimension's group section (or, for a level the verdict v made from a
- * template, the template's) says.  Without v a templated level gets
- * only a section naming its own path. */
-static void
-level_settings(struct core *c, const struct verdict *v, const char *path, unsigned k)
+ * dimension's group section (or, for a level its verdict in vs made
+ * from a template, the template's) says; vs NULL: no verdict, so a
+ * templated level gets only a section naming its own path.  The
+ * level's dimension, or -1 when the level is none of the layout's. */
+static int
+level_settings(struct core *c, const struct verdict *vs, const char *path, unsigned k)
 {
 	const struct policy *p = c->pol;
 	char dimpath[RULES_DEST_MAX], tmpl[RULES_DEST_MAX];
 	int i = layout_level(p, path, k, dimpath, sizeof(dimpath));
 
 	if (i < 0)
-		return;
+		return -1;
+	const struct verdict *v = vs != NULL ? &vs[i] : NULL;
 	const char *t = v != NULL && v->move ? template_prefix(v, dimpath, tmpl, sizeof(tmpl))
 					     : NULL;
 	const struct group_conf *g = policy_settings(p, (size_t)i, dimpath);
 	if (g == NULL && t != NULL)
 		g = policy_settings(p, (size_t)i, t); /* settings for the template */
 	apply_settings(c, p->v2, path, g);
+	return i;
 }
 
 /* Level k of the composed group was made: controllers below it (an
@@ -403,16 +406,13 @@ level_made(struct core *c, const struct verdict *vs, const char *path, unsigned 
 	   unsigned levels, bool made)
 {
 	const struct policy *p = c->pol;
-	char dimpath[RULES_DEST_MAX];
-	int i = layout_level(p, path, k, dimpath, sizeof(dimpath));
 
 	c->stats.groups_created++;
 	log_info("created group unified:%s", path);
 	if (k < levels)
 		(void)enable_below(c, path);
-	if (i < 0)
+	if (level_settings(c, vs, path, k) < 0)
 		return;
-	level_settings(c, vs != NULL ? &vs[i] : NULL, path, k);
 	nftsets_made(c, p->v2, path);
 	if (made && p->cfg->remove_empty)
 		groups_made(c, p->v2, path);
