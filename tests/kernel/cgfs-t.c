@@ -9,6 +9,7 @@
 #include "tests/tap/tap.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@ main(void)
 
 	if (why != NULL)
 		skip_all("%s", why);
-	plan(27);
+	plan(34);
 	if (testenv_mount(&th, "cgfs") < 0)
 		bail("mount failed");
 	if (hier_discover("/proc/self/mountinfo", &l) < 0)
@@ -68,6 +69,33 @@ main(void)
 	is_int(0, cgfs_rmdir(h, "/a/b/c"), "remove the empty group");
 	is_int(-ENOENT, cgfs_move(h, "/a/b/c", child),
 	       "moving into a missing group: -ENOENT");
+	/* the cached moves: the file's path is made for each of them */
+	struct cgfs_cache *cache = cgfs_cache_new();
+	if (cache == NULL)
+		bail("cgfs_cache_new");
+	is_int(0, cgfs_move_cached(cache, h, "//a/b", child), "a cached move (leading slashes)");
+	is_string("/a/b", testenv_cgroup_of(child, key, buf, sizeof(buf)),
+		  "the kernel shows it in /a/b");
+	is_int(0, cgfs_move_cached(cache, h, "/", child), "a cached move to the root");
+	is_string("/", testenv_cgroup_of(child, key, buf, sizeof(buf)),
+		  "the kernel shows it in the root");
+	char *deep = malloc(PATH_MAX);
+	if (deep == NULL)
+		bail("malloc");
+	memset(deep, 'x', PATH_MAX - 1);
+	deep[0] = '/';
+	deep[PATH_MAX - 1] = '\0';
+	is_int(-ENAMETOOLONG, cgfs_move_cached(cache, h, deep, child),
+	       "a path too long for PATH_MAX: -ENAMETOOLONG");
+	/* mount + path + "/cgroup.procs" and the NUL: PATH_MAX + 1 bytes */
+	deep[PATH_MAX - strlen(h->mount) - strlen("/cgroup.procs")] = '\0';
+	is_int(-ENAMETOOLONG, cgfs_move_cached(cache, h, deep, child),
+	       "one byte short of room for the NUL: -ENAMETOOLONG");
+	deep[PATH_MAX - strlen(h->mount) - strlen("/cgroup.procs") - 1] = '\0';
+	is_int(-ENOENT, cgfs_move_cached(cache, h, deep, child),
+	       "a path that just fits is tried: -ENOENT");
+	free(deep);
+	cgfs_cache_free(cache);
 	testenv_stop(child);
 	is_int(-ESRCH, cgfs_move(h, "/a", child), "moving a task that exited: -ESRCH");
 	is_int(-EINVAL, cgfs_rmdir(h, "/"), "the root is never removed");
