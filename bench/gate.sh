@@ -47,13 +47,17 @@ config() { # GATE
 	bench_conf "$D/cgengined.conf" "$D/cgrules.conf" "name=$TAG" "$D/control.sock" \
 		"$D/cgengined.pid" notice "exec-gate = $1" "realtime-priority = ${RT:-0}"
 }
-gate() { # on|off: set exec-gate and reload
-	n=$(grep -c "reloaded: " "$D/cgengined.log")
+gate_lines() { grep -c "exec gate: 1 of 1 binary" "$D/cgengined.log"; }
+gate() { # on|off: set exec-gate and reload; on, wait for the gate's own
+	# line too: it marks the binaries after "reloaded:", on every reload
+	n=$(grep -c "reloaded: " "$D/cgengined.log") m=$(gate_lines)
 	config "$([ "$1" = on ] && echo true || echo false)"
 	kill -HUP "$DAEMON"
 	i=0; while [ "$(grep -c 'reloaded: ' "$D/cgengined.log")" -le "$n" ] && [ $i -lt 100 ]; do
 		sleep 0.05; i=$((i + 1)); done
-	if [ "$1" = on ] && ! grep -q "exec gate: 1 of 1 binary" "$D/cgengined.log"; then
+	[ "$1" = on ] || { sleep 0.5; return; }
+	i=0; while [ "$(gate_lines)" -le "$m" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	if [ "$(gate_lines)" -le "$m" ]; then
 		echo "bench/gate.sh: the gate did not open:" >&2
 		grep "exec gate" "$D/cgengined.log" >&2
 		exit 1
