@@ -42,18 +42,8 @@ chmod 755 "$D/bin" "$D/bin/gated"
 cat >"$D/cgrules.conf" <<EOF
 $TAG:$D/bin/gated   name=$TAG   /gated
 EOF
-cat >"$D/cgengined.conf" <<EOF
-rules = "$D/cgrules.conf"
-rules-dir = ""
-hierarchies = {"name=$TAG"}
-sticky-socket = ""
-control-socket = "$D/control.sock"
-pidfile = "$D/cgengined.pid"
-state-file = ""
-log-level = "notice"
-exec-gate = true
-realtime-priority = ${RT:-0}
-EOF
+bench_conf "$D/cgengined.conf" "$D/cgrules.conf" "name=$TAG" "$D/control.sock" \
+	"$D/cgengined.pid" notice "exec-gate = true" "realtime-priority = ${RT:-0}"
 "$top/cgengined" -n -c "$D/cgengined.conf" -l "$D/cgengined.log" & DAEMON=$!
 i=0; while ! grep -q "exec gate: 1 of 1 binary" "$D/cgengined.log" 2>/dev/null && [ $i -lt 100 ]; do
 	sleep 0.05; i=$((i + 1)); done
@@ -63,11 +53,6 @@ if ! grep -q "exec gate: 1 of 1 binary" "$D/cgengined.log"; then
 	exit 1
 fi
 sleep 0.5
-gate_count() { # NAME: one of the daemon's gate counters
-	"$top/cgenginectl" -s "$D/control.sock" --json status |
-		sed -n "s/.*\"gate_$1\": *\([0-9]*\).*/\1/p"
-}
-
 # One perl process does the COUNT rounds, so that nothing but a write to
 # a pipe lies between the rename and the waiting process's exec.  Each
 # round: copy, fork the user's process (it opens the results file, takes
@@ -136,10 +121,10 @@ for my $round (1 .. $count) {
 }
 EOF
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
-held0=$(gate_count execs); wdog0=$(gate_count watchdog)
+held0=$(bench_gate_count execs); wdog0=$(bench_gate_count watchdog)
 perl "$D/rounds.pl" "$COUNT" "$D" "$B/probe" "$D/cgengined.log" "$D/results" \
 	"$TAG" "$U" "$G" "$top/cgenginectl" >"$D/marks" || exit 1
-held=$(($(gate_count execs) - held0)); wdog=$(($(gate_count watchdog) - wdog0))
+held=$(($(bench_gate_count execs) - held0)); wdog=$(($(bench_gate_count watchdog) - wdog0))
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # results: "<latency_us> <pid> <first_us> <seen_us>" per probe, latency -1

@@ -44,26 +44,20 @@ $TAG:$D/bin/gated   name=$TAG   /gated
 $TAG                name=$TAG   /user
 EOF
 config() { # GATE
-	cat >"$D/cgengined.conf" <<EOF
-rules = "$D/cgrules.conf"
-rules-dir = ""
-hierarchies = {"name=$TAG"}
-sticky-socket = ""
-control-socket = "$D/control.sock"
-pidfile = "$D/cgengined.pid"
-state-file = ""
-log-level = "notice"
-exec-gate = $1
-realtime-priority = ${RT:-0}
-EOF
+	bench_conf "$D/cgengined.conf" "$D/cgrules.conf" "name=$TAG" "$D/control.sock" \
+		"$D/cgengined.pid" notice "exec-gate = $1" "realtime-priority = ${RT:-0}"
 }
-gate() { # on|off: set exec-gate and reload
-	n=$(grep -c "reloaded: " "$D/cgengined.log")
+gate_lines() { grep -c "exec gate: 1 of 1 binary" "$D/cgengined.log"; }
+gate() { # on|off: set exec-gate and reload; on, wait for the gate's own
+	# line too: it marks the binaries after "reloaded:", on every reload
+	n=$(grep -c "reloaded: " "$D/cgengined.log") m=$(gate_lines)
 	config "$([ "$1" = on ] && echo true || echo false)"
 	kill -HUP "$DAEMON"
 	i=0; while [ "$(grep -c 'reloaded: ' "$D/cgengined.log")" -le "$n" ] && [ $i -lt 100 ]; do
 		sleep 0.05; i=$((i + 1)); done
-	if [ "$1" = on ] && ! grep -q "exec gate: 1 of 1 binary" "$D/cgengined.log"; then
+	[ "$1" = on ] || { sleep 0.5; return; }
+	i=0; while [ "$(gate_lines)" -le "$m" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	if [ "$(gate_lines)" -le "$m" ]; then
 		echo "bench/gate.sh: the gate did not open:" >&2
 		grep "exec gate" "$D/cgengined.log" >&2
 		exit 1
@@ -75,11 +69,7 @@ config false
 sleep 1
 kill -0 "$DAEMON" || exit 1
 
-gate_count() { # NAME: one of the daemon's gate counters
-	"$top/cgenginectl" -s "$D/control.sock" --json status |
-		sed -n "s/.*\"gate_$1\": *\([0-9]*\).*/\1/p"
-}
-counts() { echo "$(gate_count execs) $(gate_count watchdog)"; }
+counts() { echo "$(bench_gate_count execs) $(bench_gate_count watchdog)"; }
 row() { # WHAT GATE "EXECS WATCHDOG" (before): one line of the table from loadgen's $r
 	eval "$r"
 	set -- "$1" "$2" $3 $(counts)
@@ -95,7 +85,7 @@ storm() { # GATE: COUNT execs of the gated probe at 8 spawners, one look each
 }
 burst() { # GATE: 2,000 execs of the gated probe at once (loadgen -s), each
 	# looking until it is in its group (1 s at most): the burst's own latency
-	gate=$1 w=$(counts) over=$(gate_count over_budget)
+	gate=$1 w=$(counts) over=$(bench_gate_count over_budget)
 	touch "$D/go"
 	r=$("$B/loadgen" -d "$DAEMON" -u "$U" -g "$G" -n 2000 -c 2000 -t 1000 -s "$D/go" \
 		-p "$D/bin/gated" "name=$TAG=/gated") || return
@@ -103,7 +93,7 @@ burst() { # GATE: 2,000 execs of the gated probe at once (loadgen -s), each
 	set -- $w $(counts)
 	printf '%-28s %-5s %6s  exec to placed: p50 %s us, p99 %s us, max %s us; %s not placed within 1 s; held %s, watchdog %s, over budget %s\n' \
 		"burst of 2,000 at once" "$gate" "$count" "$p50_us" "$p99_us" "$max_us" \
-		"$((count - classified))" "$(($3 - $1))" "$(($4 - $2))" "$(($(gate_count over_budget) - over))"
+		"$((count - classified))" "$(($3 - $1))" "$(($4 - $2))" "$(($(bench_gate_count over_budget) - over))"
 	rm -f "$D/go"
 }
 serial() { # GATE BINARY GROUP: EXECS execs, one spawner

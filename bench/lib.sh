@@ -12,6 +12,18 @@
 #       private named hierarchy name=$TAG mounted at $D/h, the throwaway
 #       user $TAG (U, G), and a trap that stops the daemon (DAEMON, by
 #       its pid) and removes all of it again
+#   bench_gate_count NAME
+#       one of the gate daemon's counters, gate_NAME, as its control
+#       socket $D/control.sock tells it (cgenginectl of the tree $top)
+#   bench_conf FILE RULES HIERARCHIES SOCKET PIDFILE LOG-LEVEL [LINE...]
+#       write the daemon's cgengined.conf FILE: rules = RULES, no
+#       rules-dir, hierarchies = the names in HIERARCHIES (one word,
+#       names separated by spaces: "name=X_a name=X_b" is written
+#       {"name=X_a", "name=X_b"}), no sticky-socket, control-socket =
+#       SOCKET, pidfile = PIDFILE, no state-file, log-level = LOG-LEVEL,
+#       in that order; then each LINE as it is, one a line (an empty
+#       LINE, an empty line): the keys a benchmark sets on top
+#       (event-source, nice, exec-gate, ...)
 
 bench_release() {
 	for try in $(seq 50); do
@@ -42,4 +54,30 @@ bench_gate_setup() {
 	mount -t cgroup -o "none,name=$TAG" cgroup "$D/h" || exit 1
 	useradd --system --no-create-home --user-group "$TAG" || exit 1
 	U=$(id -u "$TAG"); G=$(id -g "$TAG")
+}
+
+bench_gate_count() {
+	"$top/cgenginectl" -s "$D/control.sock" --json status |
+		sed -n "s/.*\"gate_$1\": *\([0-9]*\).*/\1/p"
+}
+
+bench_conf() {
+	bench_conf_h=""
+	for bench_conf_n in $3; do
+		bench_conf_h="$bench_conf_h${bench_conf_h:+, }\"$bench_conf_n\""
+	done
+	{
+		cat <<EOF
+rules = "$2"
+rules-dir = ""
+hierarchies = {$bench_conf_h}
+sticky-socket = ""
+control-socket = "$4"
+pidfile = "$5"
+state-file = ""
+log-level = "$6"
+EOF
+		shift 6
+		[ $# -eq 0 ] || printf '%s\n' "$@"
+	} >"$1"
 }

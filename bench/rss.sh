@@ -14,7 +14,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 [ "$(id -u)" -eq 0 ] || { echo "bench/rss.sh: run as root" >&2; exit 1; }
 [ -x "$top/cgengined" ] || { echo "bench/rss.sh: build first (make)" >&2; exit 1; }
-. "$top/bench/lib.sh" # bench_release
+. "$top/bench/lib.sh" # bench_release, bench_conf
 TAG=cgrss$$
 D=$(mktemp -d "/tmp/cgengine-rss.XXXXXX")
 DAEMON=""
@@ -41,17 +41,8 @@ for n in ${RSS_SIZES:-10 1000 100000}; do
 		printf "%s name=%s_a,name=%s_b /bench\n", t, t, t
 	}' >"$D/rules"
 	for src in bpf netlink; do
-		cat >"$D/cgengined.conf" <<-EOF
-		rules = "$D/rules"
-		rules-dir = ""
-		hierarchies = {"name=${TAG}_a", "name=${TAG}_b"}
-		sticky-socket = ""
-		control-socket = "$D/control.sock"
-		pidfile = "$D/cgengined.pid"
-		state-file = ""
-		log-level = "notice"
-		event-source = "$src"
-		EOF
+		bench_conf "$D/cgengined.conf" "$D/rules" "name=${TAG}_a name=${TAG}_b" \
+			"$D/control.sock" "$D/cgengined.pid" notice "event-source = \"$src\""
 		: >"$D/log"
 		"$top/cgengined" -n -c "$D/cgengined.conf" -l "$D/log" &
 		DAEMON=$!

@@ -48,6 +48,7 @@ made_cgconfig=""; made_cgconfigd=""; had_cgred=""
 
 . "$top/tests/tap/tap.sh"     # wait_until
 . "$top/tests/lib/v1hier.sh"  # v1_release: hierarchies the kernel really lets go
+. "$B/lib.sh"                 # bench_conf
 stop_daemon() {
 	[ -n "$DAEMON" ] || return 0
 	kill "$DAEMON" 2>/dev/null; wait "$DAEMON" 2>/dev/null; DAEMON=""
@@ -86,17 +87,9 @@ write_rules() { # COUNT
 		printf "%s name=%s_a,name=%s_b /bench\n", u, t, t
 	}' >"$RULES"
 }
-cat >"$D/cgengined.conf" <<EOF
-rules = "$RULES"
-rules-dir = ""
-hierarchies = {"name=${TAG}_a", "name=${TAG}_b"}
-sticky-socket = ""
-control-socket = "$D/control.sock"
-pidfile = "$D/cgengined.pid"
-state-file = ""
-log-level = "warning"
-${BENCH_NICE:+nice = $BENCH_NICE}
-EOF
+# without BENCH_NICE, an empty line where its nice would be
+bench_conf "$D/cgengined.conf" "$RULES" "name=${TAG}_a name=${TAG}_b" \
+	"$D/control.sock" "$D/cgengined.pid" warning "${BENCH_NICE:+nice = $BENCH_NICE}"
 
 start_daemon() { # NAME
 	case $1 in

@@ -67,7 +67,7 @@ stop_all() {
 	for p in $PIDS; do wait "$p" 2>/dev/null; done
 	PIDS=""
 }
-. "$(dirname "$0")/lib.sh" # bench_release
+. "$(dirname "$0")/lib.sh" # bench_release, bench_conf
 cleanup() {
 	stop_all
 	sleep 0.2
@@ -118,18 +118,9 @@ start_all() { # RULES
 			awk -v n="$1" -v t="${TAG}_$i" -v u="$key" 'BEGIN {
 				for (k = 0; k < n - 1; k++) printf "*:benchprog%d name=%sa /other%d\n", k, t, k
 				printf "%s name=%sa,name=%sb /bench\n", u, t, t }' >"$D/$i.rules"
-			cat >"$D/$i.conf" <<-EOF
-			rules = "$D/$i.rules"
-			rules-dir = ""
-			hierarchies = {"name=${TAG}_${i}a", "name=${TAG}_${i}b"}
-			sticky-socket = ""
-			control-socket = "$D/$i.sock"
-			pidfile = "$D/$i.pid"
-			state-file = ""
-			log-level = "warning"
-			nice = $NICE
-			event-source = "$(case $d in *netlink) echo netlink ;; *) echo bpf ;; esac)"
-			EOF
+			bench_conf "$D/$i.conf" "$D/$i.rules" "name=${TAG}_${i}a name=${TAG}_${i}b" \
+				"$D/$i.sock" "$D/$i.pid" warning "nice = $NICE" \
+				"event-source = \"$(case $d in *netlink) echo netlink ;; *) echo bpf ;; esac)\""
 			case $d in an-*) echo "ananicy-dir = \"$SIDE_ANANICY\"" >>"$D/$i.conf" ;; esac
 			bin=$top/cgengined; [ "$d" = before ] && bin=$SIDE_BEFORE
 			for m in ${SIDE_MORE:-}; do [ "$d" = "${m%%=*}" ] && bin=${m#*=}; done
