@@ -30,6 +30,11 @@
 #                              of bench/probe named after SIDE_TAG) instead
 #                              of their user: no rule names a user or group,
 #                              so the daemons need no credential [0]
+#   SIDE_RECVONLY=1            one more floor, "floor-r", that wakes and
+#                              decodes as the floor does but never writes
+#                              (floor -r): the floor's cost without its two
+#                              moves per probe, in this very storm (it
+#                              batches a little more: fewer wake-ups) [0]
 # cgengined runs on the BPF event source (event-source = bpf), cg-netlink
 # is the same binary on the proc connector (event-source = netlink).
 # KBPF_US is the BPF program's own CPU per probe in the kernel (its
@@ -60,6 +65,7 @@ NAMES="floor floor-f cgengined cg-netlink"
 [ -n "${SIDE_BEFORE:-}" ] && NAMES="$NAMES before"
 for m in ${SIDE_MORE:-}; do NAMES="$NAMES ${m%%=*}"; done
 [ -n "${SIDE_ANANICY:-}" ] && NAMES="$NAMES an-bpf an-netlink"
+[ "${SIDE_RECVONLY:-0}" = 1 ] && NAMES="$NAMES floor-r" # last: it places nothing
 PIDS=""
 
 stop_all() {
@@ -106,10 +112,11 @@ done
 start_all() { # RULES
 	i=0; WANT=""
 	for d in $NAMES; do
-		i=$((i + 1)); WANT="$WANT name=${TAG}_${i}a=/bench name=${TAG}_${i}b=/bench"
+		i=$((i + 1))
+		[ "$d" = floor-r ] || WANT="$WANT name=${TAG}_${i}a=/bench name=${TAG}_${i}b=/bench"
 		case $d in
-		floor | floor-f)
-			fl=""; [ "$d" = floor-f ] && fl=-f
+		floor | floor-f | floor-r)
+			fl=""; [ "$d" = floor-f ] && fl=-f; [ "$d" = floor-r ] && fl=-r
 			"$B/floor" $fl -n "$NICE" -u "$U" "$D/h${i}a/bench/cgroup.procs" \
 				"$D/h${i}b/bench/cgroup.procs" >/dev/null &
 			;;
@@ -200,7 +207,7 @@ for n in ${SIDE_SIZES:-10 1000}; do
 				for (i = 1; i <= k; i++)
 					printf "%-10s %6s %4s %5s %5s %11.1f %10.2f %7.2f %7.2f %9s %7s %8s %5s %8s\n", nm[i], rules, c,
 						r, n, cpu[nm[i]], wk[nm[i]], cpu[nm[i]] / cpu["floor"], cpu[nm[i]] / cpu["floor-f"],
-						q[i], in1[nm[i]], own[nm[i]], load,
+						(i in q && q[i] != "" ? q[i] : "-"), in1[nm[i]], own[nm[i]], load,
 						kb0[i] == "-" || kb1[i] - kb0[i] == 0 ? "-" : sprintf("%.2f", (kb1[i] - kb0[i]) / 1000 / n) }' | tee -a "$D/table"
 		done
 	done
