@@ -21,7 +21,17 @@ struct slot {
 
 struct rules_index {
 	struct map map; /* hash of the key -> struct slot */
+	uint32_t filed; /* a bit per (kind, process mode) any rule is filed under */
 };
+
+/* The bit of (kind, pmode) in filed; 0 for values out of its range. */
+static uint32_t
+filed_bit(int kind, int pmode)
+{
+	unsigned b = (unsigned)kind * 4 + (unsigned)pmode;
+
+	return kind >= 0 && pmode >= 0 && pmode < 4 && b < 32 ? 1u << b : 0;
+}
 
 static uint64_t
 hash_key(const struct slot *k)
@@ -85,6 +95,7 @@ index_add(struct rules_index *ix, int kind, int pmode, uint32_t id, const char *
 		return -ENOMEM;
 	if (fresh)
 		*s = key;
+	ix->filed |= filed_bit(kind, pmode);
 	struct rule_list *l = &s->list;
 	if (l->n > 0 && rule_list_at(l, l->n - 1) == r)
 		return 0; /* filed twice under one key (e.g. member and gid) */
@@ -115,6 +126,10 @@ index_get(const struct rules_index *ix, int kind, int pmode, uint32_t id,
 	struct slot key = {
 		.name = name ? name : "", .id = id, .kind = (uint8_t)kind, .pmode = (uint8_t)pmode
 	};
+	uint32_t bit = filed_bit(kind, pmode);
+
+	if (bit != 0 && (ix->filed & bit) == 0)
+		return NULL; /* no rule of that kind and mode: no hash, no probe */
 	const struct slot *s = map_find(&ix->map, hash_key(&key), same_key, &key);
 
 	return s != NULL ? &s->list : NULL;
