@@ -300,45 +300,6 @@ read_base(union name16 *out, char *path, const char *s)
 	}
 }
 
-/* Does name start like an interpreter, with only a version after it
- * (kernel/task.c's list: python3.11 is python)? */
-static bool
-interpreter(const char *name)
-{
-	static const char list[][7] = { "sh",  "bash", "dash", "zsh",	 "ksh",	 "mksh",
-					"csh", "tcsh", "fish", "python", "perl", "ruby",
-					"lua", "node", "php",  "tclsh",	 "wish" };
-
-	for (int i = 0; i < (int)(sizeof(list) / sizeof(list[0])); i++) {
-		int k = 0;
-
-		while (k < 6 && list[i][k] != '\0' && list[i][k] == name[k])
-			k++;
-		if (list[i][k] != '\0')
-			continue;
-		for (; k < EXECBPF_COMM_LEN; k++) {
-			char c = name[k];
-
-			if (c == '\0')
-				return true;
-			if ((c < '0' || c > '9') && c != '.')
-				break;
-		}
-	}
-	return false;
-}
-
-/* interpreter() of the name in w0, w1 (a union name16's words): a global
- * function, so the verifier checks it once, not at each of its calls
- * (each byte is a branch). */
-__attribute__((noinline)) int
-execbpf_interpreter(__u64 w0, __u64 w1)
-{
-	union name16 n = { .w = { w0, w1 } };
-
-	return interpreter(n.c);
-}
-
 /* ---- ananicy-cpp's names --------------------------------------------------- */
 
 struct hashing {
@@ -483,11 +444,11 @@ static bool
 named_program(const union name16 *comm, const union name16 *name)
 {
 	if ((has_names && has_name(comm)) ||
-	    (scripts && execbpf_interpreter(comm->w[0], comm->w[1])))
+	    (scripts && execbpf_interpreter_name(comm->w[0], comm->w[1])))
 		return true;
 	return (name->w[0] != comm->w[0] || name->w[1] != comm->w[1]) &&
 	       ((has_names && has_name(name)) ||
-		(scripts && execbpf_interpreter(name->w[0], name->w[1])));
+		(scripts && execbpf_interpreter_name(name->w[0], name->w[1])));
 }
 
 /* Could a rule decide this exec?  c holds its ids, comm its comm. */
