@@ -480,13 +480,69 @@ wanted(struct creds *c, const union name16 *comm, struct task_struct *p,
 	return ananicy && ananicy_named(comm->c, s->path, p, bprm);
 }
 
-/* Where the walk up the executable's path is. */
+/*
+ * Where the walk up the executable's path is: the dentry, and the
+ * mount it is in (the mount's parent, where the mount sits in it, its
+ * root) -- kernel addresses, read by helpers (CO-RE relocates the
+ * offsets of kernel types only, not of a local's fields).
+ */
 struct walk {
-	struct dentry *d;
-	struct mount *mnt;
+	__u64 d;
+	__u64 mnt, parent, mountpoint, root;
 	__u32 off; /* bytes of ev.exe written */
 	int end;   /* 1: at the root; -1: not told */
 };
+
+/* w's mount becomes m: its parent, mountpoint and root, in one read
+ * where they follow one another (they do, since 2.6: struct mount's
+ * mnt_parent, mnt_mountpoint, then mnt, whose first field is mnt_root).
+ * 0 or -1. */
+static __always_inline int
+walk_mount(struct walk *w, __u64 m)
+{
+	__u32 at = bpf_core_field_offset(struct mount, mnt_parent);
+	__u64 f[3];
+
+	if (bpf_core_field_offset(struct mount, mnt_mountpoint) == at + 8 &&
+	    bpf_core_field_offset(struct mount, mnt.mnt_root) == at + 16) {
+		if (bpf_probe_read_kernel(f, sizeof(f), (const char *)m + at) < 0)
+			return -1;
+	} else {
+		struct mount *mp = (struct mount *)m;
+
+		f[0] = (__u64)BPF_CORE_READ(mp, mnt_parent);
+		f[1] = (__u64)BPF_CORE_READ(mp, mnt_mountpoint);
+		f[2] = (__u64)BPF_CORE_READ(mp, mnt.mnt_root);
+	}
+	w->mnt = m;
+	w->parent = f[0];
+	w->mountpoint = f[1];
+	w->root = f[2];
+	return 0;
+}
+
+/* Dentry d's parent and the address of its name into *up, *name, in
+ * one read where they follow one another (d_parent, then d_name: its
+ * hash_len and name).  0 or -1. */
+static __always_inline int
+walk_dentry(__u64 d, __u64 *up, __u64 *name)
+{
+	__u32 at = bpf_core_field_offset(struct dentry, d_parent);
+	__u64 f[3];
+
+	if (bpf_core_field_offset(struct dentry, d_name.name) == at + 16) {
+		if (bpf_probe_read_kernel(f, sizeof(f), (const char *)d + at) < 0)
+			return -1;
+		*up = f[0];
+		*name = f[2];
+		return 0;
+	}
+	struct dentry *dp = (struct dentry *)d;
+
+	*up = (__u64)BPF_CORE_READ(dp, d_parent);
+	*name = (__u64)BPF_CORE_READ(dp, d_name.name);
+	return 0;
+}
 
 /* bpf_loop's step: one name of the path, or one mount crossed. */
 static long
@@ -495,30 +551,27 @@ walk_step(__u32 i, void *arg)
 	struct walk *w = arg;
 	__u32 zero = 0;
 	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
-	struct dentry *d = w->d, *up;
-	struct mount *m = w->mnt; /* (a local: CO-RE relocates only kernel types) */
+	__u64 up, name;
 	long n;
 
 	w->end = -1;
 	if (s == NULL)
 		return 1;
-	if (d == BPF_CORE_READ(m, mnt.mnt_root)) {
-		struct mount *parent = BPF_CORE_READ(m, mnt_parent);
-
-		if (parent == m) {
+	if (w->d == w->root) {
+		if (w->parent == w->mnt) {
 			w->end = 1; /* the root of its mount namespace */
 			return 1;
 		}
-		w->d = BPF_CORE_READ(m, mnt_mountpoint);
-		w->mnt = parent;
+		w->d = w->mountpoint;
+		if (walk_mount(w, w->parent) < 0)
+			return 1;
 		w->end = 0;
 		return 0;
 	}
-	up = BPF_CORE_READ(d, d_parent);
-	if (up == d || w->off >= EXECBPF_EXE_LEN)
+	if (walk_dentry(w->d, &up, &name) < 0 || up == w->d || w->off >= EXECBPF_EXE_LEN)
 		return 1; /* a tree mounted nowhere, or too long */
 	n = bpf_probe_read_kernel_str(&s->ev.exe[w->off & (EXECBPF_EXE_LEN - 1)],
-				      EXECBPF_NAME_MAX, BPF_CORE_READ(d, d_name.name));
+				      EXECBPF_NAME_MAX, (const void *)name);
 	if (n <= 0)
 		return 1;
 	w->off += (__u32)n;
@@ -531,15 +584,14 @@ walk_step(__u32 i, void *arg)
 static void
 read_exe(struct execbpf_event *ev, struct linux_binprm *bprm)
 {
-	struct vfsmount *vm = BPF_CORE_READ(bprm, file, f_path.mnt);
-	struct dentry *leaf = BPF_CORE_READ(bprm, file, f_path.dentry);
-	struct walk w = {
-		.d = leaf,
-		.mnt = (struct mount *)((char *)vm - bpf_core_field_offset(struct mount, mnt)),
-	};
+	struct dentry *leaf = bprm->file->f_path.dentry;
+	struct vfsmount *vm = bprm->file->f_path.mnt;
+	struct walk w = { .d = (__u64)leaf };
 
-	if (BPF_CORE_READ(leaf, d_op, d_dname) != NULL)
+	if (leaf->d_op != NULL && leaf->d_op->d_dname != NULL)
 		return; /* a name the kernel makes up when asked */
+	if (walk_mount(&w, (__u64)vm - bpf_core_field_offset(struct mount, mnt)) < 0)
+		return;
 	bpf_loop(EXECBPF_EXE_STEPS, walk_step, &w, 0);
 	if (w.end == 1 && w.off <= EXECBPF_EXE_LEN)
 		ev->exe_len = w.off;
@@ -557,10 +609,26 @@ asked_hier(__u32 hier)
 	return false;
 }
 
+/*
+ * Where the last whole walk of a task's hierarchies met those asked
+ * for: a bit per step.  Every css_set links the hierarchies in one
+ * order, the order they were made (a new hierarchy is linked at the end
+ * of every css_set's list, a new css_set copies its model's), so until
+ * one is made or destroyed they are met at the same steps in every
+ * task: a walk reads then only the links up to the last of those steps
+ * and the hierarchy of the link at each -- and walks the whole list
+ * again, and learns, when one there is not asked for or one asked for
+ * is not met.  (Written by the program; 0: not known.)
+ */
+__u64 v1_steps;
+
 struct v1walk {
 	struct list_head *head, *pos;
 	struct execbpf_event *ev;
 	bool backward;
+	bool learn;  /* a whole walk, noting in steps where it meets one */
+	bool missed; /* not learning: a step of steps held another */
+	__u64 steps;
 };
 
 /* bpf_loop's step: one of the task's hierarchies (a link of its css_set) */
@@ -576,6 +644,10 @@ v1_step(__u32 i, void *arg)
 
 	if (pos == w->head || pos == NULL)
 		return 1;
+	if (!w->learn && (w->steps >> (i & 63)) == 0) {
+		w->missed = true; /* past the last step where one was */
+		return 1;
+	}
 	if (bpf_core_type_size(struct cgrp_cset_link) > sizeof(buf) ||
 	    bpf_probe_read_kernel(buf, bpf_core_type_size(struct cgrp_cset_link),
 				  (char *)pos - bpf_core_field_offset(struct cgrp_cset_link,
@@ -583,9 +655,17 @@ v1_step(__u32 i, void *arg)
 		return 1;
 	cg = l->cgrp;
 	w->pos = w->backward ? l->cgrp_link.prev : l->cgrp_link.next;
-	hier = (__u32)BPF_CORE_READ(cg, root, hierarchy_id);
-	if (hier == 0 || !asked_hier(hier)) /* 0: the v2 hierarchy */
+	if (!w->learn && !((w->steps >> (i & 63)) & 1))
 		return 0;
+	hier = (__u32)BPF_CORE_READ(cg, root, hierarchy_id);
+	if (hier == 0 || !asked_hier(hier)) { /* 0: the v2 hierarchy */
+		if (w->learn)
+			return 0;
+		w->missed = true;
+		return 1;
+	}
+	if (w->learn)
+		w->steps |= 1ULL << (i & 63);
 	n = w->ev->nv1;
 	if (n >= EXECBPF_V1)
 		return 1;
@@ -596,12 +676,14 @@ v1_step(__u32 i, void *arg)
 }
 
 /* The task's groups in the hierarchies asked for, into ev->v1 (as
- * /proc/PID/cgroup would list them, by id). */
+ * /proc/PID/cgroup would list them, by id): at the steps where the
+ * last whole walk met them, else by a whole walk (v1_steps). */
 static void
 read_v1(struct execbpf_event *ev, struct task_struct *p)
 {
 	struct css_set *cset;
-	struct v1walk w = { .ev = ev };
+	struct v1walk w = { .ev = ev, .steps = v1_steps };
+	__u32 asked = nv1_hiers;
 
 	if (!bpf_core_field_exists(p->cgroups))
 		return; /* a kernel without cgroups: the program loads all the same */
@@ -615,7 +697,19 @@ read_v1(struct execbpf_event *ev, struct task_struct *p)
 	w.backward = v1_backward != 0;
 	w.pos = w.backward ? BPF_CORE_READ(cset, cgrp_links.prev)
 			   : BPF_CORE_READ(cset, cgrp_links.next);
+	struct list_head *first = w.pos;
+
+	if (w.steps != 0) {
+		bpf_loop(EXECBPF_V1_STEPS, v1_step, &w, 0);
+		if (!w.missed && ev->nv1 >= asked)
+			return;
+		ev->nv1 = 0;
+	}
+	w.learn = true;
+	w.steps = 0;
+	w.pos = first;
 	bpf_loop(EXECBPF_V1_STEPS, v1_step, &w, 0);
+	v1_steps = ev->nv1 >= asked ? w.steps : 0;
 }
 
 /*
