@@ -27,11 +27,18 @@
  *
  * The filter's order is its cost's: an exec no rule names is dropped
  * after reading its credentials and comm with plain loads (the
- * tracepoint's arguments are typed pointers: no helper call) and one
- * hash lookup per key map that holds keys; a map without keys is not
- * looked in (has_uids, ...); the file's name is read only when rules
- * name programs, and the path and the groups only for an exec that
- * passes (or, the groups, when rules name groups).
+ * tracepoint's arguments are typed pointers: no helper call) and a
+ * bit per value in each key map that holds keys (a hash lookup only
+ * where the bit is set); a map without keys is not looked in
+ * (has_gids, ...); the file's name is read only when rules name
+ * programs, and the path and the groups only for an exec that passes
+ * (or, the groups, when rules name groups).
+ *
+ * What that costs (bpf_stats; Linux 6.18 on 2 virtual cores): an exec
+ * no rule names 0.1-0.3 us, one that passes 0.7-0.9 us -- and some
+ * 2 us more when its record wakes the daemon: the ring buffer wakes
+ * its reader from an irq_work, whose interrupt arrives while the
+ * program still runs, and so counts in its run time.
  *
  * A record says what the daemon would otherwise read in /proc (see
  * exec_event.h): the credentials with up to 16 supplementary groups,
