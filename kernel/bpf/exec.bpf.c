@@ -263,7 +263,10 @@ cut_step(__u32 i, void *arg)
 
 /* The name of dentry d into out (as read_name): read in place, by plain
  * loads, when it is stored in the dentry (a short one), else by a
- * helper. */
+ * helper.  Its second word only when the first holds no NUL: it lies
+ * in the dentry's second cache line (6.1 to 6.18), which the lookup of
+ * a name of up to 7 bytes need not have touched (some 25 ns of an exec
+ * no rule names, bpf_stats, within the noise). */
 static __always_inline void
 dentry_name(union name16 *out, struct dentry *d)
 {
@@ -272,14 +275,18 @@ dentry_name(union name16 *out, struct dentry *d)
 	if (bpf_core_field_exists(d->d_shortname)) {
 		if ((__u64)name == (__u64)&d->d_shortname) {
 			out->w[0] = *(const __u64 *)&d->d_shortname.string[0];
-			out->w[1] = *(const __u64 *)&d->d_shortname.string[8];
+			out->w[1] = before_nul(out->w[0]) != ~0ULL
+					    ? 0
+					    : *(const __u64 *)&d->d_shortname.string[8];
 			pad_name(out);
 			return;
 		}
 	} else if (bpf_core_field_exists(d->d_iname)) {
 		if ((__u64)name == (__u64)&d->d_iname) {
 			out->w[0] = *(const __u64 *)&d->d_iname[0];
-			out->w[1] = *(const __u64 *)&d->d_iname[8];
+			out->w[1] = before_nul(out->w[0]) != ~0ULL
+					    ? 0
+					    : *(const __u64 *)&d->d_iname[8];
 			pad_name(out);
 			return;
 		}
