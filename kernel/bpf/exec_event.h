@@ -111,6 +111,71 @@ execbpf_name_mix(__u64 w0, __u64 w1)
 }
 
 /*
+ * Is a name of up to 15 bytes, NUL padded, given as its two
+ * little-endian words, an interpreter's: one of kernel/task.c's list
+ * with only a version after it (digits and dots: python3.11 is python)?
+ * The filter asks at every exec when rules name programs, so this has
+ * no loop and reads no memory.  execbpf_not_version() marks (0x80) each
+ * byte of w that is not a digit, '.' or NUL; the last byte so marked
+ * ends the stem, which must lie in w0 (the list's names have at most
+ * six bytes) and equal one of them, compared as a number.
+ */
+#define EXECBPF_HI8  0x8080808080808080ULL
+#define EXECBPF_LO7  0x7f7f7f7f7f7f7f7fULL
+#define EXECBPF_REP8(b) (0x0101010101010101ULL * (b))
+
+static inline __u64
+execbpf_not_version(__u64 w)
+{
+	__u64 y = w & EXECBPF_LO7; /* (no carry between bytes below) */
+	__u64 digit = (y + EXECBPF_REP8(0x80 - '0')) & ~(y + EXECBPF_REP8(0x80 - '9' - 1)) & ~w;
+	__u64 d = w ^ EXECBPF_REP8('.');
+	__u64 dot = ~(((d & EXECBPF_LO7) + EXECBPF_LO7) | d);
+	__u64 nul = ~(((w & EXECBPF_LO7) + EXECBPF_LO7) | w);
+
+	return ~(digit | dot | nul) & EXECBPF_HI8;
+}
+
+#define EXECBPF_W6(a, b, c, d, e, f)                                                  \
+	((__u64)(a) | (__u64)(b) << 8 | (__u64)(c) << 16 | (__u64)(d) << 24 |          \
+	 (__u64)(e) << 32 | (__u64)(f) << 40)
+
+static inline int
+execbpf_interpreter_name(__u64 w0, __u64 w1)
+{
+	__u64 m = execbpf_not_version(w0);
+
+	if (m == 0 || execbpf_not_version(w1) != 0)
+		return 0;
+	/* every byte up to the last marked one, then its bits */
+	m |= m >> 8;
+	m |= m >> 16;
+	m |= m >> 32;
+	switch (w0 & ((m >> 7) * 0xff)) {
+	case EXECBPF_W6('s', 'h', 0, 0, 0, 0):
+	case EXECBPF_W6('b', 'a', 's', 'h', 0, 0):
+	case EXECBPF_W6('d', 'a', 's', 'h', 0, 0):
+	case EXECBPF_W6('z', 's', 'h', 0, 0, 0):
+	case EXECBPF_W6('k', 's', 'h', 0, 0, 0):
+	case EXECBPF_W6('m', 'k', 's', 'h', 0, 0):
+	case EXECBPF_W6('c', 's', 'h', 0, 0, 0):
+	case EXECBPF_W6('t', 'c', 's', 'h', 0, 0):
+	case EXECBPF_W6('f', 'i', 's', 'h', 0, 0):
+	case EXECBPF_W6('p', 'y', 't', 'h', 'o', 'n'):
+	case EXECBPF_W6('p', 'e', 'r', 'l', 0, 0):
+	case EXECBPF_W6('r', 'u', 'b', 'y', 0, 0):
+	case EXECBPF_W6('l', 'u', 'a', 0, 0, 0):
+	case EXECBPF_W6('n', 'o', 'd', 'e', 0, 0):
+	case EXECBPF_W6('p', 'h', 'p', 0, 0, 0):
+	case EXECBPF_W6('t', 'c', 'l', 's', 'h', 0):
+	case EXECBPF_W6('w', 'i', 's', 'h', 0, 0):
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
  * The filter's keys carry a generation: a reload fills the keys of the
  * generation not in force, flips the program's `gen` to it, then
  * removes the old generation's, so an exec always sees one whole set.
