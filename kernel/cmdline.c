@@ -4,10 +4,13 @@
  *
  * Why it exists: reading another process's cmdline reads that
  * process's memory (the kernel's access_remote_vm on its argument
- * pages), and the process's owner decides how long that takes.  Any
- * user can make it last for ever: map a file of a FUSE server that
- * never answers over the pages that hold argv, or queue a writer on the
- * mm's lock behind a stuck reader.  A read in the daemon's one loop
+ * pages, under the mm's lock), and the process's owner decides how long
+ * that takes.  Any user can make it last for ever: hold the lock for
+ * reading with a read of a file mapping whose FUSE server never answers
+ * (through /proc/PID/mem, say) and queue a writer (an mmap) behind it;
+ * every later reader then waits too.  (Argument pages mapped from such
+ * a file are no way: the kernel reads cmdline from anonymous memory
+ * only.)  A read in the daemon's one loop
  * would then stop classification, boosts and the control socket for
  * every user.
  *
