@@ -90,9 +90,8 @@ init_conds(void)
 /*
  * A fork copies no thread: in the child every slot is without one, the
  * conditions have no waiter, and the lock, held across the fork, is
- * the child's own again.  The
- * daemon forks its Lua helper and the exec gate's keepers after reads
- * may have started workers.
+ * the child's own again.  The daemon forks its Lua helper and the exec
+ * gate's keepers after reads may have started workers.
  */
 static void
 fork_prepare(void)

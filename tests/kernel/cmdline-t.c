@@ -112,7 +112,8 @@ check_waited(int pid, const char *what)
 	int n = timed_read(pid, buf, sizeof(buf), &ms);
 
 	is_int(-ETIMEDOUT, n, "%s: -ETIMEDOUT", what);
-	ok(ms >= CMDLINE_WAIT_MS - 5 && ms < 1000, "%s: after the wait (%.1f ms)", what, ms);
+	ok(ms >= CMDLINE_WAIT_MS - 5 && ms < 1000, "%s: after the wait (%.1f ms)", what,
+	   ms);
 }
 
 /* A read with every worker stuck: -ETIMEDOUT at once. */
@@ -190,8 +191,9 @@ test_normal(void)
 static void
 make_tasks(void)
 {
-	static const char status[] = "Name:\tjob.sh\nPPid:\t1\nUid:\t1000\t1000\t1000\t1000\n"
-				     "Gid:\t1000\t1000\t1000\t1000\nGroups:\t\nKthread:\t0\n";
+	static const char status[] =
+		"Name:\tjob.sh\nPPid:\t1\nUid:\t1000\t1000\t1000\t1000\n"
+		"Gid:\t1000\t1000\t1000\t1000\nGroups:\t\nKthread:\t0\n";
 	char rel[128];
 
 	put_file("fs/opt/job.sh", "#!/bin/sh\necho\n", 15);
@@ -295,7 +297,8 @@ main(int argc, char **argv)
 	if (argc == 3 && strcmp(argv[1], "--exit-stuck") == 0)
 		return exit_stuck(argv[2]);
 	alarm(30); /* a read that is not bounded fails the test, not hangs it */
-	plan(2 + 5 + 12 + 2 * (CMDLINE_WORKERS - 1) + 2 * 2 + 1 + 1 + 2 * CMDLINE_WORKERS + 2 + 1);
+	plan(2 + 5 + 12 + 2 * (CMDLINE_WORKERS - 1) + 2 * 2 + 1 + 1 +
+	     2 * CMDLINE_WORKERS + 2 + 1);
 	snprintf(root, sizeof(root), "/tmp/cgetest-cmdline.XXXXXX");
 	if (mkdtemp(root) == NULL)
 		bail("mkdtemp");

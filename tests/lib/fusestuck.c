@@ -76,8 +76,10 @@ serve_one(int fd, const struct fuse_in_header *in, const void *arg)
 		break;
 	}
 	case FUSE_LOOKUP: {
-		struct fuse_entry_out e = { .nodeid = FILE_NODE, .generation = 1,
-					    .entry_valid = 3600, .attr_valid = 3600 };
+		struct fuse_entry_out e = { .nodeid = FILE_NODE,
+					    .generation = 1,
+					    .entry_valid = 3600,
+					    .attr_valid = 3600 };
 		if (strcmp(arg, "f") != 0) {
 			reply(fd, in->unique, -ENOENT, NULL, 0);
 			break;
@@ -175,7 +177,8 @@ main(int argc, char **argv)
 		return 2;
 	}
 	unsigned seconds = (unsigned)atoi(argv[2]);
-	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	if (unshare(CLONE_NEWNS) < 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
 	    (fd = open("/dev/fuse", O_RDWR | O_CLOEXEC)) < 0) {
 		perror("fusestuck: namespace or /dev/fuse");
 		return 1;

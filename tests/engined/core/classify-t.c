@@ -100,7 +100,8 @@ logged(const char *log, const char *text, char *first, size_t len)
 		if (strstr(line, text) == NULL)
 			continue;
 		if (n++ == 0 && strlen(line) > 20)
-			snprintf(first, len, "%.*s", (int)strcspn(line + 20, "\n"), line + 20);
+			snprintf(first, len, "%.*s", (int)strcspn(line + 20, "\n"),
+				 line + 20);
 	}
 	fclose(f);
 	return n;
@@ -137,16 +138,18 @@ test_stuck(void)
 	t0 = now_ms();
 	core_start(c, 1.0);
 	ms = now_ms() - t0;
-	ok(ms >= CMDLINE_WAIT_MS - 5 && ms < 2000, "the scan at start ends, one wait (%.0f ms)",
-	   ms);
-	is_string("/scripts", fixture_group(&fx, 500), "a script, its cmdline read: by its rule");
+	ok(ms >= CMDLINE_WAIT_MS - 5 && ms < 2000,
+	   "the scan at start ends, one wait (%.0f ms)", ms);
+	is_string("/scripts", fixture_group(&fx, 500),
+		  "a script, its cmdline read: by its rule");
 	is_string("/users", fixture_group(&fx, 501),
 		  "its cmdline stuck: as without one, by the user's rule");
 	is_int(1, logged(log, "classified without its command line", line, sizeof(line)),
 	       "said once");
-	is_string("warning: pid 501 (uid 65534) classified without its command line: reading "
-		  "it is stuck or too slow (0 more not reported)",
-		  line, "... naming the pid and its user");
+	is_string(
+		"warning: pid 501 (uid 65534) classified without its command line: reading "
+		"it is stuck or too slow (0 more not reported)",
+		line, "... naming the pid and its user");
 
 	/* an exec of it again: another worker waits, the loop goes on */
 	t0 = now_ms();
