@@ -26,7 +26,8 @@
  * one lock for the states); they block every signal, so signals reach
  * the loop's thread only.  The slots are static: nothing is allocated,
  * nothing is freed by an abandoned read.  A worker stuck at exit is
- * never waited for: cmdline_stop() ends only the idle ones.
+ * never waited for: cmdline_stop(), which exit() runs, ends only the
+ * idle ones.
  */
 #include "kernel_private.h"
 
@@ -34,6 +35,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -114,11 +116,20 @@ fork_child(void)
 	pthread_mutex_unlock(&lock);
 }
 
+/* At exit the idle workers end (joined: nothing of theirs is left
+ * allocated); stuck ones are left to the process's end. */
+static void
+stop_at_exit(void)
+{
+	(void)cmdline_stop();
+}
+
 static void
 init_slots(void)
 {
 	init_conds();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	atexit(stop_at_exit);
 }
 
 /* A worker: one read per request, until asked to quit. */

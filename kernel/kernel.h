@@ -219,8 +219,8 @@ int task_run_state(const char *procroot, pid_t pid, char *state) ATTR_WUR;
 #define CMDLINE_WAIT_MS	 50
 #define CMDLINE_WORKERS	 4
 int task_read_cmdline(const char *procroot, pid_t pid, char *buf, size_t len) ATTR_WUR;
-/* End the idle cmdline workers (at exit): the number of those left
- * running, stuck in a read, which are never waited for. */
+/* End the idle cmdline workers (done at exit, by atexit): the number of
+ * those left running, stuck in a read, which are never waited for. */
 size_t cmdline_stop(void);
 
 /*

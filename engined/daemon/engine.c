@@ -935,7 +935,6 @@ engine_free(struct engine *e)
 	if (e->nft_fd >= 0)
 		close(e->nft_fd);
 	core_free(e->core);
-	(void)cmdline_stop(); /* its idle workers: a stuck one is not waited for */
 	sdplace_free(e->sd); /* after the core: nothing calls the tables any more */
 	cgroupfs_free(e->fs);
 	free(e->pidfile);
