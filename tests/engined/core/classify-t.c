@@ -167,11 +167,57 @@ test_stuck(void)
 	core_free(c);
 }
 
+/*
+ * A Lua hook reading task.cmdline of a process whose snapshot needed
+ * none (cat, named cat): the hook's read is bounded too, and gives it
+ * an empty command line.
+ */
+static void
+test_hook(void)
+{
+	static const char cmd[] = "/usr/bin/cat\0x\0";
+	static const char hook[] = "function classify(t, d) d['" FIXTURE_HIER
+				   "'] = '/args' .. #t.cmdline end\n";
+	char conf[512], script[300], path[300], log[256], line[512];
+
+	fixture_init(&fx);
+	snprintf(script, sizeof(script), "%s/hook.lua", fx.dir);
+	put(script, hook, sizeof(hook) - 1);
+	snprintf(conf, sizeof(conf), "lua-script = \"%s\"\n", script);
+	fixture_files(&fx, conf, rules);
+	fixture_proc(&fx, 600, NOBODY, NOBODY, "/usr/bin/cat", 60, "/");
+	snprintf(path, sizeof(path), "%s/600/cmdline", fx.proc);
+	put(path, cmd, sizeof(cmd) - 1);
+	fixture_proc(&fx, 601, NOBODY, NOBODY, "/usr/bin/cat", 61, "/");
+	snprintf(path, sizeof(path), "%s/601/cmdline", fx.proc);
+	unlink(path);
+	if (mkfifo(path, 0600) < 0)
+		bail("mkfifo %s", path);
+	snprintf(log, sizeof(log), "%s/daemon.log", fx.dir);
+	if (log_open(log, LOG_LEVEL_INFO) < 0)
+		bail("log_open %s", log);
+	struct core *c = fixture_core(&fx);
+	if (c == NULL)
+		bail("no core with a hook");
+	core_start(c, 10.0); /* the warning's limit is the process's: past the last */
+	is_string("/args2", fixture_group(&fx, 600), "the hook reads a command line");
+	is_string("/args0", fixture_group(&fx, 601), "a stuck one: the hook reads none");
+	is_int(1, logged(log, "classified without its command line", line, sizeof(line)),
+	       "said once");
+	is_string(
+		"warning: pid 601 (uid 65534) classified without its command line: reading "
+		"it is stuck or too slow (0 more not reported)",
+		line, "... naming the pid and its user");
+	log_close();
+	core_free(c);
+	unstick(601);
+}
+
 int
 main(void)
 {
 	alarm(30); /* an unbounded read fails the test, not hangs it */
-	plan(8 + 1);
+	plan(8 + 4 + 1);
 	fixture_init(&fx);
 	fixture_files(&fx, NULL, rules);
 	make_fs();
@@ -180,6 +226,8 @@ main(void)
 
 	/* its reads unstuck, every worker ends (nothing left running) */
 	unstick(501); /* its two stuck readers, both waiting in open */
+	fixture_done(&fx);
+	test_hook();
 	size_t left = CMDLINE_WORKERS;
 	for (int i = 0; i < 200 && left > 0; i++) {
 		if (i > 0)
