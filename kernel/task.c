@@ -4,9 +4,8 @@
  *
  * A snapshot costs one read of status, one readlink of exe and, only
  * for interpreters, one read of cmdline (bounded in time: cmdline.c)
- * -- less what the caller already
- * knows from an event (struct task_known: the BPF program's exec
- * records say all but the cmdline).  ENOENT and ESRCH from /proc
+ * -- less what the caller already knows from an event (struct
+ * task_known: the BPF program's exec records say all but the cmdline).  ENOENT and ESRCH from /proc
  * mean the task exited meanwhile; both are reported as -ESRCH.
  */
 #include "kernel_private.h"
