@@ -33,11 +33,14 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 /*
  * CMDLINE_WAIT_MS (kernel.h), how long the loop waits for one read: a
@@ -64,6 +67,8 @@ struct slot {
 	pthread_t thread;
 	pthread_cond_t wake; /* the thread waits here for ASKED or QUIT */
 	pthread_cond_t done; /* the caller waits here for ANSWERED */
+	int policy, nice;    /* the starting thread's scheduling */
+	struct sched_param sched;
 	char path[128];
 	size_t len;
 	ssize_t rc;
@@ -138,6 +143,11 @@ worker(void *arg)
 {
 	struct slot *s = arg;
 
+	/* the loop's priority, which a new thread does not always inherit
+	 * (real-time-priority's SCHED_RESET_ON_FORK resets it): behind
+	 * busy ordinary tasks, a read would miss its wait */
+	(void)pthread_setschedparam(pthread_self(), s->policy, &s->sched);
+	(void)setpriority(PRIO_PROCESS, (id_t)gettid(), s->nice);
 	pthread_mutex_lock(&lock);
 	for (;;) {
 		while (s->state != SLOT_ASKED && s->state != SLOT_QUIT)
@@ -159,13 +169,23 @@ worker(void *arg)
 	return NULL;
 }
 
-/* Start s's thread with every signal blocked (under lock): 0 or -errno. */
+/* Start s's thread with every signal blocked and the calling thread's
+ * scheduling (under lock): 0 or -errno. */
 static int
 start(struct slot *s)
 {
 	sigset_t all, old;
 	int rc;
 
+	if (pthread_getschedparam(pthread_self(), &s->policy, &s->sched) != 0) {
+		s->policy = SCHED_OTHER;
+		s->sched.sched_priority = 0;
+	}
+	s->policy &= ~SCHED_RESET_ON_FORK;
+	errno = 0;
+	s->nice = getpriority(PRIO_PROCESS, 0); /* the calling thread's */
+	if (errno != 0)
+		s->nice = 0;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	rc = pthread_create(&s->thread, NULL, worker, s);
