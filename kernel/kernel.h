@@ -147,6 +147,10 @@ struct task {
 	bool kthread;
 	bool realtime;
 	bool no_new_privs; /* only with TASK_NNP */
+	/* the cmdline read (TASK_SCRIPT, TASK_ARGV0) was given up on
+	 * (-ETIMEDOUT): script, invoked and argv0 are as for a task whose
+	 * cmdline cannot be read */
+	bool cmdline_timedout;
 	size_t ngroups;
 	gid_t groups[TASK_GROUPS_MAX];
 	char comm[64];
@@ -201,8 +205,23 @@ int task_real_uid(const char *procroot, pid_t pid, uid_t *uid) ATTR_WUR;
  * which stat and exe wait on (gate.c asks before reading those). */
 int task_run_state(const char *procroot, pid_t pid, char *state) ATTR_WUR;
 
-/* The NUL-separated command line of pid into buf; bytes or -errno. */
+/*
+ * The NUL-separated command line of pid into buf (at most
+ * CMDLINE_READ_MAX - 1 bytes, NUL-terminated); bytes or -errno.
+ * Reading it reads the process's memory, which its owner can make
+ * block for ever: the read runs in one of CMDLINE_WORKERS worker
+ * threads and is given up on after CMDLINE_WAIT_MS (kernel/cmdline.c
+ * says why), -ETIMEDOUT -- at once when every worker is stuck.
+ * task_read() reads cmdline the same way and sets
+ * task.cmdline_timedout then.
+ */
+#define CMDLINE_READ_MAX 65536
+#define CMDLINE_WAIT_MS	 50
+#define CMDLINE_WORKERS	 4
 int task_read_cmdline(const char *procroot, pid_t pid, char *buf, size_t len) ATTR_WUR;
+/* End the idle cmdline workers (done at exit, by atexit): the number of
+ * those left running, stuck in a read, which are never waited for. */
+size_t cmdline_stop(void);
 
 /*
  * Start time of pid (clock ticks since boot, field 22 of stat): with

@@ -11,5 +11,9 @@
 ssize_t read_file(const char *path, char *buf, size_t len);
 /* Write a string to an existing file in one write(2); 0 or -errno. */
 int write_file(const char *path, const char *s);
+/* read_file() of a /proc/PID/cmdline, in a worker thread (cmdline.c):
+ * its bytes (at most CMDLINE_READ_MAX - 1), -errno, or -ETIMEDOUT when
+ * the read did not return in time or every worker is stuck. */
+ssize_t cmdline_read(const char *path, char *buf, size_t len);
 
 #endif

@@ -3,9 +3,9 @@
  * task.c -- snapshots of tasks from /proc/PID.
  *
  * A snapshot costs one read of status, one readlink of exe and, only
- * for interpreters, one read of cmdline -- less what the caller already
- * knows from an event (struct task_known: the BPF program's exec
- * records say all but the cmdline).  ENOENT and ESRCH from /proc
+ * for interpreters, one read of cmdline (bounded in time: cmdline.c)
+ * -- less what the caller already knows from an event (struct
+ * task_known: the BPF program's exec records say all but the cmdline).  ENOENT and ESRCH from /proc
  * mean the task exited meanwhile; both are reported as -ESRCH.
  */
 #include "kernel_private.h"
@@ -99,6 +99,25 @@ read_pid_file(const char *procroot, pid_t pid, const char *leaf, char *buf, size
 	if (pid_path(path, sizeof(path), procroot, pid, leaf) < 0)
 		return -ENAMETOOLONG;
 	n = read_file(path, buf, len);
+	return n < 0 ? gone((int)n) : n;
+}
+
+/*
+ * procroot/pid/cmdline into buf, as read_pid_file but bounded in time
+ * (cmdline.c says why): -ETIMEDOUT when the read was given up on, and
+ * then t->cmdline_timedout set (t may be NULL).
+ */
+static ssize_t
+read_cmdline(const char *procroot, pid_t pid, char *buf, size_t len, struct task *t)
+{
+	char path[128];
+	ssize_t n;
+
+	if (pid_path(path, sizeof(path), procroot, pid, "cmdline") < 0)
+		return -ENAMETOOLONG;
+	n = cmdline_read(path, buf, len);
+	if (n == -ETIMEDOUT && t != NULL)
+		t->cmdline_timedout = true;
 	return n < 0 ? gone((int)n) : n;
 }
 
@@ -438,7 +457,8 @@ find_invoked(const char *procroot, pid_t pid, const char *cmdline, size_t len,
 		snprintf(t->invoked, sizeof(t->invoked), "%s", real);
 }
 
-/* Script and invoked name: one read of cmdline, when either needs it. */
+/* Script and invoked name: one read of cmdline, when either needs it.
+ * Without it (unreadable, or given up on) no script, invoked = exe. */
 static void
 read_names(const char *procroot, pid_t pid, struct task *t)
 {
@@ -450,7 +470,7 @@ read_names(const char *procroot, pid_t pid, struct task *t)
 	str_copy(t->invoked, sizeof(t->invoked), t->exe);
 	if (!is_interpreter(b) && strncmp(t->comm, b, COMM_CMP) == 0)
 		return;
-	if ((n = read_pid_file(procroot, pid, "cmdline", buf, sizeof(buf))) <= 0)
+	if ((n = read_cmdline(procroot, pid, buf, sizeof(buf), t)) <= 0)
 		return;
 	find_script(procroot, pid, buf, (size_t)n, t);
 	find_invoked(procroot, pid, buf, (size_t)n, t);
@@ -586,8 +606,10 @@ task_read_known(const char *procroot, pid_t pid, unsigned what, const struct tas
 		get_exe(procroot, pid, k, t);
 	if ((what & TASK_SCRIPT) && t->exe[0] != '\0')
 		read_names(procroot, pid, t);
+	/* not read again when the read for the script was given up on */
 	if ((what & TASK_ARGV0) &&
-	    read_pid_file(procroot, pid, "cmdline", t->argv0, sizeof(t->argv0)) <= 0)
+	    (t->cmdline_timedout ||
+	     read_cmdline(procroot, pid, t->argv0, sizeof(t->argv0), t) <= 0))
 		t->argv0[0] = '\0';
 	if ((what & TASK_ARGV0) && t->argv0[0] == '\0' && !(what & TASK_EXE))
 		get_exe(procroot, pid, k, t);
@@ -638,7 +660,7 @@ task_run_state(const char *procroot, pid_t pid, char *state)
 int
 task_read_cmdline(const char *procroot, pid_t pid, char *buf, size_t len)
 {
-	return (int)read_pid_file(procroot, pid, "cmdline", buf, len);
+	return (int)read_cmdline(procroot, pid, buf, len, NULL);
 }
 
 /* State (field 3) and start time (field 22) of pid from its stat file. */

@@ -21,9 +21,9 @@
 
 /* Callbacks through which the Lua hook reads a task. */
 struct hook_view {
+	struct core *c;
 	const struct policy *pol;
 	const char *const *parts; /* current parts of the virtual dimensions */
-	const char *procroot;
 	const struct task *t;
 	const struct task_cgroups *cg;
 	const char *cmd; /* what-if: the command line given, NUL-separated */
@@ -32,16 +32,44 @@ struct hook_view {
 	uid_t asker; /* who asked */
 };
 
+/*
+ * The task's command line was not read in time (kernel/cmdline.c: its
+ * owner can make the read block): it is classified as if it had none.
+ * Said at most once a second, with a count of the others.
+ */
+static void
+cmdline_timedout(struct core *c, const struct task *t)
+{
+	static struct log_limit limit = LOG_LIMIT_INIT(1);
+	unsigned long held;
+	char uid[32] = "";
+
+	if (!log_limit_pass(&limit, c->now, &held))
+		return;
+	if (t->uid != (uid_t)-1)
+		snprintf(uid, sizeof(uid), " (uid %u)", (unsigned)t->uid);
+	log_warning("pid %d%s classified without its command line: reading it is stuck or "
+		    "too slow (%lu more not reported)",
+		    (int)t->pid, uid, held);
+}
+
 static int
 hook_cmdline(void *arg, char *buf, size_t len)
 {
 	const struct hook_view *v = arg;
+	int n;
 
-	if (v->cmd == NULL)
-		return task_read_cmdline(v->procroot, v->t->pid, buf, len);
-	size_t n = v->cmdlen < len ? v->cmdlen : len;
-	memcpy(buf, v->cmd, n);
-	return (int)n;
+	if (v->cmd == NULL && v->t->cmdline_timedout)
+		return -ETIMEDOUT; /* given up on for the snapshot: not again */
+	if (v->cmd == NULL) {
+		if ((n = task_read_cmdline(v->c->env.procroot, v->t->pid, buf, len)) ==
+		    -ETIMEDOUT)
+			cmdline_timedout(v->c, v->t);
+		return n;
+	}
+	size_t given = v->cmdlen < len ? v->cmdlen : len;
+	memcpy(buf, v->cmd, given);
+	return (int)given;
 }
 
 static const char *
@@ -525,6 +553,8 @@ decide(struct core *c, pid_t pid, uid_t asker, bool lazy, const struct task_know
 			cannot_read(c, pid, rc);
 		return DECIDE_GONE;
 	}
+	if (t->cmdline_timedout)
+		cmdline_timedout(c, t);
 	/* first: a user learns nothing of others' processes, not even that
 	 * one is a kernel thread (hidepid) */
 	if (!core_owns(asker, t))
@@ -566,9 +596,9 @@ decide_known(struct core *c, unsigned flags, uid_t asker, bool lazy, bool groups
 	}
 	for (size_t i = 0; i < p->n; i++)
 		current[i] = p->virt[i] ? d->parts[i] : task_cgroup_of(cg, p->names[i]);
-	struct hook_view view = { .pol = p,
+	struct hook_view view = { .c = c,
+				  .pol = p,
 				  .parts = d->parts,
-				  .procroot = c->env.procroot,
 				  .t = t,
 				  .cg = cg,
 				  .ask = !lazy, /* explain */
@@ -607,9 +637,9 @@ classify_whatif(struct core *c, const struct task *t, const char *cmd, size_t cm
 {
 	static const struct task_cgroups none;
 	const char *current[RULES_MAX_HIERS] = { 0 };
-	struct hook_view view = { .pol = c->pol,
+	struct hook_view view = { .c = c,
+				  .pol = c->pol,
 				  .parts = d->parts,
-				  .procroot = c->env.procroot,
 				  .t = t,
 				  .cg = &none,
 				  .cmd = cmd,

@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cmdline.c -- reads of /proc/PID/cmdline that cannot freeze the daemon.
+ *
+ * Why it exists: reading another process's cmdline reads that
+ * process's memory (the kernel's access_remote_vm on its argument
+ * pages, under the mm's lock), and the process's owner decides how long
+ * that takes.  Any user can make it last for ever: hold the lock for
+ * reading with a read of a file mapping whose FUSE server never answers
+ * (through /proc/PID/mem, say) and queue a writer (an mmap) behind it;
+ * every later reader then waits too.  (Argument pages mapped from such
+ * a file are no way: the kernel reads cmdline from anonymous memory
+ * only.)  A read in the daemon's one loop
+ * would then stop classification, boosts and the control socket for
+ * every user.
+ *
+ * So the read runs in a worker thread and the caller waits at most
+ * CMDLINE_WAIT_MS for it.  Past that the read is abandoned: the caller
+ * gets -ETIMEDOUT, and the worker, when (if ever) its read returns,
+ * drops the answer and is free again.  While workers are stuck, the
+ * next read takes another, up to CMDLINE_WORKERS; with all of them
+ * stuck a read fails at once, without waiting.  A user can so cost
+ * others their command-line-based matching, never the loop.
+ *
+ * The workers touch nothing but their own slot (path in, bytes out,
+ * one lock for the states); they block every signal, so signals reach
+ * the loop's thread only.  The slots are static: nothing is allocated,
+ * nothing is freed by an abandoned read.  A worker stuck at exit is
+ * never waited for: cmdline_stop(), which exit() runs, ends only the
+ * idle ones.
+ */
+#include "kernel_private.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+/*
+ * CMDLINE_WAIT_MS (kernel.h), how long the loop waits for one read: a
+ * cmdline read takes microseconds when the argument pages are in
+ * memory; the worst honest case is their swap-in from a busy disk
+ * (tens of ms).  50 ms covers that, and is what a hostile process
+ * costs the loop: at most once per worker while its read stays stuck
+ * (then nothing: no worker is left to wait for), or once per
+ * classification if it answers just too late.  CMDLINE_WORKERS (4):
+ * the reads that may be stuck at once before every read fails at once.
+ */
+
+enum slot_state {
+	SLOT_NONE,	/* no thread (never started, or stopped) */
+	SLOT_IDLE,	/* the thread waits for a request */
+	SLOT_ASKED,	/* a request given; its caller waits */
+	SLOT_ANSWERED,	/* the read returned; the caller takes rc and buf */
+	SLOT_ABANDONED, /* its caller stopped waiting; the answer is dropped */
+	SLOT_QUIT,	/* cmdline_stop() asks the thread to end */
+};
+
+struct slot {
+	enum slot_state state;
+	pthread_t thread;
+	pthread_cond_t wake; /* the thread waits here for ASKED or QUIT */
+	pthread_cond_t done; /* the caller waits here for ANSWERED */
+	int policy, nice;    /* the starting thread's scheduling */
+	struct sched_param sched;
+	char path[128];
+	size_t len;
+	ssize_t rc;
+	char buf[CMDLINE_READ_MAX];
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static struct slot slots[CMDLINE_WORKERS];
+
+/* The conditions, the callers' on the monotonic clock. */
+static void
+init_conds(void)
+{
+	pthread_condattr_t mono;
+
+	pthread_condattr_init(&mono);
+	pthread_condattr_setclock(&mono, CLOCK_MONOTONIC);
+	for (size_t i = 0; i < CMDLINE_WORKERS; i++) {
+		pthread_cond_init(&slots[i].wake, NULL);
+		pthread_cond_init(&slots[i].done, &mono);
+	}
+	pthread_condattr_destroy(&mono);
+}
+
+/*
+ * A fork copies no thread: in the child every slot is without one, the
+ * conditions have no waiter, and the lock, held across the fork, is
+ * the child's own again.  The daemon forks its Lua helper and the exec
+ * gate's keepers after reads may have started workers.
+ */
+static void
+fork_prepare(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+static void
+fork_parent(void)
+{
+	pthread_mutex_unlock(&lock);
+}
+
+static void
+fork_child(void)
+{
+	for (size_t i = 0; i < CMDLINE_WORKERS; i++)
+		slots[i].state = SLOT_NONE;
+	init_conds();
+	pthread_mutex_unlock(&lock);
+}
+
+/* At exit the idle workers end (joined: nothing of theirs is left
+ * allocated); stuck ones are left to the process's end. */
+static void
+stop_at_exit(void)
+{
+	(void)cmdline_stop();
+}
+
+static void
+init_slots(void)
+{
+	init_conds();
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	atexit(stop_at_exit);
+}
+
+/* A worker: one read per request, until asked to quit. */
+static void *
+worker(void *arg)
+{
+	struct slot *s = arg;
+
+	/* the loop's priority, which a new thread does not always inherit
+	 * (real-time-priority's SCHED_RESET_ON_FORK resets it): behind
+	 * busy ordinary tasks, a read would miss its wait */
+	(void)pthread_setschedparam(pthread_self(), s->policy, &s->sched);
+	(void)setpriority(PRIO_PROCESS, (id_t)gettid(), s->nice);
+	pthread_mutex_lock(&lock);
+	for (;;) {
+		while (s->state != SLOT_ASKED && s->state != SLOT_QUIT)
+			pthread_cond_wait(&s->wake, &lock);
+		if (s->state == SLOT_QUIT)
+			break;
+		pthread_mutex_unlock(&lock);
+		ssize_t rc = read_file(s->path, s->buf, s->len); /* may never return */
+		pthread_mutex_lock(&lock);
+		s->rc = rc;
+		if (s->state == SLOT_ABANDONED) {
+			s->state = SLOT_IDLE; /* nobody waits: free again */
+		} else {
+			s->state = SLOT_ANSWERED;
+			pthread_cond_signal(&s->done);
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	return NULL;
+}
+
+/* Start s's thread with every signal blocked and the calling thread's
+ * scheduling (under lock): 0 or -errno. */
+static int
+start(struct slot *s)
+{
+	sigset_t all, old;
+	int rc;
+
+	if (pthread_getschedparam(pthread_self(), &s->policy, &s->sched) != 0) {
+		s->policy = SCHED_OTHER;
+		s->sched.sched_priority = 0;
+	}
+	s->policy &= ~SCHED_RESET_ON_FORK;
+	errno = 0;
+	s->nice = getpriority(PRIO_PROCESS, 0); /* the calling thread's */
+	if (errno != 0)
+		s->nice = 0;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&s->thread, NULL, worker, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
+		return -rc;
+	s->state = SLOT_IDLE;
+	return 0;
+}
+
+/* An idle worker, started if need be (under lock); NULL if all are
+ * stuck (*err -ETIMEDOUT) or none can start (*err its -errno). */
+static struct slot *
+take_slot(int *err)
+{
+	struct slot *unstarted = NULL;
+
+	*err = -ETIMEDOUT;
+	for (size_t i = 0; i < CMDLINE_WORKERS; i++) {
+		if (slots[i].state == SLOT_IDLE)
+			return &slots[i];
+		if (slots[i].state == SLOT_NONE && unstarted == NULL)
+			unstarted = &slots[i];
+	}
+	if (unstarted == NULL || (*err = start(unstarted)) < 0)
+		return NULL;
+	return unstarted;
+}
+
+static struct timespec
+deadline(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	t.tv_nsec += CMDLINE_WAIT_MS * 1000000L;
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	return t;
+}
+
+ssize_t
+cmdline_read(const char *path, char *buf, size_t len)
+{
+	struct slot *s;
+	ssize_t n;
+	int err;
+
+	if (len == 0)
+		return -EINVAL;
+	if (strlen(path) >= sizeof(s->path))
+		return -ENAMETOOLONG;
+	pthread_once(&once, init_slots);
+	pthread_mutex_lock(&lock);
+	if ((s = take_slot(&err)) == NULL) {
+		pthread_mutex_unlock(&lock);
+		return err;
+	}
+	memcpy(s->path, path, strlen(path) + 1);
+	s->len = len < sizeof(s->buf) ? len : sizeof(s->buf);
+	s->state = SLOT_ASKED;
+	pthread_cond_signal(&s->wake);
+	struct timespec until = deadline();
+	while (s->state == SLOT_ASKED &&
+	       pthread_cond_timedwait(&s->done, &lock, &until) != ETIMEDOUT)
+		;
+	if (s->state == SLOT_ANSWERED) {
+		n = s->rc;
+		if (n >= 0)
+			memcpy(buf, s->buf, (size_t)n + 1); /* with its NUL */
+		s->state = SLOT_IDLE;
+	} else {
+		s->state = SLOT_ABANDONED; /* the worker drops its answer */
+		n = -ETIMEDOUT;
+	}
+	pthread_mutex_unlock(&lock);
+	return n;
+}
+
+size_t
+cmdline_stop(void)
+{
+	bool ending[CMDLINE_WORKERS] = { false };
+	size_t stuck = 0;
+
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < CMDLINE_WORKERS; i++) {
+		if (slots[i].state != SLOT_IDLE) {
+			stuck += slots[i].state != SLOT_NONE; /* not waited for */
+			continue;
+		}
+		slots[i].state = SLOT_QUIT;
+		pthread_cond_signal(&slots[i].wake);
+		ending[i] = true;
+	}
+	pthread_mutex_unlock(&lock);
+	for (size_t i = 0; i < CMDLINE_WORKERS; i++) {
+		if (!ending[i])
+			continue;
+		pthread_join(slots[i].thread, NULL);
+		pthread_mutex_lock(&lock);
+		slots[i].state = SLOT_NONE;
+		pthread_mutex_unlock(&lock);
+	}
+	return stuck;
+}
