@@ -32,6 +32,7 @@
  * PATH exists, then execs (a burst of CONCURRENCY execs at once; the
  * latency counts from there).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -54,25 +55,49 @@ now_ns(void)
 }
 
 /*
- * CPU time of pid in nanoseconds: the scheduler's exact run time from
- * /proc/PID/schedstat, or utime + stime (clock-tick sampled) without it.
+ * CPU time of pid in nanoseconds, every thread of it (the daemon reads
+ * command lines in worker threads): the scheduler's exact run time from
+ * each /proc/PID/task/TID/schedstat, or utime + stime (clock-tick
+ * sampled, the whole process) without them.
  */
 static long long cpu_ticks(pid_t pid);
+
+/* The first number of each /proc/PID/task/TID/LEAF, summed; -1 if none. */
+static long long
+tasks_sum(pid_t pid, const char *leaf)
+{
+	char path[128];
+	long long sum = -1;
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if ((d = opendir(path)) == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		unsigned long long v;
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/%s", (int)pid, de->d_name, leaf);
+		if ((f = fopen(path, "r")) == NULL)
+			continue; /* the thread ended meanwhile */
+		if (fscanf(f, "%llu", &v) == 1)
+			sum = (sum < 0 ? 0 : sum) + (long long)v;
+		fclose(f);
+	}
+	closedir(d);
+	return sum;
+}
 
 static long long
 cpu_ns(pid_t pid)
 {
-	char path[64];
-	unsigned long long run;
-	FILE *f;
+	long long run = tasks_sum(pid, "schedstat");
 
-	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pid);
-	if ((f = fopen(path, "r")) != NULL) {
-		int ok = fscanf(f, "%llu", &run) == 1;
-		fclose(f);
-		if (ok)
-			return (long long)run;
-	}
+	if (run >= 0)
+		return run;
 	long long t = cpu_ticks(pid);
 	return t < 0 ? -1 : t * (1000000000LL / sysconf(_SC_CLK_TCK));
 }
@@ -103,21 +128,36 @@ cpu_ticks(pid_t pid)
 	return (long long)(ut + st);
 }
 
-/* Times pid went to sleep (voluntary context switches): its wake-ups. */
+/* Times pid's threads went to sleep (voluntary context switches): its
+ * wake-ups. */
 static long long
 sleeps(pid_t pid)
 {
 	char path[64], line[256];
 	long long n = -1;
-	FILE *f;
+	struct dirent *de;
+	DIR *d;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if ((d = opendir(path)) == NULL)
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "voluntary_ctxt_switches: %lld", &n) == 1)
-			break;
-	fclose(f);
+	while ((de = readdir(d)) != NULL) {
+		long long v;
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/status", (int)pid, de->d_name);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "voluntary_ctxt_switches: %lld", &v) == 1) {
+				n = (n < 0 ? 0 : n) + v;
+				break;
+			}
+		fclose(f);
+	}
+	closedir(d);
 	return n;
 }
 

@@ -138,7 +138,9 @@ start_all() { # RULES
 	done
 	sleep 2
 }
-cpu() { for p in $PIDS; do awk '{ printf "%s ", $1 }' "/proc/$p/schedstat"; done; }
+# each daemon's CPU (ns) and sleeps: all its threads (cgengined reads
+# command lines in worker threads)
+cpu() { for p in $PIDS; do cat /proc/"$p"/task/*/schedstat | awk '{ t += $1 } END { printf "%.0f ", t }'; done; }
 # the BPF programs' run time in the kernel (ns), per daemon: those it
 # holds a descriptor of (prog_id in /proc/PID/fdinfo); "-" without
 # bpftool or jq
@@ -174,7 +176,7 @@ placed() {
 		esac
 	done
 }
-sleeps() { for p in $PIDS; do awk '/^voluntary_ctxt_switches/ { printf "%s ", $2 }' "/proc/$p/status"; done; }
+sleeps() { for p in $PIDS; do cat /proc/"$p"/task/*/status | awk '/^voluntary_ctxt_switches/ { n += $2 } END { printf "%.0f ", n }'; done; }
 
 printf '%-10s %6s %4s %5s %5s %11s %10s %7s %7s %9s %7s %8s %5s %8s\n' DAEMON RULES CONC ROUND COUNT \
 	CPU_US/EXEC WAKES/EXEC xFLOOR xFLOOR-F P99_US IN1MS% OWN_P99 LOAD KBPF_US | tee "$D/table"
