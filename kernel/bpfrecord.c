@@ -22,6 +22,7 @@ _Static_assert(EXECBPF_GROUPS == TASK_KNOWN_GROUPS, "the groups a record carries
 _Static_assert(EXECBPF_EXE_LEN + 1 == TASK_KNOWN_EXE_MAX, "a record's path, joined");
 _Static_assert(EXECBPF_V1 == TASK_KNOWN_V1, "the v1 groups a record carries");
 _Static_assert(EXECBPF_COMM_LEN <= sizeof(((struct task_known *)0)->comm), "comm");
+_Static_assert(EXECBPF_ARGV0_LEN == TASK_KNOWN_ARGV0_MAX, "a record's argv[0]");
 /* an exec's record is never of a uid change's size */
 _Static_assert(EXECBPF_UID == PROC_EVENT_UID && EXECBPF_GID == PROC_EVENT_GID, "the connector's");
 #define CN_OFF(f) (NLMSG_HDRLEN + sizeof(struct cn_msg) + offsetof(struct proc_event, f))
@@ -95,6 +96,13 @@ bpfexec_known(const void *rec, size_t len, struct task_known *k)
 	}
 	memcpy(k->comm, r->comm, EXECBPF_COMM_LEN);
 	k->comm[EXECBPF_COMM_LEN - 1] = '\0';
+	/* argv[0] when told, and whole (its NUL last) */
+	k->argv0[0] = '\0';
+	if (r->argv0_len > 0 && r->argv0_len <= EXECBPF_ARGV0_LEN &&
+	    r->argv0[r->argv0_len - 1] == '\0') {
+		memcpy(k->argv0, r->argv0, r->argv0_len);
+		k->have |= TASK_KNOW_ARGV0;
+	}
 	if (join_exe(r->exe, r->exe_len, k->exe, sizeof(k->exe)))
 		k->have |= TASK_KNOW_EXE;
 	return 0;

@@ -94,7 +94,8 @@ const char *hier_label(const struct hier *h);
  *   With more, the list is not whole: the credentials count as UIDS.
  * - COMM, PPID; EXE: the executable's path (TASK_EXE then reads no
  *   link); RT: realtime (TASK_RT then makes no system call); CGROUP:
- *   cgroup_id, the v2 group's id (carried, not used by task_read_known).
+ *   cgroup_id, the v2 group's id (carried, not used by task_read_known);
+ *   ARGV0: argv[0] at the exec (TASK_ARGV0 then reads no cmdline).
  * - v1[] (nv1 of them, whatever `have` says): the task's group in the v1
  *   hierarchies the BPF program was asked for (execkeys' hiers), by
  *   hierarchy id and group id; the core compares them with the ids of a
@@ -111,9 +112,11 @@ const char *hier_label(const struct hier *h);
 #define TASK_KNOW_RT	   0x20u
 #define TASK_KNOW_CGROUP   0x40u
 #define TASK_KNOW_EXECED   0x80u
+#define TASK_KNOW_ARGV0	   0x100u
 #define TASK_KNOWN_GROUPS  16
 #define TASK_KNOWN_EXE_MAX 513
 #define TASK_KNOWN_V1	   8
+#define TASK_KNOWN_ARGV0_MAX 128
 struct task_known {
 	unsigned have;
 	uint64_t ts_ns; /* when they held (the kernel's CLOCK_MONOTONIC); 0: unknown */
@@ -130,6 +133,7 @@ struct task_known {
 		uint64_t id;   /* the group's (cgfs_id) */
 	} v1[TASK_KNOWN_V1];
 	char comm[16];
+	char argv0[TASK_KNOWN_ARGV0_MAX]; /* with ARGV0; else "" */
 	char exe[TASK_KNOWN_EXE_MAX];
 };
 

@@ -606,10 +606,13 @@ task_read_known(const char *procroot, pid_t pid, unsigned what, const struct tas
 		get_exe(procroot, pid, k, t);
 	if ((what & TASK_SCRIPT) && t->exe[0] != '\0')
 		read_names(procroot, pid, t);
-	/* not read again when the read for the script was given up on */
-	if ((what & TASK_ARGV0) &&
-	    (t->cmdline_timedout ||
-	     read_cmdline(procroot, pid, t->argv0, sizeof(t->argv0), t) <= 0))
+	/* from k when it tells it; not read again when the read for the
+	 * script was given up on */
+	if ((what & TASK_ARGV0) && k != NULL && (k->have & TASK_KNOW_ARGV0))
+		copy_known(t->argv0, sizeof(t->argv0), k->argv0, sizeof(k->argv0));
+	else if ((what & TASK_ARGV0) &&
+		 (t->cmdline_timedout ||
+		  read_cmdline(procroot, pid, t->argv0, sizeof(t->argv0), t) <= 0))
 		t->argv0[0] = '\0';
 	if ((what & TASK_ARGV0) && t->argv0[0] == '\0' && !(what & TASK_EXE))
 		get_exe(procroot, pid, k, t);

@@ -384,6 +384,21 @@ ananicy_named(const char *comm, char *buf, struct task_struct *p, struct linux_b
 	return has_hash(buf, 0, EXECBPF_COMM_LEN); /* up to its NUL */
 }
 
+/*
+ * argv[0] into the record, for ananicy's names (the daemon then reads
+ * no cmdline for it): told (argv0_len, with its NUL) only when read
+ * whole -- one that fills argv0[] may be cut short.
+ */
+static __always_inline void
+read_argv0(struct execbpf_event *ev, struct task_struct *p)
+{
+	long n = bpf_probe_read_user_str(ev->argv0, EXECBPF_ARGV0_LEN,
+					 (const char *)BPF_CORE_READ(p, mm, arg_start));
+
+	if (n > 0 && n < EXECBPF_ARGV0_LEN)
+		ev->argv0_len = (__u32)n;
+}
+
 /* A task's credentials, as the filter reads them. */
 struct creds {
 	__u32 uid, gid, euid, egid;
@@ -783,8 +798,9 @@ BPF_PROG(cge_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bp
 	if ((s = bpf_map_lookup_elem(&scratch, &zero)) == NULL)
 		return 0;
 	ev = &s->ev;
-	/* (the path's bytes past exe_len are not sent) */
-	__builtin_memset(ev, 0, __builtin_offsetof(struct execbpf_event, exe));
+	/* (argv0[] is not cleared: argv0_len tells what of it holds; the
+	 * path's bytes past exe_len are not sent) */
+	__builtin_memset(ev, 0, __builtin_offsetof(struct execbpf_event, argv0));
 	ev->pid = (__u32)p->pid;
 	ev->tgid = (__u32)p->tgid;
 	if (!c.read)
@@ -801,6 +817,8 @@ BPF_PROG(cge_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bp
 	ev->policy = p->policy;
 	if (nv1_hiers > 0)
 		read_v1(ev, p);
+	if (ananicy)
+		read_argv0(ev, p);
 	read_exe(ev, bprm);
 	ev->ts_ns = bpf_ktime_get_ns();
 	/* a change of its ids now passes too (cge_ids) */

@@ -11,6 +11,7 @@
 #define EXECBPF_COMM_LEN	 16  /* the kernel's TASK_COMM_LEN */
 #define EXECBPF_GROUPS		 16  /* supplementary groups carried */
 #define EXECBPF_PATH_LEN	 256 /* a path the filter reads, truncated */
+#define EXECBPF_ARGV0_LEN	 128 /* room for argv[0] with its NUL */
 #define EXECBPF_EXE_LEN		 512 /* room for the executable's path (a power of two) */
 #define EXECBPF_NAME_MAX	 256 /* one name of it, with its NUL (NAME_MAX + 1) */
 #define EXECBPF_EXE_STEPS	 128 /* names and mount crossings walked at most */
@@ -29,7 +30,8 @@ struct execbpf_cgroup {
 /*
  * One exec that passed the filter: the task as it is at the exec, so
  * that the daemon reads of /proc only what is not here (the command
- * line; the groups of a task with more than EXECBPF_GROUPS).
+ * line; argv[0] when not told; the groups of a task with more than
+ * EXECBPF_GROUPS).
  */
 struct execbpf_event {
 	__u32 pid, tgid, ppid; /* ppid: the real parent's thread group */
@@ -43,9 +45,17 @@ struct execbpf_event {
 	/* its groups in the v1 hierarchies the daemon asked for (v1_hiers),
 	 * nv1 of them, in the order the kernel links them */
 	__u32 nv1;
-	__u32 pad;
+	__u32 argv0_len; /* bytes of argv0[] used, its NUL too; 0: not told */
 	struct execbpf_cgroup v1[EXECBPF_V1];
 	char comm[EXECBPF_COMM_LEN];
+	/*
+	 * argv[0], the first word of /proc/PID/cmdline, as the new image
+	 * has it at the exec: told only while ananicy's names are in force
+	 * (they match by it) and when it is read whole; its bytes past
+	 * argv0_len (all of them when not told) are left over from another
+	 * exec.
+	 */
+	char argv0[EXECBPF_ARGV0_LEN];
 	/*
 	 * The executable's path as /proc/PID/exe would give it, name by
 	 * name from the file up to the root of its mount namespace, each

@@ -5,13 +5,19 @@
 # (one no UID event told of: a root's shell starting a program) is read
 # from comm and the exe link, and the daemon opens no status for it --
 # the credentials would decide nothing; where a rule names a user,
-# status is read.  Both are placed by the program's name.  strace
-# watches the daemon's opens.
+# status is read.  Both are placed by the program's name.  With
+# ananicy-dir, whose rules match argv[0]'s last part: on the connector
+# the daemon reads /proc/PID/cmdline for it; on the eBPF event source
+# the exec's record tells it, and no cmdline is opened.  A program
+# exec'd with another argv[0] (exec -a) is matched by that name.  strace
+# watches the daemon's opens (-f: command lines are read in worker
+# threads).
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
-plan 8
+command -v bash >/dev/null || skip_all "needs bash (exec -a)"
+plan 12
 
-command -v strace >/dev/null || { skip 8 "no strace"; done_testing; }
+command -v strace >/dev/null || { skip 12 "no strace"; done_testing; }
 mount_hier cls; MANAGED="cls"
 add_user "${TAG}u"
 P="${TAG}p"
@@ -35,7 +41,7 @@ opened() { grep -q "/proc/$1/$2\"" "$T/strace.out"; }
 unopened() { ! opened "$@"; }
 
 daemon_start || bail "daemon"
-trace_start || { skip 8 "strace cannot attach here (Yama)"; daemon_stop; done_testing; }
+trace_start || { skip 12 "strace cannot attach here (Yama)"; daemon_stop; done_testing; }
 start "$T/bin/$P" 300; byname=$LAST
 ok "rules by name alone: the exec is placed by its name" wait_group "$byname" cls /byname
 trace_stop
@@ -54,5 +60,39 @@ trace_stop
 ok "its status was read: the rules need its uid" opened "$byuser" status
 ok "and its exe link" opened "$byuser" exe
 ok "no comm besides: status says it" unopened "$byuser" comm
+daemon_stop; stop_kids
+
+# ananicy's rule names argv[0] alone: the program's comm and path are $P
+A="$T/ananicy.d"
+mkdir -p "$A"
+printf '{ "name": "%sargv", "nice": 13 }\n' "$TAG" >"$A/argv.rules"
+: >"$T/cgrules.conf"
+# argv_exec: start $P as ${TAG}argv; nice13 PID: it has the rule's nice
+argv_exec() { start bash -c "exec -a ${TAG}argv $T/bin/$P 300"; }
+nice13() { [ "$(awk '{ print $19 }' "/proc/$1/stat" 2>/dev/null)" = 13 ]; }
+write_config "ananicy-dir = \"$A\"
+event-source = \"auto\""
+daemon_start || bail "daemon"
+if ! grep -q "event source: bpf" "$T/daemon.log"; then
+	skip 2 "the BPF program does not load here"
+else
+	trace_start || bail "strace attached before, not now"
+	argv_exec; onbpf=$LAST
+	ok "on eBPF: a program exec'd as ${TAG}argv gets that ananicy rule's nice" \
+		wait_until 10 nice13 "$onbpf"
+	trace_stop
+	ok "its argv[0] from the exec's record: no cmdline opened" unopened "$onbpf" cmdline
+fi
+daemon_stop; stop_kids
+
+write_config "ananicy-dir = \"$A\"
+event-source = \"netlink\""
+daemon_start || bail "daemon"
+trace_start || bail "strace attached before, not now"
+argv_exec; onconn=$LAST
+ok "on the connector: a program exec'd as ${TAG}argv gets that rule's nice" \
+	wait_until 10 nice13 "$onconn"
+trace_stop
+ok "its cmdline was read for argv[0]" opened "$onconn" cmdline
 daemon_stop; stop_kids
 done_testing

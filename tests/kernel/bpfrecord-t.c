@@ -3,7 +3,8 @@
  * bpfrecord-t.c -- tests for kernel/bpfrecord.c: what an exec record of
  * the BPF program says of its task (struct task_known), records made by
  * hand -- the path's names joined root first, records cut short, a
- * group list longer than the record's, a path too long to tell.
+ * group list longer than the record's, a path too long to tell, argv[0]
+ * told or not.
  */
 #include "kernel/kernel.h"
 #include "tests/tap/tap.h"
@@ -34,7 +35,7 @@ main(void)
 	struct task_known k;
 	size_t len;
 
-	plan(22);
+	plan(30);
 	r.pid = r.tgid = 4242;
 	r.ppid = 4200;
 	r.uid = 1001;
@@ -109,5 +110,27 @@ main(void)
 	len = with_names("true\0bin\0usr\0", 13);
 	ok(bpfexec_known(&r, len, &k) == 0 && k.ngroups == 40 && k.groups[15] == 0,
 	   "40 groups: the count says more than the record holds");
+	r.ngroups = 3;
+
+	/* argv[0]: bytes past argv0_len are another exec's */
+	is_int(0, (int)(k.have & TASK_KNOW_ARGV0), "no argv[0] told (argv0_len 0)");
+	is_string("", k.argv0, "argv0 is then empty");
+	memset(r.argv0, 'x', sizeof(r.argv0));
+	memcpy(r.argv0, "-bash\0", 6);
+	r.argv0_len = 6;
+	ok(bpfexec_known(&r, len, &k) == 0 && (k.have & TASK_KNOW_ARGV0), "argv[0] told");
+	is_string("-bash", k.argv0, "argv[0], no more of the field");
+	is_string("/usr/bin/true", k.exe, "the path after it");
+	r.argv0_len = 5;
+	ok(bpfexec_known(&r, len, &k) == 0 && !(k.have & TASK_KNOW_ARGV0) && k.argv0[0] == '\0',
+	   "an argv[0] whose last byte told is not its NUL is not told");
+	r.argv0_len = EXECBPF_ARGV0_LEN + 1;
+	r.argv0[EXECBPF_ARGV0_LEN - 1] = '\0';
+	ok(bpfexec_known(&r, len, &k) == 0 && !(k.have & TASK_KNOW_ARGV0),
+	   "nor one longer than the field");
+	r.argv0_len = EXECBPF_ARGV0_LEN;
+	ok(bpfexec_known(&r, len, &k) == 0 && (k.have & TASK_KNOW_ARGV0) &&
+		   strlen(k.argv0) == 5,
+	   "one the length of the field, its NUL last");
 	return 0;
 }

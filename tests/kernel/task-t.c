@@ -360,6 +360,15 @@ test_known(const char *procroot)
 	is_string("/opt/rec/fromrecord", t.exe, "and over the exe link");
 	ok(!t.realtime, "realtime only when asked");
 
+	/* argv[0] told: 1234's cmdline (/usr/bin/python3 -u ...) is not read */
+	k.have |= TASK_KNOW_ARGV0;
+	memcpy(k.argv0, "-told", 6);
+	is_int(0, task_read_known(procroot, 1234, TASK_ARGV0, &k, &t), "argv[0] asked and told");
+	is_string("-told", t.argv0, "argv[0] as told, not cmdline's");
+	k.have &= ~TASK_KNOW_ARGV0;
+	is_int(0, task_read_known(procroot, 1234, TASK_ARGV0, &k, &t), "argv[0] asked, not told");
+	is_string("/usr/bin/python3", t.argv0, "argv[0] from cmdline then");
+
 	k.have &= ~TASK_KNOW_EXE;
 	is_int(0, task_read_known(procroot, 1234, TASK_EXE, &k, &t), "a record without exe");
 	is_string("/usr/bin/python3.11", t.exe, "exe from the link then");
@@ -423,7 +432,7 @@ main(void)
 	struct task t;
 	struct task_cgroups cg;
 
-	plan(49 + 20 + 7 + 3 + 5 + 6 + 4 + 26 + 8);
+	plan(49 + 20 + 7 + 3 + 5 + 6 + 4 + 26 + 8 + 4);
 	make_procroot(procroot, sizeof(procroot));
 
 	is_int(0, task_read(procroot, 1234, TASK_EXE | TASK_SCRIPT, &t), "read 1234");
