@@ -5,6 +5,7 @@
  * cgroup files, vanished tasks.
  */
 #include "kernel/kernel.h"
+#include "tests/lib/testenv.h"
 #include "tests/tap/tap.h"
 
 #include <errno.h>
@@ -50,35 +51,6 @@ test_script_heuristic(void)
 
 /* ---- fixtures made at run time -------------------------------------------- */
 
-static void
-put_file(const char *root, const char *rel, const char *text, size_t len)
-{
-	char path[8192];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')) != NULL; p++) {
-		*p = '\0';
-		mkdir(path, 0755);
-		*p = '/';
-	}
-	if ((f = fopen(path, "w")) == NULL || fwrite(text, 1, len, f) != len)
-		bail("cannot write %s", path);
-	fclose(f);
-}
-
-/* root/rel -> root/target (absolute) */
-static void
-link_to(const char *root, const char *rel, const char *target)
-{
-	char from[8192], to[8192];
-
-	snprintf(from, sizeof(from), "%s/%s", root, target);
-	snprintf(to, sizeof(to), "%s/%s", root, rel);
-	if (symlink(from, to) < 0)
-		bail("symlink %s", to);
-}
-
 /* The files the fixture tasks see under their root, fs/. */
 static void
 make_fs(const char *root)
@@ -86,12 +58,12 @@ make_fs(const char *root)
 	static const char elf[] = "\177ELF not really";
 	char to[8192];
 
-	put_file(root, "fs/opt/jobs/run.py", "#!/usr/bin/python3 -u\n", 22);
-	put_file(root, "fs/opt/job.sh", "#!/bin/sh\necho\n", 15);
-	put_file(root, "fs/usr/sbin/nfsd", elf, sizeof(elf) - 1);
-	put_file(root, "fs/usr/bin/dash", elf, sizeof(elf) - 1);
-	put_file(root, "fs/usr/bin/python3", elf, sizeof(elf) - 1);
-	put_file(root, "fs/usr/bin/peerreal", elf, sizeof(elf) - 1);
+	testenv_put_file(root, "fs/opt/jobs/run.py", "#!/usr/bin/python3 -u\n", 22);
+	testenv_put_file(root, "fs/opt/job.sh", "#!/bin/sh\necho\n", 15);
+	testenv_put_file(root, "fs/usr/sbin/nfsd", elf, sizeof(elf) - 1);
+	testenv_put_file(root, "fs/usr/bin/dash", elf, sizeof(elf) - 1);
+	testenv_put_file(root, "fs/usr/bin/python3", elf, sizeof(elf) - 1);
+	testenv_put_file(root, "fs/usr/bin/peerreal", elf, sizeof(elf) - 1);
 	snprintf(to, sizeof(to), "%s/fs/usr/bin/peerlink", root);
 	if (symlink("peerreal", to) < 0)
 		bail("symlink %s", to);
@@ -114,17 +86,17 @@ fake_task(const char *root, int pid, const char *comm, const char *cmd, size_t l
 			 comm);
 
 	snprintf(rel, sizeof(rel), "%d/status", pid);
-	put_file(root, rel, text, (size_t)n);
+	testenv_put_file(root, rel, text, (size_t)n);
 	snprintf(rel, sizeof(rel), "%d/cmdline", pid);
-	put_file(root, rel, cmd, len);
+	testenv_put_file(root, rel, cmd, len);
 	snprintf(rel, sizeof(rel), "%d/exe", pid);
 	snprintf(text, sizeof(text), "fs/%s", exe);
-	link_to(root, rel, text);
+	testenv_link(root, rel, text);
 	snprintf(rel, sizeof(rel), "%d/cwd", pid);
 	snprintf(text, sizeof(text), "fs/%s", cwd);
-	link_to(root, rel, text);
+	testenv_link(root, rel, text);
 	snprintf(rel, sizeof(rel), "%d/root", pid);
-	link_to(root, rel, "fs");
+	testenv_link(root, rel, "fs");
 	snprintf(rel, sizeof(rel), "%d/fd", pid);
 	snprintf(text, sizeof(text), "%s/%s", root, rel);
 	mkdir(text, 0755);
@@ -138,7 +110,7 @@ fake_fd(const char *root, int pid, int n, const char *file)
 
 	snprintf(rel, sizeof(rel), "%d/fd/%d", pid, n);
 	snprintf(target, sizeof(target), "fs/%s", file);
-	link_to(root, rel, target);
+	testenv_link(root, rel, target);
 }
 
 #define CMD(s) s, sizeof(s) - 1
@@ -260,7 +232,7 @@ make_procroot(char *root, size_t len)
 	if (symlink("/usr/bin/vim (deleted)", to) < 0)
 		bail("symlink");
 	make_fs(root);
-	link_to(root, "1234/root", "fs");
+	testenv_link(root, "1234/root", "fs");
 }
 
 static void
@@ -412,7 +384,7 @@ test_execed(const char *procroot)
 	   "no credentials: none is (uid_t)-1, status's are not taken");
 	is_string("python3", t.comm, "comm from the comm file");
 	is_string("/usr/bin/python3.11", t.exe, "exe as asked");
-	put_file(procroot, "6000/comm", "nostatus\n", 9);
+	testenv_put_file(procroot, "6000/comm", "nostatus\n", 9);
 	is_int(0, task_read_known(procroot, 6000, 0, &k, &t), "a task without a status file");
 	is_string("nostatus", t.comm, "... read from comm: status unread");
 	is_int(-ESRCH, task_read(procroot, 6000, 0, &t), "(status is what task_read reads)");
@@ -448,7 +420,7 @@ main(void)
 	is_string("/opt/jobs/run.py", t.script, "script after its own #! line's option");
 	ok(!t.kthread, "not a kernel thread");
 
-	put_file(procroot, "1234/comm", "python3\n", 8);
+	testenv_put_file(procroot, "1234/comm", "python3\n", 8);
 	struct task_known ids = { .have = TASK_KNOW_UIDS, .uid = 4000, .euid = 4001 };
 	is_int(0, task_read_known(procroot, 1234, TASK_EXE, &ids, &t),
 	       "read with uid and euid known");
@@ -477,7 +449,7 @@ main(void)
 	static const char huge[] =
 		"Name:\tx\nUid:\t4294967296\t99999999999999999999\t0\t0\n"
 		"Gid:\t0\t0\t0\t0\nGroups:\t\nKthread:\t0\n";
-	put_file(procroot, "5000/status", huge, sizeof(huge) - 1);
+	testenv_put_file(procroot, "5000/status", huge, sizeof(huge) - 1);
 	is_int(0, task_read(procroot, 5000, 0, &t), "read ids beyond 32 bits");
 	ok(t.uid == UINT32_MAX && t.euid == UINT32_MAX,
 	   "... as 4294967295 (no uid), never wrapped to root");

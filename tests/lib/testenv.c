@@ -4,6 +4,7 @@
  */
 #include "testenv.h"
 #include "util/util.h"
+#include "tests/tap/tap.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -227,4 +228,32 @@ testenv_cgroup_of(pid_t pid, const char *key, char *buf, size_t len)
 	}
 	fclose(f);
 	return found;
+}
+
+void
+testenv_put_file(const char *root, const char *rel, const char *text, size_t len)
+{
+	char path[8192];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')) != NULL; p++) {
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	if ((f = fopen(path, "w")) == NULL || fwrite(text, 1, len, f) != len)
+		bail("cannot write %s", path);
+	fclose(f);
+}
+
+void
+testenv_link(const char *root, const char *rel, const char *target)
+{
+	char from[8192], to[8192];
+
+	snprintf(from, sizeof(from), "%s/%s", root, target);
+	snprintf(to, sizeof(to), "%s/%s", root, rel);
+	if (symlink(from, to) < 0)
+		bail("symlink %s", to);
 }

@@ -9,6 +9,7 @@
 #define CGENGINE_TESTS_TESTENV_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 struct testhier {
@@ -32,6 +33,12 @@ int testenv_umount(struct testhier *h);
 pid_t testenv_sleeper(void);
 /* SIGKILL and reap a child this test started. */
 void testenv_stop(pid_t pid);
+
+/* A fake tree's files (procroots, file systems of unit tests): root/rel
+ * holding the len bytes of text, its directories made; root/rel a
+ * symbolic link to root/target.  Both bail out on failure. */
+void testenv_put_file(const char *root, const char *rel, const char *text, size_t len);
+void testenv_link(const char *root, const char *rel, const char *target);
 
 /* The group of pid in hierarchy key ("name=..."), into buf; NULL if none. */
 const char *testenv_cgroup_of(pid_t pid, const char *key, char *buf, size_t len);
