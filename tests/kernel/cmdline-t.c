@@ -11,6 +11,7 @@
  * never returns: alarm() ends the test, failed.
  */
 #include "kernel/kernel.h"
+#include "tests/lib/testenv.h"
 #include "tests/tap/tap.h"
 
 #include <errno.h>
@@ -20,7 +21,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 static char root[64];
@@ -28,39 +28,7 @@ static char root[64];
 static double
 now_ms(void)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-/* root/rel, its directories made. */
-static void
-put_file(const char *rel, const char *text, size_t len)
-{
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')) != NULL; p++) {
-		*p = '\0';
-		mkdir(path, 0755);
-		*p = '/';
-	}
-	if ((f = fopen(path, "w")) == NULL || fwrite(text, 1, len, f) != len)
-		bail("cannot write %s", path);
-	fclose(f);
-}
-
-static void
-link_to(const char *rel, const char *target)
-{
-	char from[256], to[256];
-
-	snprintf(from, sizeof(from), "%s/%s", root, target);
-	snprintf(to, sizeof(to), "%s/%s", root, rel);
-	if (symlink(from, to) < 0)
-		bail("symlink %s", to);
+	return (double)mono_ns() / 1e6;
 }
 
 /* pid's cmdline: a FIFO nobody writes yet. */
@@ -196,21 +164,21 @@ make_tasks(void)
 		"Gid:\t1000\t1000\t1000\t1000\nGroups:\t\nKthread:\t0\n";
 	char rel[128];
 
-	put_file("fs/opt/job.sh", "#!/bin/sh\necho\n", 15);
-	put_file("fs/usr/bin/dash", "\177ELF", 4);
+	testenv_put_file(root, "fs/opt/job.sh", "#!/bin/sh\necho\n", 15);
+	testenv_put_file(root, "fs/usr/bin/dash", "\177ELF", 4);
 	for (int pid = 200; pid <= 201; pid++) {
 		snprintf(rel, sizeof(rel), "%d/status", pid);
-		put_file(rel, status, sizeof(status) - 1);
+		testenv_put_file(root, rel, status, sizeof(status) - 1);
 		snprintf(rel, sizeof(rel), "%d/exe", pid);
-		link_to(rel, "fs/usr/bin/dash");
+		testenv_link(root, rel, "fs/usr/bin/dash");
 		snprintf(rel, sizeof(rel), "%d/cwd", pid);
-		link_to(rel, "fs/opt");
+		testenv_link(root, rel, "fs/opt");
 		snprintf(rel, sizeof(rel), "%d/root", pid);
-		link_to(rel, "fs");
+		testenv_link(root, rel, "fs");
 		snprintf(rel, sizeof(rel), "%s/%d/fd", root, pid);
 		mkdir(rel, 0755);
 	}
-	put_file("200/cmdline", job, sizeof(job) - 1);
+	testenv_put_file(root, "200/cmdline", job, sizeof(job) - 1);
 	stuck_cmdline(201);
 }
 
@@ -302,7 +270,7 @@ main(int argc, char **argv)
 	snprintf(root, sizeof(root), "/tmp/cgetest-cmdline.XXXXXX");
 	if (mkdtemp(root) == NULL)
 		bail("mkdtemp");
-	put_file("100/cmdline", job, sizeof(job) - 1);
+	testenv_put_file(root, "100/cmdline", job, sizeof(job) - 1);
 	stuck_cmdline(900);
 	test_exit_stuck(argv[0]);
 	test_normal();

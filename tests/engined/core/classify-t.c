@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #define NOBODY 65534
@@ -32,10 +31,7 @@ static const char rules[] = "nobody:/opt/job.sh  name=cgecore  /scripts\n"
 static double
 now_ms(void)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+	return (double)mono_ns() / 1e6;
 }
 
 static void
