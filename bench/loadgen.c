@@ -55,18 +55,15 @@ now_ns(void)
 }
 
 /*
- * CPU time of pid in nanoseconds, every thread of it (the daemon reads
- * command lines in worker threads): the scheduler's exact run time from
- * each /proc/PID/task/TID/schedstat, or utime + stime (clock-tick
- * sampled, the whole process) without them.
+ * A number of each of pid's threads, summed over them: the first in
+ * /proc/PID/task/TID/leaf, or with key the one after the line starting
+ * with key.  -1 if no thread told it.
  */
-static long long cpu_ticks(pid_t pid);
-
-/* The first number of each /proc/PID/task/TID/LEAF, summed; -1 if none. */
 static long long
-tasks_sum(pid_t pid, const char *leaf)
+tasks_sum(pid_t pid, const char *leaf, const char *key)
 {
-	char path[128];
+	char path[128], line[256];
+	size_t klen = key ? strlen(key) : 0;
 	long long sum = -1;
 	struct dirent *de;
 	DIR *d;
@@ -75,7 +72,7 @@ tasks_sum(pid_t pid, const char *leaf)
 	if ((d = opendir(path)) == NULL)
 		return -1;
 	while ((de = readdir(d)) != NULL) {
-		unsigned long long v;
+		long long v;
 		FILE *f;
 
 		if (de->d_name[0] == '.')
@@ -83,18 +80,30 @@ tasks_sum(pid_t pid, const char *leaf)
 		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/%s", (int)pid, de->d_name, leaf);
 		if ((f = fopen(path, "r")) == NULL)
 			continue; /* the thread ended meanwhile */
-		if (fscanf(f, "%llu", &v) == 1)
-			sum = (sum < 0 ? 0 : sum) + (long long)v;
+		while (fgets(line, sizeof(line), f))
+			if (strncmp(line, key ? key : "", klen) == 0) {
+				if (sscanf(line + klen, "%lld", &v) == 1)
+					sum = (sum < 0 ? 0 : sum) + v;
+				break;
+			}
 		fclose(f);
 	}
 	closedir(d);
 	return sum;
 }
 
+/*
+ * CPU time of pid in nanoseconds, every thread of it (the daemon reads
+ * command lines in worker threads): the scheduler's exact run time from
+ * each /proc/PID/task/TID/schedstat, or utime + stime (clock-tick
+ * sampled, the whole process) without them.
+ */
+static long long cpu_ticks(pid_t pid);
+
 static long long
 cpu_ns(pid_t pid)
 {
-	long long run = tasks_sum(pid, "schedstat");
+	long long run = tasks_sum(pid, "schedstat", NULL);
 
 	if (run >= 0)
 		return run;
@@ -133,32 +142,7 @@ cpu_ticks(pid_t pid)
 static long long
 sleeps(pid_t pid)
 {
-	char path[64], line[256];
-	long long n = -1;
-	struct dirent *de;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	if ((d = opendir(path)) == NULL)
-		return -1;
-	while ((de = readdir(d)) != NULL) {
-		long long v;
-		FILE *f;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/status", (int)pid, de->d_name);
-		if ((f = fopen(path, "r")) == NULL)
-			continue;
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "voluntary_ctxt_switches: %lld", &v) == 1) {
-				n = (n < 0 ? 0 : n) + v;
-				break;
-			}
-		fclose(f);
-	}
-	closedir(d);
-	return n;
+	return tasks_sum(pid, "status", "voluntary_ctxt_switches:");
 }
 
 static long
