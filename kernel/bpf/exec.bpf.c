@@ -13,8 +13,10 @@
  * its supplementary groups is a key, or one of its names is: its comm
  * (the exec'd file's base name), the base name of the interpreter of a
  * #! script, the name of the file that runs -- all cut to 15 bytes, as
- * the keys are; or, when `scripts` is set, it runs an interpreter (a
- * rule may name the script it runs); or its thread group is tracked;
+ * the keys are; or, when `scripts` is set (rules name programs), it
+ * runs an interpreter and the base name of the script its arguments
+ * give is a key, or its arguments cannot tell (script_named); or its
+ * thread group is tracked;
  * or, when `ananicy` is set, the whole name ananicy-cpp matches it by
  * (argv[0]'s last part) hashes to a key of `anames`.
  *
@@ -467,17 +469,78 @@ tracked(__u32 tgid)
 			    bpf_map_lookup_elem(&pids, &tgid) != NULL);
 }
 
-/* Does comm (padded), or name (the file's, padded), name a key -- or,
- * with `scripts`, an interpreter? */
+/* Does comm (padded), or name (the file's, padded), name a key? */
 static bool
 named_program(const union name16 *comm, const union name16 *name)
 {
-	if ((has_names && has_name(comm)) ||
-	    (scripts && execbpf_interpreter_name(comm->w[0], comm->w[1])))
+	if (!has_names)
+		return false;
+	return has_name(comm) ||
+	       ((name->w[0] != comm->w[0] || name->w[1] != comm->w[1]) && has_name(name));
+}
+
+/* With `scripts`, is comm or name an interpreter's? */
+static __always_inline bool
+interpreter(const union name16 *comm, const union name16 *name)
+{
+	return scripts && (execbpf_interpreter_name(comm->w[0], comm->w[1]) ||
+			   execbpf_interpreter_name(name->w[0], name->w[1]));
+}
+
+struct script_scan {
+	const char *area; /* EXECBPF_PATH_LEN bytes */
+	__u32 len;	  /* of them, read */
+	__u32 at;	  /* where the scan stopped */
+	enum execbpf_script_says says;
+	struct execbpf_script s;
+};
+
+/* bpf_loop's step: one byte of the argument area (exec_event.h). */
+static long
+script_step(__u32 i, void *arg)
+{
+	struct script_scan *sc = arg;
+
+	if (i >= sc->len)
+		return 1;
+	sc->at = i;
+	sc->says = execbpf_script_step(&sc->s, i, sc->area[i & (EXECBPF_PATH_LEN - 1)]);
+	return sc->says != EXECBPF_SCRIPT_MORE;
+}
+
+/*
+ * Could a rule name the script this interpreter runs?  Its arguments
+ * are read (their first EXECBPF_PATH_LEN bytes, into buf) and the
+ * script found as the daemon finds it (exec_event.h); it is named when
+ * its base name, cut to 15 bytes, is a key.  A script that cannot be
+ * told -- the arguments unreadable, or cut short before it -- passes;
+ * none ("sh -c ...", no argument) does not.
+ */
+static bool
+script_named(char *buf, struct task_struct *p)
+{
+	__u64 from = BPF_CORE_READ(p, mm, arg_start), to = BPF_CORE_READ(p, mm, arg_end);
+	struct script_scan sc = { .area = buf, .says = EXECBPF_SCRIPT_MORE };
+	union name16 name = { .w = { 0, 0 } };
+	__u32 n;
+
+	if (to < from)
 		return true;
-	return (name->w[0] != comm->w[0] || name->w[1] != comm->w[1]) &&
-	       ((has_names && has_name(name)) ||
-		(scripts && execbpf_interpreter_name(name->w[0], name->w[1])));
+	n = to - from > EXECBPF_PATH_LEN ? EXECBPF_PATH_LEN : (__u32)(to - from);
+	if (n > 0 && bpf_probe_read_user(buf, n, (const void *)from) < 0)
+		return true;
+	sc.len = n;
+	bpf_loop(EXECBPF_PATH_LEN, script_step, &sc, 0);
+	if (sc.says != EXECBPF_SCRIPT_FOUND)
+		return sc.says == EXECBPF_SCRIPT_MORE && to - from > EXECBPF_PATH_LEN;
+	for (__u32 i = 0; i < EXECBPF_COMM_LEN - 1; i++) {
+		__u32 k = sc.s.base + i;
+
+		if (k >= sc.at)
+			break;
+		name.c[i] = buf[k & (EXECBPF_PATH_LEN - 1)];
+	}
+	return has_name(&name);
 }
 
 /* Could a rule decide this exec?  c holds its ids, comm its comm. */
@@ -491,21 +554,24 @@ wanted(struct creds *c, const union name16 *comm, struct task_struct *p,
 
 	if (wide || named_ids(c, p->cred) || tracked((__u32)p->tgid))
 		return true;
-	if (!has_names && !scripts && !ananicy)
+	if (!has_names && !ananicy)
 		return false;
 	dentry_name(&name, bprm->file->f_path.dentry);
 	if (named_program(comm, &name))
 		return true;
-	bool script = has_names && bprm->interp != bprm->filename; /* its interpreter's */
-	if (!script && !ananicy)
+	bool shebang = has_names && bprm->interp != bprm->filename; /* a #! script */
+	bool interp = interpreter(comm, &name);
+	if (!shebang && !interp && !ananicy)
 		return false;
 	if ((s = bpf_map_lookup_elem(&scratch, &zero)) == NULL)
 		return true;
-	if (script) {
+	if (shebang) { /* its interpreter's name */
 		read_base(&name, s->path, bprm->interp);
 		if (has_name(&name))
 			return true;
 	}
+	if (interp && script_named(s->path, p))
+		return true;
 	return ananicy && ananicy_named(comm->c, s->path, p, bprm);
 }
 
@@ -889,7 +955,7 @@ cge_ids(struct __sk_buff *skb)
 	pad_name(&comm);
 	exe = BPF_CORE_READ(task, mm, exe_file);
 	read_name(&name, exe != NULL ? BPF_CORE_READ(exe, f_path.dentry, d_name.name) : NULL);
-	if (!named_program(&comm, &name))
+	if (!named_program(&comm, &name) && !interpreter(&comm, &name))
 		return 0;
 pass:
 	output(&r, sizeof(r), true);

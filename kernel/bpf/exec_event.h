@@ -186,6 +186,67 @@ execbpf_interpreter_name(__u64 w0, __u64 w1)
 }
 
 /*
+ * The script an interpreter runs, found in its argument area (argv's
+ * strings, each with its NUL) as kernel/task.c's script_arg finds it
+ * in /proc/PID/cmdline: the first argument after argv[0] that does not
+ * start with '-'; none at "-c" (a command string, not a script) or at
+ * an empty argument; after "--", the next one whatever it is.  The
+ * filter feeds the area one byte at a time (a bpf_loop step: no loop
+ * of its own to verify) and, for a script found, looks its base name
+ * up with the names rules give; an interpreter exec whose script no
+ * rule names is so dropped in the kernel.
+ *
+ * execbpf_script_step() takes byte `at` of the area, in order, and
+ * says whether to go on (EXECBPF_SCRIPT_MORE) or what was found: the
+ * script, bytes [base, at) its base name (EXECBPF_SCRIPT_FOUND), or
+ * that there is none (EXECBPF_SCRIPT_NONE).  Bytes that run out while
+ * it says MORE mean none when they were the whole area, and "not
+ * known" when the area was cut short.
+ */
+enum execbpf_script_says {
+	EXECBPF_SCRIPT_MORE,
+	EXECBPF_SCRIPT_FOUND,
+	EXECBPF_SCRIPT_NONE,
+};
+
+struct execbpf_script {
+	__u32 arg;   /* which argument byte `at` is in (0: argv[0]) */
+	__u32 start; /* where that argument starts */
+	__u32 base;  /* just past its last '/' */
+	__u32 dashdash; /* the argument before was "--" */
+	char c0, c1; /* its first two bytes */
+};
+
+static inline enum execbpf_script_says
+execbpf_script_step(struct execbpf_script *s, __u32 at, char ch)
+{
+	__u32 len = at - s->start;
+
+	if (ch != '\0') {
+		if (len == 0)
+			s->c0 = ch;
+		else if (len == 1)
+			s->c1 = ch;
+		if (ch == '/')
+			s->base = at + 1;
+		return EXECBPF_SCRIPT_MORE;
+	}
+	if (s->arg > 0) { /* argument [start, at) ends */
+		if (s->dashdash)
+			return len == 0 ? EXECBPF_SCRIPT_NONE : EXECBPF_SCRIPT_FOUND;
+		if (len == 0 || (len == 2 && s->c0 == '-' && s->c1 == 'c'))
+			return EXECBPF_SCRIPT_NONE;
+		if (s->c0 != '-')
+			return EXECBPF_SCRIPT_FOUND;
+		s->dashdash = len == 2 && s->c1 == '-';
+	}
+	s->arg++;
+	s->start = s->base = at + 1;
+	s->c0 = s->c1 = '\0';
+	return EXECBPF_SCRIPT_MORE;
+}
+
+/*
  * The filter's keys carry a generation: a reload fills the keys of the
  * generation not in force, flips the program's `gen` to it, then
  * removes the old generation's, so an exec always sees one whole set.

@@ -71,7 +71,7 @@ struct cred {
 struct file;
 
 struct mm_struct {
-	unsigned long arg_start;
+	unsigned long arg_start, arg_end;
 	struct file *exe_file;
 };
 

@@ -7,7 +7,7 @@
 # of events (logged, rescanned) like the connector's.
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
-plan 20
+plan 24
 
 mount_hier cls; MANAGED="cls"
 add_user "${TAG}a"; add_user "${TAG}b"
@@ -37,7 +37,7 @@ daemon_stop; stop_kids
 
 if grep -q "this build has no BPF support" "$T/daemon.log" ||
 	! grep -q "did not load: Operation not permitted" "$T/daemon.log"; then
-	skip 15 "built without BPF"
+	skip 19 "built without BPF"
 	done_testing
 fi
 
@@ -96,6 +96,34 @@ nice7() { test "$(awk '{ print $19 }' "/proc/$LAST/stat")" = 7; }
 wait_until 10 nice7
 ok "one whose argv[0] ananicy names does, and gets the rule's nice" nice7
 daemon_stop; stop_kids
+
+# rules naming programs: an interpreter's exec passes by the script its
+# arguments give, not because it is an interpreter (before, every sh,
+# python, perl... on the machine reached the daemon)
+printf '#!/bin/sh\nexit 0\n' >"$T/bin/${TAG}other.sh"
+printf '#!/bin/sh\nsleep 300\n' >"$T/bin/${TAG}named.sh"
+chmod 755 "$T/bin/${TAG}other.sh" "$T/bin/${TAG}named.sh"
+echo "*:${TAG}named.sh name=${TAG}cls /script" >"$T/cgrules.conf"
+write_config 'event-source = "bpf"'
+daemon_start || bail "daemon"
+ok "the filter names the script" grep -q "BPF filter: execs of 0 uids, 0 gids, 1 names" \
+	"$T/daemon.log"
+before=$(execs)
+opts=$(printf ' -e%.0s' $(seq 100)) # 300 bytes of options
+setpriv --reuid="${TAG}b" --regid="${TAG}b" --init-groups sh -c \
+	"sh -c 'exit 0'; sh '$T/bin/${TAG}other.sh'; sh -e -- '$T/bin/${TAG}other.sh';
+	'$T/bin/${TAG}other.sh'; sh -c ': $T/bin/${TAG}named.sh'"
+daemon_sync
+is "$before" "$(execs)" \
+	"interpreters running a script no rule names (or a command string) never reach the daemon"
+run_as "${TAG}b" sh "$T/bin/${TAG}named.sh"
+ok "sh running the named script is placed" wait_group "$LAST" cls /script
+setpriv --reuid="${TAG}b" --regid="${TAG}b" --init-groups sh $opts "$T/bin/${TAG}other.sh"
+daemon_sync
+is "$((before + 2))" "$(execs)" \
+	"so is one whose script lies past what the filter reads (the daemon decides it)"
+daemon_stop; stop_kids
+echo "${TAG}a name=${TAG}cls /a" >"$T/cgrules.conf"
 
 # a ring buffer too small for a storm: lost events, a rescan
 write_config 'event-source = "bpf"
