@@ -57,7 +57,7 @@ enum slot_state {
 	SLOT_NONE,	/* no thread (never started, or stopped) */
 	SLOT_IDLE,	/* the thread waits for a request */
 	SLOT_ASKED,	/* a request given; its caller waits */
-	SLOT_ANSWERED,	/* the read returned; the caller takes rc and buf */
+	SLOT_ANSWERED,	/* the job ended; the caller takes rc, buf and job's out */
 	SLOT_ABANDONED, /* its caller stopped waiting; the answer is dropped */
 	SLOT_QUIT,	/* cmdline_stop() asks the thread to end */
 };
@@ -69,7 +69,7 @@ struct slot {
 	pthread_cond_t done; /* the caller waits here for ANSWERED */
 	int policy, nice;    /* the starting thread's scheduling */
 	struct sched_param sched;
-	char path[128];
+	struct task_job job; /* the worker's own copy */
 	size_t len;
 	ssize_t rc;
 	char buf[CMDLINE_READ_MAX];
@@ -137,7 +137,7 @@ init_slots(void)
 	atexit(stop_at_exit);
 }
 
-/* A worker: one read per request, until asked to quit. */
+/* A worker: one job per request, until asked to quit. */
 static void *
 worker(void *arg)
 {
@@ -155,7 +155,7 @@ worker(void *arg)
 		if (s->state == SLOT_QUIT)
 			break;
 		pthread_mutex_unlock(&lock);
-		ssize_t rc = read_file(s->path, s->buf, s->len); /* may never return */
+		ssize_t rc = task_job_run(&s->job, s->buf, s->len); /* may never return */
 		pthread_mutex_lock(&lock);
 		s->rc = rc;
 		if (s->state == SLOT_ABANDONED) {
@@ -229,8 +229,21 @@ deadline(void)
 	return t;
 }
 
+/* Job j's in into the worker's copy w. */
+static void
+job_in(struct task_job *w, const struct task_job *j)
+{
+	str_copy(w->procroot, sizeof(w->procroot), j->procroot);
+	w->pid = j->pid;
+	w->names = j->names;
+	if (!j->names)
+		return;
+	str_copy(w->comm, sizeof(w->comm), j->comm);
+	str_copy(w->exe, sizeof(w->exe), j->exe);
+}
+
 ssize_t
-cmdline_read(const char *path, char *buf, size_t len)
+cmdline_run(struct task_job *j, char *buf, size_t len)
 {
 	struct slot *s;
 	ssize_t n;
@@ -238,15 +251,13 @@ cmdline_read(const char *path, char *buf, size_t len)
 
 	if (len == 0)
 		return -EINVAL;
-	if (strlen(path) >= sizeof(s->path))
-		return -ENAMETOOLONG;
 	pthread_once(&once, init_slots);
 	pthread_mutex_lock(&lock);
 	if ((s = take_slot(&err)) == NULL) {
 		pthread_mutex_unlock(&lock);
 		return err;
 	}
-	memcpy(s->path, path, strlen(path) + 1);
+	job_in(&s->job, j);
 	s->len = len < sizeof(s->buf) ? len : sizeof(s->buf);
 	s->state = SLOT_ASKED;
 	pthread_cond_signal(&s->wake);
@@ -256,8 +267,12 @@ cmdline_read(const char *path, char *buf, size_t len)
 		;
 	if (s->state == SLOT_ANSWERED) {
 		n = s->rc;
-		if (n >= 0)
+		if (n >= 0 && buf != NULL)
 			memcpy(buf, s->buf, (size_t)n + 1); /* with its NUL */
+		if (n >= 0 && j->names) {
+			str_copy(j->script, sizeof(j->script), s->job.script);
+			str_copy(j->invoked, sizeof(j->invoked), s->job.invoked);
+		}
 		s->state = SLOT_IDLE;
 	} else {
 		s->state = SLOT_ABANDONED; /* the worker drops its answer */
