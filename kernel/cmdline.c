@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * cmdline.c -- reads of /proc/PID/cmdline that cannot freeze the daemon.
+ * cmdline.c -- reads of /proc/PID/cmdline, and checks of the files it
+ * names, that cannot freeze the daemon.
  *
  * Why it exists: reading another process's cmdline reads that
  * process's memory (the kernel's access_remote_vm on its argument
@@ -10,24 +11,35 @@
  * (through /proc/PID/mem, say) and queue a writer (an mmap) behind it;
  * every later reader then waits too.  (Argument pages mapped from such
  * a file are no way: the kernel reads cmdline from anonymous memory
- * only.)  A read in the daemon's one loop
- * would then stop classification, boosts and the control socket for
- * every user.
+ * only.)  The same goes for what task.c does with the command line: an
+ * interpreter's script and the name a process was started by are
+ * checked by path (stat through /proc/PID/cwd and root, a readdir of
+ * /proc/PID/fd and a stat of each fd, a read of the script's #! line,
+ * realpath), and the files are the owner's: on a FUSE file system whose
+ * server never answers (one the owner mounted with allow_other, or a
+ * server of root's that hangs), or with a lease the owner holds on the
+ * script (its open waits lease-break-time, 45 s, again and again), each
+ * can block.  Done in the daemon's one loop, any of them would stop
+ * classification, boosts and the control socket for every user.
  *
- * So the read runs in a worker thread and the caller waits at most
- * CMDLINE_WAIT_MS for it.  Past that the read is abandoned: the caller
- * gets -ETIMEDOUT, and the worker, when (if ever) its read returns,
- * drops the answer and is free again.  While workers are stuck, the
- * next read takes another, up to CMDLINE_WORKERS; with all of them
- * stuck a read fails at once, without waiting.  A user can so cost
- * others their command-line-based matching, never the loop.
+ * So the work for one task -- the cmdline read and, for names, the file
+ * checks: one job (struct task_job, task_job_run()) -- runs in a worker
+ * thread and the caller waits at most CMDLINE_WAIT_MS for it.  Past
+ * that the job is abandoned: the caller gets -ETIMEDOUT, and the
+ * worker, when (if ever) its job returns, drops the answer and is free
+ * again.  While workers are stuck, the next job takes another, up to
+ * CMDLINE_WORKERS; with all of them stuck a job fails at once, without
+ * waiting.  A user can so cost others their command-line-based
+ * matching, never the loop.
  *
- * The workers touch nothing but their own slot (path in, bytes out,
- * one lock for the states); they block every signal, so signals reach
- * the loop's thread only.  The slots are static: nothing is allocated,
- * nothing is freed by an abandoned read.  A worker stuck at exit is
- * never waited for: cmdline_stop(), which exit() runs, ends only the
- * idle ones.
+ * The workers touch nothing but their own slot (the job's copy of
+ * procroot, pid, exe and comm in; cmdline bytes, script and invoked
+ * out; one lock for the states); they block every signal, so signals
+ * reach the loop's thread only.  task_job_run() keeps its buffers on
+ * the worker's stack and shares no state with the loop.  The slots are
+ * static: nothing is allocated, nothing is freed by an abandoned job.
+ * A worker stuck at exit is never waited for: cmdline_stop(), which
+ * exit() runs, ends only the idle ones.
  */
 #include "kernel_private.h"
 
@@ -43,14 +55,17 @@
 #include <unistd.h>
 
 /*
- * CMDLINE_WAIT_MS (kernel.h), how long the loop waits for one read: a
+ * CMDLINE_WAIT_MS (kernel.h), how long the loop waits for one job: a
  * cmdline read takes microseconds when the argument pages are in
- * memory; the worst honest case is their swap-in from a busy disk
- * (tens of ms).  50 ms covers that, and is what a hostile process
- * costs the loop: at most once per worker while its read stays stuck
- * (then nothing: no worker is left to wait for), or once per
- * classification if it answers just too late.  CMDLINE_WORKERS (4):
- * the reads that may be stuck at once before every read fails at once.
+ * memory, the file checks a few system calls on cached metadata; the
+ * worst honest case is a swap-in or a few reads from a busy disk (tens
+ * of ms).  50 ms covers that (a script on a slow network file system
+ * may miss it: the process is then classified without its command
+ * line, and the log says so), and is what a hostile process costs the
+ * loop: at most once per worker while its job stays stuck (then
+ * nothing: no worker is left to wait for), or once per classification
+ * if it answers just too late.  CMDLINE_WORKERS (4): the jobs that may
+ * be stuck at once before every job fails at once.
  */
 
 enum slot_state {

@@ -32,20 +32,20 @@ struct task_job {
 	bool names;
 	char comm[64];	    /* with names */
 	char exe[PATH_MAX]; /* with names */
-	/* out, with names and a command line read */
+	/* out, with names: "" and exe without a command line */
 	char script[PATH_MAX];
 	char invoked[PATH_MAX];
 };
 /* Do job j in the calling thread (task.c; a worker runs it): the
- * cmdline's bytes into buf (as read_file), -errno, and with j->names
- * and a command line j->script and j->invoked.  Touches j and buf
- * only. */
+ * cmdline's bytes into buf (as read_file) or -errno, and with j->names
+ * j->script and j->invoked.  Touches j and buf only. */
 ssize_t task_job_run(struct task_job *j, char *buf, size_t len);
 /* task_job_run() in a worker thread, waited for at most CMDLINE_WAIT_MS
- * (cmdline.c): j's in copied to the worker and its out back, the
- * cmdline's bytes (at most CMDLINE_READ_MAX - 1) into buf unless it is
- * NULL.  Returns those bytes, -errno, or -ETIMEDOUT when the job did
- * not end in time or every worker is stuck. */
+ * (cmdline.c): j's in copied to the worker; when the job ends in time
+ * and not with -errno, its out copied back and the cmdline's bytes (at
+ * most CMDLINE_READ_MAX - 1) into buf unless it is NULL.  Returns those
+ * bytes, -errno, or -ETIMEDOUT when the job did not end in time or
+ * every worker is stuck. */
 ssize_t cmdline_run(struct task_job *j, char *buf, size_t len);
 
 #endif

@@ -104,8 +104,9 @@ read_pid_file(const char *procroot, pid_t pid, const char *leaf, char *buf, size
 	return n < 0 ? gone((int)n) : n;
 }
 
-/* Job j for pid of procroot: its cmdline, and with names (t not NULL)
- * the files it names, t's exe and comm copied in.  0 or -ENAMETOOLONG. */
+/* Job j for pid of procroot: its cmdline, and when names is not NULL
+ * the files it names too, that task's exe and comm copied in.  0 or
+ * -ENAMETOOLONG. */
 static int
 job_for(struct task_job *j, const char *procroot, pid_t pid, const struct task *names)
 {
@@ -425,8 +426,8 @@ find_script(struct task_job *j, const char *cmdline, size_t len)
 
 /* Is arg, named by comm, a link to exe or a script the task runs? */
 static bool
-believe_invoked(const struct task_job *j, const char *cmdline, size_t len, const char *arg,
-		int index)
+believe_invoked(const struct task_job *j, const char *cmdline, size_t len,
+		const char *arg, int index)
 {
 	char path[PATH_MAX];
 	struct stat st, est;
@@ -480,11 +481,14 @@ task_job_run(struct task_job *j, char *buf, size_t len)
 	char path[128];
 	ssize_t n;
 
+	if (j->names) { /* as for a task without a command line */
+		j->script[0] = '\0';
+		str_copy(j->invoked, sizeof(j->invoked), j->exe);
+	}
 	if (pid_path(path, sizeof(path), j->procroot, j->pid, "cmdline") < 0)
 		return -ENAMETOOLONG;
 	if ((n = read_file(path, buf, len)) <= 0 || !j->names)
 		return n;
-	j->script[0] = '\0';
 	find_script(j, buf, (size_t)n);
 	find_invoked(j, buf, (size_t)n);
 	return n;
