@@ -13,8 +13,9 @@
 # a command line, and the log says so; the control socket answers, a
 # new process is still placed, and the daemon stops (exit 0) with the
 # checks still stuck.  Before the bound, the daemon's loop stopped in
-# the first check.  (At their exec nothing was stuck yet: the daemons
-# of other tests running meanwhile do not get stuck on them.)
+# the first check.  (At their exec their command lines were "sh -c
+# ...", a command string, which nothing checks: the daemons of other
+# tests running meanwhile do not get stuck on them.)
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
 plan 10
@@ -39,13 +40,15 @@ daemon_start || bail "daemon"
 stuck() {
 	name=$1; shift
 	mkdir "$T/$name"
-	start env FUSESTUCK_NAMES="$T/$name" "$T/bin/sh" "$@" >"$T/$name.out" 2>&1
+	start env FUSESTUCK_NAMES="$T/$name" "$T/bin/sh" -c "$@" >"$T/$name.out" 2>&1
 	stuck=$LAST
 	if ! wait_until 10 grep -q '^ready fd ' "$T/$name.out"; then
 		diag "$(cat "$T/$name.out")"
 		stop_kids; skip 10 "fusestuck could not set up"; done_testing
 	fi
 	fd=$(sed -n 's/^ready fd //p' "$T/$name.out")
+	args=$(tr '\0' ' ' <"/proc/$stuck/cmdline" | sed 's/ *$//')
+	[ "$args" = "$T/bin/sh $*" ] || bail "its command line: '$args'"
 }
 
 # said PID: the log says PID was classified without its command line

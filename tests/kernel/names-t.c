@@ -141,7 +141,8 @@ check_unstuck(void)
 	is_string("/bin/sh", t.argv0, "... its argv[0]");
 	is_int(0, task_read(root, 201, want, &t), "task 201 read");
 	ok(!t.cmdline_timedout, "... its command line read");
-	is_string("/opt/job.sh", t.invoked, "... the name it was started by, from its #! line");
+	is_string("/opt/job.sh", t.invoked,
+		  "... the name it was started by, from its #! line");
 	size_t left = CMDLINE_WORKERS;
 	for (int i = 0; i < 200 && left > 0; i++) {
 		if (i > 0)
@@ -170,7 +171,8 @@ main(void)
 	}
 	plan(2 * 7 + 8);
 	check_stuck(200, "fs/usr/bin/dash", "an interpreter, its script's #! line stuck");
-	check_stuck(201, "fs/usr/bin/env", "started by a script's name, its #! line stuck");
+	check_stuck(201, "fs/usr/bin/env",
+		    "started by a script's name, its #! line stuck");
 	close(lease);
 	check_unstuck();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);

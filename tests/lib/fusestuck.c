@@ -17,16 +17,18 @@
  * same with fusermount3 on their own processes; done here as root,
  * with no FUSE library.
  *
- * FUSESTUCK_NAMES=DIR fusestuck ARG...: the files its command line
+ * FUSESTUCK_NAMES=DIR fusestuck -c ARG...: the files its command line
  * names.  It mounts the same file system on DIR, holds its file f open
  * (fd N) and makes DIR its working directory; then the server answers
  * nothing more (it reads no more requests: whoever looks a name up in
- * DIR, or stats f, waits for ever -- killably).  It says "ready fd N"
- * and sleeps 60 s.  Its arguments are not its own, but what a
- * classification checks: run a copy of it named as an interpreter
- * ("sh") and give it a script "./x" (looked up in DIR) or "-e FILE"
- * (then f, held open, is stat'd).  When it is exec'd, neither is there
- * yet: the daemons that classify the exec find nothing stuck.
+ * DIR, or stats f, waits for ever -- killably).  It drops the "-c"
+ * from its command line, says "ready fd N" and sleeps 60 s.  Its
+ * arguments are not its own but what a classification checks: run a
+ * copy of it named as an interpreter ("sh") and give it a script "./x"
+ * (looked up in DIR) or "-e FILE" (then f, held open, is stat'd).  At
+ * its exec, its command line "sh -c ..." names a command string, which
+ * no classification checks: the daemons that classify the exec (those
+ * of other tests too) are not stuck on it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -135,7 +137,8 @@ static void
 serve(int fd, int ctl)
 {
 	static char buf[1 << 18]; /* more than max_write and FUSE_MIN_READ_BUFFER */
-	struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = ctl, .events = POLLIN } };
+	struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
+			       { .fd = ctl, .events = POLLIN } };
 	char c;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -257,9 +260,22 @@ stuck_mm(const char *dir, unsigned seconds)
 	return 0;
 }
 
+/* Drop argv[1] from the process's argument area (what
+ * /proc/PID/cmdline shows): the words after it move over it, the end
+ * is zeroed. */
+static void
+drop_first_arg(int argc, char **argv)
+{
+	char *end = argv[argc - 1] + strlen(argv[argc - 1]) + 1;
+	size_t skip = strlen(argv[1]) + 1;
+
+	memmove(argv[1], argv[1] + skip, (size_t)(end - argv[1]) - skip);
+	memset(end - skip, 0, skip);
+}
+
 /* The files named stuck: see the top. */
 static int
-stuck_names(const char *dir)
+stuck_names(const char *dir, int argc, char **argv)
 {
 	char path[PATH_MAX], c = 's';
 	unsigned seconds = 60;
@@ -281,6 +297,7 @@ stuck_names(const char *dir)
 		perror("fusestuck: silence");
 		return 1;
 	}
+	drop_first_arg(argc, argv);
 	printf("ready fd %d\n", file);
 	fflush(stdout);
 	while (seconds > 0)
@@ -293,11 +310,11 @@ main(int argc, char **argv)
 {
 	const char *names = getenv("FUSESTUCK_NAMES");
 
-	if (names != NULL)
-		return stuck_names(names);
-	if (argc != 3) {
+	if (names != NULL && argc >= 3 && strcmp(argv[1], "-c") == 0)
+		return stuck_names(names, argc, argv);
+	if (names != NULL || argc != 3) {
 		fprintf(stderr, "usage: fusestuck DIR SECONDS\n"
-				"       FUSESTUCK_NAMES=DIR fusestuck ARG...\n");
+				"       FUSESTUCK_NAMES=DIR fusestuck -c ARG...\n");
 		return 2;
 	}
 	return stuck_mm(argv[1], (unsigned)atoi(argv[2]));
