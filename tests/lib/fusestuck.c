@@ -5,17 +5,18 @@
  *
  * fusestuck DIR SECONDS: its command line.  In a mount namespace of
  * its own it mounts a FUSE file system on DIR whose server (a child)
- * answers everything but reads, and maps its one file.  A second child reads that mapping through
- * /proc/PID/mem: the read waits for the server for ever, holding the
- * process's mm lock for reading; a thread of the process then wants it
- * for writing (an mmap) and waits behind it; every later reader of the
- * mm -- a read of /proc/PID/cmdline among them -- waits behind the
- * writer.  The process renames itself "stuck-argv" (its command name
- * is then not its executable's, so a classification reads its
- * cmdline), says "ready" on stdout and sleeps SECONDS; all of it ends
- * with the process (its children die with it).  Any user can do the
- * same with fusermount3 on their own processes; done here as root,
- * with no FUSE library.
+ * answers everything but reads, and maps its one file.  A second
+ * child reads that mapping through /proc/PID/mem: the read waits for
+ * the server for ever, holding the process's mm lock for reading; a
+ * thread of the process then wants it for writing (an mmap) and waits
+ * behind it; every later reader of the mm -- a read of
+ * /proc/PID/cmdline among them -- waits behind the writer.  The
+ * process renames itself "stuck-argv" (its command name is then not
+ * its executable's, so a classification reads its cmdline), says
+ * "ready" on stdout and sleeps SECONDS; all of it ends with the
+ * process (its children die with it).  Any user can do the same with
+ * fusermount3 on their own processes; done here as root, with no FUSE
+ * library.
  *
  * FUSESTUCK_NAMES=DIR fusestuck -c ARG...: the files its command line
  * names.  It mounts the same file system on DIR, holds its file f open
@@ -28,7 +29,9 @@
  * (looked up in DIR) or "-e FILE" (then f, held open, is stat'd).  At
  * its exec, its command line "sh -c ..." names a command string, which
  * no classification checks: the daemons that classify the exec (those
- * of other tests too) are not stuck on it.
+ * of other tests too) are not stuck on it.  (The mount is root's, as
+ * the daemon is: the kernel refuses root on another user's FUSE mount
+ * unless it was mounted allow_other, without asking its server.)
  */
 #include <errno.h>
 #include <fcntl.h>
