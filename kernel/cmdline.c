@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * cmdline.c -- reads of /proc/PID/cmdline that cannot freeze the daemon.
+ * cmdline.c -- reads of /proc/PID/cmdline, and checks of the files it
+ * names, that cannot freeze the daemon.
  *
  * Why it exists: reading another process's cmdline reads that
  * process's memory (the kernel's access_remote_vm on its argument
@@ -10,24 +11,35 @@
  * (through /proc/PID/mem, say) and queue a writer (an mmap) behind it;
  * every later reader then waits too.  (Argument pages mapped from such
  * a file are no way: the kernel reads cmdline from anonymous memory
- * only.)  A read in the daemon's one loop
- * would then stop classification, boosts and the control socket for
- * every user.
+ * only.)  The same goes for what task.c does with the command line: an
+ * interpreter's script and the name a process was started by are
+ * checked by path (stat through /proc/PID/cwd and root, a readdir of
+ * /proc/PID/fd and a stat of each fd, a read of the script's #! line,
+ * realpath), and the files are the owner's: on a FUSE file system whose
+ * server never answers (one the owner mounted with allow_other, or a
+ * server of root's that hangs), or with a lease the owner holds on the
+ * script (its open waits lease-break-time, 45 s, again and again), each
+ * can block.  Done in the daemon's one loop, any of them would stop
+ * classification, boosts and the control socket for every user.
  *
- * So the read runs in a worker thread and the caller waits at most
- * CMDLINE_WAIT_MS for it.  Past that the read is abandoned: the caller
- * gets -ETIMEDOUT, and the worker, when (if ever) its read returns,
- * drops the answer and is free again.  While workers are stuck, the
- * next read takes another, up to CMDLINE_WORKERS; with all of them
- * stuck a read fails at once, without waiting.  A user can so cost
- * others their command-line-based matching, never the loop.
+ * So the work for one task -- the cmdline read and, for names, the file
+ * checks: one job (struct task_job, task_job_run()) -- runs in a worker
+ * thread and the caller waits at most CMDLINE_WAIT_MS for it.  Past
+ * that the job is abandoned: the caller gets -ETIMEDOUT, and the
+ * worker, when (if ever) its job returns, drops the answer and is free
+ * again.  While workers are stuck, the next job takes another, up to
+ * CMDLINE_WORKERS; with all of them stuck a job fails at once, without
+ * waiting.  A user can so cost others their command-line-based
+ * matching, never the loop.
  *
- * The workers touch nothing but their own slot (path in, bytes out,
- * one lock for the states); they block every signal, so signals reach
- * the loop's thread only.  The slots are static: nothing is allocated,
- * nothing is freed by an abandoned read.  A worker stuck at exit is
- * never waited for: cmdline_stop(), which exit() runs, ends only the
- * idle ones.
+ * The workers touch nothing but their own slot (the job's copy of
+ * procroot, pid, exe and comm in; cmdline bytes, script and invoked
+ * out; one lock for the states); they block every signal, so signals
+ * reach the loop's thread only.  task_job_run() keeps its buffers on
+ * the worker's stack and shares no state with the loop.  The slots are
+ * static: nothing is allocated, nothing is freed by an abandoned job.
+ * A worker stuck at exit is never waited for: cmdline_stop(), which
+ * exit() runs, ends only the idle ones.
  */
 #include "kernel_private.h"
 
@@ -43,21 +55,24 @@
 #include <unistd.h>
 
 /*
- * CMDLINE_WAIT_MS (kernel.h), how long the loop waits for one read: a
+ * CMDLINE_WAIT_MS (kernel.h), how long the loop waits for one job: a
  * cmdline read takes microseconds when the argument pages are in
- * memory; the worst honest case is their swap-in from a busy disk
- * (tens of ms).  50 ms covers that, and is what a hostile process
- * costs the loop: at most once per worker while its read stays stuck
- * (then nothing: no worker is left to wait for), or once per
- * classification if it answers just too late.  CMDLINE_WORKERS (4):
- * the reads that may be stuck at once before every read fails at once.
+ * memory, the file checks a few system calls on cached metadata; the
+ * worst honest case is a swap-in or a few reads from a busy disk (tens
+ * of ms).  50 ms covers that (a script on a slow network file system
+ * may miss it: the process is then classified without its command
+ * line, and the log says so), and is what a hostile process costs the
+ * loop: at most once per worker while its job stays stuck (then
+ * nothing: no worker is left to wait for), or once per classification
+ * if it answers just too late.  CMDLINE_WORKERS (4): the jobs that may
+ * be stuck at once before every job fails at once.
  */
 
 enum slot_state {
 	SLOT_NONE,	/* no thread (never started, or stopped) */
 	SLOT_IDLE,	/* the thread waits for a request */
 	SLOT_ASKED,	/* a request given; its caller waits */
-	SLOT_ANSWERED,	/* the read returned; the caller takes rc and buf */
+	SLOT_ANSWERED,	/* the job ended; the caller takes rc, buf and job's out */
 	SLOT_ABANDONED, /* its caller stopped waiting; the answer is dropped */
 	SLOT_QUIT,	/* cmdline_stop() asks the thread to end */
 };
@@ -69,7 +84,7 @@ struct slot {
 	pthread_cond_t done; /* the caller waits here for ANSWERED */
 	int policy, nice;    /* the starting thread's scheduling */
 	struct sched_param sched;
-	char path[128];
+	struct task_job job; /* the worker's own copy */
 	size_t len;
 	ssize_t rc;
 	char buf[CMDLINE_READ_MAX];
@@ -137,7 +152,7 @@ init_slots(void)
 	atexit(stop_at_exit);
 }
 
-/* A worker: one read per request, until asked to quit. */
+/* A worker: one job per request, until asked to quit. */
 static void *
 worker(void *arg)
 {
@@ -155,7 +170,7 @@ worker(void *arg)
 		if (s->state == SLOT_QUIT)
 			break;
 		pthread_mutex_unlock(&lock);
-		ssize_t rc = read_file(s->path, s->buf, s->len); /* may never return */
+		ssize_t rc = task_job_run(&s->job, s->buf, s->len); /* may never return */
 		pthread_mutex_lock(&lock);
 		s->rc = rc;
 		if (s->state == SLOT_ABANDONED) {
@@ -229,8 +244,21 @@ deadline(void)
 	return t;
 }
 
+/* Job j's in into the worker's copy w. */
+static void
+job_in(struct task_job *w, const struct task_job *j)
+{
+	str_copy(w->procroot, sizeof(w->procroot), j->procroot);
+	w->pid = j->pid;
+	w->names = j->names;
+	if (!j->names)
+		return;
+	str_copy(w->comm, sizeof(w->comm), j->comm);
+	str_copy(w->exe, sizeof(w->exe), j->exe);
+}
+
 ssize_t
-cmdline_read(const char *path, char *buf, size_t len)
+cmdline_run(struct task_job *j, char *buf, size_t len)
 {
 	struct slot *s;
 	ssize_t n;
@@ -238,15 +266,13 @@ cmdline_read(const char *path, char *buf, size_t len)
 
 	if (len == 0)
 		return -EINVAL;
-	if (strlen(path) >= sizeof(s->path))
-		return -ENAMETOOLONG;
 	pthread_once(&once, init_slots);
 	pthread_mutex_lock(&lock);
 	if ((s = take_slot(&err)) == NULL) {
 		pthread_mutex_unlock(&lock);
 		return err;
 	}
-	memcpy(s->path, path, strlen(path) + 1);
+	job_in(&s->job, j);
 	s->len = len < sizeof(s->buf) ? len : sizeof(s->buf);
 	s->state = SLOT_ASKED;
 	pthread_cond_signal(&s->wake);
@@ -256,8 +282,12 @@ cmdline_read(const char *path, char *buf, size_t len)
 		;
 	if (s->state == SLOT_ANSWERED) {
 		n = s->rc;
-		if (n >= 0)
+		if (n >= 0 && buf != NULL)
 			memcpy(buf, s->buf, (size_t)n + 1); /* with its NUL */
+		if (n >= 0 && j->names) {
+			str_copy(j->script, sizeof(j->script), s->job.script);
+			str_copy(j->invoked, sizeof(j->invoked), s->job.invoked);
+		}
 		s->state = SLOT_IDLE;
 	} else {
 		s->state = SLOT_ABANDONED; /* the worker drops its answer */

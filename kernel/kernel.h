@@ -151,9 +151,10 @@ struct task {
 	bool kthread;
 	bool realtime;
 	bool no_new_privs; /* only with TASK_NNP */
-	/* the cmdline read (TASK_SCRIPT, TASK_ARGV0) was given up on
-	 * (-ETIMEDOUT): script, invoked and argv0 are as for a task whose
-	 * cmdline cannot be read */
+	/* the cmdline read (TASK_SCRIPT, TASK_ARGV0), or with TASK_SCRIPT
+	 * the checks of the files it names, was given up on (-ETIMEDOUT):
+	 * script, invoked and argv0 are as for a task whose cmdline
+	 * cannot be read */
 	bool cmdline_timedout;
 	size_t ngroups;
 	gid_t groups[TASK_GROUPS_MAX];
@@ -216,8 +217,9 @@ int task_run_state(const char *procroot, pid_t pid, char *state) ATTR_WUR;
  * block for ever: the read runs in one of CMDLINE_WORKERS worker
  * threads and is given up on after CMDLINE_WAIT_MS (kernel/cmdline.c
  * says why), -ETIMEDOUT -- at once when every worker is stuck.
- * task_read() reads cmdline the same way and sets
- * task.cmdline_timedout then.
+ * task_read() reads cmdline the same way, for TASK_SCRIPT together with
+ * the checks of the files it names (one job, one wait), and sets
+ * task.cmdline_timedout when it gives up.
  */
 #define CMDLINE_READ_MAX 65536
 #define CMDLINE_WAIT_MS	 50

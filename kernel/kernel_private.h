@@ -7,13 +7,45 @@
 
 #include "kernel.h"
 
+#include <limits.h>
+#include <stdbool.h>
+
+/* the longest procroot a job takes, its NUL included */
+#define TASK_JOB_ROOT_MAX 128
+
 /* Read a whole small file into buf (NUL-terminated); bytes or -errno. */
 ssize_t read_file(const char *path, char *buf, size_t len);
 /* Write a string to an existing file in one write(2); 0 or -errno. */
 int write_file(const char *path, const char *s);
-/* read_file() of a /proc/PID/cmdline, in a worker thread (cmdline.c):
- * its bytes (at most CMDLINE_READ_MAX - 1), -errno, or -ETIMEDOUT when
- * the read did not return in time or every worker is stuck. */
-ssize_t cmdline_read(const char *path, char *buf, size_t len);
+/*
+ * What a worker of cmdline.c reads of a task: its /proc/PID/cmdline
+ * and, with `names`, the files it names -- the script an interpreter
+ * runs and the name the task was started by (task.c's find_script and
+ * find_invoked: stat, open, readdir and realpath through the task's
+ * cwd, root, fd and exe).  The worker has its own copy: a job given up
+ * on touches nothing of its caller's.
+ */
+struct task_job {
+	/* in */
+	char procroot[TASK_JOB_ROOT_MAX];
+	pid_t pid;
+	bool names;
+	char comm[64];	    /* with names */
+	char exe[PATH_MAX]; /* with names */
+	/* out, with names: "" and exe without a command line */
+	char script[PATH_MAX];
+	char invoked[PATH_MAX];
+};
+/* Do job j in the calling thread (task.c; a worker runs it): the
+ * cmdline's bytes into buf (as read_file) or -errno, and with j->names
+ * j->script and j->invoked.  Touches j and buf only. */
+ssize_t task_job_run(struct task_job *j, char *buf, size_t len);
+/* task_job_run() in a worker thread, waited for at most CMDLINE_WAIT_MS
+ * (cmdline.c): j's in copied to the worker; when the job ends in time
+ * and not with -errno, its out copied back and the cmdline's bytes (at
+ * most CMDLINE_READ_MAX - 1) into buf unless it is NULL.  Returns those
+ * bytes, -errno, or -ETIMEDOUT when the job did not end in time or
+ * every worker is stuck. */
+ssize_t cmdline_run(struct task_job *j, char *buf, size_t len);
 
 #endif

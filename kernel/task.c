@@ -3,9 +3,11 @@
  * task.c -- snapshots of tasks from /proc/PID.
  *
  * A snapshot costs one read of status, one readlink of exe and, only
- * for interpreters, one read of cmdline (bounded in time: cmdline.c)
- * -- less what the caller already knows from an event (struct
- * task_known: the BPF program's exec records say all but the cmdline).  ENOENT and ESRCH from /proc
+ * for interpreters and tasks whose command name is not their
+ * executable's, one read of cmdline and the checks of the files it
+ * names (together bounded in time: cmdline.c) -- less what the caller
+ * already knows from an event (struct task_known: the BPF program's
+ * exec records say all but the cmdline).  ENOENT and ESRCH from /proc
  * mean the task exited meanwhile; both are reported as -ESRCH.
  */
 #include "kernel_private.h"
@@ -102,6 +104,24 @@ read_pid_file(const char *procroot, pid_t pid, const char *leaf, char *buf, size
 	return n < 0 ? gone((int)n) : n;
 }
 
+/* Job j for pid of procroot: its cmdline, and when names is not NULL
+ * the files it names too, that task's exe and comm copied in.  0 or
+ * -ENAMETOOLONG. */
+static int
+job_for(struct task_job *j, const char *procroot, pid_t pid, const struct task *names)
+{
+	if (strlen(procroot) >= sizeof(j->procroot))
+		return -ENAMETOOLONG;
+	str_copy(j->procroot, sizeof(j->procroot), procroot);
+	j->pid = pid;
+	j->names = names != NULL;
+	if (names != NULL) {
+		str_copy(j->comm, sizeof(j->comm), names->comm);
+		str_copy(j->exe, sizeof(j->exe), names->exe);
+	}
+	return 0;
+}
+
 /*
  * procroot/pid/cmdline into buf, as read_pid_file but bounded in time
  * (cmdline.c says why): -ETIMEDOUT when the read was given up on, and
@@ -110,12 +130,12 @@ read_pid_file(const char *procroot, pid_t pid, const char *leaf, char *buf, size
 static ssize_t
 read_cmdline(const char *procroot, pid_t pid, char *buf, size_t len, struct task *t)
 {
-	char path[128];
+	struct task_job j;
 	ssize_t n;
 
-	if (pid_path(path, sizeof(path), procroot, pid, "cmdline") < 0)
+	if (job_for(&j, procroot, pid, NULL) < 0)
 		return -ENAMETOOLONG;
-	n = cmdline_read(path, buf, len);
+	n = cmdline_run(&j, buf, len);
 	if (n == -ETIMEDOUT && t != NULL)
 		t->cmdline_timedout = true;
 	return n < 0 ? gone((int)n) : n;
@@ -393,34 +413,33 @@ runs_file(const char *procroot, pid_t pid, const char *cmdline, size_t len,
 }
 
 static void
-find_script(const char *procroot, pid_t pid, const char *cmdline, size_t len,
-	    struct task *t)
+find_script(struct task_job *j, const char *cmdline, size_t len)
 {
 	int index;
-	const char *arg = script_arg(t->exe, cmdline, len, &index);
+	const char *arg = script_arg(j->exe, cmdline, len, &index);
 
-	if (arg != NULL && runs_file(procroot, pid, cmdline, len, arg, index, true))
-		snprintf(t->script, sizeof(t->script), "%s", arg);
+	if (arg != NULL && runs_file(j->procroot, j->pid, cmdline, len, arg, index, true))
+		snprintf(j->script, sizeof(j->script), "%s", arg);
 }
 
 #define COMM_CMP 15 /* the kernel keeps 15 bytes of a command name */
 
 /* Is arg, named by comm, a link to exe or a script the task runs? */
 static bool
-believe_invoked(const char *procroot, pid_t pid, const char *cmdline, size_t len,
-		const char *arg, int index, const struct task *t)
+believe_invoked(const struct task_job *j, const char *cmdline, size_t len,
+		const char *arg, int index)
 {
 	char path[PATH_MAX];
 	struct stat st, est;
 
-	if (t->script[0] != '\0' && strcmp(arg, t->script) == 0)
+	if (j->script[0] != '\0' && strcmp(arg, j->script) == 0)
 		return true;
-	if (pid_path(path, sizeof(path), procroot, pid, "exe") == 0 &&
+	if (pid_path(path, sizeof(path), j->procroot, j->pid, "exe") == 0 &&
 	    stat(path, &est) == 0 &&
-	    task_view(procroot, pid, arg, path, sizeof(path)) == 0 &&
+	    task_view(j->procroot, j->pid, arg, path, sizeof(path)) == 0 &&
 	    stat(path, &st) == 0 && same_file(&st, &est))
 		return true;
-	return runs_file(procroot, pid, cmdline, len, arg, index, false);
+	return runs_file(j->procroot, j->pid, cmdline, len, arg, index, false);
 }
 
 /*
@@ -429,51 +448,80 @@ believe_invoked(const char *procroot, pid_t pid, const char *cmdline, size_t len
  * given, or resolved from the task's working directory); otherwise exe.
  */
 static void
-find_invoked(const char *procroot, pid_t pid, const char *cmdline, size_t len,
-	     struct task *t)
+find_invoked(struct task_job *j, const char *cmdline, size_t len)
 {
-	const char *slash = strrchr(t->exe, '/');
+	const char *slash = strrchr(j->exe, '/');
 	const char *arg = NULL;
 	char path[PATH_MAX], real[PATH_MAX];
 	int index = 0;
 
-	snprintf(t->invoked, sizeof(t->invoked), "%s", t->exe);
-	if (strncmp(t->comm, slash ? slash + 1 : t->exe, COMM_CMP) == 0)
+	snprintf(j->invoked, sizeof(j->invoked), "%s", j->exe);
+	if (strncmp(j->comm, slash ? slash + 1 : j->exe, COMM_CMP) == 0)
 		return;
 	for (const char *a; (a = nth_arg(cmdline, len, index)) != NULL; index++) {
 		const char *b = strrchr(a, '/');
 
-		if (a[0] != '\0' && strncmp(t->comm, b ? b + 1 : a, COMM_CMP) == 0) {
+		if (a[0] != '\0' && strncmp(j->comm, b ? b + 1 : a, COMM_CMP) == 0) {
 			arg = a;
 			break;
 		}
 	}
-	if (arg == NULL || !believe_invoked(procroot, pid, cmdline, len, arg, index, t))
+	if (arg == NULL || !believe_invoked(j, cmdline, len, arg, index))
 		return;
 	if (arg[0] == '/')
-		snprintf(t->invoked, sizeof(t->invoked), "%s", arg);
-	else if (task_view(procroot, pid, arg, path, sizeof(path)) == 0 &&
+		snprintf(j->invoked, sizeof(j->invoked), "%s", arg);
+	else if (task_view(j->procroot, j->pid, arg, path, sizeof(path)) == 0 &&
 		 realpath(path, real) != NULL)
-		snprintf(t->invoked, sizeof(t->invoked), "%s", real);
+		snprintf(j->invoked, sizeof(j->invoked), "%s", real);
 }
 
-/* Script and invoked name: one read of cmdline, when either needs it.
- * Without it (unreadable, or given up on) no script, invoked = exe. */
+ssize_t
+task_job_run(struct task_job *j, char *buf, size_t len)
+{
+	char path[128];
+	ssize_t n;
+
+	if (j->names) { /* as for a task without a command line */
+		j->script[0] = '\0';
+		str_copy(j->invoked, sizeof(j->invoked), j->exe);
+	}
+	if (pid_path(path, sizeof(path), j->procroot, j->pid, "cmdline") < 0)
+		return -ENAMETOOLONG;
+	if ((n = read_file(path, buf, len)) <= 0 || !j->names)
+		return n;
+	find_script(j, buf, (size_t)n);
+	find_invoked(j, buf, (size_t)n);
+	return n;
+}
+
+/*
+ * Script and invoked name, when either needs the command line: its read
+ * and the checks of the files it names, all of which the task's owner
+ * can make block (a FUSE server that never answers, a lease on the
+ * script), are one job for a worker (cmdline.c).  Without them
+ * (unreadable, or given up on: then t->cmdline_timedout) no script,
+ * invoked = exe.
+ */
 static void
 read_names(const char *procroot, pid_t pid, struct task *t)
 {
 	const char *slash = strrchr(t->exe, '/');
 	const char *b = slash ? slash + 1 : t->exe;
-	char buf[4096];
+	struct task_job j;
 	ssize_t n;
 
 	str_copy(t->invoked, sizeof(t->invoked), t->exe);
 	if (!is_interpreter(b) && strncmp(t->comm, b, COMM_CMP) == 0)
 		return;
-	if ((n = read_cmdline(procroot, pid, buf, sizeof(buf), t)) <= 0)
+	if (job_for(&j, procroot, pid, t) < 0)
 		return;
-	find_script(procroot, pid, buf, (size_t)n, t);
-	find_invoked(procroot, pid, buf, (size_t)n, t);
+	/* the cmdline's first 4 KiB, as ever: no argument past them is looked at */
+	if ((n = cmdline_run(&j, NULL, 4096)) == -ETIMEDOUT)
+		t->cmdline_timedout = true;
+	if (n <= 0)
+		return;
+	str_copy(t->script, sizeof(t->script), j.script);
+	str_copy(t->invoked, sizeof(t->invoked), j.invoked);
 }
 
 static void

@@ -33,8 +33,9 @@ struct hook_view {
 };
 
 /*
- * The task's command line was not read in time (kernel/cmdline.c: its
- * owner can make the read block): it is classified as if it had none.
+ * The task's command line, or the checks of the files it names, did not
+ * end in time (kernel/cmdline.c: its owner can make them block): it is
+ * classified as if it had none.
  * Said at most once a second, with a count of the others.
  */
 static void
@@ -48,8 +49,8 @@ cmdline_timedout(struct core *c, const struct task *t)
 		return;
 	if (t->uid != (uid_t)-1)
 		snprintf(uid, sizeof(uid), " (uid %u)", (unsigned)t->uid);
-	log_warning("pid %d%s classified without its command line: reading it is stuck or "
-		    "too slow (%lu more not reported)",
+	log_warning("pid %d%s classified without its command line: reading it or checking "
+		    "the files it names is stuck or too slow (%lu more not reported)",
 		    (int)t->pid, uid, held);
 }
 

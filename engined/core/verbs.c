@@ -388,6 +388,12 @@ static json_t *
 explain(struct verb_ctx *x, pid_t pid, struct decision *d)
 {
 	struct core *c = x->rq->core;
+
+	/* the request's time, not the last event's: the decision's
+	 * once-a-second warnings (a command line given up on) count from
+	 * it, and no event may have come for a while */
+	if (x->rq->now > c->now)
+		c->now = x->rq->now;
 	enum decide_result r = core_explain(c, pid, x->rq->uid, d);
 
 	if (r == DECIDE_DENIED)

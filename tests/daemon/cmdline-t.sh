@@ -44,7 +44,7 @@ start "$T/bin/$P" 300; byname=$LAST
 ok "a new process is still placed" wait_group "$byname" cls /byname 5
 ok "the control socket answers" timeout 5 "$CTL" -s "$SOCK" status
 ok "the log says it was classified without its command line" \
-	wait_log "pid $stuck (uid 0) classified without its command line: reading it is stuck or too slow" 2
+	wait_log "pid $stuck (uid 0) classified without its command line: reading it or checking the files it names is stuck or too slow" 2
 kill "$DAEMON_PID"
 ok "the daemon stops with a read still stuck" wait_until 10 gone "$DAEMON_PID"
 # the stuck process first: before the bound, the daemon waits until it is gone

@@ -1,23 +1,43 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * fusestuck.c -- test helper: a process whose command line cannot be
- * read.  In a mount namespace of its own it mounts a FUSE file system
- * on DIR whose server (a child) answers everything but reads, and maps
- * its one file.  A second child reads that mapping through
- * /proc/PID/mem: the read waits for the server for ever, holding the
- * process's mm lock for reading; a thread of the process then wants it
- * for writing (an mmap) and waits behind it; every later reader of the
- * mm -- a read of /proc/PID/cmdline among them -- waits behind the
- * writer.  The process renames itself "stuck-argv" (its command name
- * is then not its executable's, so a classification reads its
- * cmdline), says "ready" on stdout and sleeps SECONDS; all of it ends
- * with the process (its children die with it).  Any user can do the
- * same with fusermount3 on their own processes; done here as root,
- * with no FUSE library.  Usage: fusestuck DIR SECONDS
+ * fusestuck.c -- test helper: a process whose command line, or the
+ * files it names, cannot be read.
+ *
+ * fusestuck DIR SECONDS: its command line.  In a mount namespace of
+ * its own it mounts a FUSE file system on DIR whose server (a child)
+ * answers everything but reads, and maps its one file.  A second
+ * child reads that mapping through /proc/PID/mem: the read waits for
+ * the server for ever, holding the process's mm lock for reading; a
+ * thread of the process then wants it for writing (an mmap) and waits
+ * behind it; every later reader of the mm -- a read of
+ * /proc/PID/cmdline among them -- waits behind the writer.  The
+ * process renames itself "stuck-argv" (its command name is then not
+ * its executable's, so a classification reads its cmdline), says
+ * "ready" on stdout and sleeps SECONDS; all of it ends with the
+ * process (its children die with it).  Any user can do the same with
+ * fusermount3 on their own processes; done here as root, with no FUSE
+ * library.
+ *
+ * FUSESTUCK_NAMES=DIR fusestuck -c ARG...: the files its command line
+ * names.  It mounts the same file system on DIR, holds its file f open
+ * (fd N) and makes DIR its working directory; then the server answers
+ * nothing more (it reads no more requests: whoever looks a name up in
+ * DIR, or stats f, waits for ever -- killably).  It drops the "-c"
+ * from its command line, says "ready fd N" and sleeps 60 s.  Its
+ * arguments are not its own but what a classification checks: run a
+ * copy of it named as an interpreter ("sh") and give it a script "./x"
+ * (looked up in DIR) or "-e FILE" (then f, held open, is stat'd).  At
+ * its exec, its command line "sh -c ..." names a command string, which
+ * no classification checks: the daemons that classify the exec (those
+ * of other tests too) are not stuck on it.  (The mount is root's, as
+ * the daemon is: the kernel refuses root on another user's FUSE mount
+ * unless it was mounted allow_other, without asking its server.)
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/fuse.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -28,6 +48,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -76,10 +97,7 @@ serve_one(int fd, const struct fuse_in_header *in, const void *arg)
 		break;
 	}
 	case FUSE_LOOKUP: {
-		struct fuse_entry_out e = { .nodeid = FILE_NODE,
-					    .generation = 1,
-					    .entry_valid = 3600,
-					    .attr_valid = 3600 };
+		struct fuse_entry_out e = { .nodeid = FILE_NODE, .generation = 1 };
 		if (strcmp(arg, "f") != 0) {
 			reply(fd, in->unique, -ENOENT, NULL, 0);
 			break;
@@ -89,7 +107,7 @@ serve_one(int fd, const struct fuse_in_header *in, const void *arg)
 		break;
 	}
 	case FUSE_GETATTR: {
-		struct fuse_attr_out a = { .attr_valid = 3600 };
+		struct fuse_attr_out a = { .attr_valid = 0 }; /* asked again */
 		attr_of(in->nodeid, &a.attr);
 		reply(fd, in->unique, 0, &a, sizeof(a));
 		break;
@@ -104,7 +122,9 @@ serve_one(int fd, const struct fuse_in_header *in, const void *arg)
 	case FUSE_FORGET:
 	case FUSE_BATCH_FORGET:
 		break;
-	case FUSE_FLUSH:
+	case FUSE_FLUSH: /* never asked again: a close then waits for nothing */
+		reply(fd, in->unique, -ENOSYS, NULL, 0);
+		break;
 	case FUSE_RELEASE:
 	case FUSE_DESTROY:
 		reply(fd, in->unique, 0, NULL, 0);
@@ -114,13 +134,26 @@ serve_one(int fd, const struct fuse_in_header *in, const void *arg)
 	}
 }
 
+/* Serve /dev/fuse fd until a byte on socket ctl (-1: none) says to go
+ * silent: then a byte back, and no request is read any more. */
 static void
-serve(int fd)
+serve(int fd, int ctl)
 {
 	static char buf[1 << 18]; /* more than max_write and FUSE_MIN_READ_BUFFER */
+	struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
+			       { .fd = ctl, .events = POLLIN } };
+	char c;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	for (;;) {
+		if (poll(p, 2, -1) < 0)
+			continue;
+		if (p[1].revents != 0) {
+			if (read(ctl, &c, 1) == 1 && write(ctl, &c, 1) == 1)
+				for (;;)
+					pause(); /* until the process is gone */
+			_exit(1);
+		}
 		ssize_t n = read(fd, buf, sizeof(buf));
 
 		if (n < 0 && errno == EINTR)
@@ -164,19 +197,15 @@ stuck_reader(unsigned long addr)
 	_exit(1); /* once the server is gone */
 }
 
-int
-main(int argc, char **argv)
+/* In a mount namespace of its own, DIR mounted with its server started
+ * (serving until a byte on ctl, -1 for never): the /dev/fuse fd is the
+ * server's alone.  0, or 1 with why on stderr. */
+static int
+mount_stuck(const char *dir, int ctl)
 {
-	char opts[128], path[4096];
-	pthread_t w;
-	void *map;
-	int fd, file, go[2];
+	char opts[128];
+	int fd;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: fusestuck DIR SECONDS\n");
-		return 2;
-	}
-	unsigned seconds = (unsigned)atoi(argv[2]);
 	if (unshare(CLONE_NEWNS) < 0 ||
 	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
 	    (fd = open("/dev/fuse", O_RDWR | O_CLOEXEC)) < 0) {
@@ -184,18 +213,36 @@ main(int argc, char **argv)
 		return 1;
 	}
 	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0", fd);
-	if (mount("fusestuck", argv[1], "fuse", MS_NOSUID | MS_NODEV, opts) < 0) {
+	if (mount("fusestuck", dir, "fuse", MS_NOSUID | MS_NODEV, opts) < 0) {
 		perror("fusestuck: mount");
 		return 1;
 	}
 	pid_t server = fork();
 	if (server == 0)
-		serve(fd);
+		serve(fd, ctl);
 	close(fd);
-	snprintf(path, sizeof(path), "%s/f", argv[1]);
-	if (server < 0 || (file = open(path, O_RDONLY | O_CLOEXEC)) < 0 ||
+	if (server < 0) {
+		perror("fusestuck: server");
+		return 1;
+	}
+	return 0;
+}
+
+/* The mm lock held: see the top. */
+static int
+stuck_mm(const char *dir, unsigned seconds)
+{
+	char path[4096];
+	pthread_t w;
+	void *map;
+	int file, go[2];
+
+	if (mount_stuck(dir, -1) != 0)
+		return 1;
+	snprintf(path, sizeof(path), "%s/f", dir);
+	if ((file = open(path, O_RDONLY | O_CLOEXEC)) < 0 ||
 	    (map = mmap(NULL, 4096, PROT_READ, MAP_SHARED, file, 0)) == MAP_FAILED) {
-		perror("fusestuck: server, file or mapping");
+		perror("fusestuck: file or mapping");
 		return 1;
 	}
 	prctl(PR_SET_NAME, "stuck-argv");
@@ -214,4 +261,64 @@ main(int argc, char **argv)
 	while (seconds > 0)
 		seconds = sleep(seconds);
 	return 0;
+}
+
+/* Drop argv[1] from the process's argument area (what
+ * /proc/PID/cmdline shows): the words after it move over it, the end
+ * is zeroed. */
+static void
+drop_first_arg(int argc, char **argv)
+{
+	char *end = argv[argc - 1] + strlen(argv[argc - 1]) + 1;
+	size_t skip = strlen(argv[1]) + 1;
+
+	memmove(argv[1], argv[1] + skip, (size_t)(end - argv[1]) - skip);
+	memset(end - skip, 0, skip);
+}
+
+/* The files named stuck: see the top. */
+static int
+stuck_names(const char *dir, int argc, char **argv)
+{
+	char path[PATH_MAX], c = 's';
+	unsigned seconds = 60;
+	int ctl[2], file;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) < 0 ||
+	    mount_stuck(dir, ctl[1]) != 0)
+		return 1;
+	snprintf(path, sizeof(path), "%s/f", dir);
+	/* a first close asks the server to flush, once: its exit's close
+	 * of f would wait for the silent server for ever */
+	if ((file = open(path, O_RDONLY | O_CLOEXEC)) < 0 || close(file) < 0 ||
+	    (file = open(path, O_RDONLY | O_CLOEXEC)) < 0 || chdir(dir) < 0) {
+		perror("fusestuck: file or working directory");
+		return 1;
+	}
+	/* silent from here on: the byte back says the server read its last */
+	if (write(ctl[0], &c, 1) != 1 || read(ctl[0], &c, 1) != 1) {
+		perror("fusestuck: silence");
+		return 1;
+	}
+	drop_first_arg(argc, argv);
+	printf("ready fd %d\n", file);
+	fflush(stdout);
+	while (seconds > 0)
+		seconds = sleep(seconds);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *names = getenv("FUSESTUCK_NAMES");
+
+	if (names != NULL && argc >= 3 && strcmp(argv[1], "-c") == 0)
+		return stuck_names(names, argc, argv);
+	if (names != NULL || argc != 3) {
+		fprintf(stderr, "usage: fusestuck DIR SECONDS\n"
+				"       FUSESTUCK_NAMES=DIR fusestuck -c ARG...\n");
+		return 2;
+	}
+	return stuck_mm(argv[1], (unsigned)atoi(argv[2]));
 }

@@ -144,7 +144,7 @@ test_stuck(void)
 	       "said once");
 	is_string(
 		"warning: pid 501 (uid 65534) classified without its command line: reading "
-		"it is stuck or too slow (0 more not reported)",
+		"it or checking the files it names is stuck or too slow (0 more not reported)",
 		line, "... naming the pid and its user");
 
 	/* an exec of it again: another worker waits, the loop goes on */
@@ -202,7 +202,7 @@ test_hook(void)
 	       "said once");
 	is_string(
 		"warning: pid 601 (uid 65534) classified without its command line: reading "
-		"it is stuck or too slow (0 more not reported)",
+		"it or checking the files it names is stuck or too slow (0 more not reported)",
 		line, "... naming the pid and its user");
 	log_close();
 	core_free(c);

@@ -10,11 +10,14 @@
 #include "tests/tap/tap.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define NOBODY 65534
 #define DAEMON 1 /* a user the profile is not granted to */
@@ -233,6 +236,52 @@ test_denial_log(void)
 }
 
 
+/*
+ * explain counts the once-a-second warning of a command line given up
+ * on from its own time, not from the last event's: explained again
+ * 1.5 s later, with no event between, a stuck process is said again.
+ * Its cmdline is a FIFO nobody writes (kernel/cmdline.c's bound).
+ */
+static void
+test_explain_clock(void)
+{
+	char path[256], line[512];
+	int said = 0, fd;
+	FILE *f;
+
+	fixture_proc(&fx, 300, NOBODY, NOBODY, "/usr/bin/dash", 30, "/");
+	snprintf(path, sizeof(path), "%s/300/cmdline", fx.proc);
+	unlink(path);
+	if (mkfifo(path, 0600) < 0)
+		bail("mkfifo %s", path);
+	snprintf(line, sizeof(line), "%s/explain.log", fx.dir);
+	if (log_open(line, LOG_LEVEL_INFO) < 0)
+		bail("log_open");
+	now = 70.0;
+	is_int(0, ask(0, false, "explain 300"),
+	       "a process whose cmdline is stuck is explained");
+	now = 71.5;
+	is_int(0, ask(0, false, "explain 300"), "... and 1.5 s later again");
+	log_close();
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0) /* the stuck reads return */
+		bail("open %s", path);
+	close(fd);
+	if ((f = fopen(line, "r")) == NULL)
+		bail("no log");
+	while (fgets(line, sizeof(line), f) != NULL)
+		said += strstr(line, "pid 300 (uid 65534) classified without its command "
+				     "line") != NULL;
+	fclose(f);
+	is_int(2, said, "... said both times");
+	size_t left = CMDLINE_WORKERS;
+	for (int i = 0; i < 200 && left > 0; i++) {
+		if (i > 0)
+			usleep(10000);
+		left = cmdline_stop();
+	}
+	fixture_gone(&fx, 300);
+}
+
 /* Every verb "help" lists has a text renderer (engined/render/text.c). */
 static void
 test_every_verb_has_text(void)
@@ -321,7 +370,8 @@ test_metrics_group(void)
 int
 main(void)
 {
-	plan(43 + 8 + 16 + 5 + 8);
+	alarm(30); /* an unbounded cmdline read fails the test, not hangs it */
+	plan(43 + 8 + 16 + 5 + 8 + 3);
 	fixture_init(&fx);
 	char conf[1024];
 	snprintf(conf, sizeof(conf), "%smetrics-group = \"%d\"\n", fixture_profile, METRICS_GID);
@@ -337,6 +387,7 @@ main(void)
 	test_no_oracle();
 	test_id_range();
 	test_denial_log();
+	test_explain_clock();
 	test_every_verb_has_text();
 	test_metrics_name_every_counter();
 	test_metrics_group();
