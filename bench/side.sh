@@ -30,6 +30,10 @@
 #                              of bench/probe named after SIDE_TAG) instead
 #                              of their user: no rule names a user or group,
 #                              so the daemons need no credential [0]
+#   SIDE_ONLY="floor cgengined"  only these of the daemons above run (the
+#                              floor among them): fewer daemons moving the
+#                              same probe at once, in fewer hierarchies
+#                              [all]
 #   SIDE_RECVONLY=1            one more floor, "floor-r", that wakes and
 #                              decodes as the floor does but never writes
 #                              (floor -r): the floor's cost without its two
@@ -66,6 +70,19 @@ NAMES="floor floor-f cgengined cg-netlink"
 for m in ${SIDE_MORE:-}; do NAMES="$NAMES ${m%%=*}"; done
 [ -n "${SIDE_ANANICY:-}" ] && NAMES="$NAMES an-bpf an-netlink"
 [ "${SIDE_RECVONLY:-0}" = 1 ] && NAMES="$NAMES floor-r" # last: it places nothing
+if [ -n "${SIDE_ONLY:-}" ]; then
+	for o in $SIDE_ONLY; do
+		case " $NAMES " in
+		*" $o "*) ;;
+		*) echo "bench/side.sh: SIDE_ONLY: no daemon \"$o\" in this run ($NAMES)" >&2; exit 1 ;;
+		esac
+	done
+	case " $SIDE_ONLY " in
+	*" floor "*) ;;
+	*) echo "bench/side.sh: SIDE_ONLY must name the floor: every figure is over its" >&2; exit 1 ;;
+	esac
+	NAMES=$SIDE_ONLY
+fi
 PIDS=""
 
 stop_all() {
@@ -208,7 +225,7 @@ for n in ${SIDE_SIZES:-10 1000}; do
 							own[nm[i]] = bound[j > 7 ? 7 : j] } } }
 				for (i = 1; i <= k; i++)
 					printf "%-10s %6s %4s %5s %5s %11.1f %10.2f %7.2f %7.2f %9s %7s %8s %5s %8s\n", nm[i], rules, c,
-						r, n, cpu[nm[i]], wk[nm[i]], cpu[nm[i]] / cpu["floor"], cpu[nm[i]] / cpu["floor-f"],
+						r, n, cpu[nm[i]], wk[nm[i]], cpu[nm[i]] / cpu["floor"], cpu["floor-f"] > 0 ? cpu[nm[i]] / cpu["floor-f"] : 0,
 						(i in q && q[i] != "" ? q[i] : "-"), in1[nm[i]], own[nm[i]], load,
 						kb0[i] == "-" || kb1[i] - kb0[i] == 0 ? "-" : sprintf("%.2f", (kb1[i] - kb0[i]) / 1000 / n) }' | tee -a "$D/table"
 		done
