@@ -225,7 +225,7 @@ for n in ${SIDE_SIZES:-10 1000}; do
 							own[nm[i]] = bound[j > 7 ? 7 : j] } } }
 				for (i = 1; i <= k; i++)
 					printf "%-10s %6s %4s %5s %5s %11.1f %10.2f %7.2f %7.2f %9s %7s %8s %5s %8s\n", nm[i], rules, c,
-						r, n, cpu[nm[i]], wk[nm[i]], cpu[nm[i]] / cpu["floor"], cpu["floor-f"] > 0 ? cpu[nm[i]] / cpu["floor-f"] : 0,
+						r, n, cpu[nm[i]], wk[nm[i]], cpu[nm[i]] / cpu["floor"], (cpu["floor-f"] > 0 ? cpu[nm[i]] / cpu["floor-f"] : 0),
 						(i in q && q[i] != "" ? q[i] : "-"), in1[nm[i]], own[nm[i]], load,
 						kb0[i] == "-" || kb1[i] - kb0[i] == 0 ? "-" : sprintf("%.2f", (kb1[i] - kb0[i]) / 1000 / n) }' | tee -a "$D/table"
 		done
