@@ -485,7 +485,8 @@ int procev_fd(const struct procev *p);
  * Receive and decode the datagrams waiting (up to 32, and up to max
  * events) with one system call.  Returns the number of events,
  * -EAGAIN when nothing is waiting, -ENOBUFS when the kernel dropped
- * events (the caller should rescan), another -errno on error.
+ * events (the caller should rescan), another -errno on error (-ENOMEM:
+ * the first receive allocates the datagrams' room, 36 KiB).
  * Datagrams not from the kernel yield 0 events.
  */
 int procev_recv(struct procev *p, struct procev_event *ev, size_t max) ATTR_WUR;

@@ -26,14 +26,21 @@
 #define DGRAMS	   32	/* datagrams taken per recvmmsg() */
 #define DGRAM_SIZE 1024 /* one proc event needs about 80 bytes */
 
-struct procev {
-	struct nl_sock *sk;
-	int fd;
-	int rcvbuf;
+/* Room for one recvmmsg(): allocated at the first receive -- a socket
+ * that is never read (with the BPF source, the one whose filter hands
+ * its events to the ring buffer) costs no 36 KiB. */
+struct dgrams {
 	char buf[DGRAMS][DGRAM_SIZE];
 	struct sockaddr_nl from[DGRAMS];
 	struct iovec iov[DGRAMS];
 	struct mmsghdr msg[DGRAMS];
+};
+
+struct procev {
+	struct nl_sock *sk;
+	int fd;
+	int rcvbuf;
+	struct dgrams *d; /* NULL until the first receive */
 	bool drained; /* the last receive took fewer datagrams than it could */
 };
 
@@ -285,6 +292,7 @@ procev_close(struct procev *p)
 		return;
 	(void)subscribe(p, PROC_CN_MCAST_IGNORE);
 	nl_socket_free(p->sk);
+	free(p->d);
 	free(p);
 }
 
@@ -298,20 +306,22 @@ int
 procev_recv(struct procev *p, struct procev_event *ev, size_t max)
 {
 	unsigned want = max < DGRAMS ? (unsigned)max : DGRAMS;
+	struct dgrams *d = p->d;
 	int n;
 
+	if (d == NULL && (d = p->d = malloc(sizeof(*d))) == NULL)
+		return -ENOMEM;
 	for (unsigned i = 0; i < want; i++) {
-		p->iov[i] =
-			(struct iovec){ .iov_base = p->buf[i], .iov_len = DGRAM_SIZE };
-		p->msg[i].msg_hdr = (struct msghdr){
-			.msg_name = &p->from[i],
-			.msg_namelen = sizeof(p->from[i]),
-			.msg_iov = &p->iov[i],
+		d->iov[i] = (struct iovec){ .iov_base = d->buf[i], .iov_len = DGRAM_SIZE };
+		d->msg[i].msg_hdr = (struct msghdr){
+			.msg_name = &d->from[i],
+			.msg_namelen = sizeof(d->from[i]),
+			.msg_iov = &d->iov[i],
 			.msg_iovlen = 1,
 		};
 	}
 	do
-		n = recvmmsg(p->fd, p->msg, want, MSG_DONTWAIT, NULL);
+		n = recvmmsg(p->fd, d->msg, want, MSG_DONTWAIT, NULL);
 	while (n < 0 && errno == EINTR);
 	p->drained = n < (int)want;
 	if (n < 0)
@@ -319,12 +329,12 @@ procev_recv(struct procev *p, struct procev_event *ev, size_t max)
 
 	size_t got = 0;
 	for (int i = 0; i < n && got < max; i++) {
-		const struct sockaddr_nl *from = &p->from[i];
+		const struct sockaddr_nl *from = &d->from[i];
 
-		if (p->msg[i].msg_hdr.msg_namelen < sizeof(*from) ||
+		if (d->msg[i].msg_hdr.msg_namelen < sizeof(*from) ||
 		    from->nl_family != AF_NETLINK)
 			continue;
-		int rc = procev_decode(p->buf[i], p->msg[i].msg_len, from->nl_pid,
+		int rc = procev_decode(d->buf[i], d->msg[i].msg_len, from->nl_pid,
 				       ev + got, max - got);
 		if (rc > 0) /* foreign or malformed datagrams yield nothing */
 			got += (size_t)rc;

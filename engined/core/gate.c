@@ -711,6 +711,11 @@ core_gate_paths(const struct core *c, void (*fn)(void *arg, const char *path), v
 void
 core_gate_set_state(struct core *c, const struct gate_state *s)
 {
+	/* closed as it never opened: core_gate_state() says so without a
+	 * gate (its 24 KiB of placements are made when first needed) */
+	if (c->gate == NULL && !s->on && !s->running && !s->pidfds && !s->locked &&
+	    s->marked == 0 && s->wanted == 0 && s->error[0] == '\0')
+		return;
 	struct gate *g = gate_get(c);
 
 	if (g != NULL)

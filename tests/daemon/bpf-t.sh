@@ -118,6 +118,8 @@ is "$before" "$(execs)" \
 	"interpreters running a script no rule names (or a command string) never reach the daemon"
 run_as "${TAG}b" sh "$T/bin/${TAG}named.sh"
 ok "sh running the named script is placed" wait_group "$LAST" cls /script
+# its sleep, which holds the test's output: stopped with it
+KIDS="$KIDS $(ps -o pid= --ppid "$LAST")"
 setpriv --reuid="${TAG}b" --regid="${TAG}b" --init-groups sh $opts "$T/bin/${TAG}other.sh"
 daemon_sync
 is "$((before + 2))" "$(execs)" \
