@@ -217,8 +217,8 @@ int task_run_state(const char *procroot, pid_t pid, char *state) ATTR_WUR;
  * block for ever: the read runs in one of CMDLINE_WORKERS worker
  * threads and is given up on after CMDLINE_WAIT_MS (kernel/cmdline.c
  * says why), -ETIMEDOUT -- at once when a worker is stuck on a read of
- * uid's (the process's real uid, which the caller knows), or every
- * worker is.  task_read() reads cmdline the same way, for TASK_SCRIPT
+ * uid's (the process's real uid, which the caller knows; (uid_t)-1:
+ * read from its status), or every worker is.  task_read() reads cmdline the same way, for TASK_SCRIPT
  * together with the checks of the files it names (one job, one wait),
  * and sets task.cmdline_timedout when it gives up.
  */

@@ -125,17 +125,18 @@ job_for(struct task_job *j, const char *procroot, pid_t pid, uid_t uid,
 }
 
 /*
- * The real uid t's jobs count under (cmdline.c: one stuck job per uid):
- * t's, or, when the event told none (TASK_KNOW_EXECED alone), read from
- * status -- (uid_t)-1 if it cannot be.
+ * The real uid pid's jobs count under (cmdline.c: one stuck job per
+ * uid): known, or when that is (uid_t)-1 (an event told none:
+ * TASK_KNOW_EXECED alone), read from status -- (uid_t)-1 if it cannot
+ * be.
  */
 static uid_t
-job_uid(const char *procroot, pid_t pid, const struct task *t)
+job_uid(const char *procroot, pid_t pid, uid_t known)
 {
 	uid_t uid;
 
-	if (t->uid != (uid_t)-1)
-		return t->uid;
+	if (known != (uid_t)-1)
+		return known;
 	return task_real_uid(procroot, pid, &uid) == 0 ? uid : (uid_t)-1;
 }
 
@@ -532,7 +533,7 @@ read_names(const char *procroot, pid_t pid, struct task *t)
 	str_copy(t->invoked, sizeof(t->invoked), t->exe);
 	if (!is_interpreter(b) && strncmp(t->comm, b, COMM_CMP) == 0)
 		return;
-	if (job_for(&j, procroot, pid, job_uid(procroot, pid, t), t) < 0)
+	if (job_for(&j, procroot, pid, job_uid(procroot, pid, t->uid), t) < 0)
 		return;
 	/* the cmdline's first 4 KiB, as ever: no argument past them is looked at */
 	if ((n = cmdline_run(&j, NULL, 4096)) == -ETIMEDOUT)
@@ -679,7 +680,7 @@ task_read_known(const char *procroot, pid_t pid, unsigned what, const struct tas
 		copy_known(t->argv0, sizeof(t->argv0), k->argv0, sizeof(k->argv0));
 	else if ((what & TASK_ARGV0) &&
 		 (t->cmdline_timedout ||
-		  read_cmdline(procroot, pid, job_uid(procroot, pid, t), t->argv0,
+		  read_cmdline(procroot, pid, job_uid(procroot, pid, t->uid), t->argv0,
 			       sizeof(t->argv0), t) <= 0))
 		t->argv0[0] = '\0';
 	if ((what & TASK_ARGV0) && t->argv0[0] == '\0' && !(what & TASK_EXE))
@@ -731,7 +732,7 @@ task_run_state(const char *procroot, pid_t pid, char *state)
 int
 task_read_cmdline(const char *procroot, pid_t pid, uid_t uid, char *buf, size_t len)
 {
-	return (int)read_cmdline(procroot, pid, uid, buf, len, NULL);
+	return (int)read_cmdline(procroot, pid, job_uid(procroot, pid, uid), buf, len, NULL);
 }
 
 /* State (field 3) and start time (field 22) of pid from its stat file. */
