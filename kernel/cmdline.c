@@ -28,8 +28,23 @@
  * that the job is abandoned: the caller gets -ETIMEDOUT, and the
  * worker, when (if ever) its job returns, drops the answer and is free
  * again.  While workers are stuck, the next job takes another, up to
- * CMDLINE_WORKERS; with all of them stuck a job fails at once, without
- * waiting.  A user can so cost others their command-line-based
+ * CMDLINE_WORKERS -- but only one stuck worker per uid (the task's real
+ * uid, which the caller knows from status or the event's record): while
+ * a worker is stuck on a job of uid U, the next job of U fails at once,
+ * without waiting, and leaves the other workers to other users.  With
+ * all of them stuck (that many users, each with a stuck job) every job
+ * fails at once.  A user so costs their own processes their
+ * command-line-based matching, and the loop one wait, while their job
+ * stays stuck; others keep theirs unless CMDLINE_WORKERS users do the
+ * same, and nobody can stop the loop.
+ *
+ * Root (uid 0) is a uid like any: its processes are the system's
+ * services, and a stuck job of theirs (a hung network file system under
+ * a script, a lease a user holds on a script root runs) costs root's
+ * other processes their matching while it lasts, not other users'.
+ * Exempting root would let such jobs take every worker again.  A user
+ * given subordinate uids (/etc/subuid, for newuidmap) runs processes of
+ * many uids and can still take every worker: that costs others their
  * matching, never the loop.
  *
  * The workers touch nothing but their own slot (the job's copy of
@@ -62,9 +77,9 @@
  * of ms).  50 ms covers that (a script on a slow network file system
  * may miss it: the process is then classified without its command
  * line, and the log says so), and is what a hostile process costs the
- * loop: at most once per worker while its job stays stuck (then
- * nothing: no worker is left to wait for), or once per classification
- * if it answers just too late.  CMDLINE_WORKERS (4): the jobs that may
+ * loop: once per uid while that uid's job stays stuck (then nothing:
+ * the uid's next jobs fail at once), or once per classification if it
+ * answers just too late.  CMDLINE_WORKERS (4): the uids whose jobs may
  * be stuck at once before every job fails at once.
  */
 
@@ -84,6 +99,7 @@ struct slot {
 	pthread_cond_t done; /* the caller waits here for ANSWERED */
 	int policy, nice;    /* the starting thread's scheduling */
 	struct sched_param sched;
+	uid_t uid;	     /* its job's task's (take_slot(): one stuck per uid) */
 	struct task_job job; /* the worker's own copy */
 	size_t len;
 	ssize_t rc;
@@ -211,20 +227,27 @@ start(struct slot *s)
 	return 0;
 }
 
-/* An idle worker, started if need be (under lock); NULL if all are
- * stuck (*err -ETIMEDOUT) or none can start (*err its -errno). */
+/* An idle worker for a job of uid's, started if need be (under lock);
+ * NULL if one is stuck on a job of uid's or all are (*err -ETIMEDOUT),
+ * or none can start (*err its -errno). */
 static struct slot *
-take_slot(int *err)
+take_slot(uid_t uid, int *err)
 {
-	struct slot *unstarted = NULL;
+	struct slot *idle = NULL, *unstarted = NULL;
 
 	*err = -ETIMEDOUT;
 	for (size_t i = 0; i < CMDLINE_WORKERS; i++) {
-		if (slots[i].state == SLOT_IDLE)
-			return &slots[i];
-		if (slots[i].state == SLOT_NONE && unstarted == NULL)
-			unstarted = &slots[i];
+		struct slot *s = &slots[i];
+
+		if (s->state == SLOT_ABANDONED && s->uid == uid)
+			return NULL; /* uid's one stuck worker */
+		if (s->state == SLOT_IDLE && idle == NULL)
+			idle = s;
+		if (s->state == SLOT_NONE && unstarted == NULL)
+			unstarted = s;
 	}
+	if (idle != NULL)
+		return idle;
 	if (unstarted == NULL || (*err = start(unstarted)) < 0)
 		return NULL;
 	return unstarted;
@@ -250,6 +273,7 @@ job_in(struct task_job *w, const struct task_job *j)
 {
 	str_copy(w->procroot, sizeof(w->procroot), j->procroot);
 	w->pid = j->pid;
+	w->uid = j->uid;
 	w->names = j->names;
 	if (!j->names)
 		return;
@@ -268,10 +292,11 @@ cmdline_run(struct task_job *j, char *buf, size_t len)
 		return -EINVAL;
 	pthread_once(&once, init_slots);
 	pthread_mutex_lock(&lock);
-	if ((s = take_slot(&err)) == NULL) {
+	if ((s = take_slot(j->uid, &err)) == NULL) {
 		pthread_mutex_unlock(&lock);
 		return err;
 	}
+	s->uid = j->uid;
 	job_in(&s->job, j);
 	s->len = len < sizeof(s->buf) ? len : sizeof(s->buf);
 	s->state = SLOT_ASKED;

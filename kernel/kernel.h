@@ -216,15 +216,17 @@ int task_run_state(const char *procroot, pid_t pid, char *state) ATTR_WUR;
  * Reading it reads the process's memory, which its owner can make
  * block for ever: the read runs in one of CMDLINE_WORKERS worker
  * threads and is given up on after CMDLINE_WAIT_MS (kernel/cmdline.c
- * says why), -ETIMEDOUT -- at once when every worker is stuck.
- * task_read() reads cmdline the same way, for TASK_SCRIPT together with
- * the checks of the files it names (one job, one wait), and sets
- * task.cmdline_timedout when it gives up.
+ * says why), -ETIMEDOUT -- at once when a worker is stuck on a read of
+ * uid's (the process's real uid, which the caller knows; (uid_t)-1:
+ * read from its status), or every worker is.  task_read() reads cmdline the same way, for TASK_SCRIPT
+ * together with the checks of the files it names (one job, one wait),
+ * and sets task.cmdline_timedout when it gives up.
  */
 #define CMDLINE_READ_MAX 65536
 #define CMDLINE_WAIT_MS	 50
 #define CMDLINE_WORKERS	 4
-int task_read_cmdline(const char *procroot, pid_t pid, char *buf, size_t len) ATTR_WUR;
+int task_read_cmdline(const char *procroot, pid_t pid, uid_t uid, char *buf,
+		      size_t len) ATTR_WUR;
 /* End the idle cmdline workers (done at exit, by atexit): the number of
  * those left running, stuck in a read, which are never waited for. */
 size_t cmdline_stop(void);

@@ -29,6 +29,7 @@ struct task_job {
 	/* in */
 	char procroot[TASK_JOB_ROOT_MAX];
 	pid_t pid;
+	uid_t uid; /* the task's real uid: one stuck job per uid (cmdline.c) */
 	bool names;
 	char comm[64];	    /* with names */
 	char exe[PATH_MAX]; /* with names */
@@ -44,8 +45,8 @@ ssize_t task_job_run(struct task_job *j, char *buf, size_t len);
  * (cmdline.c): j's in copied to the worker; when the job ends in time
  * and not with -errno, its out copied back and the cmdline's bytes (at
  * most CMDLINE_READ_MAX - 1) into buf unless it is NULL.  Returns those
- * bytes, -errno, or -ETIMEDOUT when the job did not end in time or
- * every worker is stuck. */
+ * bytes, -errno, or -ETIMEDOUT when the job did not end in time, or at
+ * once when a worker is stuck on a job of j->uid or every worker is. */
 ssize_t cmdline_run(struct task_job *j, char *buf, size_t len);
 
 #endif

@@ -104,16 +104,18 @@ read_pid_file(const char *procroot, pid_t pid, const char *leaf, char *buf, size
 	return n < 0 ? gone((int)n) : n;
 }
 
-/* Job j for pid of procroot: its cmdline, and when names is not NULL
- * the files it names too, that task's exe and comm copied in.  0 or
- * -ENAMETOOLONG. */
+/* Job j for pid of procroot, whose real uid is uid: its cmdline, and
+ * when names is not NULL the files it names too, that task's exe and
+ * comm copied in.  0 or -ENAMETOOLONG. */
 static int
-job_for(struct task_job *j, const char *procroot, pid_t pid, const struct task *names)
+job_for(struct task_job *j, const char *procroot, pid_t pid, uid_t uid,
+	const struct task *names)
 {
 	if (strlen(procroot) >= sizeof(j->procroot))
 		return -ENAMETOOLONG;
 	str_copy(j->procroot, sizeof(j->procroot), procroot);
 	j->pid = pid;
+	j->uid = uid;
 	j->names = names != NULL;
 	if (names != NULL) {
 		str_copy(j->comm, sizeof(j->comm), names->comm);
@@ -123,17 +125,35 @@ job_for(struct task_job *j, const char *procroot, pid_t pid, const struct task *
 }
 
 /*
+ * The real uid pid's jobs count under (cmdline.c: one stuck job per
+ * uid): known, or when that is (uid_t)-1 (an event told none:
+ * TASK_KNOW_EXECED alone), read from status -- (uid_t)-1 if it cannot
+ * be.
+ */
+static uid_t
+job_uid(const char *procroot, pid_t pid, uid_t known)
+{
+	uid_t uid;
+
+	if (known != (uid_t)-1)
+		return known;
+	return task_real_uid(procroot, pid, &uid) == 0 ? uid : (uid_t)-1;
+}
+
+/*
  * procroot/pid/cmdline into buf, as read_pid_file but bounded in time
- * (cmdline.c says why): -ETIMEDOUT when the read was given up on, and
- * then t->cmdline_timedout set (t may be NULL).
+ * (cmdline.c says why), pid's real uid being uid: -ETIMEDOUT when the
+ * read was given up on, and then t->cmdline_timedout set (t may be
+ * NULL).
  */
 static ssize_t
-read_cmdline(const char *procroot, pid_t pid, char *buf, size_t len, struct task *t)
+read_cmdline(const char *procroot, pid_t pid, uid_t uid, char *buf, size_t len,
+	     struct task *t)
 {
 	struct task_job j;
 	ssize_t n;
 
-	if (job_for(&j, procroot, pid, NULL) < 0)
+	if (job_for(&j, procroot, pid, uid, NULL) < 0)
 		return -ENAMETOOLONG;
 	n = cmdline_run(&j, buf, len);
 	if (n == -ETIMEDOUT && t != NULL)
@@ -513,7 +533,7 @@ read_names(const char *procroot, pid_t pid, struct task *t)
 	str_copy(t->invoked, sizeof(t->invoked), t->exe);
 	if (!is_interpreter(b) && strncmp(t->comm, b, COMM_CMP) == 0)
 		return;
-	if (job_for(&j, procroot, pid, t) < 0)
+	if (job_for(&j, procroot, pid, job_uid(procroot, pid, t->uid), t) < 0)
 		return;
 	/* the cmdline's first 4 KiB, as ever: no argument past them is looked at */
 	if ((n = cmdline_run(&j, NULL, 4096)) == -ETIMEDOUT)
@@ -660,7 +680,8 @@ task_read_known(const char *procroot, pid_t pid, unsigned what, const struct tas
 		copy_known(t->argv0, sizeof(t->argv0), k->argv0, sizeof(k->argv0));
 	else if ((what & TASK_ARGV0) &&
 		 (t->cmdline_timedout ||
-		  read_cmdline(procroot, pid, t->argv0, sizeof(t->argv0), t) <= 0))
+		  read_cmdline(procroot, pid, job_uid(procroot, pid, t->uid), t->argv0,
+			       sizeof(t->argv0), t) <= 0))
 		t->argv0[0] = '\0';
 	if ((what & TASK_ARGV0) && t->argv0[0] == '\0' && !(what & TASK_EXE))
 		get_exe(procroot, pid, k, t);
@@ -709,9 +730,9 @@ task_run_state(const char *procroot, pid_t pid, char *state)
 }
 
 int
-task_read_cmdline(const char *procroot, pid_t pid, char *buf, size_t len)
+task_read_cmdline(const char *procroot, pid_t pid, uid_t uid, char *buf, size_t len)
 {
-	return (int)read_cmdline(procroot, pid, buf, len, NULL);
+	return (int)read_cmdline(procroot, pid, job_uid(procroot, pid, uid), buf, len, NULL);
 }
 
 /* State (field 3) and start time (field 22) of pid from its stat file. */

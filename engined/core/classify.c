@@ -63,8 +63,8 @@ hook_cmdline(void *arg, char *buf, size_t len)
 	if (v->cmd == NULL && v->t->cmdline_timedout)
 		return -ETIMEDOUT; /* given up on for the snapshot: not again */
 	if (v->cmd == NULL) {
-		if ((n = task_read_cmdline(v->c->env.procroot, v->t->pid, buf, len)) ==
-		    -ETIMEDOUT)
+		if ((n = task_read_cmdline(v->c->env.procroot, v->t->pid, v->t->uid, buf,
+					   len)) == -ETIMEDOUT)
 			cmdline_timedout(v->c, v->t);
 		return n;
 	}

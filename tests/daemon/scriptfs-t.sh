@@ -9,13 +9,14 @@
 # up in that directory), the other as "sh -e FILE" (FILE is real, but
 # the file it holds open is stat'd to see whether it is FILE).
 # Explaining each -- which checks its script, as any classification of
-# it does -- answers after the bounded wait, as for a process without
-# a command line, and the log says so; the control socket answers, a
-# new process is still placed, and the daemon stops (exit 0) with the
-# checks still stuck.  Before the bound, the daemon's loop stopped in
-# the first check.  (At their exec their command lines were "sh -c
-# ...", a command string, which nothing checks: the daemons of other
-# tests running meanwhile do not get stuck on them.)
+# it does -- answers as for a process without a command line (the
+# first after the bounded wait, the second, root's too, at once: one
+# stuck worker per user), and the log says so; the control socket
+# answers, a new process is still placed, and the daemon stops (exit 0)
+# with the checks still stuck.  Before the bound, the daemon's loop
+# stopped in the first check.  (At their exec their command lines were
+# "sh -c ...", a command string, which nothing checks: the daemons of
+# other tests running meanwhile do not get stuck on them.)
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
 plan 10

@@ -5,9 +5,10 @@
  * nobody writes (an open of one for reading blocks, as the read of a
  * hostile process's argument pages does).  A stuck read is given up on
  * after CMDLINE_WAIT_MS; the next ones take the other workers, then
- * fail at once; a worker whose read returns is free again; task_read()
- * classifies without the command line; the process exits with a
- * worker stuck.  On a build without the bound the first stuck read
+ * fail at once; a uid holds one stuck worker at most, its next reads
+ * failing at once while others' are still read; a worker whose read
+ * returns is free again; task_read() classifies without the command
+ * line; the process exits with a worker stuck.  On a build without the bound the first stuck read
  * never returns: alarm() ends the test, failed.
  */
 #include "kernel/kernel.h"
@@ -60,12 +61,12 @@ unstick(int pid)
 	close(fd);
 }
 
-/* Read pid's cmdline: its result; *ms how long it took. */
+/* Read the cmdline of pid, of uid: its result; *ms how long it took. */
 static int
-timed_read(int pid, char *buf, size_t len, double *ms)
+timed_read(int pid, uid_t uid, char *buf, size_t len, double *ms)
 {
 	double t0 = now_ms();
-	int n = task_read_cmdline(root, pid, buf, len);
+	int n = task_read_cmdline(root, pid, uid, buf, len);
 
 	*ms = now_ms() - t0;
 	return n;
@@ -73,24 +74,25 @@ timed_read(int pid, char *buf, size_t len, double *ms)
 
 /* A stuck read: -ETIMEDOUT after the wait, not much later. */
 static void
-check_waited(int pid, const char *what)
+check_waited(int pid, uid_t uid, const char *what)
 {
 	char buf[64];
 	double ms;
-	int n = timed_read(pid, buf, sizeof(buf), &ms);
+	int n = timed_read(pid, uid, buf, sizeof(buf), &ms);
 
 	is_int(-ETIMEDOUT, n, "%s: -ETIMEDOUT", what);
 	ok(ms >= CMDLINE_WAIT_MS - 5 && ms < 1000, "%s: after the wait (%.1f ms)", what,
 	   ms);
 }
 
-/* A read with every worker stuck: -ETIMEDOUT at once. */
+/* A read with every worker stuck, or one on uid's read: -ETIMEDOUT at
+ * once. */
 static void
-check_at_once(int pid, const char *what)
+check_at_once(int pid, uid_t uid, const char *what)
 {
 	char buf[64];
 	double ms;
-	int n = timed_read(pid, buf, sizeof(buf), &ms);
+	int n = timed_read(pid, uid, buf, sizeof(buf), &ms);
 
 	is_int(-ETIMEDOUT, n, "%s: -ETIMEDOUT", what);
 	ok(ms < CMDLINE_WAIT_MS / 2, "%s: at once (%.1f ms)", what, ms);
@@ -106,7 +108,7 @@ exit_stuck(const char *dir)
 
 	snprintf(root, sizeof(root), "%s", dir);
 	alarm(30);
-	n = task_read_cmdline(root, 900, buf, sizeof(buf));
+	n = task_read_cmdline(root, 900, 1000, buf, sizeof(buf));
 	return n == -ETIMEDOUT && cmdline_stop() == 1 ? 0 : 1;
 }
 
@@ -146,12 +148,13 @@ test_normal(void)
 {
 	char buf[256];
 
-	is_int(sizeof(job) - 1, task_read_cmdline(root, 100, buf, sizeof(buf)),
+	is_int(sizeof(job) - 1, task_read_cmdline(root, 100, 1000, buf, sizeof(buf)),
 	       "a cmdline read whole");
 	ok(memcmp(buf, job, sizeof(job)) == 0, "... its bytes, NUL-terminated");
-	is_int(4, task_read_cmdline(root, 100, buf, 5), "a short buffer: len - 1 bytes");
+	is_int(4, task_read_cmdline(root, 100, 1000, buf, 5),
+	       "a short buffer: len - 1 bytes");
 	is_string("/bin", buf, "... NUL-terminated");
-	is_int(-ESRCH, task_read_cmdline(root, 101, buf, sizeof(buf)),
+	is_int(-ESRCH, task_read_cmdline(root, 101, 1000, buf, sizeof(buf)),
 	       "a process gone: -ESRCH");
 }
 
@@ -208,6 +211,24 @@ test_task(void)
 	is_int(1000, t.uid, "... the rest read as ever (uid)");
 }
 
+/*
+ * Task 201 (uid 1000) holds a worker: uid 1000's next reads, stuck or
+ * not, fail at once and take no worker (test_workers finds the other
+ * CMDLINE_WORKERS - 1 free); another uid's read is answered.
+ */
+static void
+test_uid(void)
+{
+	char buf[256];
+
+	stuck_cmdline(210); /* never opened: not unstuck */
+	check_at_once(210, 1000, "a second stuck read of uid 1000");
+	check_at_once(100, 1000, "a readable cmdline of uid 1000");
+	is_int(sizeof(job) - 1, task_read_cmdline(root, 100, 1001, buf, sizeof(buf)),
+	       "the same cmdline read for uid 1001");
+	ok(memcmp(buf, job, sizeof(job)) == 0, "... its bytes");
+}
+
 /* The other workers, then none; workers free again once unstuck. */
 static void
 test_workers(void)
@@ -218,19 +239,21 @@ test_workers(void)
 
 	/* task 201 holds one worker: the others, one each */
 	for (int pid = 202; pid < 201 + CMDLINE_WORKERS; pid++) {
-		snprintf(what, sizeof(what), "stuck read %d", pid - 200);
-		check_waited(pid, what);
+		snprintf(what, sizeof(what), "stuck read %d, of uid %d", pid - 200,
+			 2000 + pid);
+		check_waited(pid, (uid_t)(2000 + pid), what);
 	}
-	check_at_once(100, "every worker stuck, a readable cmdline");
-	check_at_once(201 + CMDLINE_WORKERS, "every worker stuck, another stuck cmdline");
+	check_at_once(100, 1001, "every worker stuck, a readable cmdline");
+	check_at_once(201 + CMDLINE_WORKERS, 3000,
+		      "every worker stuck, another stuck cmdline");
 	for (int pid = 201; pid < 201 + CMDLINE_WORKERS; pid++)
 		unstick(pid);
 	for (int i = 0; i < 200 && n == -ETIMEDOUT; i++) {
 		if (i > 0)
 			usleep(10000);
-		n = timed_read(100, buf, sizeof(buf), &ms);
+		n = timed_read(100, 1000, buf, sizeof(buf), &ms);
 	}
-	is_int(sizeof(job) - 1, n, "unstuck, a worker reads again");
+	is_int(sizeof(job) - 1, n, "unstuck, a worker reads again, for uid 1000 too");
 	/* all of them free: as many stuck reads wait again */
 	for (int pid = 301; pid < 301 + CMDLINE_WORKERS; pid++)
 		stuck_cmdline(pid);
@@ -243,9 +266,9 @@ test_workers(void)
 	is_int(0, left, "every unstuck worker is free (and ends)");
 	for (int pid = 301; pid < 301 + CMDLINE_WORKERS; pid++) {
 		snprintf(what, sizeof(what), "after them, stuck read %d", pid - 300);
-		check_waited(pid, what);
+		check_waited(pid, (uid_t)(2000 + pid), what);
 	}
-	check_at_once(100, "every worker stuck again");
+	check_at_once(100, 1001, "every worker stuck again");
 	for (int pid = 301; pid < 301 + CMDLINE_WORKERS; pid++)
 		unstick(pid);
 	left = CMDLINE_WORKERS;
@@ -265,7 +288,7 @@ main(int argc, char **argv)
 	if (argc == 3 && strcmp(argv[1], "--exit-stuck") == 0)
 		return exit_stuck(argv[2]);
 	alarm(30); /* a read that is not bounded fails the test, not hangs it */
-	plan(2 + 5 + 12 + 2 * (CMDLINE_WORKERS - 1) + 2 * 2 + 1 + 1 +
+	plan(2 + 5 + 12 + 3 * 2 + 2 * (CMDLINE_WORKERS - 1) + 2 * 2 + 1 + 1 +
 	     2 * CMDLINE_WORKERS + 2 + 1);
 	snprintf(root, sizeof(root), "/tmp/cgetest-cmdline.XXXXXX");
 	if (mkdtemp(root) == NULL)
@@ -276,6 +299,7 @@ main(int argc, char **argv)
 	test_normal();
 	make_tasks();
 	test_task();
+	test_uid();
 	for (int pid = 202; pid <= 201 + CMDLINE_WORKERS; pid++)
 		stuck_cmdline(pid);
 	test_workers();

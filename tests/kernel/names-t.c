@@ -9,8 +9,12 @@
  * to read its #! line, blocks until the lease is let go (or the
  * kernel's lease-break-time, 45 s by default, has passed).  One task
  * is an interpreter whose script is checked, the other a program
- * started by that script's name.  On a build that checks them in the
- * loop, task_read() blocks in that open: alarm() ends the test, failed.
+ * started by that script's name; they are two users' (one stuck worker
+ * each at most).  A third task of the first user, whose event told no
+ * uid (read from status for the job), is given up on at once, leaving
+ * a worker to a fourth user's task, whose script is read.  On a build
+ * that checks them in the loop, task_read() blocks in that open:
+ * alarm() ends the test, failed.
  */
 #include "kernel/kernel.h"
 #include "tests/lib/testenv.h"
@@ -33,16 +37,16 @@ now_ms(void)
 	return (double)mono_ns() / 1e6;
 }
 
-/* pid: status naming comm, exe a link to fs/EXE, cwd fs/opt, root fs,
- * an empty fd directory, cmdline the len bytes of cmd. */
+/* pid: status naming comm and uid, exe a link to fs/EXE, cwd fs/opt,
+ * root fs, an empty fd directory, cmdline the len bytes of cmd. */
 static void
-make_task(int pid, const char *comm, const char *exe, const char *cmd, size_t len)
+make_task(int pid, const char *comm, int uid, const char *exe, const char *cmd, size_t len)
 {
 	char rel[128], status[256];
 	int n = snprintf(status, sizeof(status),
-			 "Name:\t%s\nPPid:\t1\nUid:\t1000\t1000\t1000\t1000\n"
+			 "Name:\t%s\nPPid:\t1\nUid:\t%d\t%d\t%d\t%d\n"
 			 "Gid:\t1000\t1000\t1000\t1000\nGroups:\t\nKthread:\t0\n",
-			 comm);
+			 comm, uid, uid, uid, uid);
 
 	snprintf(rel, sizeof(rel), "%d/status", pid);
 	testenv_put_file(root, rel, status, (size_t)n);
@@ -62,6 +66,7 @@ make_task(int pid, const char *comm, const char *exe, const char *cmd, size_t le
  * believed on that line alone); env started by the script's name. */
 static const char dash_job[] = "/bin/sh\0-e\0/opt/job.sh\0";
 static const char env_job[] = "env\0/opt/job.sh\0";
+static const char dash_other[] = "/bin/sh\0-e\0/opt/other.sh\0";
 
 static void
 make_tasks(void)
@@ -69,10 +74,13 @@ make_tasks(void)
 	static const char script[] = "#!/bin/sh -e\necho\n";
 
 	testenv_put_file(root, "fs/opt/job.sh", script, sizeof(script) - 1);
+	testenv_put_file(root, "fs/opt/other.sh", script, sizeof(script) - 1);
 	testenv_put_file(root, "fs/usr/bin/dash", "\177ELF", 4);
 	testenv_put_file(root, "fs/usr/bin/env", "\177ELF", 4);
-	make_task(200, "dash", "fs/usr/bin/dash", dash_job, sizeof(dash_job) - 1);
-	make_task(201, "job.sh", "fs/usr/bin/env", env_job, sizeof(env_job) - 1);
+	make_task(200, "dash", 1000, "fs/usr/bin/dash", dash_job, sizeof(dash_job) - 1);
+	make_task(201, "job.sh", 1001, "fs/usr/bin/env", env_job, sizeof(env_job) - 1);
+	make_task(202, "dash", 1000, "fs/usr/bin/dash", dash_job, sizeof(dash_job) - 1);
+	make_task(203, "dash", 1002, "fs/usr/bin/dash", dash_other, sizeof(dash_other) - 1);
 }
 
 /* A write lease on the script: an open of it blocks until it is let
@@ -99,7 +107,7 @@ lease_script(void)
  * after one wait.  t is freed at once: the worker, stuck in its open,
  * must not write to it when it returns (valgrind sees it). */
 static void
-check_stuck(int pid, const char *exe, const char *what)
+check_stuck(int pid, const char *exe, int uid, const char *what)
 {
 	unsigned want = TASK_EXE | TASK_SCRIPT | TASK_ARGV0;
 	struct task *t = malloc(sizeof(*t));
@@ -116,8 +124,34 @@ check_stuck(int pid, const char *exe, const char *what)
 	is_string("", t->script, "... no script");
 	is_string(path, t->invoked, "... the name it was started by: its exe");
 	is_string("", t->argv0, "... no argv[0] (its command line not read again)");
-	is_int(1000, t->uid, "... the rest read as ever (uid)");
+	is_int(uid, t->uid, "... the rest read as ever (uid)");
 	free(t);
+}
+
+/*
+ * Task 202, uid 1000's as 200 is, with 200's job stuck: its event told
+ * that it exec'd and no uid (the job's uid read from status), and it is
+ * given up on at once, taking no worker; task 203, of uid 1002, still
+ * gets one, and its script.
+ */
+static void
+check_one_per_uid(void)
+{
+	unsigned want = TASK_EXE | TASK_SCRIPT;
+	struct task_known k = { .have = TASK_KNOW_EXECED | TASK_KNOW_COMM, .comm = "dash" };
+	struct task t;
+
+	double t0 = now_ms();
+	is_int(0, task_read_known(root, 202, want, &k, &t), "task 202 of uid 1000 read");
+	double ms = now_ms() - t0;
+	is_int(-1, (int)t.uid, "... no uid told (the job's read from status)");
+	ok(t.cmdline_timedout, "... its command line given up on");
+	ok(ms < CMDLINE_WAIT_MS / 2, "... at once: uid 1000 holds a stuck worker (%.1f ms)",
+	   ms);
+	is_string("", t.script, "... no script");
+	is_int(0, task_read(root, 203, want, &t), "task 203 of uid 1002 read");
+	ok(!t.cmdline_timedout, "... its command line read");
+	is_string("/opt/other.sh", t.script, "... its script");
 }
 
 /* The lease let go: the same tasks read whole, their stuck jobs ended
@@ -169,10 +203,12 @@ main(void)
 		(void)system(cmd);
 		skip_all("no file lease to be had in /tmp");
 	}
-	plan(2 * 7 + 8);
-	check_stuck(200, "fs/usr/bin/dash", "an interpreter, its script's #! line stuck");
-	check_stuck(201, "fs/usr/bin/env",
+	plan(2 * 7 + 8 + 8);
+	check_stuck(200, "fs/usr/bin/dash", 1000,
+		    "an interpreter, its script's #! line stuck");
+	check_stuck(201, "fs/usr/bin/env", 1001,
 		    "started by a script's name, its #! line stuck");
+	check_one_per_uid();
 	close(lease);
 	check_unstuck();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
