@@ -165,22 +165,11 @@ make_tasks(void)
 	static const char status[] =
 		"Name:\tjob.sh\nPPid:\t1\nUid:\t1000\t1000\t1000\t1000\n"
 		"Gid:\t1000\t1000\t1000\t1000\nGroups:\t\nKthread:\t0\n";
-	char rel[128];
 
 	testenv_put_file(root, "fs/opt/job.sh", "#!/bin/sh\necho\n", 15);
 	testenv_put_file(root, "fs/usr/bin/dash", "\177ELF", 4);
-	for (int pid = 200; pid <= 201; pid++) {
-		snprintf(rel, sizeof(rel), "%d/status", pid);
-		testenv_put_file(root, rel, status, sizeof(status) - 1);
-		snprintf(rel, sizeof(rel), "%d/exe", pid);
-		testenv_link(root, rel, "fs/usr/bin/dash");
-		snprintf(rel, sizeof(rel), "%d/cwd", pid);
-		testenv_link(root, rel, "fs/opt");
-		snprintf(rel, sizeof(rel), "%d/root", pid);
-		testenv_link(root, rel, "fs");
-		snprintf(rel, sizeof(rel), "%s/%d/fd", root, pid);
-		mkdir(rel, 0755);
-	}
+	for (int pid = 200; pid <= 201; pid++)
+		testenv_fake_task(root, pid, status, "fs/usr/bin/dash", "fs/opt", "fs");
 	testenv_put_file(root, "200/cmdline", job, sizeof(job) - 1);
 	stuck_cmdline(201);
 }

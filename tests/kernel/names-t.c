@@ -48,18 +48,11 @@ make_task(int pid, const char *comm, int uid, const char *exe, const char *cmd, 
 			 "Gid:\t1000\t1000\t1000\t1000\nGroups:\t\nKthread:\t0\n",
 			 comm, uid, uid, uid, uid);
 
-	snprintf(rel, sizeof(rel), "%d/status", pid);
-	testenv_put_file(root, rel, status, (size_t)n);
+	if (n < 0 || (size_t)n >= sizeof(status))
+		bail("status of %d", pid);
+	testenv_fake_task(root, pid, status, exe, "fs/opt", "fs");
 	snprintf(rel, sizeof(rel), "%d/cmdline", pid);
 	testenv_put_file(root, rel, cmd, len);
-	snprintf(rel, sizeof(rel), "%d/exe", pid);
-	testenv_link(root, rel, exe);
-	snprintf(rel, sizeof(rel), "%d/cwd", pid);
-	testenv_link(root, rel, "fs/opt");
-	snprintf(rel, sizeof(rel), "%d/root", pid);
-	testenv_link(root, rel, "fs");
-	snprintf(rel, sizeof(rel), "%s/%d/fd", root, pid);
-	mkdir(rel, 0755);
 }
 
 /* dash running /opt/job.sh after the #! line's own option (its script

@@ -631,6 +631,17 @@ fixture_core(struct fixture *f)
 }
 
 void
+fixture_stuck_cmdline(struct fixture *f, pid_t pid)
+{
+	char path[300];
+
+	snprintf(path, sizeof(path), "%s/%d/cmdline", f->proc, (int)pid);
+	unlink(path);
+	if (mkfifo(path, 0600) < 0)
+		bail("mkfifo %s", path);
+}
+
+void
 fixture_proc(struct fixture *f, pid_t pid, uid_t uid, gid_t gid, const char *exe,
 	     uint64_t start, const char *group)
 {

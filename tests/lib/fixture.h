@@ -63,6 +63,10 @@ void fixture_proc(struct fixture *f, pid_t pid, uid_t uid, gid_t gid, const char
 /* Set the line "KEY:\tVALUE" of pid's status ("Tgid", "TracerPid",
  * "Kthread" ...): the line of that key replaced, or added at the end. */
 void fixture_status(struct fixture *f, pid_t pid, const char *key, const char *value);
+/* Make pid's cmdline a FIFO no one writes: a read of it waits (a
+ * process whose command line cannot be read, as kernel/cmdline.c
+ * fears). */
+void fixture_stuck_cmdline(struct fixture *f, pid_t pid);
 /* Change the "Threads:" line of pid. */
 void fixture_threads(struct fixture *f, pid_t pid, int threads);
 void fixture_gone(struct fixture *f, pid_t pid);

@@ -257,3 +257,22 @@ testenv_link(const char *root, const char *rel, const char *target)
 	if (symlink(from, to) < 0)
 		bail("symlink %s", to);
 }
+
+void
+testenv_fake_task(const char *root, int pid, const char *status, const char *exe,
+		  const char *cwd, const char *fs)
+{
+	char rel[128], fd[8192];
+
+	snprintf(rel, sizeof(rel), "%d/status", pid);
+	testenv_put_file(root, rel, status, strlen(status));
+	snprintf(rel, sizeof(rel), "%d/exe", pid);
+	testenv_link(root, rel, exe);
+	snprintf(rel, sizeof(rel), "%d/cwd", pid);
+	testenv_link(root, rel, cwd);
+	snprintf(rel, sizeof(rel), "%d/root", pid);
+	testenv_link(root, rel, fs);
+	snprintf(fd, sizeof(fd), "%s/%d/fd", root, pid);
+	if (mkdir(fd, 0755) < 0)
+		bail("mkdir %s", fd);
+}

@@ -39,6 +39,11 @@ void testenv_stop(pid_t pid);
  * symbolic link to root/target.  Both bail out on failure. */
 void testenv_put_file(const char *root, const char *rel, const char *text, size_t len);
 void testenv_link(const char *root, const char *rel, const char *target);
+/* A task of a fake procroot: root/PID/status holding status, and links
+ * exe, cwd and root to root/EXE, root/CWD and root/FS (all relative to
+ * root), and an empty fd directory; its cmdline is the caller's. */
+void testenv_fake_task(const char *root, int pid, const char *status, const char *exe,
+		       const char *cwd, const char *fs);
 
 /* The group of pid in hierarchy key ("name=..."), into buf; NULL if none. */
 const char *testenv_cgroup_of(pid_t pid, const char *key, char *buf, size_t len);

@@ -63,9 +63,10 @@ job(pid_t pid, uint64_t start, bool stuck)
 	if (symlink(fs, path) < 0)
 		bail("symlink %s", path);
 	snprintf(path, sizeof(path), "%s/%d/cmdline", fx.proc, (int)pid);
-	unlink(path);
-	if (stuck ? mkfifo(path, 0600) < 0 : (put(path, cmd, sizeof(cmd) - 1), false))
-		bail("mkfifo %s", path);
+	if (stuck)
+		fixture_stuck_cmdline(&fx, pid);
+	else
+		put(path, cmd, sizeof(cmd) - 1);
 }
 
 static void
@@ -187,10 +188,7 @@ test_hook(void)
 	snprintf(path, sizeof(path), "%s/600/cmdline", fx.proc);
 	put(path, cmd, sizeof(cmd) - 1);
 	fixture_proc(&fx, 601, NOBODY, NOBODY, "/usr/bin/cat", 61, "/");
-	snprintf(path, sizeof(path), "%s/601/cmdline", fx.proc);
-	unlink(path);
-	if (mkfifo(path, 0600) < 0)
-		bail("mkfifo %s", path);
+	fixture_stuck_cmdline(&fx, 601);
 	snprintf(log, sizeof(log), "%s/daemon.log", fx.dir);
 	if (log_open(log, LOG_LEVEL_INFO) < 0)
 		bail("log_open %s", log);

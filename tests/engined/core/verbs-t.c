@@ -250,10 +250,8 @@ test_explain_clock(void)
 	FILE *f;
 
 	fixture_proc(&fx, 300, NOBODY, NOBODY, "/usr/bin/dash", 30, "/");
+	fixture_stuck_cmdline(&fx, 300);
 	snprintf(path, sizeof(path), "%s/300/cmdline", fx.proc);
-	unlink(path);
-	if (mkfifo(path, 0600) < 0)
-		bail("mkfifo %s", path);
 	snprintf(line, sizeof(line), "%s/explain.log", fx.dir);
 	if (log_open(line, LOG_LEVEL_INFO) < 0)
 		bail("log_open");
