@@ -694,8 +694,10 @@ classify_known(struct core *c, pid_t pid, const struct task_known *known, struct
 		break;
 	}
 	/* where it is now, so nothing already in place is moved or logged:
-	 * from the exec's record where it tells, else read */
-	if (!d->cg_read && classify_wants_move(c, d) && !placed_known(c, known, d)) {
+	 * from the exec's record where it tells; for an event's process
+	 * moved by writes, not at all; else read */
+	if (!d->cg_read && classify_wants_move(c, d) && !placed_known(c, known, d) &&
+	    !placed_unread(c, known, d)) {
 		if (task_read_cgroups(c->env.procroot, pid, &d->cg) < 0) {
 			c->stats.vanished++;
 			return;

@@ -518,6 +518,11 @@ size_t placed_hiers(const struct core *c, uint32_t *out, size_t max, bool *backw
  * when its groups must be read (d unchanged).
  */
 bool placed_known(struct core *c, const struct task_known *k, struct decision *d);
+/* Else, for a process an event told of (k set) that the cgroupfs
+ * backend moves by writes: true, with d->placed set and no bit of
+ * d->in_place -- it is moved without reading where it is (placed.c says
+ * why); false when its groups must be read. */
+bool placed_unread(const struct core *c, const struct task_known *k, struct decision *d);
 
 
 /* ---- wants.c --------------------------------------------------------------------- */

@@ -192,3 +192,24 @@ placed_known(struct core *c, const struct task_known *k, struct decision *d)
 	d->in_place = in;
 	return true;
 }
+
+/*
+ * A process an event told of (k set: an exec, a change of its ids)
+ * whose record does not say where it is, moved by the cgroupfs
+ * backend's writes: where it is is not read.  The write of a process
+ * already in its group is the kernel's no-op, and costs less than
+ * reading /proc/PID/cgroup, which takes css_set_lock and prints every
+ * hierarchy: a third of the daemon's CPU per exec on the proc
+ * connector (bench/side.sh).  Such a process counts as moved.  Rescans
+ * (k NULL) read, as do the unified layout (compared by path) and the
+ * systemd backend (a move there is a call to PID 1).
+ */
+bool
+placed_unread(const struct core *c, const struct task_known *k, struct decision *d)
+{
+	if (k == NULL || d->composed[0] != '\0' || c->env.cgfs->look.logical != NULL)
+		return false;
+	d->placed = true;
+	d->in_place = 0;
+	return true;
+}

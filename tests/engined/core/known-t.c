@@ -280,14 +280,16 @@ test_placed(void)
 	exec_event(c, 832, &k, 4.0);
 	core_batch_done(c, 4.0);
 	is_string("/www", fixture_group(&fx, 832),
-		  "a record without the managed hierarchy's group: /proc says where it is");
+		  "a record without the managed hierarchy's group: it ends in /www");
+	ok(core_stats(c)->moves == moves + 2,
+	   "... written there, where it is not read (the kernel's no-op if it was)");
 
 	fixture_proc(&fx, 833, NOBODY, NOBODY, "/usr/bin/fx-www", 833, "/www");
 	k = record(4000);
 	exec_event(c, 833, &k, 5.0);
 	core_batch_done(c, 5.0);
-	ok(core_stats(c)->moves == moves + 2,
-	   "a record without groups: /proc says it is in place already");
+	ok(core_stats(c)->moves == moves + 3 && strcmp(fixture_group(&fx, 833), "/www") == 0,
+	   "a record without groups: written to /www without a read of /proc");
 	core_free(c);
 }
 
@@ -344,7 +346,7 @@ test_execed(void)
 int
 main(void)
 {
-	plan(10 + 4 + 6 + 2);
+	plan(10 + 4 + 7 + 2);
 	fixture_init(&fx);
 	test_record();
 	test_groups();
