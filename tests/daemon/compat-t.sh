@@ -61,7 +61,16 @@ placed() {
 	gates=$((gates + 1)); mkfifo -m 644 "$T/go$gates"
 	run_as "$U" sh -c "read go <'$T/go$gates'; exec '$T/bin/$prog' 300"; pp=$LAST
 	wait_group "$pp" cls /DefaultCgroup || diag "the shell was not classified"
-	while [ $# -ge 2 ]; do echo "$pp" >"$T/h/$1$2/cgroup.procs"; shift 2; done
+	# (again while a late classification of the shell -- its exec after
+	# its uid change -- still sends it to its own group meanwhile)
+	while [ $# -ge 2 ]; do
+		for try in 1 2 3 4 5; do
+			echo "$pp" >"$T/h/$1$2/cgroup.procs"
+			sleep 0.2
+			[ "$(cgroup_of "$pp" "$1")" = "$2" ] && break
+		done
+		shift 2
+	done
 	timeout 30 sh -c 'echo go >"$1"' sh "$T/go$gates"
 	wait_until 30 runs "$pp" "$T/bin/$prog"
 	run_as "$U" "$T/bin/${TAG}job" 300
