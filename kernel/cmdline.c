@@ -99,8 +99,7 @@ struct slot {
 	pthread_cond_t done; /* the caller waits here for ANSWERED */
 	int policy, nice;    /* the starting thread's scheduling */
 	struct sched_param sched;
-	uid_t uid;	     /* its job's task's (take_slot(): one stuck per uid) */
-	struct task_job job; /* the worker's own copy */
+	struct task_job job; /* the worker's own copy (job.uid: take_slot()'s one stuck per uid) */
 	size_t len;
 	ssize_t rc;
 	char buf[CMDLINE_READ_MAX];
@@ -239,7 +238,7 @@ take_slot(uid_t uid, int *err)
 	for (size_t i = 0; i < CMDLINE_WORKERS; i++) {
 		struct slot *s = &slots[i];
 
-		if (s->state == SLOT_ABANDONED && s->uid == uid)
+		if (s->state == SLOT_ABANDONED && s->job.uid == uid)
 			return NULL; /* uid's one stuck worker */
 		if (s->state == SLOT_IDLE && idle == NULL)
 			idle = s;
@@ -296,7 +295,6 @@ cmdline_run(struct task_job *j, char *buf, size_t len)
 		pthread_mutex_unlock(&lock);
 		return err;
 	}
-	s->uid = j->uid;
 	job_in(&s->job, j);
 	s->len = len < sizeof(s->buf) ? len : sizeof(s->buf);
 	s->state = SLOT_ASKED;
