@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * bpfexec.c -- the eBPF event source's loader: opens the skeleton of
- * kernel/bpf/exec.bpf.c (compiled and wrapped by bpftool at build
- * time), sizes its ring buffer, attaches it, fills its filter's maps and
- * turns its records (read by the ring reader below) into the proc
- * connector's EXEC events, so the core
- * sees one kind of event whichever source runs -- with what the record
- * says of the task attached (bpfexec_known(), bpfrecord.c), which the
- * core takes instead of reading /proc.  Its socket filter on uid and
- * gid changes (cge_ids, attached by the daemon to a connector socket)
- * writes those that pass to the same ring buffer: they become the
- * connector's UID and GID events.  Where that one does not load, the
- * exec's program is loaded alone, and bpfexec_ids() says why: the
- * daemon reads those changes from the connector then.
+ * bpfexec.c -- the eBPF event source: has kernel/bpf/exec.bpf.c loaded
+ * and attached (by a child, bpfload.c, which hands back the descriptors
+ * of its maps and programs), fills its filter's maps and turns its
+ * records (read by the ring reader below) into the proc connector's EXEC
+ * events, so the core sees one kind of event whichever source runs --
+ * with what the record says of the task attached (bpfexec_known(),
+ * bpfrecord.c), which the core takes instead of reading /proc.  Its
+ * socket filter on uid and gid changes (cge_ids, attached by the daemon
+ * to a connector socket) writes those that pass to the same ring
+ * buffer: they become the connector's UID and GID events.  Where that
+ * one does not load, the exec's program is loaded alone, and
+ * bpfexec_ids() says why: the daemon reads those changes from the
+ * connector then.
  *
  * Built without libbpf, every function fails with -EOPNOTSUPP.
  */
@@ -51,8 +51,20 @@ struct ring {
 	unsigned char bounce[sizeof(struct execbpf_event)];
 };
 
+/*
+ * What the daemon holds of the loaded object (a child loaded it:
+ * bpfload.c): descriptors of the maps it fills, of its programs and of
+ * the exec program's attachment, and the program's globals mapped.
+ */
+struct kept {
+	struct bpfload l;	  /* the descriptors (kernel_private.h) */
+	struct execbpf__bss *bss; /* mapped: the program's globals */
+	struct execbpf__data *data;
+	size_t bss_len, data_len;
+};
+
 struct bpfexec {
-	struct execbpf *skel;
+	struct kept k;
 	struct ring rb;
 	struct procev_event *out; /* during bpfexec_recv: where records go */
 	size_t max, got;
@@ -66,12 +78,6 @@ struct bpfexec {
 	size_t ntracked;
 	int ids; /* 0: cge_ids is attached; else -errno, why not */
 };
-
-static int
-silent(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	return 0;
-}
 
 /* One record into the caller's array; stops the ring buffer's loop
  * (the record is taken) once the array is full. */
@@ -128,6 +134,11 @@ ring_unmap(struct ring *r)
 		munmap(r->cons, (size_t)r->page);
 	if (r->prod != NULL)
 		munmap((void *)r->prod, (size_t)r->page + r->size);
+	if (r->fd >= 0)
+		close(r->fd);
+	r->cons = NULL;
+	r->prod = NULL;
+	r->fd = -1;
 }
 
 /* The len bytes of the record at data offset off, in place or, when it
@@ -181,58 +192,61 @@ ring_consume(struct ring *r, struct bpfexec *b)
 	return n;
 }
 
-/*
- * Open, size and load the skeleton into b->skel, and attach its exec
- * program; with ids, load the socket filter on uid and gid changes too
- * (the daemon attaches it to its connector socket).  0, or -errno (then
- * b->skel may be set: the caller destroys it).
- */
+/* A global section's map (.bss, .data) of size bytes, mapped: at *at,
+ * its length in *len; 0 or -errno. */
 static int
-load(struct bpfexec *b, size_t rbsize, bool ids)
+map_globals(int fd, size_t size, void **at, size_t *len)
 {
-	struct execbpf *s;
-	int rc;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t n = (size + (size_t)page - 1) & ~((size_t)page - 1);
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 
-	if ((s = b->skel = execbpf__open()) == NULL)
-		return errno ? -errno : -EINVAL;
-	if ((rc = bpf_map__set_max_entries(s->maps.events, (__u32)rbsize)) < 0 ||
-	    (rc = bpf_program__set_autoload(s->progs.cge_ids, ids)) < 0 ||
-	    (rc = execbpf__load(s)) < 0)
-		return rc;
-	if ((s->links.cge_exec = bpf_program__attach(s->progs.cge_exec)) == NULL)
-		return errno ? -errno : -EINVAL;
-	if (ids)
-		b->ids = 0;
+	if (p == MAP_FAILED)
+		return -errno;
+	*at = p;
+	*len = n;
 	return 0;
+}
+
+static void
+kept_close(struct kept *k)
+{
+	bpfload_close(&k->l); /* (the link's: detaches the program) */
+	if (k->bss != NULL)
+		munmap(k->bss, k->bss_len);
+	if (k->data != NULL)
+		munmap(k->data, k->data_len);
+	k->bss = NULL;
+	k->data = NULL;
 }
 
 int
 bpfexec_open(struct bpfexec **out, size_t rbsize)
 {
 	struct bpfexec *b;
-	const char *fail = getenv("CGENGINED_TEST_BPF_FAIL");
 	const char *noids = getenv("CGENGINED_TEST_BPF_NOIDS");
+	struct kept *k;
 	int rc;
 
 	*out = NULL;
-	if (fail != NULL && strcmp(fail, "1") == 0)
-		return -EPERM;
 	if ((b = calloc(1, sizeof(*b))) == NULL)
 		return -ENOMEM;
-	if (getenv("CGENGINED_BPF_DEBUG") == NULL)
-		libbpf_set_print(silent);
-	b->ids = -EPERM; /* (the test's reason, when it asks for none) */
-	if (noids == NULL || strcmp(noids, "1") != 0) {
-		if ((rc = load(b, rbsize, true)) < 0) { /* again, without it */
-			b->ids = rc;
-			execbpf__destroy(b->skel);
-			b->skel = NULL;
-		}
+	k = &b->k;
+	b->rb.fd = -1;
+	if ((rc = bpfload_run(&k->l, rbsize, noids == NULL || strcmp(noids, "1") != 0)) < 0) {
+		free(b);
+		return rc;
 	}
-	if (b->skel == NULL && (rc = load(b, rbsize, false)) < 0)
+	b->ids = k->l.ids;
+	if ((rc = map_globals(k->l.fd[BPFLOAD_BSS], k->l.bss_size, (void **)&k->bss,
+			      &k->bss_len)) < 0 ||
+	    (rc = map_globals(k->l.fd[BPFLOAD_DATA], k->l.data_size, (void **)&k->data,
+			      &k->data_len)) < 0)
 		goto fail;
-	if ((rc = ring_map(&b->rb, bpf_map__fd(b->skel->maps.events),
-			   bpf_map__max_entries(b->skel->maps.events))) < 0)
+	int ring = k->l.fd[BPFLOAD_RING];
+
+	k->l.fd[BPFLOAD_RING] = -1; /* the ring's now: ring_unmap() closes it */
+	if ((rc = ring_map(&b->rb, ring, k->l.ring_size)) < 0)
 		goto fail;
 	*out = b;
 	return 0;
@@ -244,21 +258,21 @@ fail:
 int
 bpfexec_ids(const struct bpfexec *b)
 {
-	return b->ids < 0 ? b->ids : bpf_program__fd(b->skel->progs.cge_ids);
+	return b->ids < 0 ? b->ids : b->k.l.fd[BPFLOAD_IDS];
 }
 
 void
 bpfexec_hold_ids(struct bpfexec *b, bool hold)
 {
 	/* a full barrier after clearing it, as bpfexec_awake() */
-	__atomic_store_n(&b->skel->bss->hold_ids, hold ? 1u : 0u, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&b->k.bss->hold_ids, hold ? 1u : 0u, __ATOMIC_SEQ_CST);
 }
 
 void
 bpfexec_want_ids(struct bpfexec *b, bool uid, bool gid)
 {
-	__atomic_store_n(&b->skel->data->want_uid, uid ? 1u : 0u, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&b->skel->data->want_gid, gid ? 1u : 0u, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&b->k.data->want_uid, uid ? 1u : 0u, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&b->k.data->want_gid, gid ? 1u : 0u, __ATOMIC_SEQ_CST);
 }
 
 void
@@ -267,7 +281,7 @@ bpfexec_close(struct bpfexec *b)
 	if (b == NULL)
 		return;
 	ring_unmap(&b->rb);
-	execbpf__destroy(b->skel);
+	kept_close(&b->k);
 	free(b->known);
 	free(b->tracked);
 	free(b);
@@ -282,7 +296,7 @@ bpfexec_fd(const struct bpfexec *b)
 int
 bpfexec_recv(struct bpfexec *b, struct procev_event *ev, size_t max)
 {
-	uint64_t drops = __atomic_load_n(&b->skel->bss->drops, __ATOMIC_RELAXED);
+	uint64_t drops = __atomic_load_n(&b->k.bss->drops, __ATOMIC_RELAXED);
 
 	if (drops != b->drops_seen) {
 		b->drops_seen = drops;
@@ -319,19 +333,19 @@ bpfexec_awake(struct bpfexec *b, bool awake)
 {
 	/* a full barrier after clearing it: the reader's next look at the
 	 * ring buffer comes after the program can see it asleep */
-	__atomic_store_n(&b->skel->bss->awake, awake ? 1u : 0u, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&b->k.bss->awake, awake ? 1u : 0u, __ATOMIC_SEQ_CST);
 }
 
 /* Add (add: true) or delete the keys of generation gen to/from map. */
 static int
-ids_apply(struct bpf_map *map, uint32_t gen, const uint32_t *ids, size_t n, bool add)
+ids_apply(int map, uint32_t gen, const uint32_t *ids, size_t n, bool add)
 {
 	uint8_t one = 1;
 
 	for (size_t i = 0; i < n; i++) {
 		struct execbpf_id_key k = { .gen = gen, .id = ids[i] };
-		int rc = add ? bpf_map__update_elem(map, &k, sizeof(k), &one, 1, BPF_ANY)
-			     : bpf_map__delete_elem(map, &k, sizeof(k), 0);
+		int rc = add ? bpf_map_update_elem(map, &k, &one, BPF_ANY)
+			     : bpf_map_delete_elem(map, &k);
 
 		if (rc < 0 && (add || rc != -ENOENT))
 			return rc;
@@ -340,7 +354,7 @@ ids_apply(struct bpf_map *map, uint32_t gen, const uint32_t *ids, size_t n, bool
 }
 
 static int
-names_apply(struct bpf_map *map, uint32_t gen, const struct execkeys *k, bool add)
+names_apply(int map, uint32_t gen, const struct execkeys *k, bool add)
 {
 	uint8_t one = 1;
 
@@ -349,8 +363,8 @@ names_apply(struct bpf_map *map, uint32_t gen, const struct execkeys *k, bool ad
 		int rc;
 
 		memcpy(key.name, k->names[i], EXECBPF_COMM_LEN - 1);
-		rc = add ? bpf_map__update_elem(map, &key, sizeof(key), &one, 1, BPF_ANY)
-			 : bpf_map__delete_elem(map, &key, sizeof(key), 0);
+		rc = add ? bpf_map_update_elem(map, &key, &one, BPF_ANY)
+			 : bpf_map_delete_elem(map, &key);
 		if (rc < 0 && (add || rc != -ENOENT))
 			return rc;
 	}
@@ -358,14 +372,14 @@ names_apply(struct bpf_map *map, uint32_t gen, const struct execkeys *k, bool ad
 }
 
 static int
-anames_apply(struct bpf_map *map, uint32_t gen, const struct execkeys *k, bool add)
+anames_apply(int map, uint32_t gen, const struct execkeys *k, bool add)
 {
 	uint8_t one = 1;
 
 	for (size_t i = 0; i < k->nanames; i++) {
 		struct execbpf_hash_key key = { .gen = gen, .hash = k->anames[i] };
-		int rc = add ? bpf_map__update_elem(map, &key, sizeof(key), &one, 1, BPF_ANY)
-			     : bpf_map__delete_elem(map, &key, sizeof(key), 0);
+		int rc = add ? bpf_map_update_elem(map, &key, &one, BPF_ANY)
+			     : bpf_map_delete_elem(map, &key);
 
 		if (rc < 0 && (add || rc != -ENOENT))
 			return rc;
@@ -373,12 +387,12 @@ anames_apply(struct bpf_map *map, uint32_t gen, const struct execkeys *k, bool a
 	return 0;
 }
 
-/* Empty generation gen of a key map (whatever a failed fill left):
- * its keys are listed first, then deleted. */
+/* Empty generation gen of a key map of cap entries (whatever a failed
+ * fill left): its keys are listed first, then deleted. */
 static void
-clear_gen(struct bpf_map *map, size_t keysize, uint32_t gen)
+clear_gen(int map, size_t cap, size_t keysize, uint32_t gen)
 {
-	size_t cap = bpf_map__max_entries(map), n = 0;
+	size_t n = 0;
 	char *keys = malloc(cap * keysize);
 	char cur[sizeof(struct execbpf_name_key)], next[sizeof(struct execbpf_name_key)];
 	bool first = true;
@@ -386,7 +400,7 @@ clear_gen(struct bpf_map *map, size_t keysize, uint32_t gen)
 	if (keys == NULL)
 		return;
 	while (n < cap &&
-	       bpf_map__get_next_key(map, first ? NULL : cur, next, keysize) == 0) {
+	       bpf_map_get_next_key(map, first ? NULL : cur, next) == 0) {
 		uint32_t g;
 
 		first = false;
@@ -396,17 +410,17 @@ clear_gen(struct bpf_map *map, size_t keysize, uint32_t gen)
 			memcpy(keys + n++ * keysize, next, keysize);
 	}
 	for (size_t i = 0; i < n; i++)
-		(void)bpf_map__delete_elem(map, keys + i * keysize, keysize, 0);
+		(void)bpf_map_delete_elem(map, keys + i * keysize);
 	free(keys);
 }
 
 static void
-clear_all(struct execbpf *s, uint32_t gen)
+clear_all(const struct kept *k, uint32_t gen)
 {
-	clear_gen(s->maps.uids, sizeof(struct execbpf_id_key), gen);
-	clear_gen(s->maps.gids, sizeof(struct execbpf_id_key), gen);
-	clear_gen(s->maps.names, sizeof(struct execbpf_name_key), gen);
-	clear_gen(s->maps.anames, sizeof(struct execbpf_hash_key), gen);
+	clear_gen(k->l.fd[BPFLOAD_UIDS], k->l.cap[0], sizeof(struct execbpf_id_key), gen);
+	clear_gen(k->l.fd[BPFLOAD_GIDS], k->l.cap[1], sizeof(struct execbpf_id_key), gen);
+	clear_gen(k->l.fd[BPFLOAD_NAMES], k->l.cap[2], sizeof(struct execbpf_name_key), gen);
+	clear_gen(k->l.fd[BPFLOAD_ANAMES], k->l.cap[3], sizeof(struct execbpf_hash_key), gen);
 }
 
 /* The bits of a map's keys (exec_event.h): a word per 64. */
@@ -465,7 +479,7 @@ bits_of(const struct execkeys *k, struct keybits kb[3])
 int
 bpfexec_filter(struct bpfexec *b, const struct execkeys *k)
 {
-	struct execbpf *s = b->skel;
+	struct kept *s = &b->k;
 	uint32_t old = s->bss->gen, gen = old ^ 1u;
 	struct keybits kb[3];
 	volatile __u64 *bits[3] = { s->bss->bits_uids, s->bss->bits_gids, s->bss->bits_names };
@@ -473,10 +487,10 @@ bpfexec_filter(struct bpfexec *b, const struct execkeys *k)
 
 	clear_all(s, gen);
 	if (!k->wide &&
-	    ((rc = ids_apply(s->maps.uids, gen, k->uids, k->nuids, true)) < 0 ||
-	     (rc = ids_apply(s->maps.gids, gen, k->gids, k->ngids, true)) < 0 ||
-	     (rc = names_apply(s->maps.names, gen, k, true)) < 0 ||
-	     (rc = anames_apply(s->maps.anames, gen, k, true)) < 0)) {
+	    ((rc = ids_apply(s->l.fd[BPFLOAD_UIDS], gen, k->uids, k->nuids, true)) < 0 ||
+	     (rc = ids_apply(s->l.fd[BPFLOAD_GIDS], gen, k->gids, k->ngids, true)) < 0 ||
+	     (rc = names_apply(s->l.fd[BPFLOAD_NAMES], gen, k, true)) < 0 ||
+	     (rc = anames_apply(s->l.fd[BPFLOAD_ANAMES], gen, k, true)) < 0)) {
 		s->data->wide = 1; /* keys that did not fit: no filter */
 		clear_all(s, gen);
 		return rc;
@@ -525,13 +539,13 @@ listed(const pid_t *v, size_t n, pid_t pid)
 int
 bpfexec_track(struct bpfexec *b, const pid_t *pids, size_t n)
 {
-	struct bpf_map *map = b->skel->maps.pids;
+	int map = b->k.l.fd[BPFLOAD_PIDS];
 	pid_t *copy = NULL;
 	uint8_t one = 1;
 	struct keybits kb = { .w = { 0 } };
 
 	if (n == PROCEV_ALL || n > EXECBPF_PIDS_MAX) {
-		__atomic_store_n(&b->skel->bss->all_pids, 1u, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&b->k.bss->all_pids, 1u, __ATOMIC_SEQ_CST);
 		return 0;
 	}
 	if (n > 0 && (copy = malloc(n * sizeof(*copy))) == NULL)
@@ -544,25 +558,25 @@ bpfexec_track(struct bpfexec *b, const pid_t *pids, size_t n)
 
 		kb.w[bit / 64] |= 1ULL << (bit % 64);
 	}
-	bits_store(b->skel->bss->bits_pids, &kb, true, EXECBPF_PID_BITS_WORDS);
+	bits_store(b->k.bss->bits_pids, &kb, true, EXECBPF_PID_BITS_WORDS);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t key = (uint32_t)pids[i];
-		int rc = bpf_map__update_elem(map, &key, sizeof(key), &one, 1, BPF_ANY);
+		int rc = bpf_map_update_elem(map, &key, &one, BPF_ANY);
 
 		if (rc < 0) {
-			__atomic_store_n(&b->skel->bss->all_pids, 1u, __ATOMIC_SEQ_CST);
+			__atomic_store_n(&b->k.bss->all_pids, 1u, __ATOMIC_SEQ_CST);
 			free(copy);
 			return rc;
 		}
 	}
-	__atomic_store_n(&b->skel->bss->all_pids, 0u, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&b->k.bss->all_pids, 0u, __ATOMIC_SEQ_CST);
 	for (size_t i = 0; i < b->ntracked; i++) {
 		uint32_t key = (uint32_t)b->tracked[i];
 
 		if (!listed(pids, n, b->tracked[i]))
-			(void)bpf_map__delete_elem(map, &key, sizeof(key), 0);
+			(void)bpf_map_delete_elem(map, &key);
 	}
-	bits_store(b->skel->bss->bits_pids, &kb, false, EXECBPF_PID_BITS_WORDS);
+	bits_store(b->k.bss->bits_pids, &kb, false, EXECBPF_PID_BITS_WORDS);
 	free(b->tracked);
 	b->tracked = copy;
 	b->ntracked = n;
@@ -577,10 +591,10 @@ bpfexec_stats(const struct bpfexec *b, struct bpfexec_stats *out)
 
 	memset(out, 0, sizeof(*out));
 	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(bpf_program__fd(b->skel->progs.cge_exec), &info, &len) == 0)
+	if (bpf_obj_get_info_by_fd(b->k.l.fd[BPFLOAD_EXEC], &info, &len) == 0)
 		out->execs = info.run_cnt;
-	out->passed = b->skel->bss->passed;
-	out->drops = b->skel->bss->drops;
+	out->passed = b->k.bss->passed;
+	out->drops = b->k.bss->drops;
 }
 
 #else /* !HAVE_BPF */
@@ -648,7 +662,7 @@ void
 bpfexec_hold_ids(struct bpfexec *b, bool hold)
 {
 	/* a full barrier after clearing it, as bpfexec_awake() */
-	__atomic_store_n(&b->skel->bss->hold_ids, hold ? 1u : 0u, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&b->k.bss->hold_ids, hold ? 1u : 0u, __ATOMIC_SEQ_CST);
 }
 
 void

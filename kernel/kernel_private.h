@@ -49,4 +49,37 @@ ssize_t task_job_run(struct task_job *j, char *buf, size_t len);
  * once when a worker is stuck on a job of j->uid or every worker is. */
 ssize_t cmdline_run(struct task_job *j, char *buf, size_t len);
 
+/*
+ * The BPF object loaded and attached in a child process (bpfload.c,
+ * built with HAVE_BPF): the descriptors the daemon keeps, in this order
+ * in fd[] (-1: none -- BPFLOAD_IDS when that program did not load).
+ */
+enum {
+	BPFLOAD_RING,	/* the ring buffer map (events) */
+	BPFLOAD_UIDS,	/* the filter's key maps */
+	BPFLOAD_GIDS,
+	BPFLOAD_NAMES,
+	BPFLOAD_ANAMES,
+	BPFLOAD_PIDS,	/* the tracked thread groups */
+	BPFLOAD_EXEC,	/* the exec program (its run count) */
+	BPFLOAD_LINK,	/* its attachment: closing the last descriptor detaches it */
+	BPFLOAD_BSS,	/* the program's globals, to map */
+	BPFLOAD_DATA,
+	BPFLOAD_IDS,	/* the socket filter on uid and gid changes */
+	BPFLOAD_NFDS
+};
+struct bpfload {
+	int fd[BPFLOAD_NFDS];
+	int ids;		/* 0: BPFLOAD_IDS loaded; else -errno, why not */
+	uint32_t cap[4];	/* max_entries of the uids, gids, names, anames maps */
+	uint32_t ring_size;	/* the ring buffer's data, a power of two */
+	uint32_t bss_size, data_size; /* the globals' maps' value sizes */
+};
+/* Load in a child, rbsize bytes of ring buffer, with ids the socket
+ * filter too (else ids is -EPERM): 0 and *out set, or -errno why the
+ * program did not load (-EPROTO: the child died without a word). */
+int bpfload_run(struct bpfload *out, size_t rbsize, bool ids);
+/* Close what *l holds. */
+void bpfload_close(struct bpfload *l);
+
 #endif

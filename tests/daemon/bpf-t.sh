@@ -7,7 +7,7 @@
 # of events (logged, rescanned) like the connector's.
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
-plan 24
+plan 25
 
 mount_hier cls; MANAGED="cls"
 add_user "${TAG}a"; add_user "${TAG}b"
@@ -55,6 +55,9 @@ is "event source: bpf" "$("$CTL" -s "$T/control.sock" status | grep '^event sour
 	"event-source = bpf: status says so"
 ok "the filter names one uid" grep -q "BPF filter: execs of 1 uids, 0 gids, 0 names" \
 	"$T/daemon.log"
+# the program is loaded by a child of the daemon (kernel/bpfload.c),
+# which hands its descriptors over and is waited for
+is "" "$(cat /proc/"$DAEMON_PID"/task/*/children)" "the loader's child is gone, not a zombie"
 run_as "${TAG}a" "$T/bin/${TAG}long" 300
 ok "a's program is placed" wait_group "$LAST" cls /a
 before=$(execs)
