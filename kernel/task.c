@@ -128,16 +128,25 @@ job_for(struct task_job *j, const char *procroot, pid_t pid, uid_t uid,
  * The real uid pid's jobs count under (cmdline.c: one stuck job per
  * uid): known, or when that is (uid_t)-1 (an event told none:
  * TASK_KNOW_EXECED alone), read from status -- (uid_t)-1 if it cannot
- * be.
+ * be.  A snapshot may hand off two jobs (its names, its argv[0]): status
+ * is read for the first only.
  */
+struct job_owner {
+	const char *procroot;
+	pid_t pid;
+	uid_t uid; /* known, or as read once asked */
+	bool asked;
+};
+
 static uid_t
-job_uid(const char *procroot, pid_t pid, uid_t known)
+job_uid(struct job_owner *o)
 {
 	uid_t uid;
 
-	if (known != (uid_t)-1)
-		return known;
-	return task_real_uid(procroot, pid, &uid) == 0 ? uid : (uid_t)-1;
+	if (!o->asked && o->uid == (uid_t)-1)
+		o->uid = task_real_uid(o->procroot, o->pid, &uid) == 0 ? uid : (uid_t)-1;
+	o->asked = true;
+	return o->uid;
 }
 
 /*
@@ -523,7 +532,7 @@ task_job_run(struct task_job *j, char *buf, size_t len)
  * invoked = exe.
  */
 static void
-read_names(const char *procroot, pid_t pid, struct task *t)
+read_names(const char *procroot, pid_t pid, struct job_owner *owner, struct task *t)
 {
 	const char *slash = strrchr(t->exe, '/');
 	const char *b = slash ? slash + 1 : t->exe;
@@ -533,7 +542,7 @@ read_names(const char *procroot, pid_t pid, struct task *t)
 	str_copy(t->invoked, sizeof(t->invoked), t->exe);
 	if (!is_interpreter(b) && strncmp(t->comm, b, COMM_CMP) == 0)
 		return;
-	if (job_for(&j, procroot, pid, job_uid(procroot, pid, t->uid), t) < 0)
+	if (job_for(&j, procroot, pid, job_uid(owner), t) < 0)
 		return;
 	/* the cmdline's first 4 KiB, as ever: no argument past them is looked at */
 	if ((n = cmdline_run(&j, NULL, 4096)) == -ETIMEDOUT)
@@ -670,18 +679,19 @@ task_read_known(const char *procroot, pid_t pid, unsigned what, const struct tas
 		return rc;
 	if (t->kthread)
 		return 0;
+	struct job_owner owner = { .procroot = procroot, .pid = pid, .uid = t->uid };
+
 	if (what & TASK_EXE)
 		get_exe(procroot, pid, k, t);
 	if ((what & TASK_SCRIPT) && t->exe[0] != '\0')
-		read_names(procroot, pid, t);
+		read_names(procroot, pid, &owner, t);
 	/* from k when it tells it; not read again when the read for the
 	 * script was given up on */
 	if ((what & TASK_ARGV0) && k != NULL && (k->have & TASK_KNOW_ARGV0))
 		copy_known(t->argv0, sizeof(t->argv0), k->argv0, sizeof(k->argv0));
 	else if ((what & TASK_ARGV0) &&
 		 (t->cmdline_timedout ||
-		  read_cmdline(procroot, pid, job_uid(procroot, pid, t->uid), t->argv0,
-			       sizeof(t->argv0), t) <= 0))
+		  read_cmdline(procroot, pid, job_uid(&owner), t->argv0, sizeof(t->argv0), t) <= 0))
 		t->argv0[0] = '\0';
 	if ((what & TASK_ARGV0) && t->argv0[0] == '\0' && !(what & TASK_EXE))
 		get_exe(procroot, pid, k, t);
@@ -732,7 +742,9 @@ task_run_state(const char *procroot, pid_t pid, char *state)
 int
 task_read_cmdline(const char *procroot, pid_t pid, uid_t uid, char *buf, size_t len)
 {
-	return (int)read_cmdline(procroot, pid, job_uid(procroot, pid, uid), buf, len, NULL);
+	struct job_owner owner = { .procroot = procroot, .pid = pid, .uid = uid };
+
+	return (int)read_cmdline(procroot, pid, job_uid(&owner), buf, len, NULL);
 }
 
 /* State (field 3) and start time (field 22) of pid from its stat file. */
