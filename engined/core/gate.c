@@ -643,7 +643,7 @@ gate_exec_seen(struct core *c, pid_t tgid)
 static bool
 later(const struct core *c, struct flight *f)
 {
-	char state;
+	char state = 0;
 
 	if (c->stats.lost != f->lost || c->now >= f->placed + GATE_CONFIRM_LIMIT ||
 	    task_run_state(c->env.procroot, f->id.pid, &state) < 0 ||
