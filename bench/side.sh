@@ -34,6 +34,15 @@
 #                              floor among them): fewer daemons moving the
 #                              same probe at once, in fewer hierarchies
 #                              [all]
+#   SIDE_ROTATE=0              start the daemons once per rule count, in
+#                              the order above, instead of again before
+#                              each round with the daemons other than
+#                              the floors rotated by one: where a daemon
+#                              stands in that order moves its figure
+#                              (bench/README.md: the one started first
+#                              of two on BPF spent ~20 % less), so by
+#                              default each stands in each place in
+#                              turn [1]
 #   SIDE_RECVONLY=1            one more floor, "floor-r", that wakes and
 #                              decodes as the floor does but never writes
 #                              (floor -r): the floor's cost without its two
@@ -197,10 +206,28 @@ sleeps() { for p in $PIDS; do cat /proc/"$p"/task/*/status | awk '/^voluntary_ct
 
 printf '%-10s %6s %4s %5s %5s %11s %10s %7s %7s %9s %7s %8s %5s %8s\n' DAEMON RULES CONC ROUND COUNT \
 	CPU_US/EXEC WAKES/EXEC xFLOOR xFLOOR-F P99_US IN1MS% OWN_P99 LOAD KBPF_US | tee "$D/table"
+# The daemons other than the floors one place on (the first goes last),
+# the floors where they are: floor and floor-f first, floor-r last.
+rotate() {
+	first=""; rest=""; last=""; head=""
+	for d in $NAMES; do
+		case $d in
+		floor | floor-f) first="$first $d" ;;
+		floor-r) last=" floor-r" ;;
+		*) if [ -z "$head" ]; then head=$d; else rest="$rest $d"; fi ;;
+		esac
+	done
+	NAMES=$(echo $first $rest $head $last)
+}
 for n in ${SIDE_SIZES:-10 1000}; do
 	start_all "$n"
 	for c in ${SIDE_CONCS:-2 8}; do
 		for r in $(seq "${SIDE_ROUNDS:-3}"); do
+			if [ "${SIDE_ROTATE:-1}" = 1 ] && [ "$r" -gt 1 ]; then
+				stop_all
+				rotate
+				start_all "$n"
+			fi
 			c0=$(cpu); s0=$(sleeps); l0=$(placed); k0=$(kbpf); NOISE=""
 			noise
 			out=$("$B/loadgen" -d $$ -u "$U" -g "$G" -n "${SIDE_COUNT:-1000}" -c "$c" -t 2000 \
