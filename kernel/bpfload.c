@@ -110,12 +110,15 @@ child(int sock, size_t rbsize, bool ids)
 	sigprocmask(SIG_BLOCK, &all, NULL);
 	if (getenv("CGENGINED_BPF_DEBUG") == NULL)
 		libbpf_set_print(silent);
-	const char *fail = getenv("CGENGINED_TEST_BPF_FAIL"); /* a test's: as if refused */
+	/* a test's: as if refused (1), or killed before a word (killed) */
+	const char *fail = getenv("CGENGINED_TEST_BPF_FAIL");
 
 	if (fail != NULL && strcmp(fail, "1") == 0) {
 		m.rc = -EPERM;
 		_exit(send_loaded(sock, &m, NULL, 0) < 0);
 	}
+	if (fail != NULL && strcmp(fail, "killed") == 0)
+		kill(getpid(), SIGKILL);
 	if (ids && (rc = load(&s, rbsize, true)) < 0) { /* again, without it */
 		m.ids = rc;
 		ids = false;

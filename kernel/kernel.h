@@ -554,7 +554,8 @@ struct bpfexec;
 /* Load and attach it with a ring buffer of rbsize bytes (a power of
  * two, at least a page); 0 or -errno.  A child process loads it
  * (kernel/bpfload.c) and is waited for.  In the environment,
- * CGENGINED_TEST_BPF_FAIL=1 makes the child fail with -EPERM, and
+ * CGENGINED_TEST_BPF_FAIL=1 makes the child fail with -EPERM (=killed:
+ * be killed before it says a word, which is -EPROTO), and
  * CGENGINED_TEST_BPF_NOIDS=1 leaves out the program on uid and gid
  * changes (tests). */
 int bpfexec_open(struct bpfexec **out, size_t rbsize) ATTR_WUR;

@@ -711,7 +711,9 @@ open_source(struct engine *e, const struct config *cfg)
 		return 0;
 	}
 	rc = bpfexec_open(&e->bpf, ringbuf_size(cfg->bpf_buffer));
-	const char *why = rc == -EOPNOTSUPP ? "this build has no BPF support" : strerror(-rc);
+	const char *why = rc == -EOPNOTSUPP ? "this build has no BPF support"
+			  : rc == -EPROTO ? "its loader, a child process, ended without handing it over"
+					  : strerror(-rc);
 	if (rc == 0) {
 		core_set_event_source(e->core, "bpf");
 		log_notice("event source: bpf (event-source = %s)", key);

@@ -7,7 +7,7 @@
 # of events (logged, rescanned) like the connector's.
 . "$SRCDIR/tests/lib/daemon.sh"
 require_root
-plan 25
+plan 27
 
 mount_hier cls; MANAGED="cls"
 add_user "${TAG}a"; add_user "${TAG}b"
@@ -37,7 +37,7 @@ daemon_stop; stop_kids
 
 if grep -q "this build has no BPF support" "$T/daemon.log" ||
 	! grep -q "did not load: Operation not permitted" "$T/daemon.log"; then
-	skip 19 "built without BPF"
+	skip 22 "built without BPF"
 	done_testing
 fi
 
@@ -48,6 +48,13 @@ CGENGINED_TEST_BPF_FAIL=1 "$CGENGINED" -n -c "$T/cgengined.conf" -l "$T/daemon.l
 is 1 "$?" "event-source = bpf: no start when the program cannot load"
 ok "saying why" grep -q \
 	"event-source = bpf: cannot load the BPF program: Operation not permitted" "$T/daemon.log"
+# the loader (a child, kernel/bpfload.c) killed before it hands anything over
+: >"$T/daemon.log"
+CGENGINED_TEST_BPF_FAIL=killed "$CGENGINED" -n -c "$T/cgengined.conf" -l "$T/daemon.log" 2>>"$T/daemon.log"
+is 1 "$?" "event-source = bpf: no start when the loader is killed"
+ok "saying so" grep -q \
+	"cannot load the BPF program: its loader, a child process, ended without handing it over" \
+	"$T/daemon.log"
 
 # bpf: only the execs some rule can decide are read
 daemon_start || bail "daemon"
