@@ -226,7 +226,7 @@ bpfexec_open(struct bpfexec **out, size_t rbsize)
 	struct bpfexec *b;
 	const char *noids = getenv("CGENGINED_TEST_BPF_NOIDS");
 	struct kept *k;
-	int rc;
+	int rc, ring;
 
 	*out = NULL;
 	if ((b = calloc(1, sizeof(*b))) == NULL)
@@ -243,8 +243,7 @@ bpfexec_open(struct bpfexec **out, size_t rbsize)
 	    (rc = map_globals(k->l.fd[BPFLOAD_DATA], k->l.data_size, (void **)&k->data,
 			      &k->data_len)) < 0)
 		goto fail;
-	int ring = k->l.fd[BPFLOAD_RING];
-
+	ring = k->l.fd[BPFLOAD_RING];
 	k->l.fd[BPFLOAD_RING] = -1; /* the ring's now: ring_unmap() closes it */
 	if ((rc = ring_map(&b->rb, ring, k->l.ring_size)) < 0)
 		goto fail;
