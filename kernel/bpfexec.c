@@ -76,7 +76,6 @@ struct bpfexec {
 	uint64_t drops_seen;
 	pid_t *tracked; /* the thread groups in the pids map, malloc'd */
 	size_t ntracked;
-	int ids; /* 0: cge_ids is attached; else -errno, why not */
 };
 
 /* One record into the caller's array; stops the ring buffer's loop
@@ -237,7 +236,6 @@ bpfexec_open(struct bpfexec **out, size_t rbsize)
 		free(b);
 		return rc;
 	}
-	b->ids = k->l.ids;
 	if ((rc = map_globals(k->l.fd[BPFLOAD_BSS], k->l.bss_size, (void **)&k->bss,
 			      &k->bss_len)) < 0 ||
 	    (rc = map_globals(k->l.fd[BPFLOAD_DATA], k->l.data_size, (void **)&k->data,
@@ -257,7 +255,7 @@ fail:
 int
 bpfexec_ids(const struct bpfexec *b)
 {
-	return b->ids < 0 ? b->ids : b->k.l.fd[BPFLOAD_IDS];
+	return b->k.l.ids < 0 ? b->k.l.ids : b->k.l.fd[BPFLOAD_IDS];
 }
 
 void
