@@ -34,13 +34,12 @@
 
 #include "kernel/bpf/exec.skel.h"
 
-/* What the child says besides the descriptors: each of BPFLOAD_NFDS
- * in order, BPFLOAD_IDS among them only when ids is 0. */
+/* What the child says: rc, and when it is 0, l with the descriptors of
+ * l.fd[] sent beside it (SCM_RIGHTS; the numbers in l.fd are the
+ * child's), BPFLOAD_IDS among them only when l.ids is 0. */
 struct loaded {
 	int rc; /* 0, or -errno: why the program did not load (no descriptor) */
-	int ids;
-	uint32_t cap[4];
-	uint32_t ring_size, bss_size, data_size;
+	struct bpfload l;
 };
 
 static int
@@ -101,8 +100,8 @@ static void
 child(int sock, size_t rbsize, bool ids)
 {
 	struct execbpf *s = NULL;
-	struct loaded m = { .ids = -EPERM }; /* (the test's reason, when it asks for none) */
-	int fds[BPFLOAD_NFDS];
+	struct loaded m = { .l.ids = -EPERM }; /* (the test's reason, when it asks for none) */
+	int *fds = m.l.fd;
 	sigset_t all;
 	int rc;
 
@@ -120,7 +119,7 @@ child(int sock, size_t rbsize, bool ids)
 	if (fail != NULL && strcmp(fail, "killed") == 0)
 		kill(getpid(), SIGKILL);
 	if (ids && (rc = load(&s, rbsize, true)) < 0) { /* again, without it */
-		m.ids = rc;
+		m.l.ids = rc;
 		ids = false;
 		execbpf__destroy(s);
 		s = NULL;
@@ -130,14 +129,14 @@ child(int sock, size_t rbsize, bool ids)
 		_exit(send_loaded(sock, &m, NULL, 0) < 0);
 	}
 	if (ids)
-		m.ids = 0;
+		m.l.ids = 0;
 	struct bpf_map *filter[] = { s->maps.uids, s->maps.gids, s->maps.names, s->maps.anames };
 
 	for (size_t i = 0; i < 4; i++)
-		m.cap[i] = bpf_map__max_entries(filter[i]);
-	m.ring_size = bpf_map__max_entries(s->maps.events);
-	m.bss_size = bpf_map__value_size(s->maps.bss);
-	m.data_size = bpf_map__value_size(s->maps.data);
+		m.l.cap[i] = bpf_map__max_entries(filter[i]);
+	m.l.ring_size = bpf_map__max_entries(s->maps.events);
+	m.l.bss_size = bpf_map__value_size(s->maps.bss);
+	m.l.data_size = bpf_map__value_size(s->maps.data);
 	fds[BPFLOAD_RING] = bpf_map__fd(s->maps.events);
 	fds[BPFLOAD_UIDS] = bpf_map__fd(s->maps.uids);
 	fds[BPFLOAD_GIDS] = bpf_map__fd(s->maps.gids);
@@ -181,7 +180,7 @@ recv_loaded(int sock, struct bpfload *out)
 		}
 	}
 	size_t want = got == (ssize_t)sizeof(m) && m.rc == 0
-			      ? (m.ids == 0 ? BPFLOAD_NFDS : BPFLOAD_NFDS - 1)
+			      ? (m.l.ids == 0 ? BPFLOAD_NFDS : BPFLOAD_NFDS - 1)
 			      : 0;
 	int rc = got != (ssize_t)sizeof(m) ? -EPROTO : m.rc < 0 ? m.rc : 0;
 
@@ -192,13 +191,9 @@ recv_loaded(int sock, struct bpfload *out)
 			close(fds[i]);
 		return rc;
 	}
+	*out = m.l;
 	for (size_t i = 0; i < BPFLOAD_NFDS; i++)
 		out->fd[i] = i < n ? fds[i] : -1;
-	out->ids = m.ids;
-	memcpy(out->cap, m.cap, sizeof(out->cap));
-	out->ring_size = m.ring_size;
-	out->bss_size = m.bss_size;
-	out->data_size = m.data_size;
 	return 0;
 }
 
