@@ -147,6 +147,24 @@ check_one_per_uid(void)
 	is_string("/opt/other.sh", t.script, "... its script");
 }
 
+/* task_read of pid once its uid's stuck worker, if any, has come back
+ * from its open: until then a job of that uid is given up on at once.
+ * Each stuck worker wakes when the lease is let go, but may not have
+ * run yet (up to 2 s). */
+static int
+read_unstuck(int pid, unsigned want, struct task *t)
+{
+	int rc = -1;
+
+	t->cmdline_timedout = true;
+	for (int i = 0; i < 200 && (rc != 0 || t->cmdline_timedout); i++) {
+		if (i > 0)
+			usleep(10000);
+		rc = task_read(root, pid, want, t);
+	}
+	return rc;
+}
+
 /* The lease let go: the same tasks read whole, their stuck jobs ended
  * and their workers free again. */
 static void
@@ -154,19 +172,12 @@ check_unstuck(void)
 {
 	unsigned want = TASK_EXE | TASK_SCRIPT | TASK_ARGV0;
 	struct task t;
-	int rc = -1;
 
-	/* a worker may still be in its open for a moment */
-	for (int i = 0; i < 200 && (rc != 0 || t.cmdline_timedout); i++) {
-		if (i > 0)
-			usleep(10000);
-		rc = task_read(root, 200, want, &t);
-	}
-	is_int(0, rc, "unstuck, task 200 read");
+	is_int(0, read_unstuck(200, want, &t), "unstuck, task 200 read");
 	ok(!t.cmdline_timedout, "... its command line read");
 	is_string("/opt/job.sh", t.script, "... its script, believed on its #! line");
 	is_string("/bin/sh", t.argv0, "... its argv[0]");
-	is_int(0, task_read(root, 201, want, &t), "task 201 read");
+	is_int(0, read_unstuck(201, want, &t), "task 201 read");
 	ok(!t.cmdline_timedout, "... its command line read");
 	is_string("/opt/job.sh", t.invoked,
 		  "... the name it was started by, from its #! line");
