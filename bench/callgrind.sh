@@ -8,6 +8,13 @@
 # (rows "-bpf": each EXEC carries the BPF program's record, so the core
 # reads no status or exe link).  No root needed.
 #
+# LINES/EXEC is the memory one classified exec touches, in 64-byte
+# lines: the misses of a simulated 16 KiB cache (callgrind's cache
+# simulation, code and data), which holds little of one exec's work
+# from the exec before.  A daemon woken once per exec in a storm starts
+# with caches the storm has filled with its own, so each line it touches
+# is a miss to the next level; the instruction count does not tell that.
+#
 #   sh bench/callgrind.sh [BUILDDIR [EXECS]]
 #
 # Build first: make bench/replay (it is built by make check too).
@@ -23,15 +30,20 @@ command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind missing" >&2; e
 T=$(mktemp -d /tmp/cgengine-callgrind.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-printf '%-8s %8s %10s %12s %14s\n' RULES EXECS CLASSIFIED INSTR/EXEC SYSCALLS/EXEC
+printf '%-8s %8s %10s %12s %11s %14s\n' RULES EXECS CLASSIFIED INSTR/EXEC LINES/EXEC SYSCALLS/EXEC
 measure() { # RULES MATCH LABEL [SOURCE]
 	n=$1
 	src=${4:-netlink}
 	out=$(valgrind --tool=callgrind --collect-atstart=no --toggle-collect=replay_run \
+		--cache-sim=yes --I1=4096,2,64 --D1=4096,2,64 --LL=16384,2,64 \
 		--callgrind-out-file="$T/cg.out" "$R" "$n" "$E" 1000 1 "$2" "$src" 2>"$T/vg.err") ||
 		{ cat "$T/vg.err" >&2; exit 1; }
 	cls=$(echo "$out" | sed -n 's/.*classified=\([0-9]*\).*/\1/p')
-	ir=$(awk '/^(summary|totals):/ { print $2; exit }' "$T/cg.out")
+	# the events line names the summary's columns: Ir, and the last
+	# level's misses (instruction fetches, data reads, data writes)
+	v=$(awk '/^events:/ { for (i = 2; i <= NF; i++) col[$i] = i }
+		/^(summary|totals):/ { print $(col["Ir"]), $(col["ILmr"]) + $(col["DLmr"]) + $(col["DLmw"]); exit }' "$T/cg.out")
+	ir=${v% *} lines=${v#* }
 	# system calls: the difference between EXECS and 2*EXECS spawns, so
 	# set-up (fixture, rules, the first scan) cancels out
 	sc=""
@@ -50,8 +62,9 @@ measure() { # RULES MATCH LABEL [SOURCE]
 			if [ "$3" = 10 ]; then breakdown=$bd; else breakdown_bpf=$bd; fi
 		fi
 	fi
-	awk -v n="$3" -v e="$E" -v c="$cls" -v ir="$ir" -v sc="$sc" \
-		'BEGIN { printf "%-8s %8s %10s %12.0f %14s\n", n, e, c, (e > 0 ? ir / e : 0), sc }'
+	awk -v n="$3" -v e="$E" -v c="$cls" -v ir="$ir" -v li="$lines" -v sc="$sc" \
+		'BEGIN { printf "%-8s %8s %10s %12.0f %11.0f %14s\n", n, e, c, (e > 0 ? ir / e : 0),
+			 (e > 0 ? li / e : 0), sc }'
 }
 for n in 10 1000 100000; do
 	measure "$n" 1 "$n"
