@@ -269,9 +269,11 @@ static bool
 is_interpreter(const char *b)
 {
 	for (size_t i = 0; interpreters[i] != NULL; i++) {
+		if (b[0] != interpreters[i][0])
+			continue; /* (most names: no strlen below) */
 		size_t n = strlen(interpreters[i]);
 
-		if (b[0] != interpreters[i][0] || strncmp(b, interpreters[i], n) != 0)
+		if (strncmp(b, interpreters[i], n) != 0)
 			continue;
 		const char *rest = b + n;
 		while (isdigit((unsigned char)*rest) || *rest == '.')
