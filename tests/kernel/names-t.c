@@ -154,9 +154,8 @@ check_one_per_uid(void)
 static int
 read_unstuck(int pid, unsigned want, struct task *t)
 {
-	int rc = -1;
+	int rc = -1; /* (t is read only after a read that gave 0) */
 
-	t->cmdline_timedout = true;
 	for (int i = 0; i < 200 && (rc != 0 || t->cmdline_timedout); i++) {
 		if (i > 0)
 			usleep(10000);
