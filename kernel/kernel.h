@@ -117,7 +117,7 @@ const char *hier_label(const struct hier *h);
 #define TASK_KNOWN_EXE_MAX 513
 #define TASK_KNOWN_V1	   8
 #define TASK_KNOWN_ARGV0_MAX 128
-struct task_known {
+struct task_known { /* a new field: task_known_copy() copies it too */
 	unsigned have;
 	uint64_t ts_ns; /* when they held (the kernel's CLOCK_MONOTONIC); 0: unknown */
 	pid_t ppid;
@@ -138,9 +138,10 @@ struct task_known {
 };
 
 /*
- * A task snapshot.  task_read() clears every field before comm and the
- * first byte of each string from comm on, so a reused struct never
- * carries a value over from the task read before.
+ * A task snapshot.  task_read() clears every field before groups and
+ * the first byte of each string from comm on, so a reused struct never
+ * carries a value over from the task read before; groups holds ngroups
+ * gids, and what lies past them is left as it was (never read).
  */
 struct task {
 	pid_t pid, ppid;
@@ -189,6 +190,12 @@ int task_read(const char *procroot, pid_t pid, unsigned what, struct task *t) AT
  */
 int task_read_known(const char *procroot, pid_t pid, unsigned what,
 		    const struct task_known *k, struct task *t) ATTR_WUR;
+/*
+ * *dst = *src, but only the bytes that mean something: its groups,
+ * v1 groups, argv0 and exe up to their counts and NULs (a whole copy is
+ * some 900 bytes, most of them the unused ends of exe and argv0).
+ */
+void task_known_copy(struct task_known *dst, const struct task_known *src);
 
 /*
  * Given the executable and the NUL-separated command line of a task,

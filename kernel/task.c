@@ -259,16 +259,18 @@ parse_status(char *text, struct task *t, bool nnp)
 		t->kthread = t->pid == 2 || t->ppid == 2;
 }
 
-static const char *const interpreters[] = {
+/* in one block of 136 bytes, no pointers to follow: it is looked
+ * through at every exec whose name is checked */
+static const char interpreters[][8] = {
 	"sh",	  "bash", "dash", "zsh", "ksh",	 "mksh", "csh",	  "tcsh", "fish",
-	"python", "perl", "ruby", "lua", "node", "php",	 "tclsh", "wish", NULL,
+	"python", "perl", "ruby", "lua", "node", "php",	 "tclsh", "wish",
 };
 
 /* Is basename b an interpreter, allowing a version suffix (python3.11)? */
 static bool
 is_interpreter(const char *b)
 {
-	for (size_t i = 0; interpreters[i] != NULL; i++) {
+	for (size_t i = 0; i < sizeof(interpreters) / sizeof(interpreters[0]); i++) {
 		if (b[0] != interpreters[i][0])
 			continue; /* (most names: no strlen below) */
 		size_t n = strlen(interpreters[i]);
@@ -585,6 +587,23 @@ copy_known(char *dst, size_t dlen, const char *src, size_t slen)
 	dst[n] = '\0';
 }
 
+void
+task_known_copy(struct task_known *dst, const struct task_known *src)
+{
+	size_t ng = src->ngroups < TASK_KNOWN_GROUPS ? src->ngroups : TASK_KNOWN_GROUPS;
+	size_t nv1 = src->nv1 < TASK_KNOWN_V1 ? src->nv1 : TASK_KNOWN_V1;
+
+	memcpy(dst, src, offsetof(struct task_known, groups));
+	memcpy(dst->groups, src->groups, ng * sizeof(src->groups[0]));
+	dst->realtime = src->realtime;
+	dst->cgroup_id = src->cgroup_id;
+	dst->nv1 = src->nv1;
+	memcpy(dst->v1, src->v1, nv1 * sizeof(src->v1[0]));
+	memcpy(dst->comm, src->comm, sizeof(src->comm));
+	copy_known(dst->argv0, sizeof(dst->argv0), src->argv0, sizeof(src->argv0));
+	copy_known(dst->exe, sizeof(dst->exe), src->exe, sizeof(src->exe));
+}
+
 /* The exe link, or the path k gives. */
 static void
 get_exe(const char *procroot, pid_t pid, const struct task_known *k, struct task *t)
@@ -674,7 +693,7 @@ task_read_known(const char *procroot, pid_t pid, unsigned what, const struct tas
 {
 	int rc;
 
-	memset(t, 0, offsetof(struct task, comm));
+	memset(t, 0, offsetof(struct task, groups)); /* not the 1 KiB of groups past ngroups */
 	t->comm[0] = t->exe[0] = t->script[0] = t->invoked[0] = t->argv0[0] = '\0';
 	t->pid = pid;
 	if ((rc = read_creds(procroot, pid, what, k, t)) < 0)

@@ -376,7 +376,9 @@ ph_ignores(const struct rules_set *set, const struct rules_rule *r, size_t h,
 static void
 leave_alone(const struct rules_rule *r, struct rules_decision *d)
 {
-	*d = (struct rules_decision){ .rule = r, .move = false };
+	d->rule = r; /* (not a literal: it would clear dest's 1 KiB) */
+	d->move = d->create = false;
+	d->dest[0] = '\0';
 }
 
 /* ---- deciding ------------------------------------------------------------------ */
@@ -391,10 +393,17 @@ static void
 decide_move(const struct rules_set *set, const struct rules_rule *r,
 	    const struct rules_task *t, struct rules_decision *d)
 {
+	size_t n = 0;
+
+	while (r->dest[n] != '\0' && r->dest[n] != '%' && r->dest[n] != '\\')
+		n++;
 	d->rule = r;
 	d->move = false;
 	d->create = false;
-	if (rules_expand(r->dest, t, set->key, d->dest, sizeof(d->dest)) < 0) {
+	if (r->dest[n] == '\0' && n < sizeof(d->dest)) {
+		/* nothing to expand (most rules): the text as it is */
+		memcpy(d->dest, r->dest, n + 1);
+	} else if (rules_expand(r->dest, t, set->key, d->dest, sizeof(d->dest)) < 0) {
 		d->dest[0] = '\0'; /* too long: leave alone rather than guess */
 		return;
 	}
@@ -483,8 +492,13 @@ rules_match(struct rules_set *set, const struct rules_task *t, struct rules_deci
 	uint64_t decided = 0;
 	uint32_t no;
 
-	for (size_t h = 0; h < set->nhiers; h++)
-		out[h] = (struct rules_decision){ .rule = NULL };
+	for (size_t h = 0; h < set->nhiers; h++) {
+		/* field by field: a literal would clear all of dest, 1 KiB
+		 * a hierarchy, for every exec */
+		out[h].rule = NULL;
+		out[h].move = out[h].create = false;
+		out[h].dest[0] = '\0';
+	}
 	make_lookup(set, t, &lk);
 	merge_start(&m, set, t, &lk);
 

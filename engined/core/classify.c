@@ -382,13 +382,14 @@ static void
 compose(struct core *c, pid_t pid, struct decision *d)
 {
 	const struct policy *p = c->pol;
-	const char *want[RULES_MAX_HIERS] = { 0 }, *cur[RULES_MAX_HIERS];
+	const char *want[RULES_MAX_HIERS], *cur[RULES_MAX_HIERS];
 	size_t bad;
 	int rc;
 
 	d->composed[0] = '\0';
 	if (p->v2 == NULL || (pid == getpid() && p->uroot_own))
 		return; /* the daemon stays in its leaf */
+	memset(want, 0, p->n * sizeof(*want));
 	memcpy(cur, d->parts, p->n * sizeof(*cur));
 	for (size_t k = 0; k < p->nlayout; k++) {
 		size_t i = p->layout[k];
@@ -579,7 +580,7 @@ decide_known(struct core *c, unsigned flags, uid_t asker, bool lazy, bool groups
 	struct policy *p = c->pol;
 	struct task *t = &d->task;
 	struct task_cgroups *cg = &d->cg;
-	const char *current[RULES_MAX_HIERS] = { 0 };
+	const char *current[RULES_MAX_HIERS]; /* the rules read p->n of them */
 	pid_t pid = t->pid;
 
 	if (groups) {

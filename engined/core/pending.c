@@ -135,7 +135,7 @@ pending_note_exec(struct core *c, struct pending *p, const struct procev_event *
 	} else if (k->ts_ns > ev->known->ts_ns && (k->have & TASK_KNOW_CREDS)) {
 		return; /* a later exec's record came first */
 	}
-	*k = *ev->known;
+	task_known_copy(k, ev->known);
 	if ((p->ids_state & PENDING_IDS_SEEN) && p->ids_ns > k->ts_ns) {
 		/* a UID event after this exec was read before its record */
 		k->have = (k->have & ~TASK_KNOW_CREDS) | TASK_KNOW_UIDS;

@@ -39,6 +39,10 @@ struct placed {
 		char *path; /* the destination (malloc'd), NULL: empty */
 		uint64_t id;
 	} slot[PLACED_SLOTS];
+	/* the slot each hierarchy's last destination was found in, looked
+	 * at first: a storm's execs go to the same few groups, and the
+	 * slot's hash costs more than comparing the path */
+	struct placed_slot *last[RULES_MAX_HIERS];
 };
 
 static void
@@ -130,11 +134,17 @@ placed_hiers(const struct core *c, uint32_t *out, size_t max, bool *backward)
 static int
 dest_id(struct core *c, size_t i, const char *path, uint64_t *id)
 {
-	uint64_t h = fleet_digest(path, strlen(path)) ^ (uint64_t)i;
-	struct placed_slot *s = &c->placed->slot[h & (PLACED_SLOTS - 1)];
+	struct placed_slot *s = c->placed->last[i];
 	int rc;
 
+	if (s != NULL && s->path != NULL && s->i == i && strcmp(s->path, path) == 0) {
+		*id = s->id;
+		return 0;
+	}
+	uint64_t h = fleet_digest(path, strlen(path)) ^ (uint64_t)i;
+	s = &c->placed->slot[h & (PLACED_SLOTS - 1)];
 	if (s->path != NULL && s->i == i && strcmp(s->path, path) == 0) {
+		c->placed->last[i] = s;
 		*id = s->id;
 		return 0;
 	}
@@ -144,6 +154,7 @@ dest_id(struct core *c, size_t i, const char *path, uint64_t *id)
 	if (copy != NULL) { /* else asked again next time */
 		free(s->path);
 		*s = (struct placed_slot){ .i = i, .path = copy, .id = *id };
+		c->placed->last[i] = s;
 	}
 	return 0;
 }
