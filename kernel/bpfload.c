@@ -26,6 +26,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -107,6 +108,15 @@ child(int sock, size_t rbsize, bool ids)
 
 	sigfillset(&all); /* the daemon's handlers are not ours */
 	sigprocmask(SIG_BLOCK, &all, NULL);
+	/* libbpf opens a descriptor per map, program and link, and the BTF:
+	 * the loader may use as many as the hard limit lets it, whatever
+	 * soft limit the daemon runs under (the daemon then needs room for
+	 * what it receives: recv_loaded) */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
 	if (getenv("CGENGINED_BPF_DEBUG") == NULL)
 		libbpf_set_print(silent);
 	/* a test's: as if refused (1), or killed before a word (killed) */
@@ -184,7 +194,12 @@ recv_loaded(int sock, struct bpfload *out)
 			      : 0;
 	int rc = got != (ssize_t)sizeof(m) ? -EPROTO : m.rc < 0 ? m.rc : 0;
 
-	if (rc == 0 && (n != want || (msg.msg_flags & MSG_CTRUNC)))
+	/* descriptors cut short: the kernel could not give the daemon as
+	 * many as were sent (it is at its open-file limit), which is not the
+	 * child's doing */
+	if (rc == 0 && (msg.msg_flags & MSG_CTRUNC))
+		rc = -EMFILE;
+	else if (rc == 0 && n != want)
 		rc = -EPROTO;
 	if (rc < 0) {
 		for (size_t i = 0; i < n; i++)

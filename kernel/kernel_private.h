@@ -77,7 +77,8 @@ struct bpfload {
 };
 /* Load in a child, rbsize bytes of ring buffer, with ids the socket
  * filter too (else ids is -EPERM): 0 and *out set, or -errno why the
- * program did not load (-EPROTO: the child died without a word). */
+ * program did not load (-EPROTO: the child died without a word;
+ * -EMFILE: the caller had no room for the descriptors it sent). */
 int bpfload_run(struct bpfload *out, size_t rbsize, bool ids);
 /* Close what *l holds. */
 void bpfload_close(struct bpfload *l);
