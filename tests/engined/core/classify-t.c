@@ -178,6 +178,7 @@ test_hook(void)
 	static const char hook[] = "function classify(t, d) d['" FIXTURE_HIER
 				   "'] = '/args' .. #t.cmdline end\n";
 	char conf[512], script[300], path[300], log[256], line[512];
+	struct procev_event ev;
 
 	fixture_init(&fx);
 	snprintf(script, sizeof(script), "%s/hook.lua", fx.dir);
@@ -187,23 +188,46 @@ test_hook(void)
 	fixture_proc(&fx, 600, NOBODY, NOBODY, "/usr/bin/cat", 60, "/");
 	snprintf(path, sizeof(path), "%s/600/cmdline", fx.proc);
 	put(path, cmd, sizeof(cmd) - 1);
-	fixture_proc(&fx, 601, NOBODY, NOBODY, "/usr/bin/cat", 61, "/");
-	fixture_stuck_cmdline(&fx, 601);
 	snprintf(log, sizeof(log), "%s/daemon.log", fx.dir);
 	if (log_open(log, LOG_LEVEL_INFO) < 0)
 		bail("log_open %s", log);
 	struct core *c = fixture_core(&fx);
 	if (c == NULL)
 		bail("no core with a hook");
-	core_start(c, 10.0); /* the warning's limit is the process's: past the last */
+	core_start(c, 10.0);
+	/* a loaded machine (make -j check) may keep the first read past its
+	 * 50 ms: then it is given up on, and read again at the next exec
+	 * once the worker is back -- a bounded number of times */
+	for (int i = 0; i < 40 && strcmp(fixture_group(&fx, 600), "/args2") != 0; i++) {
+		usleep(50000);
+		ev = fixture_event(PROCEV_EXEC, 600, 0);
+		core_event(c, &ev, 10.0);
+		core_batch_done(c, 10.0);
+	}
 	is_string("/args2", fixture_group(&fx, 600), "the hook reads a command line");
+
+	/* the same user's next process, its cmdline stuck: a second on,
+	 * past the warning's limit, whatever was said of 600 */
+	fixture_proc(&fx, 601, NOBODY, NOBODY, "/usr/bin/cat", 61, "/");
+	fixture_stuck_cmdline(&fx, 601);
+	ev = fixture_event(PROCEV_EXEC, 601, 0);
+	core_event(c, &ev, 12.0);
+	core_batch_done(c, 12.0);
 	is_string("/args0", fixture_group(&fx, 601), "a stuck one: the hook reads none");
-	is_int(1, logged(log, "classified without its command line", line, sizeof(line)),
+	is_int(1, logged(log, "pid 601 (uid 65534) classified without its command line", line,
+			 sizeof(line)),
 	       "said once");
-	is_string(
-		"warning: pid 601 (uid 65534) classified without its command line: reading "
-		"it or checking the files it names is stuck or too slow (0 more not reported)",
-		line, "... naming the pid and its user");
+	/* (600's reads given up on under load count as not reported) */
+	char other[512];
+	const char *said = logged(log, "pid 600 ", other, sizeof(other)) == 0
+				   ? "warning: pid 601 (uid 65534) classified without its command "
+				     "line: reading it or checking the files it names is stuck or "
+				     "too slow (0 more not reported)"
+				   : "warning: pid 601 (uid 65534) classified without its command "
+				     "line: reading it or checking the files it names is stuck or "
+				     "too slow (";
+	snprintf(other, sizeof(other), "%.*s", (int)strlen(said), line);
+	is_string(said, other, "... naming the pid and its user");
 	log_close();
 	core_free(c);
 	unstick(601);
