@@ -528,15 +528,15 @@ task_job_run(struct task_job *j, char *buf, size_t len)
 }
 
 /*
- * Script and invoked name, when either needs the command line: its read
- * and the checks of the files it names, all of which the task's owner
- * can make block (a FUSE server that never answers, a lease on the
- * script), are one job for a worker (cmdline.c).  Without them
- * (unreadable, or given up on: then t->cmdline_timedout) no script,
- * invoked = exe.
+ * Script and invoked name of owner's task (its procroot and pid), when
+ * either needs the command line: its read and the checks of the files
+ * it names, all of which the task's owner can make block (a FUSE server
+ * that never answers, a lease on the script), are one job for a worker
+ * (cmdline.c).  Without them (unreadable, or given up on: then
+ * t->cmdline_timedout) no script, invoked = exe.
  */
 static void
-read_names(const char *procroot, pid_t pid, struct job_owner *owner, struct task *t)
+read_names(struct job_owner *owner, struct task *t)
 {
 	const char *slash = strrchr(t->exe, '/');
 	const char *b = slash ? slash + 1 : t->exe;
@@ -546,7 +546,7 @@ read_names(const char *procroot, pid_t pid, struct job_owner *owner, struct task
 	str_copy(t->invoked, sizeof(t->invoked), t->exe);
 	if (!is_interpreter(b) && strncmp(t->comm, b, COMM_CMP) == 0)
 		return;
-	if (job_for(&j, procroot, pid, job_uid(owner), t) < 0)
+	if (job_for(&j, owner->procroot, owner->pid, job_uid(owner), t) < 0)
 		return;
 	/* the cmdline's first 4 KiB, as ever: no argument past them is looked at */
 	if ((n = cmdline_run(&j, NULL, 4096)) == -ETIMEDOUT)
@@ -705,7 +705,7 @@ task_read_known(const char *procroot, pid_t pid, unsigned what, const struct tas
 	if (what & TASK_EXE)
 		get_exe(procroot, pid, k, t);
 	if ((what & TASK_SCRIPT) && t->exe[0] != '\0')
-		read_names(procroot, pid, &owner, t);
+		read_names(&owner, t);
 	/* from k when it tells it; not read again when the read for the
 	 * script was given up on */
 	if ((what & TASK_ARGV0) && k != NULL && (k->have & TASK_KNOW_ARGV0))
