@@ -393,17 +393,10 @@ static void
 decide_move(const struct rules_set *set, const struct rules_rule *r,
 	    const struct rules_task *t, struct rules_decision *d)
 {
-	size_t n = 0;
-
-	while (r->dest[n] != '\0' && r->dest[n] != '%' && r->dest[n] != '\\')
-		n++;
 	d->rule = r;
 	d->move = false;
 	d->create = false;
-	if (r->dest[n] == '\0' && n < sizeof(d->dest)) {
-		/* nothing to expand (most rules): the text as it is */
-		memcpy(d->dest, r->dest, n + 1);
-	} else if (rules_expand(r->dest, t, set->key, d->dest, sizeof(d->dest)) < 0) {
+	if (rules_expand(r->dest, t, set->key, d->dest, sizeof(d->dest)) < 0) {
 		d->dest[0] = '\0'; /* too long: leave alone rather than guess */
 		return;
 	}
@@ -492,13 +485,8 @@ rules_match(struct rules_set *set, const struct rules_task *t, struct rules_deci
 	uint64_t decided = 0;
 	uint32_t no;
 
-	for (size_t h = 0; h < set->nhiers; h++) {
-		/* field by field: a literal would clear all of dest, 1 KiB
-		 * a hierarchy, for every exec */
-		out[h].rule = NULL;
-		out[h].move = out[h].create = false;
-		out[h].dest[0] = '\0';
-	}
+	for (size_t h = 0; h < set->nhiers; h++)
+		leave_alone(NULL, &out[h]); /* no rule yet */
 	make_lookup(set, t, &lk);
 	merge_start(&m, set, t, &lk);
 

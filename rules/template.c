@@ -239,6 +239,16 @@ rules_expand(const char *tmpl, const struct rules_task *t, const unsigned char *
 
 	if (len == 0)
 		return -ENAMETOOLONG;
+	/* nothing to expand (most destinations): the text as it is */
+	while (tmpl[o] != '\0' && tmpl[o] != '%' && tmpl[o] != '\\')
+		o++;
+	if (tmpl[o] == '\0') {
+		if (o >= len)
+			return -ENAMETOOLONG;
+		memcpy(buf, tmpl, o + 1);
+		return 0;
+	}
+	o = 0;
 	for (const char *s = tmpl; *s; s++) {
 		const char *v = s[0] == '%' && s[1] != '\0'
 					? template_value(s[1], t, num, sizeof(num))
