@@ -130,6 +130,13 @@ placed_hiers(const struct core *c, uint32_t *out, size_t max, bool *backward)
 	return n;
 }
 
+/* Does slot s keep group path of managed hierarchy i? */
+static bool
+keeps(const struct placed_slot *s, size_t i, const char *path)
+{
+	return s != NULL && s->path != NULL && s->i == i && strcmp(s->path, path) == 0;
+}
+
 /* The id of group path of managed hierarchy i: kept, or asked; 0 or -errno. */
 static int
 dest_id(struct core *c, size_t i, const char *path, uint64_t *id)
@@ -137,13 +144,13 @@ dest_id(struct core *c, size_t i, const char *path, uint64_t *id)
 	struct placed_slot *s = c->placed->last[i];
 	int rc;
 
-	if (s != NULL && s->path != NULL && s->i == i && strcmp(s->path, path) == 0) {
+	if (keeps(s, i, path)) {
 		*id = s->id;
 		return 0;
 	}
 	uint64_t h = fleet_digest(path, strlen(path)) ^ (uint64_t)i;
 	s = &c->placed->slot[h & (PLACED_SLOTS - 1)];
-	if (s->path != NULL && s->i == i && strcmp(s->path, path) == 0) {
+	if (keeps(s, i, path)) {
 		c->placed->last[i] = s;
 		*id = s->id;
 		return 0;
