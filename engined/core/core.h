@@ -296,7 +296,15 @@ struct core_env {
 	 */
 	int (*backend)(void *arg, enum backend_kind kind, const char *root,
 		       const struct backend **out);
-	void *loop_arg; /* the argument of want_events, apply, reloading and backend */
+	/*
+	 * Between any two processes of a long piece of the core's work (the
+	 * classifications at the end of a batch of events, a rescan): the
+	 * loop's turn to serve what cannot wait behind it (the exec gate's
+	 * held execs, through core_gate_exec()).  The core is whole at each
+	 * call; the callee must not read process events.  NULL: nothing.
+	 */
+	void (*between)(void *arg);
+	void *loop_arg; /* the argument of want_events, apply, reloading, backend, between */
 	/* the most processes one boost may hold (0: what the state file
 	 * keeps, STATEFILE_MAX_MEMBERS; tests lower it) */
 	size_t boost_members;

@@ -501,6 +501,15 @@ struct core {
 	struct placed *placed;	       /* hierarchies' and groups' ids (placed.c) */
 };
 
+/* Between two processes of a long piece of work: the loop's turn
+ * (core_env.between). */
+static inline void
+core_between(struct core *c)
+{
+	if (c->env.between != NULL)
+		c->env.between(c->env.loop_arg);
+}
+
 /* ---- placed.c: where an exec's record says a process is ------------------------- */
 
 /* The policy is new: the managed v1 hierarchies' ids read again, the

@@ -91,6 +91,7 @@ struct gate_state {
 	bool locked;	 /* the daemon's memory is locked */
 	size_t marked;	 /* binaries marked */
 	size_t wanted;	 /* binaries the rules name */
+	unsigned bound_ms; /* the watchdog's bound: GATE_BOUND_MS (a test's, longer) */
 	char error[128]; /* why it is not running, or "" */
 };
 void core_gate_set_state(struct core *c, const struct gate_state *s);

@@ -237,6 +237,7 @@ pending_run(struct core *c)
 		classify_known(c, p->tgid, known_of(c, p), d);
 		if (c->stats.classified != before)
 			count_latency(c, p->exec_ns);
+		core_between(c); /* held execs do not wait for the batch */
 	}
 	if (d != NULL) {
 		decision_free(s->spare);

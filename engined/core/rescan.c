@@ -51,6 +51,7 @@ classify_cb(void *arg, pid_t pid)
 	struct scan *s = arg;
 
 	classify(s->c, pid, s->d);
+	core_between(s->c); /* held execs do not wait for the scan */
 	return 0;
 }
 

@@ -147,13 +147,8 @@ drain_one(struct engine *e, struct procev *p, double now)
 			log_error("proc connector: %s", strerror(-n));
 			break;
 		}
-		for (int k = 0; k < n; k++) {
+		for (int k = 0; k < n; k++)
 			core_event(e->core, &ev[k], now);
-			/* held execs first: between any two events while the
-			 * gate is busy (a poll() each), else once per read */
-			if (gateloop_busy(e->gate, now) && gateloop_waiting(e->gate))
-				gateloop_serve(e->gate, now);
-		}
 		got += (size_t)n;
 		if (procev_drained(p))
 			break; /* saves the recvmmsg() that would say EAGAIN */
@@ -271,6 +266,17 @@ ids_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)drain(e, ev_now(loop), false);
 	if (e->ids_wanted)
 		ev_io_start(loop, &e->ids_watcher);
+}
+
+/* Between two processes of a long piece of the core's work: held execs
+ * first (core_env.between). */
+static void
+between_cb(void *arg)
+{
+	struct engine *e = arg;
+
+	if (e->gate != NULL) /* (and the loop is made before the gate) */
+		gateloop_between(e->gate, ev_now(e->loop));
 }
 
 /* The processes the core tracks: their execs pass the BPF filter. */
@@ -745,6 +751,7 @@ engine_new(const struct engine_options *opts)
 					    .apply = apply_cb,
 					    .reloading = reloading_cb,
 					    .backend = backend_cb,
+					    .between = between_cb,
 					    .loop_arg = e } };
 	int rc;
 

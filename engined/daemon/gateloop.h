@@ -34,10 +34,12 @@ void gateloop_prepare(struct gateloop *g);
 /* Do held execs wait to be read (NULL: no gate)?  A long batch of other
  * work asks, and stops early or serves them (gateloop_serve). */
 bool gateloop_waiting(const struct gateloop *g);
-/* Were held execs read lately (loop time now)?  Then a long batch asks
- * gateloop_waiting() between any two of its items; else once per read,
- * so the common path makes no system call per item.  NULL: no gate. */
-bool gateloop_busy(const struct gateloop *g, double now);
+/* Between two items of a long piece of other work (the core's
+ * core_env.between: a batch's classifications, a rescan; loop time
+ * now): serve the held execs waiting.  It asks each time for 1 s after
+ * held execs were read, otherwise at most once per 5 ms, so the common
+ * path makes no system call per item.  NULL: no gate. */
+void gateloop_between(struct gateloop *g, double now);
 /* Read the held execs waiting, each user's into its queue (its budget;
  * the rest answered at once), and serve the queues in turn: what the
  * fanotify watcher does, for a long batch of other work to call

@@ -622,6 +622,7 @@ fixture_core(struct fixture *f)
 			 .nft = f->nft,
 			 .boost_members = f->boost_members,
 			 .want_events = f->want_events,
+			 .between = f->between,
 			 .loop_arg = f->want_arg,
 			 .prio = f->prio },
 	};

@@ -34,8 +34,9 @@ struct fixture {
 	 * without nft sets in its config never calls) */
 	const struct backend_nft *nft;
 	size_t boost_members; /* core_env.boost_members */
-	/* core_env.want_events, called with want_arg (NULL: none) */
+	/* core_env.want_events and .between, called with want_arg (NULL: none) */
 	void (*want_events)(void *arg, const struct procev_want *w);
+	void (*between)(void *arg);
 	void *want_arg;
 	/* core_env.prio: the test's stand-in (NULL: priorities never set) */
 	const struct backend_prio *prio;
