@@ -234,21 +234,17 @@ int
 rules_expand(const char *tmpl, const struct rules_task *t, const unsigned char *key, char *buf,
 	     size_t len)
 {
-	size_t o = 0;
+	size_t o = 0, lit = strcspn(tmpl, "%\\");
 	char num[24];
 
 	if (len == 0)
 		return -ENAMETOOLONG;
-	/* nothing to expand (most destinations): the text as it is */
-	while (tmpl[o] != '\0' && tmpl[o] != '%' && tmpl[o] != '\\')
-		o++;
-	if (tmpl[o] == '\0') {
-		if (o >= len)
+	if (tmpl[lit] == '\0') { /* nothing to expand (most destinations) */
+		if (lit >= len)
 			return -ENAMETOOLONG;
-		memcpy(buf, tmpl, o + 1);
+		memcpy(buf, tmpl, lit + 1);
 		return 0;
 	}
-	o = 0;
 	for (const char *s = tmpl; *s; s++) {
 		const char *v = s[0] == '%' && s[1] != '\0'
 					? template_value(s[1], t, num, sizeof(num))
