@@ -85,14 +85,14 @@ core_gate_paths(const struct core *c, void (*fn)(void *arg, const char *path), v
 
 /* What the loop's side tells the core, for status and metrics. */
 struct gate_state {
-	bool on;	 /* exec-gate is set */
-	bool running;	 /* the fanotify group is open */
-	bool pidfds;	 /* events carry pidfds */
-	bool locked;	 /* the daemon's memory is locked */
-	size_t marked;	 /* binaries marked */
-	size_t wanted;	 /* binaries the rules name */
-	unsigned bound_ms; /* the watchdog's bound: GATE_BOUND_MS (a test's, longer) */
-	char error[128]; /* why it is not running, or "" */
+	bool on;	   /* exec-gate is set */
+	bool running;	   /* the fanotify group is open */
+	bool pidfds;	   /* events carry pidfds */
+	bool locked;	   /* the daemon's memory is locked */
+	size_t marked;	   /* binaries marked */
+	size_t wanted;	   /* binaries the rules name */
+	unsigned bound_ms; /* the watchdog's: GATE_BOUND_MS (a test's, longer) */
+	char error[128];   /* why it is not running, or "" */
 };
 void core_gate_set_state(struct core *c, const struct gate_state *s);
 const struct gate_state *core_gate_state(const struct core *c);

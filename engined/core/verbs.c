@@ -259,10 +259,12 @@ gate_status(const struct core *c)
 
 	if (!g->on)
 		return json_null();
+	int bound = g->bound_ms > 0 ? (int)g->bound_ms : GATE_BOUND_MS; /* 0: not open */
+
 	return json_pack("{s:b, s:b, s:b, s:I, s:I, s:i, s:I, s:o}", "running", g->running,
 			 "pidfds", g->pidfds, "memory_locked", g->locked, "held",
-			 (json_int_t)g->marked, "named", (json_int_t)g->wanted, "bound_ms",
-			 g->bound_ms ? (int)g->bound_ms : GATE_BOUND_MS, "ready_groups", (json_int_t)core_gate_ready(c), "error",
+			 (json_int_t)g->marked, "named", (json_int_t)g->wanted, "bound_ms", bound,
+			 "ready_groups", (json_int_t)core_gate_ready(c), "error",
 			 g->error[0] ? jstr(g->error) : json_null());
 }
 

@@ -275,8 +275,7 @@ between_cb(void *arg)
 {
 	struct engine *e = arg;
 
-	if (e->gate != NULL) /* (and the loop is made before the gate) */
-		gateloop_between(e->gate, ev_now(e->loop));
+	gateloop_between(e->gate);
 }
 
 /* The processes the core tracks: their execs pass the BPF filter. */

@@ -247,8 +247,10 @@ serve(struct gateloop *g, int slot, double now)
 	return answered;
 }
 
-void
-gateloop_serve(struct gateloop *g, double now)
+/* Read the held execs waiting, each user's into its queue (its budget;
+ * the rest answered at once), and serve the queues in turn. */
+static void
+serve_all(struct gateloop *g, double now)
 {
 	uint64_t late = 0;
 	int slot;
@@ -270,14 +272,15 @@ gateloop_serve(struct gateloop *g, double now)
 static void
 gate_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
-	gateloop_serve(w->data, ev_now(loop));
+	serve_all(w->data, ev_now(loop));
 }
 
 void
-gateloop_between(struct gateloop *g, double now)
+gateloop_between(struct gateloop *g)
 {
 	if (g == NULL || g->wd == NULL)
 		return;
+	double now = ev_now(g->loop);
 	if (now >= g->busy_until) { /* quiet: a poll() now and then */
 		uint64_t t = mono_ns();
 		if (t - g->asked_ns < GATE_QUIET_ASK_NS)
@@ -285,7 +288,7 @@ gateloop_between(struct gateloop *g, double now)
 		g->asked_ns = t;
 	}
 	if (gateloop_waiting(g))
-		gateloop_serve(g, now);
+		serve_all(g, now);
 }
 
 bool

@@ -31,20 +31,15 @@ void gateloop_update(struct gateloop **gp, struct core *core, struct ev_loop *lo
 void gateloop_free(struct gateloop *g, struct ev_loop *loop);
 /* Before the loop waits: the watchdog's counts into the core. */
 void gateloop_prepare(struct gateloop *g);
-/* Do held execs wait to be read (NULL: no gate)?  A long batch of other
- * work asks, and stops early or serves them (gateloop_serve). */
+/* Do held execs wait to be read (NULL: no gate)?  A batch of events
+ * read asks, and stops early: the rest at the next wake-up. */
 bool gateloop_waiting(const struct gateloop *g);
 /* Between two items of a long piece of other work (the core's
- * core_env.between: a batch's classifications, a rescan; loop time
- * now): serve the held execs waiting.  It asks each time for 1 s after
- * held execs were read, otherwise at most once per 5 ms, so the common
- * path makes no system call per item.  NULL: no gate. */
-void gateloop_between(struct gateloop *g, double now);
-/* Read the held execs waiting, each user's into its queue (its budget;
- * the rest answered at once), and serve the queues in turn: what the
- * fanotify watcher does, for a long batch of other work to call
- * between its items.  NULL: no gate. */
-void gateloop_serve(struct gateloop *g, double now);
+ * core_env.between: a batch's classifications, a rescan): serve the
+ * held execs waiting, as the fanotify watcher does.  It asks each time
+ * for 1 s after held execs were read, otherwise at most once per 5 ms,
+ * so the common path makes no system call per item.  NULL: no gate. */
+void gateloop_between(struct gateloop *g);
 
 /* ---- watchdog.c ------------------------------------------------------------ */
 
